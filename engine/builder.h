@@ -1,0 +1,121 @@
+// A small C++ API for writing programs directly (tests, examples, benches).
+//
+//   ProgramBuilder pb("sb.c");
+//   auto x = pb.global("x"), y = pb.global("y");
+//   auto& t1 = pb.function("t1", 1);
+//   t1.at(3).storeGlobal(x, 1);
+//   Reg r = t1.at(4).loadGlobal(y);
+//   ...
+//   Program p = pb.build();
+#pragma once
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "engine/ir.h"
+
+namespace tsocheck {
+
+struct Label {
+  int id = -1;
+};
+
+class FunctionBuilder {
+ public:
+  FunctionBuilder(Program* prog, uint32_t index, uint32_t numParams);
+
+  uint32_t index() const { return index_; }
+  Reg param(uint32_t i) const { return Reg(i); }
+  Reg newReg();
+
+  // Source location of the instructions emitted next.
+  FunctionBuilder& at(uint32_t line, uint32_t column = 1);
+
+  Reg constant(Value v);
+  void constantTo(Reg dst, Value v);
+  void mov(Reg dst, Reg src);
+  Reg bin(BinOp op, Reg a, Reg b);
+  Reg binImm(BinOp op, Reg a, Value imm);
+  Reg cmp(CmpOp op, Reg a, Reg b);
+  Reg cmpImm(CmpOp op, Reg a, Value imm);
+  Reg ext(Reg a, unsigned size, bool isSigned);
+  Reg select(Reg cond, Reg a, Reg b);
+  Reg globalAddr(uint32_t global, int64_t offset = 0);
+  Reg funcAddr(uint32_t func);
+
+  Reg load(Reg addr, unsigned size = 4, const std::string& name = "");
+  void store(Reg addr, Reg value, unsigned size = 4, const std::string& name = "");
+  Reg loadGlobal(uint32_t global, unsigned size = 4, int64_t offset = 0);
+  void storeGlobal(uint32_t global, Value v, unsigned size = 4, int64_t offset = 0);
+  void storeGlobalReg(uint32_t global, Reg v, unsigned size = 4, int64_t offset = 0);
+  Reg rmw(RmwOp op, Reg addr, Reg operand, unsigned size = 4, Reg expected = kNoReg);
+  Reg rmwGlobal(RmwOp op, uint32_t global, Value operand, unsigned size = 4);
+  Reg casGlobal(uint32_t global, Value expected, Value desired, unsigned size = 4);
+  void fence(FenceKind k = FenceKind::Full);
+
+  Reg spawn(uint32_t func, Reg arg = kNoReg);
+  Reg spawnInd(Reg funcPtr, Reg arg = kNoReg);
+  Reg join(Reg tid);
+  void joinDiscard(Reg tid);
+  void exit(Reg value = kNoReg);
+  Reg self();
+  void lock(Reg mutex);
+  Reg trylock(Reg mutex);
+  void unlock(Reg mutex);
+  void assertTrue(Reg cond, const std::string& message = "");
+  // spin=true marks the load+assume that replaces a spin loop: a thread stuck
+  // there while reading the newest value is a hang, not a pruned execution.
+  void assume(Reg cond, bool spin = false);
+  void fail(const std::string& message = "abort() called");
+  void cut(const std::string& message);  // Op::Cut
+  Reg malloc(Reg size);
+  void free(Reg ptr);
+  Reg stackSlot(uint32_t bytes, bool isPrivate);  // Op::Alloca
+
+  Reg call(uint32_t func, const std::vector<Reg>& args, bool wantResult = true);
+  Reg callInd(Reg funcPtr, const std::vector<Reg>& args, bool wantResult = true);
+  void ret(Reg value = kNoReg);
+
+  Label newLabel();
+  void bind(Label l);
+  void jmp(Label l);
+  void br(Reg cond, Label ifTrue, Label ifFalse);
+
+  Function& fn();
+
+ private:
+  Instr& emit(Op op);
+  friend class ProgramBuilder;
+  void finish();
+
+  Program* prog_;
+  uint32_t index_;
+  SourceLoc loc_;
+  std::vector<int64_t> labels_;  // label -> pc (-1 = unbound)
+  struct Fixup { uint32_t pc; int label; bool second; };
+  std::vector<Fixup> fixups_;
+};
+
+class ProgramBuilder {
+ public:
+  explicit ProgramBuilder(const std::string& file = "test.c");
+
+  // A global of `size` bytes whose first bytes hold `init` (little-endian).
+  uint32_t global(const std::string& name, uint32_t size = 4, Value init = 0, uint32_t elemSize = 0);
+  uint32_t globalBytes(const std::string& name, std::vector<uint8_t> bytes, uint32_t elemSize = 0);
+  FunctionBuilder& function(const std::string& name, uint32_t numParams = 0);
+  FunctionBuilder& get(uint32_t index) { return funcs_[index]; }
+  void setEntry(uint32_t func) { prog_.entry = func; }
+  Program& program() { return prog_; }
+
+  // Resolves labels; the builder must not be used afterwards.
+  Program build();
+
+ private:
+  Program prog_;
+  std::deque<FunctionBuilder> funcs_;
+  Addr nextGlobal_ = layout::kGlobalBase;
+};
+
+}  // namespace tsocheck

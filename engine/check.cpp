@@ -1,0 +1,78 @@
+#include "engine/check.h"
+
+#include <sstream>
+
+#include "engine/explorer.h"
+
+namespace tsocheck {
+
+const char* modelName(Model m) {
+  switch (m) {
+    case Model::SC: return "SC";
+    case Model::TSO: return "TSO";
+    case Model::PSO: return "PSO";
+  }
+  return "?";
+}
+
+const char* statusName(Status s) {
+  switch (s) {
+    case Status::Violation: return "violation";
+    case Status::Verified: return "verified";
+    case Status::Bounded: return "bounded";
+    case Status::Timeout: return "timeout";
+    case Status::Error: return "error";
+  }
+  return "?";
+}
+
+const char* stepKindName(StepKind k) {
+  switch (k) {
+    case StepKind::ThreadStart: return "start";
+    case StepKind::Store: return "store";
+    case StepKind::Flush: return "flush";
+    case StepKind::LoadMem: return "load";
+    case StepKind::LoadBuf: return "load";
+    case StepKind::Rmw: return "rmw";
+    case StepKind::Fence: return "fence";
+    case StepKind::Spawn: return "spawn";
+    case StepKind::Join: return "join";
+    case StepKind::Lock: return "lock";
+    case StepKind::Unlock: return "unlock";
+    case StepKind::TryLock: return "trylock";
+    case StepKind::Free: return "free";
+    case StepKind::Exit: return "exit";
+    case StepKind::Error: return "error";
+    case StepKind::Blocked: return "blocked";
+  }
+  return "?";
+}
+
+CheckResult check(const Program& prog, const CheckOptions& opts) {
+  Explorer ex(prog, opts);
+  return ex.run();
+}
+
+std::string formatTrace(const Program& prog, const Violation& v) {
+  std::ostringstream os;
+  for (const TraceStep& s : v.trace) {
+    os << "  " << s.step << ". T" << s.thread << "  " << stepKindName(s.kind);
+    if (s.hasAddr) os << " " << s.addrName;
+    if (s.hasValue) os << (s.kind == StepKind::LoadMem || s.kind == StepKind::LoadBuf ? " -> " : " = ") << s.value;
+    if (!s.note.empty()) os << "  (" << s.note << ")";
+    os << "  " << prog.locString(s.loc);
+    bool any = false;
+    for (size_t t = 0; t < s.buffers.size(); ++t) {
+      if (s.buffers[t].empty()) continue;
+      os << (any ? "; " : "  buffers: ") << "T" << t << "[";
+      for (size_t i = 0; i < s.buffers[t].size(); ++i)
+        os << (i ? ", " : "") << s.buffers[t][i].name << "=" << s.buffers[t][i].value;
+      os << "]";
+      any = true;
+    }
+    os << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace tsocheck

@@ -1,0 +1,118 @@
+// Public entry point of the engine: check a program under a memory model.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/interp.h"
+#include "engine/ir.h"
+
+namespace tsocheck {
+
+enum class Model : uint8_t { SC, TSO, PSO };
+const char* modelName(Model m);  // "SC", "TSO", "PSO"
+
+enum class Status : uint8_t { Violation, Verified, Bounded, Timeout, Error };
+const char* statusName(Status s);  // "violation", "verified", ...
+
+// A complete execution as seen by tests: its Shasha–Snir trace in canonical
+// form and the final memory.
+//
+// Trace key format (shared with the reference explorer in tests/):
+//  * an event is named "T<thread>.<k>": the k-th (0-based) visible action of
+//    that thread (every action a ThreadState stops at and that is completed,
+//    plus the final Exit, counts); thread ids are given in spawn order, main = 0;
+//    the initial value of every location is "init";
+//  * "rf <reader> <- <writer>" for every event that reads memory (loads, RMWs
+//    including failed CAS, lock, trylock, unlock);
+//  * "co <addr in hex> <w1> <w2> ..." for every location written, in
+//    coherence order, init omitted;
+//  * all lines sorted (std::sort on std::string), joined with '\n'.
+struct ExecutionInfo {
+  std::string traceKey;
+  // (address, value) of every location some event accessed, sorted by address.
+  std::vector<std::pair<Addr, Value>> finalMemory;
+  bool blocked = false;
+};
+using ExecutionCallback = std::function<void(const ExecutionInfo&)>;
+
+struct CheckOptions {
+  Model model = Model::TSO;
+  int bufferBound = -1;        // pending stores per thread; -1 = unbounded; 0 = SC
+  Limits limits;               // per-thread step and call-depth limits
+  double timeLimitSeconds = 0; // 0 = none
+  bool stopAtFirstError = true;
+  ExecutionCallback onExecution;  // called for every complete (or blocked) execution
+};
+
+enum class StepKind : uint8_t {
+  ThreadStart,
+  Store,      // store enters the store buffer (or memory under SC)
+  Flush,      // a buffered store reaches memory
+  LoadMem,    // load served by memory
+  LoadBuf,    // load served by the thread's own store buffer
+  Rmw,        // locked read-modify-write (or failed CAS: read only)
+  Fence,
+  Spawn,
+  Join,
+  Lock,
+  Unlock,
+  TryLock,
+  Free,
+  Exit,
+  Error,      // the failing event (assertion, memory error, ...)
+  Blocked,    // a deadlocked thread's last attempted operation
+};
+const char* stepKindName(StepKind k);
+
+struct BufferEntry {
+  Addr addr = 0;
+  Value value = 0;
+  std::string name;
+};
+
+struct TraceStep {
+  uint32_t step = 0;
+  uint32_t thread = 0;
+  StepKind kind = StepKind::Store;
+  Addr addr = 0;
+  bool hasAddr = false;
+  std::string addrName;
+  Value value = 0;
+  bool hasValue = false;
+  SourceLoc loc;
+  std::string note;  // e.g. "reads init", "from T1's buffer"
+  // Each thread's store-buffer contents after this step (oldest first).
+  std::vector<std::vector<BufferEntry>> buffers;
+};
+
+struct Violation {
+  ErrorKind kind = ErrorKind::None;
+  std::string message;
+  uint32_t thread = 0;
+  SourceLoc loc;
+  std::vector<TraceStep> trace;
+};
+
+struct CheckResult {
+  Status status = Status::Verified;
+  uint64_t executions = 0;     // complete executions explored
+  uint64_t blocked = 0;        // executions blocked by assume/locks (not errors)
+  uint64_t cut = 0;            // executions cut by a step/depth limit
+  uint64_t events = 0;         // events added over the whole exploration
+  double elapsedMs = 0;
+  std::string message;         // one-sentence summary
+  std::vector<std::string> limitsHit;  // e.g. "step limit ... at file:12:3"
+  std::optional<Violation> violation;
+};
+
+CheckResult check(const Program& prog, const CheckOptions& opts);
+
+// Renders a violation trace as text, one line per step.
+std::string formatTrace(const Program& prog, const Violation& v);
+
+}  // namespace tsocheck

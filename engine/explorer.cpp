@@ -1,0 +1,759 @@
+#include "engine/explorer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "engine/trace.h"
+
+namespace tsocheck {
+
+namespace {
+constexpr Value kEBusy = 16;
+
+std::string threadName(uint32_t t) { return "T" + std::to_string(t); }
+}  // namespace
+
+Explorer::Explorer(const Program& prog, const CheckOptions& opts)
+    : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_) {}
+
+bool Explorer::timeUp() {
+  if (opts_.timeLimitSeconds <= 0) return false;
+  std::chrono::duration<double> d = std::chrono::steady_clock::now() - start_;
+  return d.count() > opts_.timeLimitSeconds;
+}
+
+CheckResult Explorer::run() {
+  start_ = std::chrono::steady_clock::now();
+  State s;
+  ThreadInfo main;
+  main.alive = true;
+  main.parent = 0;
+  main.func = prog_.entry;
+  s.g.threads.push_back(main);
+  s.ts.emplace_back(std::in_place, prog_, 0, prog_.entry, 0, opts_.limits);
+  visit(s);
+
+  std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start_;
+  res_.elapsedMs = ms.count();
+  if (res_.status == Status::Error) return res_;
+  const bool bufferCut = opts_.bufferBound >= 0 && opts_.model != Model::SC;
+  if (res_.violation) {
+    res_.status = Status::Violation;
+    res_.message = res_.violation->message;
+  } else if (timedOut_) {
+    res_.status = Status::Timeout;
+    res_.message = "time limit reached before the exploration finished; no violation found so far";
+  } else if (res_.cut > 0) {
+    res_.status = Status::Bounded;
+    res_.message = "no violation found, but " + std::to_string(res_.cut) +
+                   " execution(s) were cut by a limit";
+  } else if (res_.executions == 0) {
+    res_.status = Status::Bounded;
+    res_.message = "no complete execution: every execution was blocked";
+  } else if (bufferCut) {
+    res_.status = Status::Bounded;
+    res_.message = "no violation with store buffers of at most " + std::to_string(opts_.bufferBound) +
+                   " entries";
+  } else {
+    res_.status = Status::Verified;
+    res_.message = "no violation in any execution";
+  }
+  return res_;
+}
+
+uint32_t Explorer::spawnId(uint32_t parent, uint32_t ordinal) {
+  for (auto& [key, id] : spawnIds_)
+    if (key.first == parent && key.second == ordinal) return id;
+  uint32_t id = nextThreadId_++;
+  spawnIds_.push_back({{parent, ordinal}, id});
+  return id;
+}
+
+Value Explorer::initialValue(Addr a, uint8_t size) const {
+  const Global* g = prog_.globalAt(a);
+  if (!g) return 0;
+  Value v = 0;
+  uint64_t off = a - g->addr;
+  for (unsigned i = 0; i < size && off + i < g->init.size(); ++i) v |= Value(g->init[off + i]) << (8 * i);
+  return v;
+}
+
+std::string Explorer::checkAccess(const State& s, Addr a, uint64_t size) const {
+  auto hex = [](Addr x) {
+    char b[32];
+    snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(x));
+    return std::string(b);
+  };
+  if (a < layout::kNullLimit) return a == 0 ? "null pointer dereference" : "access near NULL (" + hex(a) + ")";
+  if (a >= layout::kHeapBase) {
+    uint64_t owner = (a - layout::kHeapBase) / layout::kThreadStride;
+    if (owner >= s.ts.size() || !s.ts[owner]) return "access to an invalid heap address " + hex(a);
+    const HeapBlock* b = s.ts[owner]->heapBlockAt(a);
+    if (!b) {
+      if (const HeapBlock* before = s.ts[owner]->heapBlockBefore(a))
+        return "out-of-bounds heap access: offset " + std::to_string(a - before->addr) + " of a " +
+               std::to_string(before->size) + "-byte block";
+      return "heap access outside any allocated block (" + addressName(prog_, a) + ")";
+    }
+    if (a + size > b->addr + b->size)
+      return "out-of-bounds heap access: " + std::to_string(size) + " bytes at offset " +
+             std::to_string(a - b->addr) + " of a " + std::to_string(b->size) + "-byte block";
+    return "";
+  }
+  if (a >= layout::kPrivateBase) return "access to another thread's private stack slot";
+  if (a >= layout::kStackBase) {
+    uint64_t owner = (a - layout::kStackBase) / layout::kThreadStride;
+    if (owner < s.ts.size() && s.ts[owner] && s.ts[owner]->ownsStackAddress(a, size)) return "";
+    return "access to an invalid stack address " + hex(a);
+  }
+  if (const Global* g = prog_.globalAt(a)) {
+    if (a + size > g->addr + g->size) return "out-of-bounds access to `" + g->name + "`";
+    return "";
+  }
+  if (a >= layout::kGlobalBase && a < layout::kFunctionBase) {
+    // Past the end of a global: name the one it overruns.
+    for (auto it = prog_.globals.rbegin(); it != prog_.globals.rend(); ++it)
+      if (it->addr <= a)
+        return "out-of-bounds access to `" + it->name + "` (offset " + std::to_string(a - it->addr) + " of a " +
+               std::to_string(it->size) + "-byte object)";
+  }
+  return "access to an invalid address " + hex(a);
+}
+
+bool Explorer::sizeConflict(State& s, uint32_t t, Addr a, uint8_t size) {
+  const auto& locs = s.g.locs;
+  auto it = std::lower_bound(locs.begin(), locs.end(), a,
+                             [](const Location& l, Addr x) { return l.addr < x; });
+  const Location* clash = nullptr;
+  if (it != locs.end() && it->addr == a) {
+    if (it->size != size) clash = &*it;
+    else if (it + 1 != locs.end() && (it + 1)->addr < a + size) clash = &*(it + 1);
+  } else {
+    if (it != locs.begin() && (it - 1)->addr + (it - 1)->size > a) clash = &*(it - 1);
+    else if (it != locs.end() && it->addr < a + size) clash = &*it;
+  }
+  if (!clash) return false;
+  const Action& p = s.ts[t]->pending();
+  reportEngineError("unsupported: mixed-size or overlapping accesses to the same memory (" +
+                        std::to_string(size) + "-byte access to " + addressName(prog_, a) + " overlaps a " +
+                        std::to_string(clash->size) + "-byte access to " + addressName(prog_, clash->addr) + ")",
+                    p.loc);
+  return true;
+}
+
+void Explorer::reportEngineError(const std::string& msg, const SourceLoc& loc) {
+  res_.status = Status::Error;
+  res_.message = prog_.locString(loc) + ": " + msg;
+  stopped_ = true;
+}
+
+Event Explorer::makeEvent(const State& s, uint32_t t, EvKind kind) const {
+  const Action& a = s.ts[t]->pending();
+  Event e;
+  e.kind = kind;
+  e.size = a.size;
+  e.addr = a.addr;
+  e.operand = a.value;
+  e.expected = a.expected;
+  e.rmw = a.rmw;
+  e.fence = a.fence;
+  e.function = a.function;
+  e.pc = a.pc;
+  e.name = a.name;
+  e.loc = a.loc;
+  return e;
+}
+
+EventId Explorer::append(State& s, uint32_t t, Event e) {
+  e.stamp = s.g.nextStamp++;
+  auto& evs = s.g.threads[t].events;
+  evs.push_back(std::move(e));
+  return EventId{t, uint32_t(evs.size() - 1)};
+}
+
+void Explorer::complete(State& s, uint32_t t) {
+  ++res_.events;
+  const Event& e = s.g.threads[t].events.back();
+  if (e.kind == EvKind::Exit) return;
+  if (e.kind == EvKind::Lock && !e.writes) return;  // blocked on a held mutex
+  s.ts[t]->complete(e.result);
+}
+
+ThreadState Explorer::replay(const Graph& g, uint32_t u) const {
+  const ThreadInfo& th = g.threads[u];
+  ThreadState ts(prog_, u, th.func, th.arg, opts_.limits);
+  for (const Event& e : th.events) {
+    if (e.kind == EvKind::Exit) break;
+    if (e.kind == EvKind::Lock && !e.writes) break;
+    ts.complete(e.result);
+  }
+  return ts;
+}
+
+int Explorer::pickThread(const State& s) const {
+  for (uint32_t t = 0; t < s.g.threads.size(); ++t) {
+    const ThreadInfo& th = s.g.threads[t];
+    if (!th.alive || !s.ts[t]) continue;
+    if (!th.events.empty()) {
+      const Event& last = th.events.back();
+      if (last.kind == EvKind::Exit) continue;
+      if (last.kind == EvKind::Lock && !last.writes) continue;
+    }
+    const Action& a = s.ts[t]->pending();
+    switch (a.kind) {
+      case ActionKind::Blocked:
+      case ActionKind::Limit:
+        continue;
+      case ActionKind::Join: {
+        uint32_t tgt = a.target;
+        bool valid = tgt < s.g.threads.size() && tgt != t && s.g.threads[tgt].alive;
+        if (!valid) return int(t);  // reported as an error
+        const auto& te = s.g.threads[tgt].events;
+        if (te.empty() || te.back().kind != EvKind::Exit) continue;
+        return int(t);
+      }
+      default:
+        return int(t);
+    }
+  }
+  return -1;
+}
+
+void Explorer::visit(State& s) {
+  for (;;) {
+    if (stopped_) return;
+    if ((++visits_ & 255) == 0 && timeUp()) {
+      timedOut_ = stopped_ = true;
+      return;
+    }
+    int ti = pickThread(s);
+    if (ti < 0) {
+      finishExecution(s);
+      return;
+    }
+    const uint32_t t = uint32_t(ti);
+    const Action a = s.ts[t]->pending();
+    switch (a.kind) {
+      case ActionKind::Error:
+        reportError(s, t, a.error, a.message, a.loc, true);
+        return;
+      case ActionKind::Load:
+        handleRead(s, t);
+        return;
+      case ActionKind::Store:
+        handleWrite(s, t);
+        return;
+      case ActionKind::Rmw:
+      case ActionKind::Lock:
+      case ActionKind::TryLock:
+      case ActionKind::Unlock:
+        handleRmw(s, t);
+        return;
+      case ActionKind::Fence:
+        append(s, t, makeEvent(s, t, EvKind::Fence));
+        complete(s, t);
+        continue;
+      case ActionKind::Exit: {
+        Event e = makeEvent(s, t, EvKind::Exit);
+        e.operand = a.value;
+        append(s, t, e);
+        complete(s, t);
+        continue;
+      }
+      case ActionKind::Spawn: {
+        uint32_t ordinal = 0;
+        for (const Event& x : s.g.threads[t].events) ordinal += x.kind == EvKind::Spawn;
+        uint32_t child = spawnId(t, ordinal);
+        if (s.g.threads.size() <= child) {
+          s.g.threads.resize(child + 1);
+          s.ts.resize(child + 1);
+        }
+        Event e = makeEvent(s, t, EvKind::Spawn);
+        e.aux = child;
+        e.result = child;
+        EventId id = append(s, t, e);
+        ThreadInfo& th = s.g.threads[child];
+        th.alive = true;
+        th.parent = t;
+        th.spawnIndex = id.index;
+        th.func = a.func;
+        th.arg = a.value;
+        th.events.clear();
+        s.ts[child].emplace(prog_, child, a.func, a.value, opts_.limits);
+        complete(s, t);
+        continue;
+      }
+      case ActionKind::Join: {
+        uint32_t tgt = a.target;
+        if (tgt >= s.g.threads.size() || tgt == t || !s.g.threads[tgt].alive) {
+          reportError(s, t, ErrorKind::Memory,
+                      tgt == t ? "a thread joins itself" : "pthread_join on an invalid thread id " + std::to_string(tgt),
+                      a.loc, false);
+          return;
+        }
+        Event e = makeEvent(s, t, EvKind::Join);
+        e.aux = tgt;
+        e.result = s.g.threads[tgt].events.back().operand;
+        append(s, t, e);
+        complete(s, t);
+        continue;
+      }
+      case ActionKind::Free: {
+        Addr p = a.addr;
+        const HeapBlock* b = nullptr;
+        if (p >= layout::kHeapBase) {
+          uint64_t owner = (p - layout::kHeapBase) / layout::kThreadStride;
+          if (owner < s.ts.size() && s.ts[owner]) b = s.ts[owner]->heapBlockAt(p);
+        }
+        if (!b || b->addr != p) {
+          reportError(s, t, ErrorKind::Memory, "free() of a pointer that malloc did not return (" +
+                      addressName(prog_, p) + ")", a.loc, false);
+          return;
+        }
+        for (const ThreadInfo& th : s.g.threads)
+          for (const Event& x : th.events)
+            if (x.kind == EvKind::Free && x.addr == p) {
+              reportError(s, t, ErrorKind::Memory, "double free of " + addressName(prog_, p), a.loc, false);
+              return;
+            }
+        Event e = makeEvent(s, t, EvKind::Free);
+        e.addr = p;
+        e.size = 0;
+        e.operand = b->size;
+        EventId fid = append(s, t, e);
+        // Any access to the block that some allowed order puts after the free?
+        for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
+          const auto& evs = s.g.threads[u].events;
+          for (uint32_t i = 0; i < evs.size(); ++i) {
+            const Event& x = evs[i];
+            if (!(x.reads || x.writes) || x.addr < p || x.addr >= p + std::max<uint64_t>(b->size, 1)) continue;
+            if (checker_.canOrderBefore(s.g, fid, EventId{u, i})) {
+              reportError(s, t, ErrorKind::Memory,
+                          "use after free: " + threadName(u) + " accesses " + addressName(prog_, x.addr) +
+                              " (" + prog_.locString(x.loc) + ") after it is freed",
+                          a.loc, false);
+              return;
+            }
+          }
+        }
+        complete(s, t);
+        continue;
+      }
+      case ActionKind::Blocked:
+      case ActionKind::Limit:
+        return;  // not picked by pickThread
+    }
+  }
+}
+
+bool Explorer::useAfterFree(State& s, EventId access) {
+  const Event& x = s.g.ev(access);
+  if (x.addr < layout::kHeapBase) return false;
+  for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
+    const auto& evs = s.g.threads[u].events;
+    for (uint32_t i = 0; i < evs.size(); ++i) {
+      const Event& f = evs[i];
+      if (f.kind != EvKind::Free) continue;
+      if (x.addr < f.addr || x.addr >= f.addr + std::max<Value>(f.operand, 1)) continue;
+      if (checker_.canOrderBefore(s.g, EventId{u, i}, access)) {
+        reportError(s, access.thread, ErrorKind::Memory,
+                    "use after free: " + addressName(prog_, x.addr) + " was freed by " + threadName(u) + " (" +
+                        prog_.locString(f.loc) + ")",
+                    x.loc, false);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void Explorer::handleRead(State& s, uint32_t t) {
+  const Action a = s.ts[t]->pending();
+  if (std::string err = checkAccess(s, a.addr, a.size); !err.empty()) {
+    reportError(s, t, ErrorKind::Memory, err, a.loc, false);
+    return;
+  }
+  if (sizeConflict(s, t, a.addr, a.size)) return;
+  s.g.locFor(a.addr, a.size, initialValue(a.addr, a.size));
+  Event e = makeEvent(s, t, EvKind::Load);
+  e.reads = true;
+  EventId id = append(s, t, e);
+  std::vector<EventId> cands = s.g.findLoc(a.addr)->co;
+  std::reverse(cands.begin(), cands.end());
+  cands.push_back(kInit);
+  for (EventId w : cands) {
+    Event& ev = s.g.ev(id);
+    ev.rf = w;
+    ev.rval = ev.result = s.g.valueOf(*s.g.findLoc(a.addr), w);
+    if (!consistent(s.g)) continue;
+    State c = s;
+    complete(c, t);
+    if (useAfterFree(c, id)) return;
+    visit(c);
+    if (stopped_) return;
+  }
+}
+
+void Explorer::handleWrite(State& s, uint32_t t) {
+  const Action a = s.ts[t]->pending();
+  if (std::string err = checkAccess(s, a.addr, a.size); !err.empty()) {
+    reportError(s, t, ErrorKind::Memory, err, a.loc, false);
+    return;
+  }
+  if (sizeConflict(s, t, a.addr, a.size)) return;
+  s.g.locFor(a.addr, a.size, initialValue(a.addr, a.size));
+  Event e = makeEvent(s, t, EvKind::Store);
+  e.writes = true;
+  e.wval = maskToSize(a.value, a.size);
+  EventId id = append(s, t, e);
+  // Every coherence position, newest first.
+  for (int p = int(s.g.findLoc(a.addr)->co.size()); p >= 0; --p) {
+    auto& co = s.g.findLoc(a.addr)->co;
+    co.insert(co.begin() + p, id);
+    if (consistent(s.g)) {
+      State c = s;
+      complete(c, t);
+      if (!useAfterFree(c, id)) visit(c);
+    }
+    auto& co2 = s.g.findLoc(a.addr)->co;
+    co2.erase(co2.begin() + p);
+    if (stopped_) return;
+  }
+  revisits(s, t, id);
+}
+
+void Explorer::handleRmw(State& s, uint32_t t) {
+  const Action a = s.ts[t]->pending();
+  if (std::string err = checkAccess(s, a.addr, a.size); !err.empty()) {
+    reportError(s, t, ErrorKind::Memory, err, a.loc, false);
+    return;
+  }
+  if (sizeConflict(s, t, a.addr, a.size)) return;
+  s.g.locFor(a.addr, a.size, initialValue(a.addr, a.size));
+  EvKind kind = a.kind == ActionKind::Rmw ? EvKind::Rmw
+              : a.kind == ActionKind::Lock ? EvKind::Lock
+              : a.kind == ActionKind::TryLock ? EvKind::TryLock : EvKind::Unlock;
+  Event e = makeEvent(s, t, kind);
+  e.reads = true;
+  EventId id = append(s, t, e);
+  std::vector<EventId> cands = s.g.findLoc(a.addr)->co;
+  std::reverse(cands.begin(), cands.end());
+  cands.push_back(kInit);
+  for (EventId w : cands) {
+    Location* loc = s.g.findLoc(a.addr);
+    Event& ev = s.g.ev(id);
+    Value old = s.g.valueOf(*loc, w);
+    bool writes = true;
+    Value wv = 0, result = 0;
+    switch (kind) {
+      case EvKind::Rmw: wv = rmwResult(a.rmw, old, a.value, a.expected, a.size, &writes); result = old; break;
+      case EvKind::Lock: writes = old == 0; wv = t + 1; break;
+      case EvKind::TryLock: writes = old == 0; wv = t + 1; result = writes ? 0 : kEBusy; break;
+      default: wv = 0; break;  // Unlock
+    }
+    ev.rf = w;
+    ev.rval = old;
+    ev.writes = false;
+    ev.wval = maskToSize(wv, a.size);
+    ev.result = result;
+    // The read part alone must be allowed; the write part may still clash with
+    // another RMW that read w — a backward revisit below can resolve that.
+    if (!consistent(s.g)) continue;
+    ev.writes = writes;
+    if (writes) loc->co.insert(loc->co.begin() + (Graph::coIndex(*loc, w) + 1), id);
+    if (!writes || consistent(s.g)) {
+      if (kind == EvKind::Unlock && old != t + 1) {
+        reportError(s, t, ErrorKind::Memory,
+                    "pthread_mutex_unlock of a mutex this thread does not hold (" + addressName(prog_, a.addr) + ")",
+                    a.loc, false);
+      } else {
+        State c = s;
+        complete(c, t);
+        if (!useAfterFree(c, id)) visit(c);
+      }
+    }
+    if (writes && !stopped_) revisits(s, t, id);
+    if (writes) {
+      auto& co = s.g.findLoc(a.addr)->co;
+      co.erase(co.begin() + Graph::coIndex(*s.g.findLoc(a.addr), id));
+    }
+    if (stopped_) return;
+  }
+}
+
+bool Explorer::maximallyAdded(const Graph& g, EventId e, EventId w, const std::vector<uint32_t>& view) const {
+  const uint32_t se = g.stampOf(e);
+  auto previous = [&](EventId x) {
+    if (x.isInit()) return true;
+    if (x == w) return false;
+    return g.stampOf(x) <= se || x.index < view[x.thread];
+  };
+  const Event& ev = g.ev(e);
+  const Location* loc = (ev.reads || ev.writes) ? g.findLoc(ev.addr) : nullptr;
+  if (ev.reads) {
+    if (!previous(ev.rf)) return false;
+    EventId maxW = kInit;
+    for (EventId x : loc->co)
+      if (x != e && previous(x)) maxW = x;
+    if (maxW != ev.rf) return false;
+  } else if (ev.writes) {
+    int me = Graph::coIndex(*loc, e);
+    for (size_t i = size_t(me + 1); i < loc->co.size(); ++i)
+      if (previous(loc->co[i])) return false;
+  }
+  return true;
+}
+
+void Explorer::revisits(State& s, uint32_t t, EventId w) {
+  const std::vector<uint32_t> view = s.g.porfView(w);
+  const Addr addr = s.g.ev(w).addr;
+  const uint32_t nThreads = uint32_t(s.g.threads.size());
+  // Candidate reads first: the loop below copies states.
+  std::vector<EventId> reads;
+  for (uint32_t u = 0; u < nThreads; ++u) {
+    const auto& evs = s.g.threads[u].events;
+    for (uint32_t i = view[u]; i < evs.size(); ++i)
+      if (evs[i].reads && evs[i].addr == addr) reads.push_back(EventId{u, i});
+  }
+  std::vector<uint32_t> keep(nThreads);
+  for (EventId r : reads) {
+    if (stopped_) return;
+    const uint32_t sr = s.g.stampOf(r);
+    auto kept = [&](EventId x) {
+      return x.isInit() || x == w || s.g.stampOf(x) <= sr || x.index < view[x.thread];
+    };
+    // Kept events form a prefix of every thread.
+    bool ok = true;
+    for (uint32_t u = 0; u < nThreads && ok; ++u) {
+      const auto& evs = s.g.threads[u].events;
+      uint32_t n = 0;
+      while (n < evs.size() && kept(EventId{u, n})) ++n;
+      for (uint32_t i = n; i < evs.size(); ++i)
+        if (kept(EventId{u, i})) ok = false;
+      keep[u] = n;
+    }
+    if (!ok) continue;
+    auto keptIdx = [&](EventId x) { return x.isInit() || x.index < keep[x.thread]; };
+    const bool rWrites = s.g.ev(r).writes;
+    // Kept reads must keep their writes (and not read r, whose write changes).
+    for (uint32_t u = 0; u < nThreads && ok; ++u)
+      for (uint32_t i = 0; i < keep[u] && ok; ++i) {
+        const Event& x = s.g.threads[u].events[i];
+        if (x.reads && EventId{u, i} != r && (!keptIdx(x.rf) || (rWrites && x.rf == r))) ok = false;
+        if (x.kind == EvKind::Join && keep[x.aux] != s.g.threads[x.aux].events.size()) ok = false;
+      }
+    if (!ok) continue;
+    // The deleted part (and r) must have been added maximally.
+    if (!maximallyAdded(s.g, r, w, view)) continue;
+    for (uint32_t u = 0; u < nThreads && ok; ++u)
+      for (uint32_t i = keep[u]; i < s.g.threads[u].events.size() && ok; ++i)
+        if (!maximallyAdded(s.g, EventId{u, i}, w, view)) ok = false;
+    if (!ok) continue;
+
+    // Build the revisited graph.
+    State c = s;
+    for (uint32_t u = 0; u < nThreads; ++u) {
+      ThreadInfo& th = c.g.threads[u];
+      th.events.resize(keep[u]);
+      if (u != 0 && th.alive && keep[th.parent] <= th.spawnIndex) {
+        th.alive = false;
+        c.ts[u].reset();
+      }
+    }
+    for (Location& l : c.g.locs) {
+      auto& co = l.co;
+      co.erase(std::remove_if(co.begin(), co.end(),
+                              [&](EventId x) { return !keptIdx(x) || x == w || (rWrites && x == r); }),
+               co.end());
+    }
+    Event& re = c.g.ev(r);
+    Location* loc = c.g.findLoc(addr);
+    const Value old = c.g.ev(w).wval;
+    re.rf = w;
+    re.rval = old;
+    bool rw = re.kind != EvKind::Load;
+    switch (re.kind) {
+      case EvKind::Load: re.result = old; rw = false; break;
+      case EvKind::Rmw: re.wval = rmwResult(re.rmw, old, re.operand, re.expected, re.size, &rw); re.result = old; break;
+      case EvKind::Lock: rw = old == 0; re.wval = r.thread + 1; re.result = 0; break;
+      case EvKind::TryLock: rw = old == 0; re.wval = r.thread + 1; re.result = rw ? 0 : kEBusy; break;
+      case EvKind::Unlock: rw = true; re.wval = 0; re.result = 0; break;
+      default: break;
+    }
+    re.writes = rw;
+    if (re.kind == EvKind::Unlock && old != r.thread + 1) continue;  // not an allowed outcome for a holder
+    const Event& we = c.g.ev(w);
+    std::vector<int> positions;
+    if (we.reads) {
+      positions.push_back(Graph::coIndex(*loc, we.rf) + 1);  // RMW: right after what it read
+    } else {
+      for (int p = int(loc->co.size()); p >= 0; --p) positions.push_back(p);
+    }
+    for (int p : positions) {
+      State d = c;
+      Location* dl = d.g.findLoc(addr);
+      dl->co.insert(dl->co.begin() + p, w);
+      if (rw) dl->co.insert(dl->co.begin() + p + 1, r);
+      if (!consistent(d.g)) continue;
+      for (uint32_t u = 0; u < nThreads; ++u) {
+        if (u == t || !d.g.threads[u].alive) continue;
+        if (u == r.thread || keep[u] != s.g.threads[u].events.size()) d.ts[u].emplace(replay(d.g, u));
+      }
+      complete(d, t);
+      visit(d);
+      if (stopped_) return;
+    }
+  }
+}
+
+void Explorer::recordExecution(const State& s, bool blocked) {
+  if (!opts_.onExecution) return;
+  ExecutionInfo info;
+  info.blocked = blocked;
+  std::vector<std::string> lines;
+  auto name = [](EventId x) {
+    return x.isInit() ? std::string("init") : "T" + std::to_string(x.thread) + "." + std::to_string(x.index);
+  };
+  std::set<Addr> touched;
+  for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
+    const ThreadInfo& th = s.g.threads[u];
+    if (!th.alive) continue;
+    for (uint32_t i = 0; i < th.events.size(); ++i) {
+      const Event& e = th.events[i];
+      if (e.reads) lines.push_back("rf " + name(EventId{u, i}) + " <- " + name(e.rf));
+      if (e.reads || e.writes) touched.insert(e.addr);
+    }
+  }
+  for (const Location& l : s.g.locs) {
+    if (!touched.count(l.addr)) continue;
+    info.finalMemory.emplace_back(l.addr, l.co.empty() ? l.init : s.g.ev(l.co.back()).wval);
+    if (l.co.empty()) continue;
+    char buf[32];
+    snprintf(buf, sizeof buf, "co 0x%llx", static_cast<unsigned long long>(l.addr));
+    std::string line = buf;
+    for (EventId x : l.co) line += " " + name(x);
+    lines.push_back(line);
+  }
+  std::sort(lines.begin(), lines.end());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i) info.traceKey += '\n';
+    info.traceKey += lines[i];
+  }
+  opts_.onExecution(info);
+}
+
+void Explorer::finishExecution(State& s) {
+  bool allDone = true;
+  for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
+    const ThreadInfo& th = s.g.threads[u];
+    if (!th.alive) continue;
+    if (th.events.empty() || th.events.back().kind != EvKind::Exit) allDone = false;
+  }
+  if (allDone) {
+    ++res_.executions;
+    recordExecution(s, false);
+    return;
+  }
+  for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
+    if (!s.g.threads[u].alive || !s.ts[u]) continue;
+    const Action& p = s.ts[u]->pending();
+    if (p.kind == ActionKind::Limit) {
+      ++res_.cut;
+      std::string what = p.message + " at " + prog_.locString(p.loc);
+      if (res_.limitsHit.size() < 8 &&
+          std::find(res_.limitsHit.begin(), res_.limitsHit.end(), what) == res_.limitsHit.end())
+        res_.limitsHit.push_back(what);
+      return;
+    }
+  }
+  // Every live thread waits. A wait on a stale value is an artefact of this
+  // execution (blocked); a wait on the newest value lasts forever (deadlock).
+  auto readsNewest = [&](const Event& e) {
+    const Location* l = s.g.findLoc(e.addr);
+    return l && (l->co.empty() ? e.rf.isInit() : l->co.back() == e.rf);
+  };
+  bool stale = false;
+  std::vector<std::pair<uint32_t, std::string>> stuck;
+  for (uint32_t u = 0; u < s.g.threads.size() && !stale; ++u) {
+    const ThreadInfo& th = s.g.threads[u];
+    if (!th.alive || (!th.events.empty() && th.events.back().kind == EvKind::Exit)) continue;
+    const Action& p = s.ts[u]->pending();
+    if (!th.events.empty() && th.events.back().kind == EvKind::Lock && !th.events.back().writes) {
+      const Event& l = th.events.back();
+      if (!readsNewest(l)) stale = true;
+      else stuck.push_back({u, threadName(u) + " waits for mutex " + addressName(prog_, l.addr) + " (" +
+                                   prog_.locString(l.loc) + ")"});
+    } else if (p.kind == ActionKind::Blocked) {
+      if (p.value == 0) {
+        stale = true;  // a plain assume cut this execution on purpose
+      } else {
+        // The idle iteration's reads (the thread's last p.target reads) must
+        // all have seen the newest value for the spin to last forever.
+        uint32_t want = std::max<uint32_t>(p.target, 1), seen = 0;
+        for (auto it = th.events.rbegin(); it != th.events.rend() && seen < want; ++it)
+          if (it->reads) {
+            ++seen;
+            if (!readsNewest(*it)) stale = true;
+          }
+        if (!stale) stuck.push_back({u, threadName(u) + " spins forever at " + prog_.locString(p.loc)});
+      }
+    } else if (p.kind == ActionKind::Join) {
+      stuck.push_back({u, threadName(u) + " waits to join T" + std::to_string(p.target) + " (" +
+                               prog_.locString(p.loc) + ")"});
+    }
+  }
+  if (stale || stuck.empty()) {
+    ++res_.blocked;
+    recordExecution(s, true);
+    return;
+  }
+  std::string msg = "deadlock: every live thread is blocked: ";
+  for (size_t i = 0; i < stuck.size(); ++i) msg += (i ? "; " : "") + stuck[i].second;
+  uint32_t first = stuck.front().first;
+  const Action& p = s.ts[first]->pending();
+  SourceLoc loc = p.loc;
+  const auto& fe = s.g.threads[first].events;
+  if (!fe.empty() && fe.back().kind == EvKind::Lock) loc = fe.back().loc;
+  reportError(s, first, ErrorKind::Deadlock, msg, loc, false);
+}
+
+void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::string& msg, const SourceLoc& loc,
+                           bool pendingIsError) {
+  if (!opts_.stopAtFirstError) ++res_.executions;
+  if (opts_.stopAtFirstError) stopped_ = true;
+  if (res_.violation) return;
+  Violation v;
+  v.kind = kind;
+  v.message = msg;
+  v.thread = t;
+  v.loc = loc;
+  std::vector<OrderNode> order;
+  if (!checker_.consistent(s.g, &order)) order.clear();
+  v.trace = buildTrace(prog_, s.g, mm_, order);
+  auto addStep = [&](uint32_t thread, StepKind k, const SourceLoc& l, const std::string& note) {
+    TraceStep st;
+    st.step = uint32_t(v.trace.size() + 1);
+    st.thread = thread;
+    st.kind = k;
+    st.loc = l;
+    st.note = note;
+    st.buffers = v.trace.empty() ? std::vector<std::vector<BufferEntry>>(s.g.threads.size()) : v.trace.back().buffers;
+    v.trace.push_back(std::move(st));
+  };
+  if (kind == ErrorKind::Deadlock) {
+    for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
+      const ThreadInfo& th = s.g.threads[u];
+      if (!th.alive || (!th.events.empty() && th.events.back().kind == EvKind::Exit) || !s.ts[u]) continue;
+      SourceLoc l = s.ts[u]->pending().loc;
+      if (!th.events.empty() && th.events.back().kind == EvKind::Lock && !th.events.back().writes)
+        l = th.events.back().loc;
+      addStep(u, StepKind::Blocked, l, "blocked");
+    }
+  }
+  addStep(t, StepKind::Error, loc, msg);
+  (void)pendingIsError;
+  res_.violation = std::move(v);
+}
+
+}  // namespace tsocheck

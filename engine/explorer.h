@@ -1,0 +1,77 @@
+// Optimal exploration of execution graphs (TruSt-style, Kokologiannakis et al.
+// POPL'22, as recalled in seed 002): events are added one at a time from the
+// leftmost thread that can move; a read tries every write it could read from,
+// a write tries every coherence position and then revisits earlier reads of
+// its location, deleting what was added after the read — but only when the
+// deleted part was itself added "maximally", which makes every complete graph
+// (= Shasha–Snir trace) reachable in exactly one way. Memory use is the
+// recursion depth times the graph size: nothing grows with the number of
+// executions explored.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/check.h"
+#include "engine/consistency.h"
+#include "engine/graph.h"
+#include "engine/interp.h"
+
+namespace tsocheck {
+
+class Explorer {
+ public:
+  Explorer(const Program& prog, const CheckOptions& opts);
+  CheckResult run();
+
+ private:
+  struct State {
+    Graph g;
+    std::vector<std::optional<ThreadState>> ts;  // per thread id; empty when not alive
+  };
+
+  void visit(State& s);
+  int pickThread(const State& s) const;
+  void finishExecution(State& s);
+  void handleRead(State& s, uint32_t t);
+  void handleWrite(State& s, uint32_t t);
+  void handleRmw(State& s, uint32_t t);
+  void revisits(State& s, uint32_t t, EventId w);
+  bool maximallyAdded(const Graph& g, EventId e, EventId w, const std::vector<uint32_t>& view) const;
+
+  Event makeEvent(const State& s, uint32_t t, EvKind kind) const;
+  EventId append(State& s, uint32_t t, Event e);
+  void complete(State& s, uint32_t t);  // deliver the newest event's result to the thread
+  ThreadState replay(const Graph& g, uint32_t t) const;
+  uint32_t spawnId(uint32_t parent, uint32_t ordinal);
+
+  Value initialValue(Addr a, uint8_t size) const;
+  // Empty when the access is fine; otherwise a description of the memory error.
+  std::string checkAccess(const State& s, Addr a, uint64_t size) const;
+  bool useAfterFree(State& s, EventId access);
+  bool sizeConflict(State& s, uint32_t t, Addr a, uint8_t size);
+
+  void reportError(State& s, uint32_t t, ErrorKind kind, const std::string& msg, const SourceLoc& loc,
+                   bool pendingIsError);
+  void reportEngineError(const std::string& msg, const SourceLoc& loc);
+  void recordExecution(const State& s, bool blocked);
+  bool consistent(const Graph& g) { return checker_.consistent(g); }
+  bool timeUp();
+
+  const Program& prog_;
+  CheckOptions opts_;
+  MemoryModel mm_;
+  ConsistencyChecker checker_;
+  CheckResult res_;
+  bool stopped_ = false;
+  bool timedOut_ = false;
+  uint64_t visits_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, uint32_t>> spawnIds_;
+  uint32_t nextThreadId_ = 1;
+};
+
+}  // namespace tsocheck

@@ -1,0 +1,116 @@
+// Execution graphs: per-thread event sequences, reads-from and coherence.
+//
+// An execution graph is exactly a Shasha–Snir trace: the events of every
+// thread in program order, for every read the write it reads from (rf), and
+// for every location the order in which writes reach memory (co). Store
+// buffers do not appear in the graph; whether a graph is allowed by a memory
+// model (and a buffer bound) is decided by consistency.h.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/interp.h"
+#include "engine/ir.h"
+
+namespace tsocheck {
+
+struct EventId {
+  uint32_t thread = kInitThread;
+  uint32_t index = 0;
+  static constexpr uint32_t kInitThread = 0xFFFFFFFFu;
+  bool isInit() const { return thread == kInitThread; }
+  bool operator==(const EventId& o) const { return thread == o.thread && index == o.index; }
+  bool operator!=(const EventId& o) const { return !(*this == o); }
+};
+constexpr EventId kInit{};
+
+enum class EvKind : uint8_t {
+  Load,     // plain load
+  Store,    // plain store (goes through the store buffer)
+  Rmw,      // locked RMW / CAS (a failed CAS only reads)
+  Lock,     // reads the mutex word; writes tid+1 when it read 0, else the thread blocks
+  TryLock,  // like Lock but never blocks
+  Unlock,   // locked exchange of 0
+  Fence,    // full fence (FenceKind::Full) or store-store barrier
+  Spawn,
+  Join,
+  Free,
+  Exit,
+};
+const char* evKindName(EvKind k);
+
+struct Event {
+  EvKind kind = EvKind::Load;
+  uint8_t size = 0;
+  bool reads = false;    // has a read part (rf valid)
+  bool writes = false;   // has a write part (in co)
+  FenceKind fence = FenceKind::Full;
+  RmwOp rmw = RmwOp::Xchg;
+  uint32_t stamp = 0;    // order in which events were added to the graph
+  Addr addr = 0;
+  Value operand = 0;     // store value, RMW operand, exit value
+  Value expected = 0;    // CAS expected value
+  Value rval = 0;        // value read
+  Value wval = 0;        // value written
+  Value result = 0;      // what the thread was given (for replay)
+  EventId rf;            // write read from (when reads)
+  uint32_t aux = 0;      // Spawn: child thread; Join: joined thread
+  // Where it comes from.
+  uint32_t function = 0, pc = 0, name = 0;
+  SourceLoc loc;
+};
+
+// True for events that need the thread's store buffer(s) empty.
+bool drainsBuffer(const Event& e);
+// True for plain stores (the only events that enter a store buffer).
+inline bool isBufferedStore(const Event& e) { return e.kind == EvKind::Store; }
+
+struct ThreadInfo {
+  bool alive = false;      // spawned in this graph
+  uint32_t parent = 0;     // spawning thread (main: itself)
+  uint32_t spawnIndex = 0; // index of the Spawn event in the parent
+  uint32_t func = 0;
+  Value arg = 0;
+  std::vector<Event> events;
+};
+
+struct Location {
+  Addr addr = 0;
+  uint8_t size = 0;
+  Value init = 0;
+  std::vector<EventId> co;  // writes in coherence order (init omitted)
+};
+
+class Graph {
+ public:
+  std::vector<ThreadInfo> threads;
+  std::vector<Location> locs;  // sorted by address
+  uint32_t nextStamp = 1;
+
+  Event& ev(EventId id) { return threads[id.thread].events[id.index]; }
+  const Event& ev(EventId id) const { return threads[id.thread].events[id.index]; }
+  bool contains(EventId id) const {
+    return id.isInit() || (id.thread < threads.size() && id.index < threads[id.thread].events.size());
+  }
+  uint32_t stampOf(EventId id) const { return id.isInit() ? 0 : ev(id).stamp; }
+
+  Location* findLoc(Addr a);
+  const Location* findLoc(Addr a) const;
+  Location& locFor(Addr a, uint8_t size, Value init);
+
+  // Value a read of `loc` gets from write w.
+  Value valueOf(const Location& loc, EventId w) const {
+    return w.isInit() ? loc.init : ev(w).wval;
+  }
+  // Position of w in loc.co (init = -1); -2 when absent.
+  static int coIndex(const Location& loc, EventId w);
+
+  // Events po-before-or-equal / rf / spawn / join reachable backwards from `e`,
+  // as a per-thread prefix length (view[t] = number of events of t included).
+  std::vector<uint32_t> porfView(EventId e) const;
+
+  uint64_t numEvents() const;
+};
+
+}  // namespace tsocheck

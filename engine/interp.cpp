@@ -1,0 +1,445 @@
+#include "engine/interp.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tsocheck {
+
+const char* errorKindName(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::None: return "none";
+    case ErrorKind::Assertion: return "assertion";
+    case ErrorKind::Deadlock: return "deadlock";
+    case ErrorKind::Memory: return "memory";
+    case ErrorKind::Arithmetic: return "arithmetic";
+  }
+  return "?";
+}
+
+Value maskToSize(Value v, unsigned size) {
+  if (size >= 8) return v;
+  return v & ((Value(1) << (8 * size)) - 1);
+}
+
+Value signExtend(Value v, unsigned size) {
+  if (size >= 8) return v;
+  unsigned bits = 8 * size;
+  Value m = Value(1) << (bits - 1);
+  v = maskToSize(v, size);
+  return (v ^ m) - m;
+}
+
+Value rmwResult(RmwOp op, Value old, Value operand, Value expected, unsigned size, bool* writes) {
+  *writes = true;
+  Value r = 0;
+  switch (op) {
+    case RmwOp::Xchg: r = operand; break;
+    case RmwOp::Cas:
+      if (maskToSize(old, size) != maskToSize(expected, size)) {
+        *writes = false;
+        return old;
+      }
+      r = operand;
+      break;
+    case RmwOp::Add: r = old + operand; break;
+    case RmwOp::Sub: r = old - operand; break;
+    case RmwOp::And: r = old & operand; break;
+    case RmwOp::Or: r = old | operand; break;
+    case RmwOp::Xor: r = old ^ operand; break;
+  }
+  return maskToSize(r, size);
+}
+
+namespace {
+constexpr uint64_t align16(uint64_t n) { return (n + 15) & ~uint64_t(15); }
+}  // namespace
+
+ThreadState::ThreadState(const Program& prog, uint32_t tid, uint32_t func, Value arg,
+                         const Limits& limits)
+    : prog_(&prog), limits_(limits), tid_(tid) {
+  const Function& f = prog.functions.at(func);
+  Frame fr;
+  fr.func = func;
+  fr.regs.assign(std::max<uint32_t>(f.numRegs, 1), 0);
+  if (f.numParams > 0) fr.regs[0] = arg;
+  frames_.push_back(std::move(fr));
+  run();
+}
+
+const std::vector<Value>& ThreadState::currentRegisters() const {
+  static const std::vector<Value> empty;
+  return frames_.empty() ? empty : frames_.back().regs;
+}
+
+uint32_t ThreadState::currentFunction() const {
+  return frames_.empty() ? 0 : frames_.back().func;
+}
+
+const HeapBlock* ThreadState::heapBlockAt(Addr a) const {
+  // Blocks are allocated at increasing addresses.
+  auto it = std::upper_bound(heap_.begin(), heap_.end(), a,
+                             [](Addr x, const HeapBlock& b) { return x < b.addr; });
+  if (it == heap_.begin()) return nullptr;
+  --it;
+  if (a >= it->addr && a < it->addr + std::max<uint64_t>(it->size, 1)) return &*it;
+  return nullptr;
+}
+
+const HeapBlock* ThreadState::heapBlockBefore(Addr a) const {
+  auto it = std::upper_bound(heap_.begin(), heap_.end(), a,
+                             [](Addr x, const HeapBlock& b) { return x < b.addr; });
+  return it == heap_.begin() ? nullptr : &*(it - 1);
+}
+
+bool ThreadState::ownsStackAddress(Addr a, uint64_t size) const {
+  Addr base = layout::kStackBase + tid_ * layout::kThreadStride;
+  return a >= base && a + size <= base + stackHigh_;
+}
+
+bool ThreadState::isPrivate(Addr a) const {
+  return a >= layout::kPrivateBase && a < layout::kHeapBase;
+}
+
+void ThreadState::stop(ActionKind k, const Instr& in) {
+  pending_ = Action{};
+  pending_.kind = k;
+  pending_.function = frames_.empty() ? 0 : frames_.back().func;
+  pending_.pc = frames_.empty() ? 0 : frames_.back().pc;
+  pending_.loc = in.loc;
+  pending_.name = in.name;
+}
+
+void ThreadState::fail(ErrorKind e, const Instr& in, std::string msg) {
+  stop(ActionKind::Error, in);
+  pending_.error = e;
+  pending_.message = std::move(msg);
+}
+
+// Loads and stores to private stack slots never leave the thread.
+bool ThreadState::privateAccess(const Instr& in, Addr a, bool store, Value* v) {
+  Addr base = layout::kPrivateBase + tid_ * layout::kThreadStride;
+  if (a < base || a + in.size > base + privTop_) {
+    fail(ErrorKind::Memory, in, "access to a private stack slot of another thread or out of its bounds");
+    return false;
+  }
+  uint64_t off = a - base;
+  if (store) {
+    Value x = *v;
+    std::memcpy(&priv_[off], &x, in.size);  // little-endian host
+  } else {
+    Value x = 0;
+    std::memcpy(&x, &priv_[off], in.size);
+    *v = x;
+  }
+  return true;
+}
+
+bool ThreadState::doCall(uint32_t func, const Instr& in, Frame& caller) {
+  const Function& f = prog_->functions[func];
+  if (frames_.size() >= limits_.maxCallDepth) {
+    stop(ActionKind::Limit, in);
+    pending_.message = "call depth limit (" + std::to_string(limits_.maxCallDepth) +
+                       ") reached calling " + f.name;
+    return false;
+  }
+  Frame fr;
+  fr.func = func;
+  fr.ret = in.a;
+  fr.regs.assign(std::max<uint32_t>(f.numRegs, 1), 0);
+  const Function& cf = prog_->functions[caller.func];
+  for (uint32_t i = 0; i < in.argCount && i < f.numParams; ++i)
+    fr.regs[i] = caller.regs[cf.args[in.argBegin + i]];
+  fr.stackMark = stackTop_;
+  fr.privMark = privTop_;
+  caller.pc++;  // resume after the call on return
+  frames_.push_back(std::move(fr));
+  return true;
+}
+
+void ThreadState::doReturn(Value v, bool hasValue) {
+  Frame done = std::move(frames_.back());
+  frames_.pop_back();
+  stackTop_ = done.stackMark;
+  privTop_ = done.privMark;
+  if (frames_.empty()) {
+    // Returning from the thread's entry function ends the thread.
+    const Function& f = prog_->functions[done.func];
+    Instr fake;
+    fake.loc = f.code.empty() ? f.loc : f.code[std::min<size_t>(done.pc, f.code.size() - 1)].loc;
+    stop(ActionKind::Exit, fake);
+    pending_.function = done.func;
+    pending_.pc = done.pc;
+    pending_.value = hasValue ? v : 0;
+    return;
+  }
+  if (done.ret != kNoReg) frames_.back().regs[done.ret] = v;
+}
+
+void ThreadState::complete(Value result) {
+  Frame& fr = frames_.back();
+  const Instr& in = prog_->functions[fr.func].code[fr.pc];
+  switch (in.op) {
+    case Op::Load:
+    case Op::Rmw:
+    case Op::Spawn:
+    case Op::SpawnInd:
+    case Op::Join:
+    case Op::TryLock:
+      if (in.a != kNoReg) fr.regs[in.a] = result;
+      break;
+    default: break;
+  }
+  fr.pc++;
+  run();
+}
+
+void ThreadState::run() {
+  for (;;) {
+    if (frames_.empty()) return;  // Exit already set by doReturn
+    Frame& fr = frames_.back();
+    const Function& f = prog_->functions[fr.func];
+    if (fr.pc >= f.code.size()) {  // falling off the end: implicit return
+      doReturn(0, false);
+      if (frames_.empty()) return;
+      continue;
+    }
+    const Instr& in = f.code[fr.pc];
+    if (++steps_ > limits_.maxSteps) {
+      stop(ActionKind::Limit, in);
+      pending_.message = "step limit (" + std::to_string(limits_.maxSteps) +
+                         " instructions) reached in " + f.name;
+      return;
+    }
+    auto R = [&](Reg r) -> Value& { return fr.regs[r]; };
+    switch (in.op) {
+      case Op::Nop: fr.pc++; break;
+      case Op::Const: R(in.a) = Value(in.imm); fr.pc++; break;
+      case Op::Mov: R(in.a) = R(in.b); fr.pc++; break;
+      case Op::Bin: {
+        Value x = R(in.b), y = R(in.c), r = 0;
+        switch (BinOp(in.sub)) {
+          case BinOp::Add: r = x + y; break;
+          case BinOp::Sub: r = x - y; break;
+          case BinOp::Mul: r = x * y; break;
+          case BinOp::And: r = x & y; break;
+          case BinOp::Or: r = x | y; break;
+          case BinOp::Xor: r = x ^ y; break;
+          case BinOp::Shl: r = (y >= 64) ? 0 : x << y; break;
+          case BinOp::LShr: r = (y >= 64) ? 0 : x >> y; break;
+          case BinOp::AShr: r = Value(int64_t(x) >> std::min<Value>(y, 63)); break;
+          case BinOp::UDiv: case BinOp::SDiv: case BinOp::URem: case BinOp::SRem:
+            if (y == 0) { fail(ErrorKind::Arithmetic, in, "division by zero"); return; }
+            if (BinOp(in.sub) == BinOp::UDiv) r = x / y;
+            else if (BinOp(in.sub) == BinOp::URem) r = x % y;
+            else if (int64_t(y) == -1) r = BinOp(in.sub) == BinOp::SDiv ? Value(0) - x : 0;
+            else if (BinOp(in.sub) == BinOp::SDiv) r = Value(int64_t(x) / int64_t(y));
+            else r = Value(int64_t(x) % int64_t(y));
+            break;
+        }
+        R(in.a) = r;
+        fr.pc++;
+        break;
+      }
+      case Op::Cmp: {
+        Value x = R(in.b), y = R(in.c);
+        int64_t sx = int64_t(x), sy = int64_t(y);
+        bool r = false;
+        switch (CmpOp(in.sub)) {
+          case CmpOp::Eq: r = x == y; break;
+          case CmpOp::Ne: r = x != y; break;
+          case CmpOp::Ult: r = x < y; break;
+          case CmpOp::Ule: r = x <= y; break;
+          case CmpOp::Ugt: r = x > y; break;
+          case CmpOp::Uge: r = x >= y; break;
+          case CmpOp::Slt: r = sx < sy; break;
+          case CmpOp::Sle: r = sx <= sy; break;
+          case CmpOp::Sgt: r = sx > sy; break;
+          case CmpOp::Sge: r = sx >= sy; break;
+        }
+        R(in.a) = r ? 1 : 0;
+        fr.pc++;
+        break;
+      }
+      case Op::Ext:
+        R(in.a) = in.sub ? signExtend(R(in.b), in.size) : maskToSize(R(in.b), in.size);
+        fr.pc++;
+        break;
+      case Op::Select: R(in.a) = R(in.b) ? R(in.c) : R(in.d); fr.pc++; break;
+      case Op::Jmp: fr.pc = uint32_t(in.imm); break;
+      case Op::Br: fr.pc = uint32_t(R(in.a) ? in.imm : in.imm2); break;
+      case Op::FuncAddr: R(in.a) = layout::kFunctionBase + Value(in.imm) * 16; fr.pc++; break;
+      case Op::GlobalAddr:
+        R(in.a) = prog_->globals.at(size_t(in.imm)).addr + Value(in.imm2);
+        fr.pc++;
+        break;
+      case Op::Self: R(in.a) = tid_; fr.pc++; break;
+      case Op::Call:
+        if (!doCall(uint32_t(in.imm), in, fr)) return;
+        break;
+      case Op::CallInd: {
+        Value t = R(in.b);
+        Value idx = (t - layout::kFunctionBase) / 16;
+        if (t < layout::kFunctionBase || (t - layout::kFunctionBase) % 16 != 0 ||
+            idx >= prog_->functions.size()) {
+          fail(ErrorKind::Memory, in, "call through an invalid function pointer");
+          return;
+        }
+        if (!doCall(uint32_t(idx), in, fr)) return;
+        break;
+      }
+      case Op::Ret: {
+        bool has = in.a != kNoReg;
+        Value v = has ? R(in.a) : 0;
+        doReturn(v, has);
+        if (frames_.empty()) return;  // thread exit
+        break;
+      }
+      case Op::Alloca: {
+        uint64_t n = align16(uint64_t(std::max<int64_t>(in.imm, 1)));
+        if (in.sub) {
+          Addr a = layout::kPrivateBase + tid_ * layout::kThreadStride + privTop_;
+          privTop_ += n;
+          if (priv_.size() < privTop_) priv_.resize(privTop_);
+          std::fill(priv_.begin() + (privTop_ - n), priv_.begin() + privTop_, 0);
+          R(in.a) = a;
+        } else {
+          Addr a = layout::kStackBase + tid_ * layout::kThreadStride + stackTop_;
+          stackTop_ += n;
+          stackHigh_ = std::max(stackHigh_, stackTop_);
+          R(in.a) = a;
+        }
+        fr.pc++;
+        break;
+      }
+      case Op::Malloc: {
+        uint64_t n = R(in.b);
+        Addr a = layout::kHeapBase + tid_ * layout::kThreadStride + heapTop_;
+        heapTop_ += align16(std::max<uint64_t>(n, 1)) + 16;  // a gap catches overruns
+        heap_.push_back(HeapBlock{a, n});
+        R(in.a) = a;
+        fr.pc++;
+        break;
+      }
+      case Op::Load: {
+        Addr a = R(in.b);
+        if (isPrivate(a)) {
+          Value v = 0;
+          if (!privateAccess(in, a, false, &v)) return;
+          R(in.a) = v;
+          fr.pc++;
+          break;
+        }
+        stop(ActionKind::Load, in);
+        pending_.addr = a;
+        pending_.size = in.size;
+        return;
+      }
+      case Op::Store: {
+        Addr a = R(in.b);
+        Value v = maskToSize(R(in.c), in.size);
+        if (isPrivate(a)) {
+          if (!privateAccess(in, a, true, &v)) return;
+          fr.pc++;
+          break;
+        }
+        stop(ActionKind::Store, in);
+        pending_.addr = a;
+        pending_.size = in.size;
+        pending_.value = v;
+        return;
+      }
+      case Op::Rmw: {
+        Addr a = R(in.b);
+        if (isPrivate(a)) {
+          Value old = 0;
+          if (!privateAccess(in, a, false, &old)) return;
+          bool writes = false;
+          Value nv = rmwResult(RmwOp(in.sub), old, R(in.c), in.d == kNoReg ? 0 : R(in.d), in.size, &writes);
+          if (writes && !privateAccess(in, a, true, &nv)) return;
+          R(in.a) = old;
+          fr.pc++;
+          break;
+        }
+        stop(ActionKind::Rmw, in);
+        pending_.addr = a;
+        pending_.size = in.size;
+        pending_.rmw = RmwOp(in.sub);
+        pending_.value = maskToSize(R(in.c), in.size);
+        pending_.expected = in.d == kNoReg ? 0 : maskToSize(R(in.d), in.size);
+        return;
+      }
+      case Op::Fence:
+        stop(ActionKind::Fence, in);
+        pending_.fence = FenceKind(in.sub);
+        return;
+      case Op::Spawn:
+        stop(ActionKind::Spawn, in);
+        pending_.func = uint32_t(in.imm);
+        pending_.value = R(in.b);
+        return;
+      case Op::SpawnInd: {
+        Value t = R(in.c);
+        Value idx = (t - layout::kFunctionBase) / 16;
+        if (t < layout::kFunctionBase || (t - layout::kFunctionBase) % 16 != 0 ||
+            idx >= prog_->functions.size()) {
+          fail(ErrorKind::Memory, in, "thread start routine is not a valid function pointer");
+          return;
+        }
+        stop(ActionKind::Spawn, in);
+        pending_.func = uint32_t(idx);
+        pending_.value = R(in.b);
+        return;
+      }
+      case Op::Join:
+        stop(ActionKind::Join, in);
+        pending_.target = uint32_t(R(in.b));
+        return;
+      case Op::Exit:
+        stop(ActionKind::Exit, in);
+        pending_.value = in.a == kNoReg ? 0 : R(in.a);
+        frames_.clear();
+        return;
+      case Op::Lock:
+      case Op::TryLock:
+      case Op::Unlock:
+        stop(in.op == Op::Lock ? ActionKind::Lock
+                               : in.op == Op::TryLock ? ActionKind::TryLock : ActionKind::Unlock,
+             in);
+        pending_.addr = R(in.b);
+        pending_.size = 4;
+        return;
+      case Op::Free:
+        if (R(in.b) == 0) { fr.pc++; break; }
+        stop(ActionKind::Free, in);
+        pending_.addr = R(in.b);
+        return;
+      case Op::Assert:
+        if (R(in.a) == 0) {
+          std::string msg = in.name ? prog_->strings[in.name] : std::string("assertion failed");
+          fail(ErrorKind::Assertion, in, msg);
+          return;
+        }
+        fr.pc++;
+        break;
+      case Op::Assume:
+        if (R(in.a) == 0) {
+          Value reads = (in.sub && in.b != kNoReg) ? R(in.b) : 1;
+          stop(ActionKind::Blocked, in);
+          pending_.value = in.sub;  // 1: a spin loop's await, 0: a plain assume
+          pending_.target = uint32_t(reads);  // await: reads made by the idle iteration
+          return;
+        }
+        fr.pc++;
+        break;
+      case Op::Cut:
+        stop(ActionKind::Limit, in);
+        pending_.message = in.name ? prog_->strings[in.name] : std::string("bound reached");
+        return;
+      case Op::Fail:
+        fail(ErrorKind::Assertion, in, in.name ? prog_->strings[in.name] : std::string("abort() called"));
+        return;
+    }
+  }
+}
+
+}  // namespace tsocheck

@@ -1,0 +1,132 @@
+// Thread-local interpreter: runs one thread's instructions until the next
+// operation that other threads can observe (a visible action), then stops so
+// that an explorer decides its outcome (which write a load reads, ...).
+//
+// Everything a thread does between two visible actions is deterministic and
+// local: registers, private stack slots, heap allocation. Re-running a thread
+// and feeding it the same results reproduces exactly the same actions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/ir.h"
+
+namespace tsocheck {
+
+enum class ActionKind : uint8_t {
+  Load,
+  Store,
+  Rmw,       // rmw/cas; a Cas whose comparison fails writes nothing
+  Fence,
+  Spawn,     // result: the new thread's id
+  Join,      // result: the joined thread's exit value
+  Exit,      // the thread has ended (value = exit value)
+  Lock,      // result must be delivered only when acquired
+  TryLock,   // result: 0 if acquired, 16 (EBUSY) if not
+  Unlock,
+  Free,
+  Error,     // the thread hit an error (assertion, abort, arithmetic)
+  Blocked,   // assume(false): the thread never runs again (value 1: spin-loop await,
+             // target: how many of the thread's last reads the idle iteration made)
+  Limit,     // step or recursion limit reached: exploration is cut here
+};
+
+enum class ErrorKind : uint8_t { None, Assertion, Deadlock, Memory, Arithmetic };
+const char* errorKindName(ErrorKind k);
+
+struct Action {
+  ActionKind kind = ActionKind::Exit;
+  Addr addr = 0;
+  uint8_t size = 0;
+  RmwOp rmw = RmwOp::Xchg;
+  FenceKind fence = FenceKind::Full;
+  Value value = 0;     // Store value, Rmw operand, Exit value, Spawn argument
+  Value expected = 0;  // Cas expected value
+  uint32_t func = 0;   // Spawn: function to run
+  uint32_t target = 0; // Join: thread id to wait for
+  ErrorKind error = ErrorKind::None;
+  std::string message; // Error / Limit
+  // Where it happened.
+  uint32_t function = 0;
+  uint32_t pc = 0;
+  SourceLoc loc;
+  uint32_t name = 0;   // address name hint (Program::strings)
+};
+
+struct HeapBlock {
+  Addr addr = 0;
+  uint64_t size = 0;
+};
+
+struct Limits {
+  uint64_t maxSteps = 200000;   // instructions per thread per execution
+  uint32_t maxCallDepth = 64;
+};
+
+class ThreadState {
+ public:
+  ThreadState(const Program& prog, uint32_t tid, uint32_t func, Value arg, const Limits& limits);
+
+  // The action the thread is stopped at.
+  const Action& pending() const { return pending_; }
+  bool finished() const { return pending_.kind == ActionKind::Exit; }
+  uint32_t id() const { return tid_; }
+  Value exitValue() const { return pending_.value; }
+  uint64_t steps() const { return steps_; }
+
+  // (The program must outlive the thread state; limits are copied.)
+  // Deliver the pending action's result (ignored where there is none) and run
+  // to the next visible action. Not allowed on Exit/Error/Blocked/Limit.
+  void complete(Value result);
+
+  // The heap block containing a (allocated by this thread), or nullptr.
+  const HeapBlock* heapBlockAt(Addr a) const;
+  // The block allocated last below a (for naming overruns), or nullptr.
+  const HeapBlock* heapBlockBefore(Addr a) const;
+  // Whether a lies in a shared stack slot this thread has allocated.
+  bool ownsStackAddress(Addr a, uint64_t size) const;
+
+  // Registers of the innermost frame (for trace display).
+  const std::vector<Value>& currentRegisters() const;
+  uint32_t currentFunction() const;
+
+ private:
+  struct Frame {
+    uint32_t func = 0;
+    uint32_t pc = 0;
+    Reg ret = kNoReg;
+    uint64_t stackMark = 0;
+    uint64_t privMark = 0;
+    std::vector<Value> regs;
+  };
+
+  void run();  // advance until a visible action; fills pending_
+  void stop(ActionKind k, const Instr& in);
+  void fail(ErrorKind e, const Instr& in, std::string msg);
+  bool isPrivate(Addr a) const;
+  bool privateAccess(const Instr& in, Addr a, bool store, Value* v);
+  bool doCall(uint32_t func, const Instr& in, Frame& caller);
+  void doReturn(Value v, bool hasValue);
+
+  const Program* prog_;
+  Limits limits_;
+  uint32_t tid_;
+  std::vector<Frame> frames_;
+  uint64_t stackTop_ = 0;   // bump pointer of the shared stack window
+  uint64_t stackHigh_ = 0;  // high-water mark (slots ever handed out)
+  uint64_t privTop_ = 0;
+  std::vector<uint8_t> priv_;  // private stack bytes
+  std::vector<HeapBlock> heap_;
+  uint64_t heapTop_ = 0;
+  uint64_t steps_ = 0;
+  Action pending_;
+};
+
+Value maskToSize(Value v, unsigned size);
+Value signExtend(Value v, unsigned size);
+// Result of an RMW given the old value (the value written); `writes` false for a failed Cas.
+Value rmwResult(RmwOp op, Value old, Value operand, Value expected, unsigned size, bool* writes);
+
+}  // namespace tsocheck

@@ -1,0 +1,100 @@
+#include "engine/ir.h"
+
+#include <algorithm>
+
+namespace tsocheck {
+
+uint32_t Program::intern(const std::string& s) {
+  if (s.empty()) return 0;
+  for (size_t i = 1; i < strings.size(); ++i)
+    if (strings[i] == s) return uint32_t(i);
+  strings.push_back(s);
+  return uint32_t(strings.size() - 1);
+}
+
+uint32_t Program::fileIndex(const std::string& path) {
+  for (size_t i = 1; i < files.size(); ++i)
+    if (files[i] == path) return uint32_t(i);
+  files.push_back(path);
+  return uint32_t(files.size() - 1);
+}
+
+const Global* Program::globalAt(Addr a) const {
+  // Globals are laid out at increasing addresses.
+  auto it = std::upper_bound(globals.begin(), globals.end(), a,
+                             [](Addr x, const Global& g) { return x < g.addr; });
+  if (it == globals.begin()) return nullptr;
+  --it;
+  if (a >= it->addr && a < it->addr + std::max<uint32_t>(it->size, 1)) return &*it;
+  return nullptr;
+}
+
+std::string Program::locString(const SourceLoc& l) const {
+  std::string f = l.file < files.size() ? files[l.file] : std::string();
+  if (f.empty()) f = "<unknown>";
+  return f + ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
+}
+
+std::string addressName(const Program& p, Addr a) {
+  if (a < layout::kNullLimit) return a == 0 ? "NULL" : "NULL+" + std::to_string(a);
+  if (const Global* g = p.globalAt(a)) {
+    uint64_t off = a - g->addr;
+    if (g->elemSize && g->elemSize < g->size && off % g->elemSize == 0)
+      return g->name + "[" + std::to_string(off / g->elemSize) + "]";
+    if (off == 0) return g->name;
+    return g->name + "+" + std::to_string(off);
+  }
+  auto region = [&](Addr base, const char* what) {
+    uint64_t rel = a - base;
+    uint64_t tid = rel / layout::kThreadStride;
+    uint64_t off = rel % layout::kThreadStride;
+    return std::string(what) + std::to_string(tid) + "+" + std::to_string(off);
+  };
+  if (a >= layout::kHeapBase) return region(layout::kHeapBase, "heap@T");
+  if (a >= layout::kPrivateBase) return region(layout::kPrivateBase, "local@T");
+  if (a >= layout::kStackBase) return region(layout::kStackBase, "stack@T");
+  char buf[32];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(a));
+  return buf;
+}
+
+const char* opName(Op op) {
+  switch (op) {
+    case Op::Const: return "const";
+    case Op::Mov: return "mov";
+    case Op::Bin: return "bin";
+    case Op::Cmp: return "cmp";
+    case Op::Ext: return "ext";
+    case Op::Select: return "select";
+    case Op::Jmp: return "jmp";
+    case Op::Br: return "br";
+    case Op::Call: return "call";
+    case Op::CallInd: return "call*";
+    case Op::FuncAddr: return "funcaddr";
+    case Op::GlobalAddr: return "globaladdr";
+    case Op::Ret: return "ret";
+    case Op::Load: return "load";
+    case Op::Store: return "store";
+    case Op::Rmw: return "rmw";
+    case Op::Fence: return "fence";
+    case Op::Spawn: return "spawn";
+    case Op::SpawnInd: return "spawn*";
+    case Op::Join: return "join";
+    case Op::Exit: return "exit";
+    case Op::Self: return "self";
+    case Op::Lock: return "lock";
+    case Op::TryLock: return "trylock";
+    case Op::Unlock: return "unlock";
+    case Op::Assert: return "assert";
+    case Op::Assume: return "assume";
+    case Op::Fail: return "fail";
+    case Op::Cut: return "cut";
+    case Op::Malloc: return "malloc";
+    case Op::Free: return "free";
+    case Op::Alloca: return "alloca";
+    case Op::Nop: return "nop";
+  }
+  return "?";
+}
+
+}  // namespace tsocheck

@@ -1,0 +1,130 @@
+// Program representation: a compact register machine that threads run.
+//
+// Every instruction carries a source location; memory instructions may carry
+// a printable name for the address they touch (`x`, `m->payload[3]`). The
+// frontend lowers C to this form; tests build programs directly with
+// ProgramBuilder (builder.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tsocheck {
+
+using Reg = int32_t;            // index into the current frame's registers
+using Value = uint64_t;         // every register holds 64 bits
+using Addr = uint64_t;
+constexpr Reg kNoReg = -1;
+
+struct SourceLoc {
+  uint32_t file = 0;  // index into Program::files; 0 = unknown
+  uint32_t line = 0;
+  uint32_t column = 0;
+};
+
+enum class Op : uint8_t {
+  Const,    // r[a] = imm
+  Mov,      // r[a] = r[b]
+  Bin,      // r[a] = r[b] (BinOp sub) r[c]
+  Cmp,      // r[a] = r[b] (CmpOp sub) r[c] ? 1 : 0
+  Ext,      // r[a] = sign- (sub=1) or zero- (sub=0) extend low `size` bytes of r[b]
+  Select,   // r[a] = r[b] ? r[c] : r[d]
+  Jmp,      // goto imm
+  Br,       // if r[a] != 0 goto imm else goto imm2
+  Call,     // r[a] = functions[imm](args...)   (a may be kNoReg)
+  CallInd,  // r[a] = function whose address is r[b] (args...)
+  FuncAddr, // r[a] = address of functions[imm]
+  GlobalAddr, // r[a] = address of globals[imm] + imm2
+  Ret,      // return r[a] (a may be kNoReg)
+  Load,     // r[a] = *(size bytes)(r[b])
+  Store,    // *(size bytes)(r[b]) = r[c]
+  Rmw,      // r[a] = old value; RmwOp sub; address r[b], operand r[c], expected r[d] (Cas)
+  Fence,    // FenceKind sub
+  Spawn,    // r[a] = new thread running functions[imm](r[b])
+  SpawnInd, // r[a] = new thread running the function whose address is r[c], argument r[b]
+  Join,     // r[a] = return value of thread r[b] (a may be kNoReg); waits for it
+  Exit,     // the thread ends with value r[a] (a may be kNoReg)
+  Self,     // r[a] = this thread's id
+  Lock,     // acquire mutex at r[b]; blocks while held
+  TryLock,  // r[a] = 0 if acquired, else EBUSY(16); mutex at r[b]
+  Unlock,   // release mutex at r[b]
+  Assert,   // if r[a] == 0: assertion failure; message = strings[name]
+  Assume,   // if r[a] == 0: this thread blocks for good; sub=1: spin-loop await whose
+            // idle iteration made r[b] reads (b may be kNoReg: one read)
+  Fail,     // unconditional error (abort()); message = strings[name]
+  Cut,      // a bound was reached: the execution is cut here (result `bounded`);
+            // message = strings[name], e.g. "loop at f.c:12 cut after 8 iterations"
+  Malloc,   // r[a] = fresh heap block of r[b] bytes (zeroed)
+  Free,     // free(r[b]); r[b] == 0 is a no-op
+  Alloca,   // r[a] = address of a new stack slot of imm bytes; sub=1: private (never escapes)
+  Nop,
+};
+
+enum class BinOp : uint8_t { Add, Sub, Mul, UDiv, SDiv, URem, SRem, And, Or, Xor, Shl, LShr, AShr };
+enum class CmpOp : uint8_t { Eq, Ne, Ult, Ule, Ugt, Uge, Slt, Sle, Sgt, Sge };
+enum class RmwOp : uint8_t { Xchg, Cas, Add, Sub, And, Or, Xor };
+enum class FenceKind : uint8_t { Full, StoreStore };
+
+struct Instr {
+  Op op = Op::Nop;
+  uint8_t size = 0;   // access size for Load/Store/Rmw/Ext (1, 2, 4, 8)
+  uint8_t sub = 0;    // BinOp / CmpOp / RmwOp / FenceKind / flags
+  Reg a = kNoReg, b = kNoReg, c = kNoReg, d = kNoReg;
+  int64_t imm = 0;
+  int64_t imm2 = 0;
+  uint32_t argBegin = 0, argCount = 0;  // Call/CallInd: Function::args[argBegin..]
+  uint32_t name = 0;  // Program::strings index: address name hint, or assert message
+  SourceLoc loc;
+};
+
+struct Function {
+  std::string name;
+  uint32_t numParams = 0;  // parameters arrive in registers 0..numParams-1
+  uint32_t numRegs = 0;
+  std::vector<Instr> code;
+  std::vector<Reg> args;   // argument registers of the calls in `code`
+  SourceLoc loc;
+};
+
+struct Global {
+  std::string name;
+  Addr addr = 0;
+  uint32_t size = 0;
+  std::vector<uint8_t> init;  // size bytes (zero-filled when shorter)
+  // Optional element size, so that addresses inside arrays print as name[i].
+  uint32_t elemSize = 0;
+};
+
+// Address-space layout. Every region is deterministic: the address of a
+// heap block or stack slot depends only on the owning thread's own history,
+// never on the interleaving.
+namespace layout {
+constexpr Addr kNullLimit = 0x1000;
+constexpr Addr kGlobalBase = 0x10000;
+constexpr Addr kFunctionBase = 0x0F00'0000;         // fake code addresses
+constexpr Addr kStackBase = 0x1000'0000'0000ULL;    // shared (escaping) stack slots
+constexpr Addr kPrivateBase = 0x2000'0000'0000ULL;  // private (non-escaping) stack slots
+constexpr Addr kHeapBase = 0x4000'0000'0000ULL;
+constexpr Addr kThreadStride = 0x1'0000'0000ULL;    // per-thread window inside a region
+}  // namespace layout
+
+struct Program {
+  std::vector<std::string> files{""};    // files[0] = unknown
+  std::vector<std::string> strings{""};  // strings[0] = empty
+  std::vector<Function> functions;
+  std::vector<Global> globals;
+  uint32_t entry = 0;  // function run by the main thread (no parameters)
+
+  uint32_t intern(const std::string& s);
+  uint32_t fileIndex(const std::string& path);
+  const Global* globalAt(Addr a) const;  // global containing a, or nullptr
+  std::string locString(const SourceLoc& l) const;  // "file:line:col"
+};
+
+// Human-readable name of an address: "x", "arr[2]", "s+4", "heap#1.0+8".
+std::string addressName(const Program& p, Addr a);
+
+const char* opName(Op op);
+
+}  // namespace tsocheck

@@ -1,0 +1,250 @@
+// Clang-facing half of the frontend: runs Clang's C frontend in-process,
+// collects its diagnostics and the annotated check functions, runs mem2reg,
+// and hands the LLVM module to lower.cpp.
+#include "frontend/frontend.h"
+
+#include <cctype>
+#include <memory>
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/Decl.h>
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/MultiplexConsumer.h>
+#include <clang/Frontend/Utils.h>
+#include <llvm/ADT/IntrusiveRefCntPtr.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Transforms/Utils/Mem2Reg.h>
+
+#include "frontend/lower.h"
+
+#ifndef TSOCHECK_CLANG_RESOURCE_DIR
+#define TSOCHECK_CLANG_RESOURCE_DIR ""
+#endif
+#ifndef TSOCHECK_INCLUDE_DIR
+#define TSOCHECK_INCLUDE_DIR ""
+#endif
+
+namespace tsocheck::frontend {
+namespace {
+
+// Turns Clang's diagnostics into Diagnostic records.
+class Collector : public clang::DiagnosticConsumer {
+ public:
+  explicit Collector(std::vector<Diagnostic>* out) : out_(out) {}
+
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    Diagnostic d;
+    switch (level) {
+      case clang::DiagnosticsEngine::Note: d.severity = "note"; break;
+      case clang::DiagnosticsEngine::Warning: d.severity = "warning"; break;
+      case clang::DiagnosticsEngine::Error:
+      case clang::DiagnosticsEngine::Fatal: d.severity = "error"; break;
+      default: return;  // ignored, remarks
+    }
+    llvm::SmallString<256> msg;
+    info.FormatDiagnostic(msg);
+    d.message = msg.str().str();
+    if (info.getLocation().isValid() && info.hasSourceManager()) {
+      const clang::SourceManager& sm = info.getSourceManager();
+      clang::PresumedLoc p = sm.getPresumedLoc(sm.getFileLoc(info.getLocation()));
+      if (p.isValid()) {
+        d.file = p.getFilename();
+        d.line = p.getLine();
+        d.column = p.getColumn();
+      }
+    }
+    out_->push_back(std::move(d));
+  }
+
+ private:
+  std::vector<Diagnostic>* out_;
+};
+
+// Records where each `annotate("tsocheck...")` function's name is.
+class AnnotationFinder : public clang::ASTConsumer {
+ public:
+  AnnotationFinder(clang::SourceManager& sm, std::map<std::string, AnnotatedDecl>* out) : sm_(sm), out_(out) {}
+
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (clang::Decl* d : group) {
+      auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
+      if (!fd) continue;
+      for (const auto* a : fd->specific_attrs<clang::AnnotateAttr>()) {
+        llvm::StringRef text = a->getAnnotation();
+        if (!text.starts_with("tsocheck")) continue;
+        if (text.size() > 8 && !std::isspace(static_cast<unsigned char>(text[8]))) continue;  // "tsocheckfoo"
+        clang::PresumedLoc p = sm_.getPresumedLoc(sm_.getFileLoc(fd->getLocation()));
+        if (!p.isValid()) continue;
+        AnnotatedDecl ad;
+        ad.file = p.getFilename();
+        ad.line = p.getLine();
+        ad.column = p.getColumn();
+        auto& slot = (*out_)[fd->getName().str()];
+        if (fd->isThisDeclarationADefinition() || slot.line == 0) slot = ad;
+      }
+    }
+    return true;
+  }
+
+ private:
+  clang::SourceManager& sm_;
+  std::map<std::string, AnnotatedDecl>* out_;
+};
+
+// Clang's IR generation plus the annotation finder on the same AST.
+class Action : public clang::EmitLLVMOnlyAction {
+ public:
+  Action(llvm::LLVMContext* ctx, std::map<std::string, AnnotatedDecl>* decls)
+      : clang::EmitLLVMOnlyAction(ctx), decls_(decls) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                        llvm::StringRef file) override {
+    std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    consumers.push_back(clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
+    if (!consumers.back()) return nullptr;
+    consumers.push_back(std::make_unique<AnnotationFinder>(ci.getSourceManager(), decls_));
+    return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
+  }
+
+ private:
+  std::map<std::string, AnnotatedDecl>* decls_;
+};
+
+bool hasErrors(const std::vector<Diagnostic>& ds) {
+  for (const Diagnostic& d : ds)
+    if (d.severity == "error") return true;
+  return false;
+}
+
+FrontendResult run(const std::string& path, const std::string* contents, const FrontendOptions& opts) {
+  FrontendResult res;
+  res.module.model = opts.model;
+  res.module.loopBound = opts.loopBound;
+
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs = llvm::vfs::getRealFileSystem();
+  if (contents) {
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(fs);
+    auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    if (auto cwd = fs->getCurrentWorkingDirectory()) mem->setCurrentWorkingDirectory(*cwd);
+    mem->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(*contents, path));
+    overlay->pushOverlay(mem);
+    fs = overlay;
+  }
+
+  Collector collector(&res.diagnostics);
+  std::string resourceDir = opts.resourceDir.empty() ? std::string(TSOCHECK_CLANG_RESOURCE_DIR) : opts.resourceDir;
+  std::vector<std::string> args = {"clang"};
+  if (!resourceDir.empty()) {
+    args.push_back("-resource-dir");
+    args.push_back(resourceDir);
+  }
+  if (std::string(TSOCHECK_INCLUDE_DIR).size()) {
+    args.push_back("-I");
+    args.push_back(TSOCHECK_INCLUDE_DIR);
+  }
+  for (const std::string& a : opts.clangArgs) args.push_back(a);
+  // After the user's arguments, so that they cannot be overridden: the
+  // lowering relies on unoptimised IR (one access per C access), 64-bit
+  // pointers and debug locations.
+  for (const char* a : {"-target", "x86_64-unknown-linux-gnu", "-O0", "-g", "-Xclang", "-disable-O0-optnone",
+                        "-fno-discard-value-names", "-c", "-x", "c"})
+    args.push_back(a);
+  args.push_back(path);
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+
+  auto diagOpts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  auto diags = llvm::makeIntrusiveRefCnt<clang::DiagnosticsEngine>(
+      llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), diagOpts.get(), &collector, /*ShouldOwnClient=*/false);
+  clang::CreateInvocationOptions cio;
+  cio.Diags = diags;
+  cio.VFS = fs;
+  cio.RecoverOnError = false;
+  std::shared_ptr<clang::CompilerInvocation> inv = clang::createInvocation(argv, cio);
+  if (!inv || hasErrors(res.diagnostics)) {
+    if (!hasErrors(res.diagnostics)) {
+      Diagnostic d;
+      d.file = path;
+      d.severity = "error";
+      d.message = "could not create a compiler invocation for " + path;
+      res.diagnostics.push_back(d);
+    }
+    return res;
+  }
+  inv->getFrontendOpts().DisableFree = false;
+  inv->getDiagnosticOpts().ShowCarets = false;  // also silences "N warnings generated." on stderr
+
+  clang::CompilerInstance ci;
+  ci.setInvocation(std::move(inv));
+  ci.createDiagnostics(&collector, /*ShouldOwnClient=*/false);
+  ci.createFileManager(fs);
+
+  llvm::LLVMContext ctx;
+  std::map<std::string, AnnotatedDecl> decls;
+  Action action(&ctx, &decls);
+  bool ok = ci.ExecuteAction(action);
+  std::unique_ptr<llvm::Module> mod = action.takeModule();
+  if (!ok || !mod || hasErrors(res.diagnostics)) {
+    if (!hasErrors(res.diagnostics)) {
+      Diagnostic d;
+      d.file = path;
+      d.severity = "error";
+      d.message = "compilation failed";
+      res.diagnostics.push_back(d);
+    }
+    return res;
+  }
+  promoteLocals(*mod);
+  lowerModule(*mod, opts, decls, res);
+  return res;
+}
+
+}  // namespace
+
+void promoteLocals(llvm::Module& m) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::FunctionPassManager fpm;
+  fpm.addPass(llvm::PromotePass());  // mem2reg only: shared accesses stay in program order
+  llvm::ModulePassManager mpm;
+  mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+  mpm.run(m, mam);
+}
+
+FrontendResult lowerFile(const std::string& path, const FrontendOptions& opts) { return run(path, nullptr, opts); }
+
+FrontendResult lowerSource(const std::string& path, const std::string& contents, const FrontendOptions& opts) {
+  return run(path, &contents, opts);
+}
+
+std::string formatDiagnostic(const Diagnostic& d) {
+  std::string s;
+  if (!d.file.empty()) {
+    s += d.file;
+    if (d.line) s += ":" + std::to_string(d.line) + ":" + std::to_string(d.column);
+    s += ": ";
+  }
+  return s + d.severity + ": " + d.message;
+}
+
+}  // namespace tsocheck::frontend

@@ -1,0 +1,55 @@
+// Runs every check of a C file: compile flags, lowering per model, the
+// engine, and the options precedence (command line / settings > annotation >
+// defaults). Shared by the CLI and the language server.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/check.h"
+#include "frontend/frontend.h"
+
+namespace tsocheck {
+
+struct RunOptions {
+  std::optional<Model> model;             // overrides the annotation
+  std::optional<int> bufferBound;
+  std::optional<int> preemptionBound;
+  std::optional<uint32_t> loopBound;
+  std::optional<double> timeLimit;        // seconds per check
+  std::vector<std::string> extraClangArgs;
+  std::string compileCommandsDir;         // "" = search upward from the file
+  std::optional<std::string> contents;    // unsaved buffer contents
+  Limits limits;
+  bool keepGoing = false;                 // explore everything after the first violation
+};
+
+struct CheckReport {
+  std::string file;
+  std::string function;
+  uint32_t line = 0, column = 0;
+  Model model = Model::TSO;
+  std::optional<int> bufferBound;
+  std::optional<int> preemptionBound;
+  uint32_t loopBound = 8;
+  double lowerMs = 0;  // parse + lower time of the module this check ran on
+  CheckResult result;
+  // For status "error": where the problem is (unsupported construct, bad option).
+  std::optional<frontend::Diagnostic> errorAt;
+  std::shared_ptr<const Program> program;  // for names and source locations in traces
+};
+
+struct FileReport {
+  std::string file;
+  bool inputError = false;  // missing file, does not parse, no check function
+  std::string inputMessage;
+  std::vector<frontend::Diagnostic> diagnostics;  // compiler diagnostics
+  std::vector<CheckReport> checks;
+  std::string compileDatabase;  // compile_commands.json used, if any
+};
+
+FileReport runFile(const std::string& path, const RunOptions& opts);
+
+}  // namespace tsocheck

@@ -1,0 +1,125 @@
+#include "lsp/compile_db.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace tsocheck {
+
+std::vector<std::string> splitCommand(const std::string& cmd) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool have = false;
+  char quote = 0;
+  for (size_t i = 0; i < cmd.size(); ++i) {
+    char c = cmd[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < cmd.size()) cur += cmd[++i];
+      else cur += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      have = true;
+    } else if (c == '\\' && i + 1 < cmd.size()) {
+      cur += cmd[++i];
+      have = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (have) out.push_back(cur);
+      cur.clear();
+      have = false;
+    } else {
+      cur += c;
+      have = true;
+    }
+  }
+  if (have) out.push_back(cur);
+  return out;
+}
+
+namespace {
+
+std::string absoluteIn(const std::string& dir, const std::string& p) {
+  fs::path path(p);
+  if (path.is_relative()) path = fs::path(dir) / path;
+  return path.lexically_normal().string();
+}
+
+// Keeps the flags that change how the file parses; paths become absolute.
+std::vector<std::string> filterArgs(const std::vector<std::string>& argv, const std::string& dir) {
+  static const char* withValue[] = {"-I", "-D", "-U", "-include", "-isystem", "-iquote", "-idirafter", "-imacros"};
+  std::vector<std::string> out;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    bool matched = false;
+    for (const char* f : withValue) {
+      std::string flag = f;
+      if (a == flag && i + 1 < argv.size()) {
+        std::string v = argv[++i];
+        bool isPath = flag != "-D" && flag != "-U";
+        out.push_back(flag);
+        out.push_back(isPath ? absoluteIn(dir, v) : v);
+        matched = true;
+        break;
+      }
+      if (a.size() > flag.size() && a.compare(0, flag.size(), flag) == 0 && (flag == "-I" || flag == "-D" || flag == "-U")) {
+        std::string v = a.substr(flag.size());
+        out.push_back(flag == "-I" ? "-I" + absoluteIn(dir, v) : a);
+        matched = true;
+        break;
+      }
+    }
+    if (matched) continue;
+    if (a.rfind("-std=", 0) == 0 || a == "-pthread" || a.rfind("-fno-", 0) == 0 || a == "-funsigned-char" ||
+        a == "-fsigned-char")
+      out.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace
+
+CompileFlags compileFlagsFor(const std::string& file, const std::string& dir) {
+  CompileFlags flags;
+  std::error_code ec;
+  fs::path target = fs::weakly_canonical(fs::absolute(file, ec), ec);
+  std::vector<fs::path> candidates;
+  if (!dir.empty()) {
+    candidates.push_back(fs::path(dir) / "compile_commands.json");
+  } else {
+    for (fs::path d = target.parent_path(); !d.empty(); d = d.parent_path()) {
+      candidates.push_back(d / "compile_commands.json");
+      candidates.push_back(d / "build" / "compile_commands.json");
+      if (d == d.root_path()) break;
+    }
+  }
+  for (const fs::path& db : candidates) {
+    if (!fs::exists(db, ec)) continue;
+    std::ifstream in(db);
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_array()) continue;
+    for (const auto& entry : j) {
+      if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string()) continue;
+      std::string edir = entry.value("directory", std::string());
+      fs::path ef = fs::weakly_canonical(absoluteIn(edir, entry["file"].get<std::string>()), ec);
+      if (ef != target) continue;
+      std::vector<std::string> argv;
+      if (entry.contains("arguments") && entry["arguments"].is_array()) {
+        for (const auto& a : entry["arguments"])
+          if (a.is_string()) argv.push_back(a.get<std::string>());
+      } else if (entry.contains("command") && entry["command"].is_string()) {
+        argv = splitCommand(entry["command"].get<std::string>());
+      }
+      flags.database = db.string();
+      flags.args = filterArgs(argv, edir);
+      return flags;
+    }
+    // A database that does not list the file: keep looking upward like clangd
+    // does for other files, but remember none was used.
+  }
+  return flags;
+}
+
+}  // namespace tsocheck

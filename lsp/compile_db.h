@@ -1,0 +1,22 @@
+// Compile flags for a file, found like clangd does: the nearest
+// compile_commands.json in the file's directory or above.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tsocheck {
+
+struct CompileFlags {
+  std::string database;            // path of the compile_commands.json used ("" = none)
+  std::vector<std::string> args;   // flags that matter for parsing: -I -D -U -std -include ...
+};
+
+// Searches from `file`'s directory upward (or in `dir` when given).
+CompileFlags compileFlagsFor(const std::string& file, const std::string& dir = "");
+
+// Splits a shell-style command line (quotes and backslashes).
+std::vector<std::string> splitCommand(const std::string& cmd);
+
+}  // namespace tsocheck

@@ -1,0 +1,177 @@
+// The `tsocheck` command: `tsocheck check FILE.c...` (this file). The
+// language server (`tsocheck lsp`) will be a sibling subcommand.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "lsp/check_options.h"
+#include "lsp/check_runner.h"
+#include "lsp/reports.h"
+
+#ifndef TSOCHECK_VERSION
+#define TSOCHECK_VERSION "0.0.0"
+#endif
+
+using namespace tsocheck;
+
+namespace {
+
+const char* kUsage =
+    "usage: tsocheck check FILE.c... [options] [-- CLANG_ARGS...]\n"
+    "\n"
+    "Checks every function marked __attribute__((annotate(\"tsocheck\"))) (or TSOCHECK\n"
+    "from <tsocheck.h>) under a memory model, exploring every interleaving and\n"
+    "store-buffer reordering the model allows.\n"
+    "\n"
+    "options:\n"
+    "  --model sc|tso|pso        memory model (default: tso, or the annotation's model=)\n"
+    "  --buffer-bound K          at most K pending stores per thread (0 = SC)\n"
+    "  --preemption-bound P      not implemented yet\n"
+    "  --loop-bound N            iterations of loops that wait on other threads (default 8)\n"
+    "  --step-limit N            instructions per thread per execution (default 200000)\n"
+    "  --time-limit SECONDS      per check\n"
+    "  --keep-going              explore every execution after the first violation\n"
+    "                            (counts all executions; reports the first violation)\n"
+    "  --json                    print one JSON object instead of text\n"
+    "  --sarif OUT.sarif         also write SARIF 2.1.0\n"
+    "  --compile-commands-dir D  use D/compile_commands.json (default: search upward)\n"
+    "\n"
+    "exit status: 0 no violation, 1 a violation, 2 usage or input error\n";
+
+int usage(const std::string& msg) {
+  std::fprintf(stderr, "tsocheck: %s\n\n%s", msg.c_str(), kUsage);
+  return 2;
+}
+
+bool parseUInt(const std::string& s, long* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  long v = std::strtol(s.c_str(), &end, 10);
+  if (*end != 0 || v < 0) return false;
+  *out = v;
+  return true;
+}
+
+int runCheck(int argc, char** argv) {
+  std::vector<std::string> files;
+  RunOptions opts;
+  bool json = false;
+  std::string sarifPath;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string* out) {
+      auto eq = a.find('=');
+      if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+        *out = a.substr(eq + 1);
+        a = a.substr(0, eq);
+        return true;
+      }
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    std::string key = a.substr(0, a.find('='));
+    std::string v;
+    long n = 0;
+    if (a == "--") {
+      for (++i; i < argc; ++i) opts.extraClangArgs.push_back(argv[i]);
+      break;
+    } else if (key == "--json") {
+      json = true;
+    } else if (key == "--keep-going") {
+      opts.keepGoing = true;
+    } else if (key == "--model") {
+      if (!value(&v)) return usage("--model needs a value");
+      auto m = parseModel(v);
+      if (!m) return usage("--model must be sc, tso or pso");
+      opts.model = *m;
+    } else if (key == "--buffer-bound" || key == "--preemption-bound" || key == "--loop-bound" ||
+               key == "--step-limit") {
+      if (!value(&v) || !parseUInt(v, &n)) return usage(key + " needs a non-negative integer");
+      if (key == "--buffer-bound") opts.bufferBound = int(n);
+      else if (key == "--preemption-bound") opts.preemptionBound = int(n);
+      else if (key == "--loop-bound") opts.loopBound = uint32_t(n);
+      else opts.limits.maxSteps = uint64_t(n);
+    } else if (key == "--time-limit") {
+      if (!value(&v)) return usage("--time-limit needs a value");
+      char* end = nullptr;
+      double d = std::strtod(v.c_str(), &end);
+      if (*end != 0 || d <= 0) return usage("--time-limit needs a positive number of seconds");
+      opts.timeLimit = d;
+    } else if (key == "--sarif") {
+      if (!value(&sarifPath)) return usage("--sarif needs a file name");
+    } else if (key == "--compile-commands-dir") {
+      if (!value(&opts.compileCommandsDir)) return usage("--compile-commands-dir needs a directory");
+    } else if (a == "-h" || a == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (a.rfind("-", 0) == 0) {
+      return usage("unknown option " + a);
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.empty()) return usage("no input file");
+  if (opts.preemptionBound)
+    return usage("--preemption-bound is not implemented yet; run without it");
+
+  std::vector<FileReport> reports;
+  bool violation = false, inputError = false;
+  for (const std::string& f : files) {
+    FileReport r = runFile(f, opts);
+    if (r.inputError) inputError = true;
+    for (const CheckReport& c : r.checks) {
+      if (c.result.status == Status::Violation) violation = true;
+      if (c.result.status == Status::Error) inputError = true;
+    }
+    if (!json) {
+      std::string text = textReport(r);
+      (r.inputError ? std::cerr : std::cout) << text << std::flush;
+    }
+    reports.push_back(std::move(r));
+  }
+  if (json) {
+    nlohmann::json out = resultsJson(reports);
+    struct rusage ru {};
+    getrusage(RUSAGE_SELF, &ru);
+    out["stats"] = {{"peak_rss_kb", ru.ru_maxrss}};
+    std::cout << out.dump(2) << std::endl;
+  }
+  if (!sarifPath.empty()) {
+    std::ofstream out(sarifPath);
+    if (!out) {
+      std::fprintf(stderr, "tsocheck: cannot write %s\n", sarifPath.c_str());
+      return 2;
+    }
+    out << sarifLog(reports, TSOCHECK_VERSION).dump(2) << "\n";
+  }
+  if (violation) return 1;
+  return inputError ? 2 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Closed standard descriptors would be reused by the next open(); keep 0-2 taken.
+  for (int fd = 0; fd <= 2; ++fd)
+    if (fcntl(fd, F_GETFD) == -1) open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+  if (argc < 2) return usage("missing command");
+  std::string cmd = argv[1];
+  if (cmd == "check") return runCheck(argc - 2, argv + 2);
+  if (cmd == "--version" || cmd == "version") {
+    std::printf("tsocheck %s\n", TSOCHECK_VERSION);
+    return 0;
+  }
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  return usage("unknown command `" + cmd + "`");
+}

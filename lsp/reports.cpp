@@ -1,0 +1,286 @@
+#include "lsp/reports.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace tsocheck {
+
+using nlohmann::json;
+
+const char* stepEventName(StepKind k) {
+  switch (k) {
+    case StepKind::ThreadStart: return "start";
+    case StepKind::Store: return "store";
+    case StepKind::Flush: return "flush";
+    case StepKind::LoadMem: return "load-memory";
+    case StepKind::LoadBuf: return "load-buffer";
+    case StepKind::Rmw: return "rmw";
+    case StepKind::Fence: return "fence";
+    case StepKind::Spawn: return "spawn";
+    case StepKind::Join: return "join";
+    case StepKind::Lock: return "lock";
+    case StepKind::Unlock: return "unlock";
+    case StepKind::TryLock: return "trylock";
+    case StepKind::Free: return "free";
+    case StepKind::Exit: return "exit";
+    case StepKind::Error: return "error";
+    case StepKind::Blocked: return "blocked";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string fileOf(const Program& prog, const SourceLoc& l) {
+  return l.file < prog.files.size() ? prog.files[l.file] : std::string();
+}
+
+json optInt(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
+
+// Source lines, read once per file.
+class SourceCache {
+ public:
+  std::string line(const std::string& file, uint32_t n) {
+    auto it = files_.find(file);
+    if (it == files_.end()) {
+      std::vector<std::string> lines;
+      std::ifstream in(file);
+      for (std::string s; std::getline(in, s);) lines.push_back(s);
+      it = files_.emplace(file, std::move(lines)).first;
+    }
+    if (n == 0 || n > it->second.size()) return "";
+    std::string s = it->second[n - 1];
+    size_t b = s.find_first_not_of(" \t");
+    return b == std::string::npos ? "" : s.substr(b);
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>> files_;
+};
+
+}  // namespace
+
+json traceStepJson(const Program& prog, const TraceStep& s) {
+  json buffers = json::array();
+  for (const auto& b : s.buffers) {
+    json entries = json::array();
+    for (const BufferEntry& e : b) entries.push_back({{"address", e.name}, {"value", e.value}});
+    buffers.push_back(entries);
+  }
+  return json{{"step", s.step},
+              {"thread", s.thread},
+              {"event", stepEventName(s.kind)},
+              {"address", s.hasAddr ? json(s.addrName) : json(nullptr)},
+              {"value", s.hasValue ? json(s.value) : json(nullptr)},
+              {"file", fileOf(prog, s.loc)},
+              {"line", s.loc.line},
+              {"column", s.loc.column},
+              {"note", s.note},
+              {"buffers", buffers}};
+}
+
+std::string boundsSentence(const CheckReport& r) {
+  std::string s = std::string("model ") + modelName(r.model);
+  s += r.bufferBound ? ", store buffers of at most " + std::to_string(*r.bufferBound) + " entries"
+                     : (r.model == Model::SC ? "" : ", unbounded store buffers");
+  return s;
+}
+
+json checkJson(const CheckReport& r) {
+  json v = nullptr;
+  if (r.result.violation && r.program) {
+    const Violation& vi = *r.result.violation;
+    json trace = json::array();
+    for (const TraceStep& s : vi.trace) trace.push_back(traceStepJson(*r.program, s));
+    v = json{{"kind", errorKindName(vi.kind)},
+             {"message", vi.message},
+             {"file", fileOf(*r.program, vi.loc)},
+             {"line", vi.loc.line},
+             {"column", vi.loc.column},
+             {"thread", vi.thread},
+             {"trace", trace}};
+  }
+  json j{{"file", r.file},
+         {"function", r.function},
+         {"line", r.line},
+         {"column", r.column},
+         {"model", modelName(r.model)},
+         {"buffer_bound", optInt(r.bufferBound)},
+         {"preemption_bound", optInt(r.preemptionBound)},
+         {"loop_bound", r.loopBound},
+         {"status", statusName(r.result.status)},
+         {"executions", r.result.executions},
+         {"blocked", r.result.blocked},
+         {"cut", r.result.cut},
+         {"elapsed_ms", r.result.elapsedMs},
+         {"lower_ms", r.lowerMs},
+         {"events", r.result.events},
+         {"message", r.result.message},
+         {"limits", r.result.limitsHit},
+         {"violation", v},
+         {"fences", json::array()}};
+  if (r.errorAt)
+    j["error"] = {{"file", r.errorAt->file}, {"line", r.errorAt->line}, {"column", r.errorAt->column},
+                  {"message", r.errorAt->message}};
+  return j;
+}
+
+json resultsJson(const std::vector<FileReport>& files) {
+  json results = json::array(), errors = json::array();
+  for (const FileReport& f : files) {
+    for (const CheckReport& c : f.checks) results.push_back(checkJson(c));
+    if (f.inputError) {
+      json diags = json::array();
+      for (const auto& d : f.diagnostics)
+        diags.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity},
+                         {"message", d.message}});
+      errors.push_back({{"file", f.file}, {"message", f.inputMessage}, {"diagnostics", diags}});
+    }
+  }
+  return json{{"version", 1}, {"results", results}, {"errors", errors}};
+}
+
+json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersion) {
+  static const std::map<ErrorKind, std::pair<const char*, const char*>> rules = {
+      {ErrorKind::Assertion, {"assertion", "An assertion can fail under the memory model"}},
+      {ErrorKind::Deadlock, {"deadlock", "Every live thread can end up blocked"}},
+      {ErrorKind::Memory, {"memory-error", "An invalid memory access can happen"}},
+      {ErrorKind::Arithmetic, {"arithmetic", "An arithmetic error (division by zero) can happen"}},
+  };
+  json ruleList = json::array();
+  for (const auto& [k, r] : rules)
+    ruleList.push_back({{"id", r.first}, {"shortDescription", {{"text", r.second}}}});
+  auto uri = [](const std::string& f) {
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::relative(f, std::filesystem::current_path(), ec);
+    std::string s = (ec || p.empty() || p.string().rfind("..", 0) == 0) ? f : p.string();
+    return s;
+  };
+  json results = json::array();
+  for (const FileReport& f : files)
+    for (const CheckReport& c : f.checks) {
+      if (!c.result.violation || !c.program) continue;
+      const Violation& v = *c.result.violation;
+      const Program& prog = *c.program;
+      std::string ruleId = rules.count(v.kind) ? rules.at(v.kind).first : "error";
+      auto location = [&](const SourceLoc& l, const std::string& text) {
+        json loc{{"physicalLocation",
+                  {{"artifactLocation", {{"uri", uri(fileOf(prog, l))}}},
+                   {"region", {{"startLine", std::max<uint32_t>(l.line, 1)},
+                               {"startColumn", std::max<uint32_t>(l.column, 1)}}}}}};
+        if (!text.empty()) loc["message"] = {{"text", text}};
+        return loc;
+      };
+      // One threadFlow per thread; executionOrder orders steps across threads.
+      std::map<uint32_t, json> perThread;
+      for (const TraceStep& s : v.trace) {
+        std::ostringstream text;
+        text << "T" << s.thread << " " << stepEventName(s.kind);
+        if (s.hasAddr) text << " " << s.addrName;
+        if (s.hasValue) text << " " << s.value;
+        if (!s.note.empty()) text << " (" << s.note << ")";
+        json state = json::object();
+        for (size_t t = 0; t < s.buffers.size(); ++t) {
+          std::string b;
+          for (const BufferEntry& e : s.buffers[t]) b += (b.empty() ? "" : ", ") + e.name + "=" + std::to_string(e.value);
+          if (!b.empty()) state["buffer T" + std::to_string(t)] = {{"text", "[" + b + "]"}};
+        }
+        json loc{{"location", location(s.loc, text.str())}, {"executionOrder", s.step}};
+        if (!state.empty()) loc["state"] = state;
+        perThread[s.thread].push_back(loc);
+      }
+      json threadFlows = json::array();
+      for (auto& [t, locs] : perThread)
+        threadFlows.push_back({{"id", "T" + std::to_string(t)}, {"message", {{"text", "thread T" + std::to_string(t)}}},
+                               {"locations", locs}});
+      std::string msg = v.message + " (" + c.function + ", " + boundsSentence(c) + ")";
+      results.push_back({{"ruleId", ruleId},
+                         {"level", "error"},
+                         {"message", {{"text", msg}}},
+                         {"locations", json::array({location(v.loc, "")})},
+                         {"codeFlows", json::array({{{"threadFlows", threadFlows}}})},
+                         {"partialFingerprints",
+                          {{"tsocheck/v1", c.function + ":" + ruleId + ":" + modelName(c.model) + ":" +
+                                               std::to_string(v.loc.line)}}},
+                         {"fixes", json::array()}});
+    }
+  return json{{"version", "2.1.0"},
+              {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"runs", json::array({{{"tool", {{"driver", {{"name", "tsocheck"},
+                                                           {"version", toolVersion},
+                                                           {"informationUri", "https://example.invalid/tsocheck"},
+                                                           {"rules", ruleList}}}}},
+                                     {"results", results}}})}};
+}
+
+std::string textReport(const FileReport& f) {
+  std::ostringstream os;
+  if (f.inputError) {
+    for (const auto& d : f.diagnostics) os << frontend::formatDiagnostic(d) << "\n";
+    os << "error: " << f.inputMessage << "\n";
+    return os.str();
+  }
+  SourceCache src;
+  for (const CheckReport& c : f.checks) {
+    const CheckResult& r = c.result;
+    os << c.file << ":" << c.line << ": " << c.function << ": ";
+    char ms[32];
+    snprintf(ms, sizeof ms, "%.1f ms", r.elapsedMs);
+    switch (r.status) {
+      case Status::Verified: os << "verified"; break;
+      case Status::Violation: os << "VIOLATION"; break;
+      case Status::Bounded: os << "bounded"; break;
+      case Status::Timeout: os << "timeout"; break;
+      case Status::Error: os << "error"; break;
+    }
+    os << " under " << modelName(c.model);
+    if (c.bufferBound) os << " (buffer bound " << *c.bufferBound << ")";
+    if (r.status != Status::Error)
+      os << " — " << r.executions << " execution" << (r.executions == 1 ? "" : "s")
+         << (r.blocked ? ", " + std::to_string(r.blocked) + " blocked" : "")
+         << (r.cut ? ", " + std::to_string(r.cut) + " cut" : "") << ", " << ms;
+    os << "\n";
+    if (r.status == Status::Error) {
+      if (c.errorAt) os << "  " << frontend::formatDiagnostic(*c.errorAt) << "\n";
+      else os << "  " << r.message << "\n";
+      continue;
+    }
+    if (r.status != Status::Violation) {
+      os << "  " << r.message << "\n";
+      for (const std::string& l : r.limitsHit) os << "  limit: " << l << "\n";
+      continue;
+    }
+    const Violation& v = *r.violation;
+    const Program& prog = *c.program;
+    os << "  " << errorKindName(v.kind) << ": " << v.message << " at " << prog.locString(v.loc) << "\n";
+    os << "  interleaving:\n";
+    for (const TraceStep& s : v.trace) {
+      std::ostringstream step;
+      step << "  " << (s.step < 10 ? " " : "") << s.step << ". T" << s.thread << " " << stepEventName(s.kind);
+      if (s.hasAddr) step << " " << s.addrName;
+      if (s.hasValue) step << (s.kind == StepKind::LoadMem || s.kind == StepKind::LoadBuf ? " -> " : " = ") << s.value;
+      std::string head = step.str();
+      if (head.size() < 34) head.resize(34, ' ');
+      os << head << " " << fileOf(prog, s.loc).substr(fileOf(prog, s.loc).find_last_of('/') + 1) << ":" << s.loc.line
+         << ":" << s.loc.column;
+      std::string line = src.line(fileOf(prog, s.loc), s.loc.line);
+      if (!line.empty()) os << "  | " << line;
+      if (!s.note.empty()) os << "   [" << s.note << "]";
+      bool any = false;
+      for (size_t t = 0; t < s.buffers.size(); ++t) {
+        if (s.buffers[t].empty()) continue;
+        os << (any ? " " : "   buffers:") << " T" << t << "[";
+        for (size_t i = 0; i < s.buffers[t].size(); ++i)
+          os << (i ? ", " : "") << s.buffers[t][i].name << "=" << s.buffers[t][i].value;
+        os << "]";
+        any = true;
+      }
+      os << "\n";
+    }
+  }
+  return os.str();
+}
+
+}  // namespace tsocheck

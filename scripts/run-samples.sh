@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Sets everything up, then runs the main job: `tsocheck check` on every
+# bundled sample under the default model (TSO). Extra arguments go to
+# tsocheck (e.g. --model pso, --json). Buggy samples report violations; the
+# script fails only if tsocheck itself reports a usage or input error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+status=0
+build/lsp/tsocheck check samples/*.c samples/litmus/*.c "$@" || status=$?
+if [ "$status" -eq 2 ]; then
+  echo "run-samples: tsocheck reported an input error" >&2
+  exit 2
+fi
+echo "run-samples: done (violations above are the buggy samples' bugs)"

@@ -1,0 +1,277 @@
+// End-to-end tests of the `tsocheck check` command: the real binary on the
+// bundled samples under SC, TSO and PSO, exit codes, JSON and SARIF output,
+// compile_commands.json, and unsupported constructs.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Run {
+  int exitCode = -1;
+  std::string out;
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+Run tsocheck(const std::string& args) {
+  std::string cmd = quote(TSOCHECK_BIN) + " " + args + " 2>&1";
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.exitCode = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+json checkJson(const std::string& args) {
+  Run r = tsocheck("check --json " + args);
+  // --json prints exactly one JSON object on stdout (diagnostics go to stderr,
+  // which this helper merges: take the object).
+  auto start = r.out.find("{\n");
+  REQUIRE(start != std::string::npos);
+  json j = json::parse(r.out.substr(start));
+  j["_exit"] = r.exitCode;
+  return j;
+}
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// "expect: SC=verified TSO=violation PSO=violation" and
+// "expect-executions: SC=3 TSO=4 PSO=4" from a sample's header comment.
+std::map<std::string, std::string> expectations(const std::string& text, const std::string& key) {
+  std::map<std::string, std::string> out;
+  std::smatch m;
+  std::regex line(key + ":([^\\n]*)");
+  if (!std::regex_search(text, m, line)) return out;
+  std::string rest = m[1];
+  std::regex kv("(SC|TSO|PSO)=([a-z0-9]+)");
+  for (auto it = std::sregex_iterator(rest.begin(), rest.end(), kv); it != std::sregex_iterator(); ++it)
+    out[(*it)[1]] = (*it)[2];
+  return out;
+}
+
+std::vector<fs::path> samples() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(TSOCHECK_SAMPLES_DIR))
+    if (e.path().extension() == ".c") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string inputs(const std::string& name) { return std::string(TSOCHECK_CLI_INPUTS) + "/" + name; }
+
+}  // namespace
+
+TEST_CASE("every sample gives its stated verdict under SC, TSO and PSO", "[cli]") {
+  auto files = samples();
+  REQUIRE(files.size() >= 20);
+  for (const fs::path& f : files) {
+    std::string text = readFile(f);
+    auto expect = expectations(text, "expect");
+    auto counts = expectations(text, "expect-executions");
+    INFO(f.string());
+    REQUIRE(expect.size() == 3);
+    for (const auto& [model, verdict] : expect) {
+      INFO("model " << model);
+      std::string lower = model == "SC" ? "sc" : model == "TSO" ? "tso" : "pso";
+      json j = checkJson(quote(f.string()) + " --keep-going --model " + lower);
+      REQUIRE(j["results"].size() >= 1);
+      for (const json& r : j["results"]) {
+        CHECK(r["status"] == verdict);
+        CHECK(r["model"] == model);
+        if (counts.count(model)) CHECK(r["executions"] == std::stoull(counts[model]));
+        if (verdict == "violation") {
+          REQUIRE(r["violation"].is_object());
+          CHECK(r["violation"]["trace"].size() > 0);
+        }
+      }
+      CHECK(j["_exit"] == (verdict == "violation" ? 1 : 0));
+    }
+  }
+}
+
+TEST_CASE("the JSON result has the documented shape", "[cli]") {
+  json j = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c"));
+  REQUIRE(j["version"] == 1);
+  REQUIRE(j["results"].size() == 1);
+  const json& r = j["results"][0];
+  for (const char* k : {"file", "function", "line", "model", "buffer_bound", "preemption_bound", "status",
+                        "executions", "blocked", "elapsed_ms", "message", "violation", "fences"})
+    CHECK(r.contains(k));
+  CHECK(r["function"] == "store_buffering");
+  CHECK(r["line"] == 27);
+  CHECK(r["buffer_bound"].is_null());
+  CHECK(r["fences"].is_array());
+  const json& v = r["violation"];
+  CHECK(v["kind"] == "assertion");
+  CHECK(v["line"] == 33);
+  bool stale = false;
+  for (const json& s : v["trace"]) {
+    for (const char* k : {"step", "thread", "event", "address", "value", "file", "line", "column", "buffers"})
+      CHECK(s.contains(k));
+    // A load served by memory while the other thread's store is still buffered.
+    if (s["event"] == "load-memory" && s["value"] == 0) {
+      for (const json& b : s["buffers"])
+        if (!b.empty()) stale = true;
+    }
+  }
+  CHECK(stale);
+}
+
+TEST_CASE("command-line flags override the annotation's options", "[cli]") {
+  json j = checkJson(quote(inputs("annotated_pso.c")));
+  CHECK(j["results"][0]["model"] == "PSO");
+  CHECK(j["results"][0]["status"] == "violation");
+  json k = checkJson(quote(inputs("annotated_pso.c")) + " --model tso");
+  CHECK(k["results"][0]["model"] == "TSO");
+  CHECK(k["results"][0]["status"] == "verified");
+  json b = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c") + " --buffer-bound 0");
+  CHECK(b["results"][0]["buffer_bound"] == 0);
+  CHECK(b["results"][0]["status"] == "bounded");
+}
+
+TEST_CASE("exit status and messages for bad input", "[cli]") {
+  SECTION("missing file") {
+    Run r = tsocheck("check /nonexistent/file.c");
+    CHECK(r.exitCode == 2);
+    CHECK(r.out.find("no such file") != std::string::npos);
+  }
+  SECTION("syntax error shows the compiler's diagnostic") {
+    Run r = tsocheck("check " + quote(inputs("syntax_error.c")));
+    CHECK(r.exitCode == 2);
+    CHECK(r.out.find("syntax_error.c:6") != std::string::npos);
+    CHECK(r.out.find("error") != std::string::npos);
+  }
+  SECTION("no annotated function") {
+    Run r = tsocheck("check " + quote(inputs("no_check.c")));
+    CHECK(r.exitCode == 2);
+    CHECK(r.out.find("no check function") != std::string::npos);
+  }
+  SECTION("usage errors") {
+    CHECK(tsocheck("check").exitCode == 2);
+    CHECK(tsocheck("check x.c --model arm").exitCode == 2);
+    CHECK(tsocheck("check x.c --buffer-bound -1").exitCode == 2);
+    CHECK(tsocheck("frobnicate").exitCode == 2);
+  }
+}
+
+TEST_CASE("unsupported constructs give an error result at their line", "[cli]") {
+  for (const char* name : {"unsupported_float.c", "unsupported_extern.c", "unsupported_asm.c", "unsupported_setjmp.c"}) {
+    INFO(name);
+    std::string text = readFile(inputs(name));
+    std::smatch m;
+    REQUIRE(std::regex_search(text, m, std::regex("expect-error-line: ([0-9]+)")));
+    json j = checkJson(quote(inputs(name)));
+    CHECK(j["_exit"] == 2);
+    REQUIRE(j["results"].size() == 1);
+    const json& r = j["results"][0];
+    CHECK(r["status"] == "error");
+    REQUIRE(r.contains("error"));
+    CHECK(r["error"]["line"] == std::stoi(m[1]));
+    CHECK_FALSE(r["error"]["message"].get<std::string>().empty());
+  }
+}
+
+TEST_CASE("compile flags come from compile_commands.json found upward", "[cli]") {
+  fs::path dir = fs::temp_directory_path() / ("tsocheck-cdb-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "src");
+  fs::copy_file(inputs("needs_define.c"), dir / "src" / "needs_define.c", fs::copy_options::overwrite_existing);
+  std::string file = (dir / "src" / "needs_define.c").string();
+  // Without a database the file does not compile.
+  CHECK(tsocheck("check " + quote(file)).exitCode == 2);
+  {
+    std::ofstream db(dir / "compile_commands.json");
+    db << json::array({{{"directory", (dir / "src").string()},
+                        {"file", "needs_define.c"},
+                        {"command", "cc -DSHARED_TYPE=int -O2 -c needs_define.c -o needs_define.o"}}})
+              .dump();
+  }
+  json j = checkJson(quote(file));
+  CHECK(j["_exit"] == 0);
+  CHECK(j["results"][0]["status"] == "verified");
+  // Extra arguments after `--` reach the compiler too.
+  fs::remove(dir / "compile_commands.json");
+  json k = checkJson(quote(file) + " -- -DSHARED_TYPE=long");
+  CHECK(k["results"][0]["status"] == "verified");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("SARIF output carries the interleaving as a code flow", "[cli]") {
+  fs::path out = fs::temp_directory_path() / ("tsocheck-" + std::to_string(::getpid()) + ".sarif");
+  Run r = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c") + " --sarif " +
+                   quote(out.string()));
+  CHECK(r.exitCode == 1);
+  json s = json::parse(readFile(out));
+  fs::remove(out);
+  CHECK(s["version"] == "2.1.0");
+  const json& run = s["runs"][0];
+  CHECK(run["tool"]["driver"]["name"] == "tsocheck");
+  REQUIRE(run["results"].size() == 1);
+  const json& res = run["results"][0];
+  CHECK(res["ruleId"] == "assertion");
+  CHECK(res["locations"][0]["physicalLocation"]["region"]["startLine"] == 33);
+  CHECK(res.contains("partialFingerprints"));
+  const json& flows = res["codeFlows"][0]["threadFlows"];
+  CHECK(flows.size() == 3);  // main and the two test threads
+  std::vector<int> order;
+  for (const json& tf : flows)
+    for (const json& loc : tf["locations"]) order.push_back(loc["executionOrder"]);
+  std::sort(order.begin(), order.end());
+  for (size_t i = 0; i < order.size(); ++i) CHECK(order[i] == int(i + 1));
+}
+
+TEST_CASE("human output shows the verdict and the source line of each step", "[cli]") {
+  Run r = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c"));
+  CHECK(r.exitCode == 1);
+  CHECK(r.out.find("store_buffering: VIOLATION under TSO") != std::string::npos);
+  CHECK(r.out.find("| assert(!(r1 == 0 && r2 == 0));") != std::string::npos);
+  CHECK(r.out.find("enters T1's store buffer") != std::string::npos);
+  Run ok = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb_fenced.c"));
+  CHECK(ok.exitCode == 0);
+  CHECK(ok.out.find("verified under TSO") != std::string::npos);
+}
+
+TEST_CASE("a loop that waits on another thread with side effects is bounded, naming the loop", "[cli]") {
+  json j = checkJson(quote(inputs("loop_bound.c")));
+  CHECK(j["_exit"] == 0);
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "bounded");
+  CHECK(r["loop_bound"] == 3);  // from the annotation
+  CHECK(r["cut"].get<int>() > 0);
+  REQUIRE(r["limits"].size() >= 1);
+  std::string what = r["limits"][0];
+  CHECK(what.find("loop at") != std::string::npos);
+  CHECK(what.find("loop_bound.c:18") != std::string::npos);
+  CHECK(what.find("cut after 3 iterations") != std::string::npos);
+  // The command line overrides the annotation.
+  json k = checkJson(quote(inputs("loop_bound.c")) + " --loop-bound 5");
+  CHECK(k["results"][0]["loop_bound"] == 5);
+  CHECK(k["results"][0]["limits"][0].get<std::string>().find("cut after 5 iterations") != std::string::npos);
+}

@@ -1,0 +1,2 @@
+int x;
+void plain(void) { x = 1; }

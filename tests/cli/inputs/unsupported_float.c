@@ -1,0 +1,16 @@
+// expect-error-line: 8
+#include <pthread.h>
+#include <tsocheck.h>
+
+double ratio;
+
+static void *worker(void *arg) {
+  ratio = ratio * 1.5;
+  return NULL;
+}
+
+TSOCHECK void uses_float(void) {
+  pthread_t t;
+  pthread_create(&t, NULL, worker, NULL);
+  pthread_join(t, NULL);
+}

@@ -1,0 +1,286 @@
+// Explorer behaviour beyond the litmus counts: locks, deadlocks, memory
+// errors, limits, blocked executions and what each status promises.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "engine/builder.h"
+#include "engine/check.h"
+
+using namespace tsocheck;
+
+namespace {
+
+CheckResult run(const Program& p, Model m = Model::TSO, int bound = -1, bool stop = true) {
+  CheckOptions o;
+  o.model = m;
+  o.bufferBound = bound;
+  o.stopAtFirstError = stop;
+  return check(p, o);
+}
+
+// N threads each increment a counter `iters` times under a mutex (or not).
+Program counter(int threads, int iters, bool locked) {
+  ProgramBuilder pb("counter.c");
+  auto cnt = pb.global("counter");
+  auto mtx = pb.global("m");
+  auto& m = pb.function("main");
+  auto& w = pb.function("worker", 1);
+  for (int i = 0; i < iters; ++i) {
+    Reg mr = w.at(5).globalAddr(mtx);
+    if (locked) w.lock(mr);
+    Reg v = w.at(6).loadGlobal(cnt);
+    w.at(6).storeGlobalReg(cnt, w.binImm(BinOp::Add, v, 1));
+    if (locked) w.at(7).unlock(mr);
+  }
+  w.ret();
+  std::vector<Reg> hs;
+  for (int i = 0; i < threads; ++i) hs.push_back(m.at(10).spawn(w.index()));
+  for (Reg h : hs) m.at(11).joinDiscard(h);
+  Reg v = m.at(12).loadGlobal(cnt);
+  m.at(13).assertTrue(m.cmpImm(CmpOp::Eq, v, Value(threads * iters)), "counter == total");
+  m.ret();
+  pb.setEntry(m.index());
+  return pb.build();
+}
+
+}  // namespace
+
+TEST_CASE("a lost update is found without the mutex and ruled out with it", "[explorer]") {
+  for (Model md : {Model::SC, Model::TSO, Model::PSO}) {
+    CAPTURE(modelName(md));
+    CheckResult bad = run(counter(2, 1, false), md);
+    REQUIRE(bad.status == Status::Violation);
+    REQUIRE(bad.violation->kind == ErrorKind::Assertion);
+    REQUIRE(bad.violation->loc.line == 13);
+
+    CheckResult good = run(counter(2, 2, true), md, -1, false);
+    REQUIRE(good.status == Status::Verified);
+    // Two threads, two critical sections each: the lock order is all that varies.
+    REQUIRE(good.executions == 6);
+  }
+}
+
+TEST_CASE("lock-order inversion is reported as a deadlock with both threads", "[explorer]") {
+  ProgramBuilder pb("dl.c");
+  auto a = pb.global("a"), b = pb.global("b");
+  auto& m = pb.function("main");
+  auto& t1 = pb.function("t1", 1);
+  auto& t2 = pb.function("t2", 1);
+  t1.at(3).lock(t1.globalAddr(a));
+  t1.at(4).lock(t1.globalAddr(b));
+  t1.at(5).unlock(t1.globalAddr(b));
+  t1.unlock(t1.globalAddr(a));
+  t1.ret();
+  t2.at(8).lock(t2.globalAddr(b));
+  t2.at(9).lock(t2.globalAddr(a));
+  t2.at(10).unlock(t2.globalAddr(a));
+  t2.unlock(t2.globalAddr(b));
+  t2.ret();
+  Reg h1 = m.at(12).spawn(t1.index());
+  Reg h2 = m.spawn(t2.index());
+  m.joinDiscard(h1);
+  m.joinDiscard(h2);
+  m.ret();
+  pb.setEntry(m.index());
+  Program p = pb.build();
+  CheckResult r = run(p);
+  REQUIRE(r.status == Status::Violation);
+  REQUIRE(r.violation->kind == ErrorKind::Deadlock);
+  REQUIRE(r.violation->message.find("T1 waits for mutex") != std::string::npos);
+  REQUIRE(r.violation->message.find("T2 waits for mutex") != std::string::npos);
+  int blockedSteps = 0;
+  for (const TraceStep& s : r.violation->trace) blockedSteps += s.kind == StepKind::Blocked;
+  REQUIRE(blockedSteps >= 2);
+}
+
+TEST_CASE("memory errors: null, out of bounds, double free, use after free", "[explorer]") {
+  SECTION("null dereference") {
+    ProgramBuilder pb("null.c");
+    auto& m = pb.function("main");
+    m.at(4, 7).load(m.constant(0));
+    m.ret();
+    CheckResult r = run(pb.build());
+    REQUIRE(r.status == Status::Violation);
+    REQUIRE(r.violation->kind == ErrorKind::Memory);
+    REQUIRE(r.violation->message.find("null") != std::string::npos);
+    REQUIRE(r.violation->loc.line == 4);
+    REQUIRE(r.violation->loc.column == 7);
+  }
+  SECTION("heap overrun") {
+    ProgramBuilder pb("oob.c");
+    auto& m = pb.function("main");
+    Reg p = m.malloc(m.constant(8));
+    m.at(5).store(m.binImm(BinOp::Add, p, 8), m.constant(1), 4);
+    m.ret();
+    CheckResult r = run(pb.build());
+    REQUIRE(r.status == Status::Violation);
+    REQUIRE(r.violation->message.find("out-of-bounds") != std::string::npos);
+  }
+  SECTION("global overrun") {
+    ProgramBuilder pb("oobg.c");
+    auto arr = pb.global("arr", 8, 0, 4);
+    auto& m = pb.function("main");
+    m.at(6).storeGlobal(arr, 1, 4, 8);
+    m.ret();
+    CheckResult r = run(pb.build());
+    REQUIRE(r.status == Status::Violation);
+    REQUIRE(r.violation->message.find("`arr`") != std::string::npos);
+  }
+  SECTION("double free") {
+    ProgramBuilder pb("df.c");
+    auto& m = pb.function("main");
+    Reg p = m.malloc(m.constant(8));
+    m.at(3).free(p);
+    m.at(4).free(p);
+    m.ret();
+    CheckResult r = run(pb.build());
+    REQUIRE(r.status == Status::Violation);
+    REQUIRE(r.violation->message.find("double free") != std::string::npos);
+    REQUIRE(r.violation->loc.line == 4);
+  }
+  SECTION("use after free only when a thread can access after the free") {
+    // main publishes a block; T1 reads the pointer and writes through it;
+    // main frees the block after joining (safe) or without joining (racy).
+    for (bool joinFirst : {true, false}) {
+      ProgramBuilder pb("uaf.c");
+      auto ptr = pb.global("ptr", 8);
+      auto& m = pb.function("main");
+      auto& t = pb.function("t", 1);
+      Reg q = t.at(3).loadGlobal(ptr, 8);
+      Reg nz = t.cmpImm(CmpOp::Ne, q, 0);
+      Label doit = t.newLabel(), done = t.newLabel();
+      t.br(nz, doit, done);
+      t.bind(doit);
+      t.at(4).store(q, t.constant(7), 4);
+      t.bind(done);
+      t.ret();
+      Reg p = m.at(8).malloc(m.constant(16));
+      m.at(9).storeGlobalReg(ptr, p, 8);
+      Reg h = m.at(10).spawn(t.index());
+      if (joinFirst) m.at(11).joinDiscard(h);
+      m.at(12).free(p);
+      if (!joinFirst) m.at(13).joinDiscard(h);
+      m.ret();
+      pb.setEntry(m.index());
+      CheckResult r = run(pb.build(), Model::SC);
+      CAPTURE(joinFirst);
+      if (joinFirst) {
+        REQUIRE(r.status == Status::Verified);
+      } else {
+        REQUIRE(r.status == Status::Violation);
+        REQUIRE(r.violation->message.find("use after free") != std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_CASE("a runaway loop is reported as a bound, never as verified", "[explorer]") {
+  ProgramBuilder pb("loop.c");
+  auto flag = pb.global("flag");
+  auto& m = pb.function("main");
+  Label top = m.newLabel();
+  m.bind(top);
+  m.at(3).loadGlobal(flag);
+  m.jmp(top);
+  pb.setEntry(m.index());
+  CheckOptions o;
+  o.limits.maxSteps = 500;
+  CheckResult r = check(pb.build(), o);
+  REQUIRE(r.status == Status::Bounded);
+  REQUIRE(r.cut >= 1);
+  REQUIRE(r.executions == 0);
+  REQUIRE_FALSE(r.limitsHit.empty());
+  REQUIRE(r.limitsHit[0].find("loop.c:3") != std::string::npos);
+}
+
+TEST_CASE("zero complete executions are never verified", "[explorer]") {
+  ProgramBuilder pb("assume.c");
+  auto& m = pb.function("main");
+  m.at(2).assume(m.constant(0));
+  m.ret();
+  CheckResult r = run(pb.build());
+  REQUIRE(r.executions == 0);
+  REQUIRE(r.blocked == 1);
+  REQUIRE(r.status == Status::Bounded);
+}
+
+TEST_CASE("a spin-wait on a flag nobody sets is a hang; one that is set is fine", "[explorer]") {
+  for (bool setter : {true, false}) {
+    ProgramBuilder pb("spin.c");
+    auto flag = pb.global("flag");
+    auto& m = pb.function("main");
+    auto& t = pb.function("t", 1);
+    if (setter) t.at(3).storeGlobal(flag, 1);
+    t.ret();
+    Reg h = m.at(6).spawn(t.index());
+    Reg v = m.at(7).loadGlobal(flag);
+    m.assume(m.cmpImm(CmpOp::Eq, v, 1), true);
+    m.at(8).joinDiscard(h);
+    m.ret();
+    pb.setEntry(m.index());
+    CheckResult r = run(pb.build(), Model::TSO, -1, false);
+    CAPTURE(setter);
+    if (setter) {
+      REQUIRE(r.status == Status::Verified);
+      REQUIRE(r.executions == 1);
+      REQUIRE(r.blocked == 1);  // the read of the stale 0
+    } else {
+      REQUIRE(r.status == Status::Violation);
+      REQUIRE(r.violation->kind == ErrorKind::Deadlock);
+      REQUIRE(r.violation->message.find("spins forever") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("mixed-size accesses are rejected with a located message", "[explorer]") {
+  ProgramBuilder pb("mixed.c");
+  auto x = pb.global("x", 8);
+  auto& m = pb.function("main");
+  m.at(2).storeGlobal(x, 1, 8);
+  m.at(3, 5).loadGlobal(x, 4);
+  m.ret();
+  CheckResult r = run(pb.build());
+  REQUIRE(r.status == Status::Error);
+  REQUIRE(r.message.find("mixed.c:3:5") != std::string::npos);
+}
+
+TEST_CASE("a buffer bound under TSO gives a bounded result, never verified", "[explorer]") {
+  ProgramBuilder pb("one.c");
+  auto x = pb.global("x");
+  auto& m = pb.function("main");
+  m.at(2).storeGlobal(x, 1);
+  m.ret();
+  Program p = pb.build();
+  REQUIRE(run(p, Model::TSO, 1).status == Status::Bounded);
+  REQUIRE(run(p, Model::SC, 0).status == Status::Verified);
+  REQUIRE(run(p, Model::TSO).status == Status::Verified);
+}
+
+TEST_CASE("store forwarding: a thread reads its own buffered store", "[explorer]") {
+  // T1: x = 1; r = x; (r is always 1) — and the trace says where r came from.
+  ProgramBuilder pb("fwd.c");
+  auto x = pb.global("x");
+  auto& m = pb.function("main");
+  m.at(2).storeGlobal(x, 1);
+  Reg r = m.at(3).loadGlobal(x);
+  m.at(4).assertTrue(m.cmpImm(CmpOp::Eq, r, 2), "x == 2");
+  m.ret();
+  CheckResult res = run(pb.build(), Model::TSO);
+  REQUIRE(res.status == Status::Violation);
+  bool sawBufferLoad = false;
+  for (const TraceStep& s : res.violation->trace)
+    if (s.kind == StepKind::LoadBuf) {
+      sawBufferLoad = true;
+      REQUIRE(s.value == 1);
+      REQUIRE(s.buffers[0].size() == 1);
+    }
+  REQUIRE(sawBufferLoad);
+}
+
+TEST_CASE("the time limit stops a large exploration with status timeout", "[explorer]") {
+  CheckOptions o;
+  o.timeLimitSeconds = 0.05;
+  CheckResult r = check(counter(4, 4, true), o);
+  REQUIRE(r.status == Status::Timeout);
+}

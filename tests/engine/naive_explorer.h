@@ -1,0 +1,39 @@
+// Reference explorer used only by tests: enumerates every interleaving of the
+// operational machine (thread steps and store-buffer flushes), no reduction.
+// Exponential; for small programs only.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/check.h"
+
+namespace tsocheck::testing {
+
+struct NaiveResult {
+  std::set<std::string> traces;  // canonical Shasha–Snir trace keys (format in engine/check.h)
+  std::set<std::vector<std::pair<Addr, Value>>> finalStates;  // of complete executions
+  uint64_t runs = 0;             // maximal interleavings explored
+  uint64_t errorRuns = 0;        // runs that ended in an error (assertion, memory, ...)
+  std::set<std::string> errorMessages;
+  uint64_t deadlockRuns = 0;
+  bool limitHit = false;         // a step limit cut some run
+};
+
+// bufferBound: -1 unbounded, 0 = SC, k >= 1 at most k pending stores per thread.
+NaiveResult exploreNaive(const Program& prog, Model model, int bufferBound,
+                         const Limits& limits = Limits{});
+
+// The same search without the subtree cache (for testing the cache).
+NaiveResult exploreNaivePlain(const Program& prog, Model model, int bufferBound,
+                              const Limits& limits = Limits{});
+
+// Canonical trace key (format in engine/check.h) from reads-from pairs
+// (reader, writer or "init") and, per written address, writers in co order.
+std::string naiveTraceKey(const std::vector<std::pair<std::string, std::string>>& rf,
+                          const std::vector<std::pair<Addr, std::vector<std::string>>>& co);
+
+}  // namespace tsocheck::testing

@@ -1,0 +1,368 @@
+#include "tests/engine/random_programs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/builder.h"
+
+namespace tsocheck::testing {
+
+namespace {
+
+// Program shape, generated first so that its size can be estimated before
+// anything is built.
+struct GenOp {
+  enum Kind { Store, Load, FenceFull, FenceStoreStore, FetchAdd, Xchg, Cas, Branch } kind = Store;
+  uint32_t loc = 0;
+  Value value = 0;     // stored constant / rmw operand / cas desired / branch constant
+  Value expected = 0;  // cas expected
+  int slot = -1;       // Load/RMW: result slot; Branch: slot of the tested value
+  std::vector<GenOp> thenOps, elseOps;
+};
+
+struct GenThread {
+  std::vector<GenOp> ops;
+  int slots = 0;  // values read
+};
+
+struct GenProgram {
+  uint32_t locations = 1;
+  std::vector<Value> init;
+  std::vector<GenThread> threads;
+};
+
+class Gen {
+ public:
+  Gen(uint64_t seed, const RandomProgramSpec& spec) : rng_(seed), spec_(spec) {}
+
+  // Shape first (thread count, locations), so that the budget below only
+  // shrinks thread bodies and never skews the distribution of shapes.
+  GenProgram shape() {
+    GenProgram p;
+    // Fewer single-location programs: they cannot show weak behaviours.
+    p.locations = range(spec_.minLocations, spec_.maxLocations);
+    if (p.locations == 1 && spec_.maxLocations > 1 && pick(2)) p.locations = 2;
+    for (uint32_t i = 0; i < p.locations; ++i) p.init.push_back(pick(4) == 0 ? 1 : 0);
+    // Thread counts weighted towards the low end (the state space grows fast).
+    uint32_t threads = spec_.minThreads;
+    while (threads < spec_.maxThreads && pick(5) < 2) ++threads;
+    p.threads.resize(threads);
+    return p;
+  }
+
+  // maxAccesses: cap on the per-thread access count (lowered by the caller
+  // while candidates stay over budget).
+  void bodies(GenProgram& p, uint32_t maxAccesses) {
+    // Two times out of three the threads start from a critical cycle, like diy's
+    // litmus tests: thread i accesses location i, then location i+1 (store or
+    // load each), which gives SB, MP, LB, 2+2W, R, S, ... shapes.
+    bool cycle = p.locations >= 2 && maxAccesses >= 2 && pick(3) != 0;
+    uint32_t first = pick(p.locations);
+    for (size_t t = 0; t < p.threads.size(); ++t) {
+      std::vector<GenOp> skeleton;
+      if (cycle) {
+        for (uint32_t j = 0; j < 2; ++j) {
+          GenOp op;
+          // Mostly store-then-load (SB-like, where buffering shows).
+          op.kind = (pick(3) == 0) == (j == 0) ? GenOp::Load : GenOp::Store;
+          op.loc = uint32_t((first + t + j) % p.locations);
+          op.value = 1 + pick(3);
+          skeleton.push_back(op);
+        }
+      }
+      p.threads[t] = thread(p.locations, maxAccesses, std::move(skeleton));
+    }
+  }
+
+ private:
+  uint32_t pick(uint32_t n) { return n <= 1 ? 0 : uint32_t(rng_() % n); }
+  uint32_t range(uint32_t lo, uint32_t hi) { return hi <= lo ? lo : lo + pick(hi - lo + 1); }
+
+  // A single shared access. Loads prefer locations the thread has not stored
+  // to (a load of an own buffered store hides the buffer from others).
+  GenOp access(uint32_t locations, std::vector<bool>& written) {
+    GenOp op;
+    uint32_t r = pick(spec_.rmws ? 20 : 17);
+    if (r < 9) {
+      op.kind = GenOp::Store;
+      op.value = 1 + pick(3);
+    } else if (r < 17) {
+      op.kind = GenOp::Load;
+    } else if (r < 19) {
+      op.kind = pick(2) ? GenOp::FetchAdd : GenOp::Xchg;
+      op.value = op.kind == GenOp::FetchAdd ? 1 + pick(2) : 1 + pick(3);
+    } else {
+      op.kind = GenOp::Cas;
+      op.expected = pick(3);
+      op.value = 1 + pick(3);
+    }
+    op.loc = pick(locations);
+    if (op.kind == GenOp::Load && written[op.loc] && pick(4) != 0) op.loc = pick(locations);
+    if (op.kind != GenOp::Load) written[op.loc] = true;
+    return op;
+  }
+
+  static bool reads(const GenOp& op) {
+    return op.kind == GenOp::Load || op.kind == GenOp::FetchAdd || op.kind == GenOp::Xchg ||
+           op.kind == GenOp::Cas;
+  }
+
+  GenThread thread(uint32_t locations, uint32_t maxAccesses, std::vector<GenOp> skeleton) {
+    GenThread th;
+    uint32_t n = range(spec_.minAccesses, std::max(spec_.minAccesses, maxAccesses));
+    std::vector<bool> written(locations, false);
+    std::vector<GenOp> ops;
+    if (skeleton.empty()) {
+      for (uint32_t i = 0; i < n; ++i) ops.push_back(access(locations, written));
+      // Often stores first, then the rest (SB-like shapes, where buffering shows).
+      if (pick(2))
+        std::stable_partition(ops.begin(), ops.end(), [](const GenOp& op) { return op.kind == GenOp::Store; });
+    } else {
+      ops = std::move(skeleton);
+      for (const GenOp& op : ops) written[op.loc] = written[op.loc] || op.kind == GenOp::Store;
+      // Extra random accesses at random places; sometimes an RMW in place of one.
+      for (uint32_t i = uint32_t(ops.size()); i < n; ++i) {
+        GenOp op = access(locations, written);
+        ops.insert(ops.begin() + std::ptrdiff_t(pick(uint32_t(ops.size()) + 1)), op);
+      }
+      if (spec_.rmws && pick(4) == 0) {
+        GenOp& op = ops[pick(uint32_t(ops.size()))];
+        op.kind = pick(2) ? GenOp::Xchg : GenOp::FetchAdd;
+        op.value = 1 + pick(2);
+      }
+    }
+
+    // Fences between accesses.
+    if (spec_.fences) {
+      uint32_t fences = 0;
+      for (size_t i = 1; i < ops.size() && fences < spec_.maxFencesPerThread; ++i) {
+        if (pick(8) != 0) continue;
+        GenOp f;
+        f.kind = pick(2) ? GenOp::FenceFull : GenOp::FenceStoreStore;
+        ops.insert(ops.begin() + std::ptrdiff_t(i), f);
+        ++i;
+        ++fences;
+      }
+    }
+
+    // A branch on a loaded value: the 1-2 operations right after a top-level
+    // load become the arms of `if (r == c)`.
+    if (spec_.branches && pick(3) == 0) {
+      std::vector<size_t> candidates;
+      for (size_t i = 0; i + 1 < ops.size(); ++i)
+        if (ops[i].kind == GenOp::Load) candidates.push_back(i);
+      if (!candidates.empty()) {
+        size_t at = candidates[pick(uint32_t(candidates.size()))];
+        size_t len = std::min<size_t>(ops.size() - at - 1, 1 + pick(2));
+        GenOp b;
+        b.kind = GenOp::Branch;
+        b.value = pick(3);
+        std::vector<GenOp> chunk(ops.begin() + std::ptrdiff_t(at + 1),
+                                 ops.begin() + std::ptrdiff_t(at + 1 + len));
+        if (chunk.size() == 2 && pick(2)) {
+          b.thenOps = {chunk[0]};
+          b.elseOps = {chunk[1]};
+        } else if (pick(2)) {
+          b.thenOps = chunk;
+        } else {
+          b.elseOps = chunk;
+        }
+        ops.erase(ops.begin() + std::ptrdiff_t(at + 1), ops.begin() + std::ptrdiff_t(at + 1 + len));
+        ops.insert(ops.begin() + std::ptrdiff_t(at + 1), std::move(b));
+      }
+    }
+
+    // Result slots in program order; the branch refers to the load before it.
+    assignSlots(ops, th.slots);
+    th.ops = std::move(ops);
+    return th;
+  }
+
+  static void assignSlots(std::vector<GenOp>& ops, int& next) {
+    int lastLoad = -1;
+    for (GenOp& op : ops) {
+      if (op.kind == GenOp::Branch) {
+        op.slot = lastLoad;
+        assignSlots(op.thenOps, next);
+        assignSlots(op.elseOps, next);
+        continue;
+      }
+      if (reads(op)) {
+        op.slot = next++;
+        if (op.kind == GenOp::Load) lastLoad = op.slot;
+      }
+    }
+  }
+
+  std::mt19937_64 rng_;
+  const RandomProgramSpec& spec_;
+};
+
+// Longest path in steps, counting a flush for every store (the PSO worst case).
+uint32_t steps(const std::vector<GenOp>& ops) {
+  uint32_t n = 0;
+  for (const GenOp& op : ops) {
+    switch (op.kind) {
+      case GenOp::Store: n += 2; break;
+      case GenOp::Branch: n += std::max(steps(op.thenOps), steps(op.elseOps)); break;
+      default: n += 1; break;
+    }
+  }
+  return n;
+}
+
+void collect(const std::vector<GenOp>& ops, std::vector<double>& reads, std::vector<double>& writes) {
+  for (const GenOp& op : ops) {
+    switch (op.kind) {
+      case GenOp::Store: writes[op.loc]++; break;
+      case GenOp::Load: reads[op.loc]++; break;
+      case GenOp::FetchAdd: case GenOp::Xchg: case GenOp::Cas:
+        reads[op.loc]++;
+        writes[op.loc]++;
+        break;
+      case GenOp::Branch:
+        collect(op.thenOps, reads, writes);
+        collect(op.elseOps, reads, writes);
+        break;
+      default: break;
+    }
+  }
+}
+
+// Rough size of the naive explorer's state space, which holds the trace built
+// so far: (product over threads of their positions, flushes included) times
+// (a crude bound on the number of traces: writers each read may read from,
+// times the interleavings of each location's writes).
+double estimate(const GenProgram& p) {
+  double positions = 1;
+  const size_t n = p.threads.size(), L = p.locations;
+  std::vector<std::vector<double>> reads(n, std::vector<double>(L, 0)), writes = reads;
+  for (size_t t = 0; t < n; ++t) {
+    const GenThread& th = p.threads[t];
+    positions *= steps(th.ops) + (th.slots > 0 ? 2 : 0) + 1;
+    collect(th.ops, reads[t], writes[t]);
+  }
+  double logTraces = 0;
+  for (size_t l = 0; l < L; ++l) {
+    double total = 0;
+    for (size_t t = 0; t < n; ++t) total += writes[t][l];
+    logTraces += std::lgamma(total + 1);
+    for (size_t t = 0; t < n; ++t) {
+      logTraces -= std::lgamma(writes[t][l] + 1);
+      double sources = 1 + (total - writes[t][l]) + (writes[t][l] > 0 ? 1 : 0);
+      logTraces += reads[t][l] * std::log(sources);
+    }
+  }
+  return positions * std::exp(logTraces);
+}
+
+class Emitter {
+ public:
+  Emitter(FunctionBuilder& f, const std::vector<uint32_t>& shared) : f_(f), shared_(shared) {}
+
+  void ops(const std::vector<GenOp>& list, std::vector<Reg>& slotRegs, Reg acc) {
+    for (const GenOp& op : list) emit(op, slotRegs, acc);
+  }
+
+ private:
+  void record(int slot, Reg value, std::vector<Reg>& slotRegs, Reg acc) {
+    slotRegs[size_t(slot)] = value;
+    // acc |= (value & 0xff) << (8 * slot)
+    Reg b = f_.binImm(BinOp::And, value, 0xff);
+    Reg s = f_.binImm(BinOp::Shl, b, Value(8 * slot));
+    Reg n = f_.bin(BinOp::Or, acc, s);
+    f_.mov(acc, n);
+  }
+
+  void emit(const GenOp& op, std::vector<Reg>& slotRegs, Reg acc) {
+    f_.at(++line_);
+    uint32_t g = op.loc < shared_.size() ? shared_[op.loc] : 0;
+    switch (op.kind) {
+      case GenOp::Store: f_.storeGlobal(g, op.value); break;
+      case GenOp::Load: record(op.slot, f_.loadGlobal(g), slotRegs, acc); break;
+      case GenOp::FenceFull: f_.fence(FenceKind::Full); break;
+      case GenOp::FenceStoreStore: f_.fence(FenceKind::StoreStore); break;
+      case GenOp::FetchAdd: record(op.slot, f_.rmwGlobal(RmwOp::Add, g, op.value), slotRegs, acc); break;
+      case GenOp::Xchg: record(op.slot, f_.rmwGlobal(RmwOp::Xchg, g, op.value), slotRegs, acc); break;
+      case GenOp::Cas: record(op.slot, f_.casGlobal(g, op.expected, op.value), slotRegs, acc); break;
+      case GenOp::Branch: {
+        Reg c = f_.cmpImm(CmpOp::Eq, slotRegs[size_t(op.slot)], op.value);
+        Label lThen = f_.newLabel(), lElse = f_.newLabel(), lEnd = f_.newLabel();
+        f_.br(c, lThen, lElse);
+        f_.bind(lThen);
+        ops(op.thenOps, slotRegs, acc);
+        f_.jmp(lEnd);
+        f_.bind(lElse);
+        ops(op.elseOps, slotRegs, acc);
+        f_.bind(lEnd);
+        break;
+      }
+    }
+  }
+
+  FunctionBuilder& f_;
+  const std::vector<uint32_t>& shared_;
+  uint32_t line_ = 1;
+};
+
+Program build(const GenProgram& gp) {
+  ProgramBuilder pb("random.c");
+  std::vector<uint32_t> shared;
+  for (uint32_t i = 0; i < gp.locations; ++i)
+    shared.push_back(pb.global(std::string(1, char('x' + (i % 3))) + (i >= 3 ? std::to_string(i) : ""),
+                               4, gp.init[i]));
+  auto& mainFn = pb.function("main");
+  pb.setEntry(mainFn.index());
+  std::vector<uint32_t> funcs;
+  for (size_t t = 0; t < gp.threads.size(); ++t) {
+    const GenThread& th = gp.threads[t];
+    auto& f = pb.function("t" + std::to_string(t + 1), 1);
+    funcs.push_back(f.index());
+    f.at(1);
+    Reg acc = f.constant(0);
+    std::vector<Reg> slotRegs(size_t(th.slots), kNoReg);
+    Emitter e(f, shared);
+    e.ops(th.ops, slotRegs, acc);
+    if (th.slots > 0) {
+      // Only this thread writes its result global.
+      uint32_t res = pb.global("res" + std::to_string(t + 1), 8, 0);
+      f.at(100);
+      f.storeGlobalReg(res, acc, 8);
+    }
+    f.ret();
+  }
+  mainFn.at(1);
+  std::vector<Reg> ids;
+  for (uint32_t fi : funcs) ids.push_back(mainFn.spawn(fi));
+  for (Reg id : ids) mainFn.joinDiscard(id);
+  mainFn.ret();
+  return pb.build();
+}
+
+}  // namespace
+
+Program randomProgram(uint64_t seed, const RandomProgramSpec& spec) {
+  Gen gen(seed, spec);
+  GenProgram best = gen.shape();
+  double bestCost = -1;
+  const uint32_t attempts = std::max<uint32_t>(spec.maxAttempts, 1);
+  for (uint32_t attempt = 0; attempt < attempts; ++attempt) {
+    // The access cap goes down from maxAccesses to minAccesses over the attempts.
+    uint32_t span = spec.maxAccesses > spec.minAccesses ? spec.maxAccesses - spec.minAccesses : 0;
+    uint32_t cap = spec.maxAccesses - uint32_t(uint64_t(span) * attempt / attempts);
+    GenProgram p = best;
+    gen.bodies(p, cap);
+    double cost = estimate(p);
+    if (bestCost < 0 || cost < bestCost) {
+      best = std::move(p);
+      bestCost = cost;
+    }
+    if (bestCost <= spec.maxStates) break;
+  }
+  return build(best);
+}
+
+}  // namespace tsocheck::testing

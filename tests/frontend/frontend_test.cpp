@@ -1,0 +1,1444 @@
+// Frontend tests: C snippets are lowered in memory (lowerSource) or from a
+// temporary file (lowerFile), then inspected or checked with the engine.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "engine/check.h"
+#include "frontend/frontend.h"
+
+using namespace tsocheck;
+using namespace tsocheck::frontend;
+
+namespace {
+
+FrontendResult lower(const std::string& src, Model m = Model::TSO, const std::string& path = "test.c") {
+  FrontendOptions o;
+  o.model = m;
+  return lowerSource(path, src, o);
+}
+
+std::string diags(const FrontendResult& r) {
+  std::string s;
+  for (const Diagnostic& d : r.diagnostics) s += formatDiagnostic(d) + "\n";
+  return s;
+}
+
+// Lowers for `m` and checks check function `idx` under `m`.
+CheckResult run(const std::string& src, Model m, bool stopAtFirstError = true, size_t idx = 0) {
+  FrontendResult r = lower(src, m);
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  REQUIRE(r.module.checks.size() > idx);
+  Program p = r.module.program;
+  p.entry = r.module.entryOf[idx];
+  CheckOptions co;
+  co.model = m;
+  co.stopAtFirstError = stopAtFirstError;
+  co.timeLimitSeconds = 20;
+  return check(p, co);
+}
+
+const Diagnostic* firstError(const FrontendResult& r) {
+  for (const Diagnostic& d : r.diagnostics)
+    if (d.severity == "error") return &d;
+  return nullptr;
+}
+
+const Function* findFunction(const Program& p, const std::string& name) {
+  for (const Function& f : p.functions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+const Global* findGlobal(const Program& p, const std::string& name) {
+  for (const Global& g : p.globals)
+    if (g.name == name) return &g;
+  return nullptr;
+}
+
+size_t countOps(const Function& f, Op op, int sub = -1) {
+  size_t n = 0;
+  for (const Instr& in : f.code)
+    if (in.op == op && (sub < 0 || in.sub == sub)) ++n;
+  return n;
+}
+
+uint64_t readLE(const Global& g, size_t off, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v |= uint64_t(g.init.at(off + i)) << (8 * i);
+  return v;
+}
+
+// Expects lowering to fail with an error at `line` whose message contains `what`.
+void expectError(const std::string& src, uint32_t line, const std::string& what) {
+  FrontendResult r = lower(src);
+  INFO(diags(r));
+  CHECK_FALSE(r.ok);
+  bool found = false;
+  for (const Diagnostic& d : r.diagnostics)
+    if (d.severity == "error" && d.line == line && d.message.find(what) != std::string::npos) {
+      found = true;
+      CHECK(d.file == "test.c");
+      CHECK(d.column > 0);
+    }
+  CHECK(found);
+}
+
+// Lowers with FrontendOptions::loopBound = bound and checks check function 0
+// (maxSteps 0: the engine's default step limit).
+CheckResult runBounded(const std::string& src, Model m, uint32_t bound, uint64_t maxSteps = 0) {
+  FrontendOptions o;
+  o.model = m;
+  o.loopBound = bound;
+  FrontendResult r = lowerSource("test.c", src, o);
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  CHECK(r.module.loopBound == bound);
+  Program p = r.module.program;
+  p.entry = r.module.entryOf[0];
+  CheckOptions co;
+  co.model = m;
+  co.timeLimitSeconds = 20;
+  if (maxSteps) co.limits.maxSteps = maxSteps;
+  return check(p, co);
+}
+
+// Number of Op::Cut (loop-bound checks) in function `fn` of `src` lowered with `bound`.
+size_t boundChecksIn(const std::string& src, const std::string& fn, uint32_t bound = 8) {
+  FrontendOptions o;
+  o.loopBound = bound;
+  FrontendResult r = lowerSource("test.c", src, o);
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  const Function* f = findFunction(r.module.program, fn);
+  REQUIRE(f);
+  return countOps(*f, Op::Cut);
+}
+
+const char* kSB = R"(#include <pthread.h>
+#include <assert.h>
+#include <stdatomic.h>
+#include <tsocheck.h>
+int x, y, r1, r2;
+static void *t1(void *a) { x = 1; FENCE; r1 = y; return 0; }
+static void *t2(void *a) { y = 1; FENCE; r2 = x; return 0; }
+TSOCHECK void sb(void) {
+  pthread_t a, b;
+  pthread_create(&a, 0, t1, 0);
+  pthread_create(&b, 0, t2, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  assert(!(r1 == 0 && r2 == 0));
+}
+)";
+
+std::string sbWith(const std::string& fence) {
+  return "#define FENCE " + fence + "\n" + kSB;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Check functions
+
+TEST_CASE("check functions are found with their annotation text and location", "[frontend][checks]") {
+  FrontendResult r = lower(R"(#include <tsocheck.h>
+int x;
+TSOCHECK void first(void) { x = 1; }
+void helper(void) { x = 2; }
+TSOCHECK_WITH("model=pso buffer_bound=2")
+void second(void) { helper(); }
+__attribute__((annotate("tsocheck"))) void third(void) {}
+__attribute__((annotate("other"))) void not_a_check(void) {}
+)");
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  REQUIRE(r.module.checks.size() == 3);
+  REQUIRE(r.module.entryOf.size() == 3);
+  CHECK(r.module.checks[0].name == "first");
+  CHECK(r.module.checks[0].annotation == "");
+  CHECK(r.module.checks[0].line == 3);
+  CHECK(r.module.checks[0].column == 15);
+  CHECK(r.module.checks[0].file == "test.c");
+  CHECK(r.module.checks[1].name == "second");
+  CHECK(r.module.checks[1].annotation == "model=pso buffer_bound=2");
+  CHECK(r.module.checks[1].line == 6);
+  CHECK(r.module.checks[1].column == 6);
+  CHECK(r.module.checks[2].name == "third");
+  for (size_t i = 0; i < 3; ++i)
+    CHECK(r.module.program.functions.at(r.module.entryOf[i]).name == r.module.checks[i].name);
+  CHECK(findFunction(r.module.program, "helper") != nullptr);
+  CHECK(findFunction(r.module.program, "not_a_check") == nullptr);  // unreachable: not lowered
+  CHECK(r.module.loopBound == 8);
+}
+
+TEST_CASE("a file without check functions is reported", "[frontend][checks]") {
+  FrontendResult r = lower("int x;\nvoid f(void) { x = 1; }\n");
+  CHECK_FALSE(r.ok);
+  const Diagnostic* d = firstError(r);
+  REQUIRE(d);
+  CHECK(d->message.find("no check function") != std::string::npos);
+}
+
+TEST_CASE("a check function must be void f(void)", "[frontend][checks]") {
+  expectError(R"(#include <tsocheck.h>
+TSOCHECK int bad(int a) { return a; }
+)", 2, "must have the signature");
+}
+
+TEST_CASE("unreachable functions may use unsupported constructs", "[frontend][checks]") {
+  FrontendResult r = lower(R"(#include <tsocheck.h>
+double unused(double a) { return a * 2.0; }
+TSOCHECK void ok(void) {}
+)");
+  INFO(diags(r));
+  CHECK(r.ok);
+}
+
+// ---------------------------------------------------------------------------
+// Globals
+
+TEST_CASE("globals are laid out with their initialisers", "[frontend][globals]") {
+  FrontendResult r = lower(R"(#include <tsocheck.h>
+#include <pthread.h>
+char c = 'A';
+short s = -2;
+int arr[4] = {1, 2, 3};
+long matrix[2][3] = {{1, 2, 3}, {4, 5, 6}};
+struct S { int a; char b; long c; int *p; } st = {7, 'x', -3, &arr[2]};
+int *px = &arr[1];
+struct S *ps = &st;
+void f(void) {}
+void (*fp)(void) = f;
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+const char *msg = "hi";
+int zero;
+TSOCHECK void check(void) { fp(); }
+)");
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  const Program& p = r.module.program;
+  for (size_t i = 1; i < p.globals.size(); ++i) CHECK(p.globals[i - 1].addr + p.globals[i - 1].size <= p.globals[i].addr);
+  const Global* c = findGlobal(p, "c");
+  const Global* s = findGlobal(p, "s");
+  const Global* arr = findGlobal(p, "arr");
+  const Global* matrix = findGlobal(p, "matrix");
+  const Global* st = findGlobal(p, "st");
+  const Global* px = findGlobal(p, "px");
+  const Global* ps = findGlobal(p, "ps");
+  const Global* fp = findGlobal(p, "fp");
+  const Global* m = findGlobal(p, "m");
+  const Global* zero = findGlobal(p, "zero");
+  REQUIRE(c);
+  REQUIRE(s);
+  REQUIRE(arr);
+  REQUIRE(matrix);
+  REQUIRE(st);
+  REQUIRE(px);
+  REQUIRE(ps);
+  REQUIRE(fp);
+  REQUIRE(m);
+  REQUIRE(zero);
+  CHECK(c->size == 1);
+  CHECK(readLE(*c, 0, 1) == 'A');
+  CHECK(s->size == 2);
+  CHECK(readLE(*s, 0, 2) == 0xfffe);
+  CHECK(arr->size == 16);
+  CHECK(arr->elemSize == 4);
+  CHECK(arr->addr % 4 == 0);
+  CHECK(readLE(*arr, 0, 4) == 1);
+  CHECK(readLE(*arr, 8, 4) == 3);
+  CHECK(readLE(*arr, 12, 4) == 0);
+  CHECK(matrix->size == 48);
+  CHECK(matrix->elemSize == 8);
+  CHECK(readLE(*matrix, 8 * 4, 8) == 5);
+  CHECK(st->size == 24);
+  CHECK(st->addr % 8 == 0);
+  CHECK(readLE(*st, 0, 4) == 7);
+  CHECK(readLE(*st, 4, 1) == 'x');
+  CHECK(readLE(*st, 8, 8) == uint64_t(-3));
+  CHECK(readLE(*st, 16, 8) == arr->addr + 8);
+  CHECK(readLE(*px, 0, 8) == arr->addr + 4);
+  CHECK(readLE(*ps, 0, 8) == st->addr);
+  const Function* f = findFunction(p, "f");
+  REQUIRE(f);
+  CHECK(readLE(*fp, 0, 8) == layout::kFunctionBase + 16 * uint64_t(f - p.functions.data()));
+  CHECK(m->size == 40);
+  for (uint8_t b : m->init) CHECK(b == 0);
+  CHECK(zero->size == 4);
+  CHECK(readLE(*zero, 0, 4) == 0);
+  CHECK(addressName(p, arr->addr + 8) == "arr[2]");
+}
+
+TEST_CASE("globals are read and written through their initial values", "[frontend][globals]") {
+  CheckResult cr = run(R"(#include <tsocheck.h>
+#include <assert.h>
+int arr[4] = {1, 2, 3};
+struct S { int a; char b; long c; int *p; } st = {7, 'x', -3, &arr[2]};
+int *px = &arr[1];
+static int counter = 40;
+TSOCHECK void check(void) {
+  assert(*px == 2);
+  assert(*st.p == 3);
+  assert(st.c == -3 && st.b == 'x');
+  st.p[1] = 9;
+  assert(arr[3] == 9);
+  counter += 2;
+  assert(counter == 42);
+  const char *s = "abc";
+  assert(s[1] == 'b');
+}
+)", Model::TSO);
+  INFO(cr.message);
+  CHECK(cr.status == Status::Verified);
+  CHECK(cr.executions == 1);
+}
+
+// ---------------------------------------------------------------------------
+// Locals, arithmetic, control flow
+
+TEST_CASE("scalar locals are promoted to registers", "[frontend][locals]") {
+  const char* src = R"(#include <tsocheck.h>
+#include <assert.h>
+TSOCHECK void count(void) {
+  int sum = 0;
+  for (int i = 0; i < 64; i++)
+    sum += i;
+  assert(sum == 2016);
+}
+)";
+  FrontendResult r = lower(src);
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  const Function* f = findFunction(r.module.program, "count");
+  REQUIRE(f);
+  CHECK(countOps(*f, Op::Load) == 0);
+  CHECK(countOps(*f, Op::Store) == 0);
+  CHECK(countOps(*f, Op::Alloca) == 0);
+  CheckResult cr = run(src, Model::TSO);
+  CHECK(cr.status == Status::Verified);
+  CHECK(cr.executions == 1);
+  CHECK(cr.cut == 0);
+  CHECK(cr.events <= 1);  // only the thread's exit
+}
+
+TEST_CASE("non-escaping arrays and structs are private stack slots", "[frontend][locals]") {
+  const char* src = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+struct P { int x; long y; };
+static void *worker(void *arg) { *(int *)arg = 5; return 0; }
+TSOCHECK void check(void) {
+  int a[8] = {1, 2, 3};
+  struct P p = {4, 5};
+  for (int i = 0; i < 8; i++) a[i] += p.x;
+  assert(a[2] == 7 && a[7] == 4 && p.y == 5);
+  int shared = 0;
+  pthread_t t;
+  pthread_create(&t, 0, worker, &shared);
+  pthread_join(t, 0);
+  assert(shared == 5);
+}
+)";
+  FrontendResult r = lower(src);
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  const Function* f = findFunction(r.module.program, "check");
+  REQUIRE(f);
+  size_t priv = 0, shared = 0;
+  for (const Instr& in : f->code)
+    if (in.op == Op::Alloca) (in.sub ? priv : shared)++;
+  CHECK(shared == 1);  // `shared` escapes to the thread
+  CHECK(priv >= 3);    // a, p, t
+  CheckResult cr = run(src, Model::TSO);
+  INFO(cr.message);
+  CHECK(cr.status == Status::Verified);
+  CHECK(cr.executions == 1);
+}
+
+TEST_CASE("integer arithmetic keeps C semantics", "[frontend][arith]") {
+  CheckResult cr = run(R"(#include <tsocheck.h>
+#include <assert.h>
+#include <stdint.h>
+volatile int vm7 = -7, v2 = 2, vbig = 0x7fffffff;
+volatile unsigned char uc = 250;
+volatile signed char sc = -100;
+volatile unsigned short us = 65535;
+volatile long long ll = -5;
+TSOCHECK void check(void) {
+  int m7 = vm7, two = v2;
+  assert(m7 / two == -3);
+  assert(m7 % two == -1);
+  assert(m7 >> 1 == -4);
+  assert((unsigned)m7 >> 28 == 15);
+  assert(m7 < two);
+  assert((unsigned)m7 > (unsigned)two);
+  unsigned char c = uc;
+  c += 10;
+  assert(c == 4);
+  assert(sc * 2 == -200);
+  assert((signed char)(sc * 2) == 56);
+  assert((unsigned short)(us + 1) == 0);
+  assert(vbig + 1u == 0x80000000u);
+  long long x = ll;
+  assert(x * x == 25 && x / 2 == -2 && (x & 0xff) == 0xfb);
+  assert((int8_t)0x80 == -128);
+  assert((uint64_t)(int64_t)m7 == 0xfffffffffffffff9ull);
+  _Bool b = m7;
+  assert(b == 1);
+  int sel = m7 < 0 ? 10 : 20;
+  assert(sel == 10);
+}
+)", Model::SC);
+  INFO(cr.message);
+  CHECK(cr.status == Status::Verified);
+}
+
+TEST_CASE("loops, switch and pointer arithmetic", "[frontend][control]") {
+  CheckResult cr = run(R"(#include <tsocheck.h>
+#include <assert.h>
+#include <stdlib.h>
+static int classify(int v) {
+  switch (v) {
+    case 0: return 10;
+    case 1:
+    case 2: return 20;
+    case 7: return 70;
+    default: return -1;
+  }
+}
+TSOCHECK void check(void) {
+  int total = 0;
+  for (int i = 0; i < 9; i++) total += classify(i);
+  assert(total == 10 + 20 + 20 + 70 - 5);
+  int *buf = malloc(8 * sizeof(int));
+  for (int *p = buf; p < buf + 8; p++) *p = (int)(p - buf) * 3;
+  int *q = &buf[5];
+  assert(*q == 15 && q[-2] == 9 && q - buf == 5);
+  int n = 0;
+  do { n++; } while (n < 5);
+  while (1) { if (++n == 9) break; }
+  assert(n == 9);
+  free(buf);
+}
+)", Model::TSO);
+  INFO(cr.message);
+  CHECK(cr.status == Status::Verified);
+  CHECK(cr.executions == 1);
+}
+
+TEST_CASE("malloc/calloc/free and heap errors", "[frontend][heap]") {
+  CheckResult ok = run(R"(#include <tsocheck.h>
+#include <assert.h>
+#include <stdlib.h>
+struct node { int v; struct node *next; };
+TSOCHECK void check(void) {
+  struct node *head = 0;
+  for (int i = 0; i < 3; i++) {
+    struct node *n = malloc(sizeof *n);
+    n->v = i;
+    n->next = head;
+    head = n;
+  }
+  int sum = 0;
+  while (head) { struct node *n = head; sum += n->v; head = n->next; free(n); }
+  assert(sum == 3);
+  long *z = calloc(4, sizeof(long));
+  assert(z[3] == 0);
+  free(z);
+}
+)", Model::TSO);
+  INFO(ok.message);
+  CHECK(ok.status == Status::Verified);
+
+  CheckResult uaf = run(R"(#include <tsocheck.h>
+#include <stdlib.h>
+TSOCHECK void check(void) {
+  int *p = malloc(sizeof *p);
+  free(p);
+  *p = 1;
+}
+)", Model::TSO);
+  CHECK(uaf.status == Status::Violation);
+}
+
+TEST_CASE("direct, indirect and recursive calls", "[frontend][calls]") {
+  CheckResult cr = run(R"(#include <tsocheck.h>
+#include <assert.h>
+static int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
+static int add(int a, int b) { return a + b; }
+static int mul(int a, int b) { return a * b; }
+static int (*ops[2])(int, int) = {add, mul};
+static void out(int *p, int v) { *p = v; }
+TSOCHECK void check(void) {
+  assert(fact(5) == 120);
+  assert(ops[0](3, 4) == 7);
+  int (*f)(int, int) = ops[1];
+  assert(f(3, 4) == 12);
+  int r;
+  out(&r, 9);
+  assert(r == 9);
+}
+)", Model::TSO);
+  INFO(cr.message);
+  CHECK(cr.status == Status::Verified);
+  CHECK(cr.executions == 1);
+}
+
+// ---------------------------------------------------------------------------
+// Threads and synchronisation
+
+TEST_CASE("pthread create/join/exit/self with arguments and return values", "[frontend][pthread]") {
+  CheckResult cr = run(R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+static void *square(void *arg) { long v = (long)arg; return (void *)(v * v); }
+static void *quitter(void *arg) { pthread_exit((void *)77); return 0; }
+pthread_t self_ids[2];
+static void *who(void *arg) { self_ids[(long)arg] = pthread_self(); return 0; }
+static void *(*start)(void *) = square;
+TSOCHECK void check(void) {
+  pthread_t t[3];
+  for (long i = 0; i < 3; i++) pthread_create(&t[i], 0, start, (void *)(i + 2));
+  long sum = 0;
+  for (int i = 0; i < 3; i++) {
+    void *r;
+    pthread_join(t[i], &r);
+    sum += (long)r;
+  }
+  assert(sum == 4 + 9 + 16);
+  pthread_t q;
+  void *qr;
+  pthread_create(&q, 0, quitter, 0);
+  pthread_join(q, &qr);
+  assert((long)qr == 77);
+  pthread_t a, b;
+  pthread_create(&a, 0, who, (void *)0);
+  pthread_create(&b, 0, who, (void *)1);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  assert(self_ids[0] == a && self_ids[1] == b && !pthread_equal(a, b));
+  assert(pthread_equal(pthread_self(), pthread_self()));
+}
+)", Model::TSO);
+  INFO(cr.message);
+  CHECK(cr.status == Status::Verified);
+}
+
+TEST_CASE("mutexes protect a counter, without them it races", "[frontend][pthread]") {
+  const char* locked = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t m2;
+int counter;
+static void *inc(void *arg) {
+  pthread_mutex_lock(&m);
+  counter = counter + 1;
+  pthread_mutex_unlock(&m);
+  while (pthread_mutex_trylock(&m2) != 0)
+    ;
+  pthread_mutex_unlock(&m2);
+  return 0;
+}
+TSOCHECK void check(void) {
+  pthread_mutex_init(&m2, 0);
+  pthread_t a, b;
+  pthread_create(&a, 0, inc, 0);
+  pthread_create(&b, 0, inc, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  assert(counter == 2);
+  pthread_mutex_destroy(&m2);
+}
+)";
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    CheckResult cr = run(locked, m);
+    INFO(modelName(m) << ": " << cr.message);
+    CHECK(cr.status == Status::Verified);
+    CHECK(cr.cut == 0);
+  }
+  CheckResult racy = run(R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+int counter;
+static void *inc(void *arg) { counter = counter + 1; return 0; }
+TSOCHECK void check(void) {
+  pthread_t a, b;
+  pthread_create(&a, 0, inc, 0);
+  pthread_create(&b, 0, inc, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  assert(counter == 2);
+}
+)", Model::SC);
+  CHECK(racy.status == Status::Violation);
+}
+
+TEST_CASE("a mutex locked twice deadlocks", "[frontend][pthread]") {
+  CheckResult cr = run(R"(#include <tsocheck.h>
+#include <pthread.h>
+pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+static void *t1(void *x) { pthread_mutex_lock(&a); pthread_mutex_lock(&b); pthread_mutex_unlock(&b); pthread_mutex_unlock(&a); return 0; }
+static void *t2(void *x) { pthread_mutex_lock(&b); pthread_mutex_lock(&a); pthread_mutex_unlock(&a); pthread_mutex_unlock(&b); return 0; }
+TSOCHECK void check(void) {
+  pthread_t x, y;
+  pthread_create(&x, 0, t1, 0);
+  pthread_create(&y, 0, t2, 0);
+  pthread_join(x, 0);
+  pthread_join(y, 0);
+}
+)", Model::SC);
+  CHECK(cr.status == Status::Violation);
+  REQUIRE(cr.violation);
+  CHECK(cr.violation->kind == ErrorKind::Deadlock);
+}
+
+TEST_CASE("condition variables", "[frontend][pthread]") {
+  const char* src = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+int ready, data;
+static void *producer(void *arg) {
+  pthread_mutex_lock(&m);
+  data = 42;
+  ready = 1;
+  pthread_cond_signal(&cv);
+  pthread_mutex_unlock(&m);
+  return 0;
+}
+static void *consumer(void *arg) {
+  pthread_mutex_lock(&m);
+  while (!ready)
+    pthread_cond_wait(&cv, &m);
+  int d = data;
+  pthread_mutex_unlock(&m);
+  assert(d == 42);
+  return 0;
+}
+TSOCHECK void check(void) {
+  pthread_t p, c;
+  pthread_create(&c, 0, consumer, 0);
+  pthread_create(&p, 0, producer, 0);
+  pthread_join(p, 0);
+  pthread_join(c, 0);
+}
+)";
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    CheckResult cr = run(src, m);
+    INFO(modelName(m) << ": " << cr.message);
+    CHECK(cr.status == Status::Verified);
+    CHECK(cr.cut == 0);
+    CHECK(cr.executions >= 2);
+  }
+  // Nobody signals: the waiter waits forever. Its idle iteration reads three
+  // times (ready, unlock, lock), so it stops with a plain assume (see
+  // kEngineChecksAllSpinReads in lower.cpp): no complete execution, never
+  // "verified".
+  CheckResult hang = run(R"(#include <tsocheck.h>
+#include <pthread.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+int ready;
+TSOCHECK void check(void) {
+  pthread_mutex_lock(&m);
+  while (!ready)
+    pthread_cond_wait(&cv, &m);
+  pthread_mutex_unlock(&m);
+}
+)", Model::TSO);
+  CHECK(hang.status != Status::Verified);
+  CHECK(hang.executions == 0);
+  CHECK(hang.cut == 0);
+}
+
+TEST_CASE("C11 atomics and GCC builtins", "[frontend][atomics]") {
+  const char* src = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+atomic_int a;
+int s;
+long g;
+atomic_flag f = ATOMIC_FLAG_INIT;
+atomic_int owner;
+static void *worker(void *arg) {
+  atomic_fetch_add(&a, 1);
+  atomic_fetch_sub_explicit(&a, 0, memory_order_relaxed);
+  __sync_fetch_and_add(&s, 2);
+  __atomic_fetch_or(&g, 4L << (long)arg, __ATOMIC_SEQ_CST);
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&owner, &expected, (int)(long)arg + 1))
+    assert(atomic_load(&owner) == (int)(long)arg + 1);
+  while (atomic_flag_test_and_set(&f))
+    ;
+  atomic_flag_clear(&f);
+  return 0;
+}
+TSOCHECK void check(void) {
+  pthread_t t0, t1;
+  pthread_create(&t0, 0, worker, (void *)0);
+  pthread_create(&t1, 0, worker, (void *)1);
+  pthread_join(t0, 0);
+  pthread_join(t1, 0);
+  assert(atomic_load(&a) == 2);
+  assert(s == 4);
+  assert(g == 12);
+  assert(owner == 1 || owner == 2);
+  assert(__sync_val_compare_and_swap(&s, 4, 5) == 4 && s == 5);
+  assert(__sync_bool_compare_and_swap(&s, 4, 6) == 0 && s == 5);
+  assert(__atomic_exchange_n(&s, 8, __ATOMIC_ACQ_REL) == 5 && s == 8);
+  assert(__sync_lock_test_and_set(&s, 1) == 8);
+  __sync_lock_release(&s);
+  assert(__atomic_load_n(&s, __ATOMIC_ACQUIRE) == 0);
+  assert(__atomic_sub_fetch(&g, 2, __ATOMIC_SEQ_CST) == 10);
+  assert(__sync_fetch_and_and(&g, 3) == 10 && g == 2);
+  assert(__sync_xor_and_fetch(&g, 7) == 5);
+}
+)";
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    CheckResult cr = run(src, m);
+    INFO(modelName(m) << ": " << cr.message);
+    CHECK(cr.status == Status::Verified);
+    CHECK(cr.cut == 0);
+  }
+}
+
+TEST_CASE("memory orders are mapped to the machine's fences", "[frontend][atomics]") {
+  const char* src = R"SRC(#include <tsocheck.h>
+#include <stdatomic.h>
+atomic_int x;
+TSOCHECK void seqcst_store(void) { atomic_store(&x, 1); }
+TSOCHECK void release_store(void) { atomic_store_explicit(&x, 1, memory_order_release); }
+TSOCHECK void relaxed_store(void) { atomic_store_explicit(&x, 1, memory_order_relaxed); }
+TSOCHECK void seqcst_fence(void) { atomic_thread_fence(memory_order_seq_cst); }
+TSOCHECK void release_fence(void) { atomic_thread_fence(memory_order_release); }
+TSOCHECK void acquire_fence(void) { atomic_thread_fence(memory_order_acquire); }
+TSOCHECK void signal_fence(void) { atomic_signal_fence(memory_order_seq_cst); }
+TSOCHECK void loads_and_rmw(void) { (void)atomic_load(&x); atomic_fetch_add(&x, 1); }
+TSOCHECK void asm_fences(void) {
+  asm volatile("mfence" ::: "memory");
+  asm volatile("lock; addl $0,0(%%rsp)" ::: "memory");
+  asm volatile("lock addl $0, (%%rsp)" ::: "memory");
+  asm volatile("  MFENCE  " ::: "memory");
+  asm volatile("" ::: "memory");
+}
+)SRC";
+  struct Expect { const char* fn; int sc[2], tso[2], pso[2]; };  // {Full, StoreStore}
+  const Expect table[] = {
+      {"seqcst_store", {0, 0}, {1, 0}, {1, 1}},  {"release_store", {0, 0}, {0, 0}, {0, 1}},
+      {"relaxed_store", {0, 0}, {0, 0}, {0, 0}}, {"seqcst_fence", {0, 0}, {1, 0}, {1, 0}},
+      {"release_fence", {0, 0}, {0, 0}, {0, 1}}, {"acquire_fence", {0, 0}, {0, 0}, {0, 0}},
+      {"signal_fence", {0, 0}, {0, 0}, {0, 0}},  {"loads_and_rmw", {0, 0}, {0, 0}, {0, 0}},
+      {"asm_fences", {0, 0}, {4, 0}, {4, 0}},
+  };
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    FrontendResult r = lower(src, m);
+    INFO(diags(r));
+    REQUIRE(r.ok);
+    for (const Expect& e : table) {
+      const Function* f = findFunction(r.module.program, e.fn);
+      REQUIRE(f);
+      const int* want = m == Model::SC ? e.sc : m == Model::TSO ? e.tso : e.pso;
+      INFO(modelName(m) << " " << e.fn);
+      CHECK(countOps(*f, Op::Fence, int(FenceKind::Full)) == size_t(want[0]));
+      CHECK(countOps(*f, Op::Fence, int(FenceKind::StoreStore)) == size_t(want[1]));
+    }
+    const Function* lr = findFunction(r.module.program, "loads_and_rmw");
+    CHECK(countOps(*lr, Op::Rmw) == 1);
+    CHECK(countOps(*lr, Op::Load) == 1);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// End-to-end verdicts
+
+TEST_CASE("store buffering: SC forbids, TSO allows r1 == r2 == 0", "[frontend][e2e]") {
+  std::string plain = sbWith("");
+  CheckResult sc = run(plain, Model::SC, false);
+  CHECK(sc.status == Status::Verified);
+  CHECK(sc.executions == 3);
+  CheckResult tso = run(plain, Model::TSO, false);
+  CHECK(tso.status == Status::Violation);
+  CHECK(tso.executions == 4);
+  CheckResult tsoFirst = run(plain, Model::TSO);
+  CHECK(tsoFirst.status == Status::Violation);
+  REQUIRE(tsoFirst.violation);
+  CHECK(tsoFirst.violation->message.find("assertion `!(r1 == 0 && r2 == 0)` failed") != std::string::npos);
+  CHECK(tsoFirst.violation->loc.line == 15);
+  CheckResult pso = run(plain, Model::PSO);
+  CHECK(pso.status == Status::Violation);
+}
+
+TEST_CASE("store buffering with a fence is verified under TSO", "[frontend][e2e]") {
+  for (const char* fence : {"atomic_thread_fence(memory_order_seq_cst)", "asm volatile(\"mfence\" ::: \"memory\")",
+                            "__sync_synchronize()", "asm volatile(\"lock; addl $0,0(%%rsp)\" ::: \"memory\")"}) {
+    INFO(fence);
+    std::string src = sbWith(fence);
+    CheckResult tso = run(src, Model::TSO, false);
+    CHECK(tso.status == Status::Verified);
+    CHECK(tso.executions == 3);
+    CHECK(run(src, Model::PSO).status == Status::Verified);
+  }
+}
+
+TEST_CASE("message passing with a spin-wait", "[frontend][e2e][spin]") {
+  const char* src = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+int data;
+volatile int flag;
+static void *producer(void *a) { data = 1; BARRIER; flag = 1; return 0; }
+static void *consumer(void *a) {
+  while (!flag);
+  assert(data == 1);
+  return 0;
+}
+TSOCHECK void mp(void) {
+  pthread_t p, c;
+  pthread_create(&p, 0, producer, 0);
+  pthread_create(&c, 0, consumer, 0);
+  pthread_join(p, 0);
+  pthread_join(c, 0);
+}
+)";
+  std::string plain = std::string("#define BARRIER\n") + src;
+  std::string fenced = std::string("#define BARRIER __atomic_thread_fence(__ATOMIC_RELEASE)\n") + src;
+  CheckResult sc = run(plain, Model::SC, false);
+  CHECK(sc.status == Status::Verified);
+  CHECK(sc.cut == 0);
+  CHECK(sc.executions == 1);  // the consumer's loop became one load + assume
+  CheckResult tso = run(plain, Model::TSO, false);
+  CHECK(tso.status == Status::Verified);
+  CHECK(tso.cut == 0);
+  CheckResult pso = run(plain, Model::PSO);
+  CHECK(pso.status == Status::Violation);
+  CHECK(run(fenced, Model::PSO).status == Status::Verified);
+}
+
+TEST_CASE("spin loop shapes become load + assume", "[frontend][spin]") {
+  // Each consumer waits for the producer in a different way; without the
+  // spin-loop reduction the explorer would hit its step limit (cut > 0).
+  const char* shapes[] = {
+      "while (flag == 0);",
+      "while (!atomic_load(&aflag));",
+      "while (flag != 1) {}",
+      "do { } while (flag == 0);",
+      "while (turn == 1 && flag1);",
+      "for (;;) { if (flag) break; }",
+      "while (atomic_load_explicit(&aflag, memory_order_acquire) != 1) sched_yield();",
+      "while (1) { int v = flag; if (v == 1) break; }",
+      "int e; do { e = 1; } while (!atomic_compare_exchange_strong(&aflag, &e, 2));",
+      "while (__sync_lock_test_and_set(&lockword, 1));",
+      "while (1) { pthread_mutex_lock(&m); int v = flag; pthread_mutex_unlock(&m); if (v) break; }",
+  };
+  for (const char* shape : shapes) {
+    std::string src = std::string(R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+volatile int flag, turn = 1, flag1 = 1, lockword = 1;
+atomic_int aflag;
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void *producer(void *a) {
+  pthread_mutex_lock(&m);
+  flag = 1;
+  pthread_mutex_unlock(&m);
+  atomic_store(&aflag, 1);
+  turn = 0;
+  lockword = 0;
+  return 0;
+}
+static void *consumer(void *a) {
+  )") + shape + R"(
+  return 0;
+}
+TSOCHECK void spin(void) {
+  pthread_t p, c;
+  pthread_create(&c, 0, consumer, 0);
+  pthread_create(&p, 0, producer, 0);
+  pthread_join(p, 0);
+  pthread_join(c, 0);
+}
+)";
+    for (Model m : {Model::SC, Model::TSO}) {
+      INFO(shape << " under " << modelName(m));
+      CheckResult cr = run(src, m, false);
+      INFO(cr.message);
+      CHECK(cr.status == Status::Verified);
+      CHECK(cr.cut == 0);
+      CHECK(cr.executions < 100);
+    }
+  }
+}
+
+TEST_CASE("a spin loop nobody releases is reported as a hang", "[frontend][spin]") {
+  CheckResult cr = run(R"(#include <tsocheck.h>
+#include <pthread.h>
+volatile int flag;
+static void *waiter(void *a) { while (!flag); return 0; }
+TSOCHECK void hang(void) {
+  pthread_t t;
+  pthread_create(&t, 0, waiter, 0);
+  pthread_join(t, 0);
+}
+)", Model::TSO);
+  CHECK(cr.status == Status::Violation);
+  REQUIRE(cr.violation);
+  CHECK(cr.violation->kind == ErrorKind::Deadlock);
+  CHECK(cr.violation->message.find("spins forever at test.c:4") != std::string::npos);
+}
+
+TEST_CASE("loops with effects are not reduced", "[frontend][spin]") {
+  // The counting loop writes memory every iteration: it runs as written.
+  CheckResult cr = run(R"(#include <tsocheck.h>
+#include <assert.h>
+int n;
+TSOCHECK void count(void) {
+  while (n < 10) n++;
+  assert(n == 10);
+}
+)", Model::TSO);
+  CHECK(cr.status == Status::Verified);
+  CHECK(cr.executions == 1);
+}
+
+// ---------------------------------------------------------------------------
+// Loop bounding (FrontendOptions::loopBound)
+
+TEST_CASE("counting loops run to completion, over local and shared data", "[frontend][loopbound]") {
+  // Another thread exists, so loops over shared memory could be bounded; these
+  // exit on a register (i) only, and the assert's exit is an error path.
+  const char* src = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+int global[64], other;
+static void *t(void *a) { other = 1; return 0; }
+TSOCHECK void count(void) {
+  pthread_t th;
+  pthread_create(&th, 0, t, 0);
+  int local[64];
+  for (int i = 0; i < 64; i++) local[i] = i;
+  for (int i = 0; i < 64; i++) global[i] = local[i] * 2;
+  int sum = 0;
+  for (int i = 0; i < 64; i++) sum += global[i];
+  for (int i = 0; i < 64; i++) assert(global[i] == 2 * i);
+  int n = other;
+  for (int i = 0; i < n; i++) global[i]++;  /* bound read before the loop */
+  pthread_join(th, 0);
+  assert(sum == 64 * 63);
+}
+)";
+  CHECK(boundChecksIn(src, "count") == 0);
+  for (uint32_t bound : {8u, 2u}) {
+    for (Model m : {Model::SC, Model::TSO}) {
+      INFO("bound " << bound << " under " << modelName(m));
+      CheckResult cr = runBounded(src, m, bound);
+      INFO(cr.message);
+      CHECK(cr.status == Status::Verified);
+      CHECK(cr.cut == 0);
+      CHECK(cr.limitsHit.empty());
+    }
+  }
+}
+
+namespace {
+// The consumer's loop (line 14) has effects and waits for the producer.
+const char* kProducerConsumer = R"(#include <tsocheck.h>
+#include <pthread.h>
+#include <stdatomic.h>
+atomic_int count;
+int attempts;
+static void *producer(void *a) {
+  for (int i = 0; i < 3; i++) atomic_fetch_add(&count, 1);
+  return 0;
+}
+TSOCHECK void pc(void) {
+  pthread_t p;
+  pthread_create(&p, 0, producer, 0);
+  int local_work = 0;
+  while (atomic_load(&count) < 3) {
+    local_work++;
+    attempts = attempts + 1;
+  }
+  pthread_join(p, 0);
+}
+)";
+}  // namespace
+
+TEST_CASE("a loop with effects that waits for another thread is bounded", "[frontend][loopbound]") {
+  CHECK(boundChecksIn(kProducerConsumer, "pc") == 1);
+  CHECK(boundChecksIn(kProducerConsumer, "producer") == 0);  // counts on a register
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    INFO(modelName(m));
+    CheckResult cr = runBounded(kProducerConsumer, m, 8);
+    INFO(cr.message);
+    CHECK(cr.status == Status::Bounded);
+    CHECK(cr.cut > 0);
+    CHECK(cr.executions > 0);  // executions where the producer was fast enough are complete
+    REQUIRE(cr.limitsHit.size() == 1);
+    CHECK(cr.limitsHit[0] == "loop at test.c:14 cut after 8 iterations (loop bound) at test.c:14:3");
+  }
+  // loopBound 0: no loop bounding; only the engine's step limit stops the loop.
+  CHECK(boundChecksIn(kProducerConsumer, "pc", 0) == 0);
+  CheckResult off = runBounded(kProducerConsumer, Model::TSO, 0, 500);
+  INFO(off.message);
+  CHECK(off.status != Status::Verified);
+  CHECK(off.status == Status::Bounded);
+  REQUIRE_FALSE(off.limitsHit.empty());
+  CHECK(off.limitsHit[0].find("step limit") != std::string::npos);
+  CHECK(off.limitsHit[0].find("loop at") == std::string::npos);
+}
+
+TEST_CASE("the loop bound value is honoured", "[frontend][loopbound]") {
+  CheckResult two = runBounded(kProducerConsumer, Model::TSO, 2);
+  CheckResult eight = runBounded(kProducerConsumer, Model::TSO, 8);
+  REQUIRE(two.limitsHit.size() == 1);
+  REQUIRE(eight.limitsHit.size() == 1);
+  CHECK(two.limitsHit[0].find("loop at test.c:14 cut after 2 iterations") != std::string::npos);
+  CHECK(eight.limitsHit[0].find("loop at test.c:14 cut after 8 iterations") != std::string::npos);
+  CHECK(two.status == Status::Bounded);
+  CHECK(two.executions < eight.executions);  // fewer complete executions fit in 2 iterations
+  // The producer can always be slower than the consumer, so every bound cuts
+  // some executions; 3 iterations already let some complete.
+  CheckResult three = runBounded(kProducerConsumer, Model::TSO, 3);
+  CHECK(three.status == Status::Bounded);
+  CHECK(three.executions > 0);
+}
+
+TEST_CASE("condition-variable loops: idle waits are not cut, waits with effects are", "[frontend][loopbound]") {
+  auto src = [](const char* body) {
+    return std::string(R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+int ready, wakeups;
+static void *signaller(void *a) {
+  pthread_mutex_lock(&m); ready = 1; pthread_cond_signal(&c); pthread_mutex_unlock(&m);
+  return 0;
+}
+TSOCHECK void wait(void) {
+  pthread_t t;
+  pthread_create(&t, 0, signaller, 0);
+  pthread_mutex_lock(&m);
+  )") + body + R"(
+  pthread_mutex_unlock(&m);
+  pthread_join(t, 0);
+  assert(ready);
+}
+)";
+  };
+  CheckResult idle = runBounded(src("while (!ready) pthread_cond_wait(&c, &m);"), Model::TSO, 1);
+  INFO(idle.message);
+  CHECK(idle.status == Status::Verified);
+  CHECK(idle.cut == 0);
+  // Spurious wake-ups are possible: a wait loop with an effect per wake-up is unbounded.
+  CheckResult counting = runBounded(src("while (!ready) { pthread_cond_wait(&c, &m); wakeups++; }"), Model::TSO, 8);
+  CHECK(counting.status == Status::Bounded);
+  REQUIRE(counting.limitsHit.size() == 1);
+  CHECK(counting.limitsHit[0].find("loop at test.c:15 cut after 8 iterations (loop bound)") == 0);
+  CHECK(counting.executions > 0);
+}
+
+TEST_CASE("CAS retry loops are not cut: failed iterations are idle", "[frontend][loopbound][spin]") {
+  const char* src = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+atomic_int x;
+static void *inc(void *a) {
+  int old;
+  do {
+    old = x;
+  } while (!atomic_compare_exchange_strong(&x, &old, old + 1));
+  return 0;
+}
+TSOCHECK void cas(void) {
+  pthread_t a, b;
+  pthread_create(&a, 0, inc, 0);
+  pthread_create(&b, 0, inc, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  assert(x == 2);
+}
+)";
+  CHECK(boundChecksIn(src, "inc") == 1);  // shared-dependent, but never reaches the bound
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    for (uint32_t bound : {8u, 1u}) {
+      INFO(modelName(m) << " bound " << bound);
+      CheckResult cr = runBounded(src, m, bound);
+      INFO(cr.message);
+      CHECK(cr.status == Status::Verified);
+      CHECK(cr.cut == 0);
+    }
+  }
+}
+
+TEST_CASE("nested loops: each bounded loop has its own counter, reset on entry", "[frontend][loopbound]") {
+  // Both loops read `g`/`h`, which another thread could write: both are
+  // bounded. The outer loop (line 9) runs 10 iterations, the inner one (line
+  // 10) 3 per entry, 30 in all: its counter restarts at every entry.
+  const char* src = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+int g, h, other;
+static void *t(void *a) { other = 1; return 0; }
+TSOCHECK void nest(void) {
+  pthread_t th;
+  pthread_create(&th, 0, t, 0);
+  while (h < 10) {
+    for (g = 0; g < 3; g++) {}
+    h++;
+  }
+  pthread_join(th, 0);
+  assert(g == 3 && h == 10);
+}
+)";
+  CHECK(boundChecksIn(src, "nest") == 2);
+  CheckResult ok = runBounded(src, Model::TSO, 16);  // 30 inner iterations in all, never 16 per entry
+  INFO(ok.message);
+  CHECK(ok.status == Status::Verified);
+  CHECK(ok.cut == 0);
+  CheckResult outer = runBounded(src, Model::TSO, 8);
+  CHECK(outer.status == Status::Bounded);
+  REQUIRE(outer.limitsHit.size() == 1);
+  CHECK(outer.limitsHit[0].find("loop at test.c:9 cut after 8 iterations (loop bound)") == 0);
+  CheckResult inner = runBounded(src, Model::TSO, 2);
+  CHECK(inner.status == Status::Bounded);
+  REQUIRE(inner.limitsHit.size() == 1);
+  CHECK(inner.limitsHit[0].find("loop at test.c:10 cut after 2 iterations (loop bound)") == 0);
+}
+
+TEST_CASE("which loops are bounded", "[frontend][loopbound]") {
+  auto wrap = [](const std::string& body) {
+    return std::string(R"(#include <tsocheck.h>
+#include <pthread.h>
+#include <stdatomic.h>
+atomic_int aflag;
+int flag, attempts, arr[8];
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int helper(int v) { return v + 1; }
+static void *t(void *a) { flag = 1; atomic_store(&aflag, 1); return 0; }
+TSOCHECK void loops(void) {
+  pthread_t th;
+  pthread_create(&th, 0, t, 0);
+  )") + body + R"(
+  pthread_join(th, 0);
+}
+)";
+  };
+  struct Case { const char* body; size_t bounded; };
+  const Case cases[] = {
+      // Exit depends on other threads' writes.
+      {"while (flag == 0) attempts++;", 1},
+      {"int k = 0; while (!atomic_load(&aflag)) k++;", 1},
+      {"int done = 0; while (!done) { if (atomic_load(&aflag)) done = 1; attempts++; }", 1},  // via a phi
+      {"for (int i = 0; i < 100; i++) { if (flag) break; attempts++; }", 1},
+      {"while (pthread_mutex_trylock(&m) != 0) attempts++; pthread_mutex_unlock(&m);", 1},
+      {"int buf[2]; do { buf[0] = flag; attempts++; } while (buf[0] == 0);", 1},  // through private memory
+      {"int i = 0; while (helper(i) < 5) i++;", 1},  // calls to defined functions count
+      {"int i = 0; while (arr[i] == 0 && i < 7) i++;", 1},
+      // Exit depends on registers and private memory only.
+      {"for (int i = 0; i < 8; i++) arr[i] = flag;", 0},
+      {"int n = flag; for (int i = 0; i < n; i++) attempts++;", 0},
+      {"int b[4] = {0}; for (int i = 0; b[0] < 3; i++) b[0] += 1 + flag;", 1},  // b[0] gets flag
+      {"int b[4] = {0}; for (int i = 0; b[0] < 3; i++) { b[0]++; arr[i] = flag; }", 0},
+      {"for (int i = 0; i < 8; i++) { if (flag) attempts++; }", 0},
+      {"while (1) { attempts++; }", 0},  // no exit at all
+  };
+  for (const Case& c : cases) {
+    INFO(c.body);
+    CHECK(boundChecksIn(wrap(c.body), "loops") == c.bounded);
+    CHECK(boundChecksIn(wrap(c.body), "loops", 0) == 0);
+  }
+}
+
+TEST_CASE("without other threads no loop is bounded", "[frontend][loopbound]") {
+  // Same loop as "loops with effects are not reduced": with no pthread_create in
+  // the module nothing can depend on other threads' writes.
+  const char* single = R"(#include <tsocheck.h>
+#include <assert.h>
+int n;
+TSOCHECK void count(void) {
+  while (n < 10) n++;
+  assert(n == 10);
+}
+)";
+  CHECK(boundChecksIn(single, "count") == 0);
+  CheckResult cr = runBounded(single, Model::TSO, 8);
+  CHECK(cr.status == Status::Verified);
+  // With a thread in the module, the loop over the global is bounded (10 > 8).
+  const char* threaded = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+int n, other;
+static void *t(void *a) { other = 1; return 0; }
+TSOCHECK void count(void) {
+  pthread_t th;
+  pthread_create(&th, 0, t, 0);
+  while (n < 10) n++;
+  pthread_join(th, 0);
+  assert(n == 10);
+}
+)";
+  CHECK(boundChecksIn(threaded, "count") == 1);
+  CheckResult b = runBounded(threaded, Model::TSO, 8);
+  CHECK(b.status == Status::Bounded);
+  REQUIRE(b.limitsHit.size() == 1);
+  CHECK(b.limitsHit[0].find("loop at test.c:9 cut after 8 iterations") == 0);
+  CHECK(runBounded(threaded, Model::TSO, 16).status == Status::Verified);
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+
+TEST_CASE("unsupported constructs are errors at their line", "[frontend][errors]") {
+  expectError(R"(#include <tsocheck.h>
+volatile double d = 1.5;
+TSOCHECK void f(void) {
+  d = d * 2.0;
+}
+)", 4, "floating point is not supported");
+  expectError(R"(#include <tsocheck.h>
+int mystery(int);
+TSOCHECK void f(void) {
+  int x = 1;
+  mystery(x);
+}
+)", 5, "external function 'mystery'");
+  expectError(R"(#include <tsocheck.h>
+int x;
+TSOCHECK void f(void) {
+  asm volatile("xchg %0, %1" : "+r"(x) : "m"(x));
+}
+)", 4, "inline assembly \"xchg");
+  expectError(R"(#include <tsocheck.h>
+#include <setjmp.h>
+jmp_buf jb;
+TSOCHECK void f(void) {
+  if (setjmp(jb)) return;
+}
+)", 5, "setjmp/longjmp");
+  expectError(R"(#include <tsocheck.h>
+volatile int n = 4;
+TSOCHECK void f(void) {
+  int vla[n];
+  vla[0] = 1;
+}
+)", 4, "variable-length arrays");
+  expectError(R"(#include <tsocheck.h>
+#include <stdlib.h>
+TSOCHECK void f(void) {
+  int *p = malloc(4);
+  p = realloc(p, 8);
+  free(p);
+}
+)", 5, "realloc");
+  expectError(R"(#include <tsocheck.h>
+int x;
+TSOCHECK void f(void) {
+  __sync_fetch_and_nand(&x, 3);
+}
+)", 4, "nand");
+  expectError(R"(#include <tsocheck.h>
+#include <string.h>
+struct big { int a[6]; };
+static void copy(struct big *d, struct big *s) { *d = *s; }
+TSOCHECK void f(void) {
+  static struct big a, b;
+  copy(&a, &b);
+}
+)", 4, "memcpy of 24 bytes");
+  expectError(R"(#include <tsocheck.h>
+_Thread_local int tl;
+TSOCHECK void f(void) {
+  tl = 1;
+}
+)", 4, "thread-local");
+}
+
+TEST_CASE("a syntax error reports Clang's message and line", "[frontend][errors]") {
+  FrontendResult r = lower(R"(#include <tsocheck.h>
+int x;
+TSOCHECK void f(void) {
+  x = 1
+}
+)");
+  CHECK_FALSE(r.ok);
+  const Diagnostic* d = firstError(r);
+  REQUIRE(d);
+  CHECK(d->line == 4);
+  CHECK(d->file == "test.c");
+  CHECK(d->message.find("expected ';'") != std::string::npos);
+  CHECK(formatDiagnostic(*d).rfind("test.c:4:", 0) == 0);
+}
+
+TEST_CASE("warnings are reported and do not fail lowering", "[frontend][errors]") {
+  FrontendResult r = lower(R"(#include <tsocheck.h>
+TSOCHECK void f(void) {
+  int unused_but_set = 0;
+  if (unused_but_set = 1) {}
+}
+)");
+  CHECK(r.ok);
+  bool warned = false;
+  for (const Diagnostic& d : r.diagnostics)
+    if (d.severity == "warning" && d.line == 4) warned = true;
+  CHECK(warned);
+}
+
+TEST_CASE("lowerFile reads from disk and passes extra clang arguments", "[frontend][file]") {
+  char dir[] = "/tmp/tsocheck_fe_XXXXXX";
+  REQUIRE(mkdtemp(dir));
+  std::string path = std::string(dir) + "/defs.c";
+  {
+    std::ofstream o(path);
+    o << "#include <tsocheck.h>\n#include <assert.h>\nint x = VALUE;\nTSOCHECK void f(void) { assert(x == 3); }\n";
+  }
+  FrontendOptions opts;
+  opts.clangArgs = {"-DVALUE=3", "-O2", "-g0"};  // optimisation/debug flags cannot be overridden
+  opts.loopBound = 5;
+  FrontendResult r = lowerFile(path, opts);
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  CHECK(r.module.checks.at(0).file == path);
+  const Function* f = findFunction(r.module.program, "f");
+  REQUIRE(f);
+  CHECK(countOps(*f, Op::Load) == 1);  // not folded away by -O2
+  CHECK(f->code.back().loc.line == 4);  // debug locations kept despite -g0
+  CHECK(r.module.loopBound == 5);
+  Program p = r.module.program;
+  p.entry = r.module.entryOf[0];
+  CHECK(check(p, CheckOptions{}).status == Status::Verified);
+  FrontendResult missing = lowerFile(std::string(dir) + "/nope.c", FrontendOptions{});
+  CHECK_FALSE(missing.ok);
+  CHECK(firstError(missing) != nullptr);
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
+TEST_CASE("trace steps carry source lines and names", "[frontend][e2e]") {
+  CheckResult cr = run(sbWith(""), Model::TSO);
+  REQUIRE(cr.violation);
+  bool sawStoreX = false;
+  for (const TraceStep& s : cr.violation->trace)
+    if (s.kind == StepKind::Store && s.addrName == "x") {
+      sawStoreX = true;
+      CHECK(s.loc.line == 7);
+    }
+  CHECK(sawStoreX);
+}
+
+TEST_CASE("static check functions and undefined globals", "[frontend][checks]") {
+  FrontendResult ok = lower(R"(#include <tsocheck.h>
+#include <stdio.h>
+static TSOCHECK void hidden(void) { fprintf(stderr, "hello %d\n", 1); puts("x"); }
+)");
+  INFO(diags(ok));
+  CHECK(ok.ok);
+  REQUIRE(ok.module.checks.size() == 1);
+  const Function* f = findFunction(ok.module.program, "hidden");
+  REQUIRE(f);
+  CHECK(countOps(*f, Op::Load) == 0);  // stderr is not a shared location
+
+  FrontendResult dropped = lower(R"(
+static __attribute__((annotate("tsocheck"))) void dropped(void) {}
+)");
+  CHECK_FALSE(dropped.ok);
+  const Diagnostic* d = firstError(dropped);
+  REQUIRE(d);
+  CHECK(d->line == 2);
+  CHECK(d->message.find("not emitted") != std::string::npos);
+
+  expectError(R"(#include <tsocheck.h>
+extern int elsewhere;
+TSOCHECK void f(void) {
+  elsewhere = 1;
+}
+)", 4, "declared but not defined");
+}
+
+TEST_CASE("struct assignment copies field by field", "[frontend][memcpy]") {
+  const char* src = R"(#include <tsocheck.h>
+#include <assert.h>
+struct P { char tag; int v; long w; };
+struct P a = {'a', 1, 2}, b;
+TSOCHECK void copy(void) {
+  b = a;
+  struct P local = b;
+  local.v += 1;
+  a = local;
+  assert(a.v == 2 && b.v == 1 && a.tag == 'a' && b.w == 2);
+}
+)";
+  FrontendResult r = lower(src);
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  const Function* f = findFunction(r.module.program, "copy");
+  REQUIRE(f);
+  size_t sizes[9] = {};
+  for (const Instr& in : f->code)
+    if (in.op == Op::Load || in.op == Op::Store) sizes[in.size]++;
+  CHECK(sizes[3] == 0);
+  CHECK(sizes[1] > 0);
+  CHECK(sizes[4] > 0);
+  CHECK(sizes[8] > 0);
+  CheckResult cr = run(src, Model::TSO);
+  INFO(cr.message);
+  CHECK(cr.status == Status::Verified);
+}
+
+TEST_CASE("assume, abort and exit", "[frontend][calls]") {
+  // __tsocheck_assume discards executions: only those where the thread read 1 remain.
+  const char* assumeSrc = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+extern void __VERIFIER_assume(int);
+int x;
+static void *w(void *a) { x = 1; return 0; }
+TSOCHECK void check(void) {
+  pthread_t t;
+  pthread_create(&t, 0, w, 0);
+  int v = x;
+  __tsocheck_assume(v == 1);
+  __VERIFIER_assume(v != 2);
+  pthread_join(t, 0);
+  assert(v == 1);
+}
+)";
+  CheckResult cr = run(assumeSrc, Model::SC, false);
+  CHECK(cr.status == Status::Verified);
+  CHECK(cr.executions == 1);
+  CHECK(cr.blocked == 1);
+
+  CheckResult ab = run(R"(#include <tsocheck.h>
+#include <stdlib.h>
+volatile int bad = 1;
+TSOCHECK void check(void) {
+  if (bad) abort();
+}
+)", Model::TSO);
+  CHECK(ab.status == Status::Violation);
+  REQUIRE(ab.violation);
+  CHECK(ab.violation->message == "abort() called");
+  CHECK(ab.violation->loc.line == 5);
+
+  CheckResult ex = run(R"(#include <tsocheck.h>
+#include <assert.h>
+#include <stdlib.h>
+volatile int done = 1;
+TSOCHECK void check(void) {
+  if (done) exit(0);
+  assert(0);
+}
+)", Model::TSO);
+  CHECK(ex.status == Status::Verified);
+}
