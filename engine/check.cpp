@@ -31,8 +31,8 @@ const char* stepKindName(StepKind k) {
     case StepKind::ThreadStart: return "start";
     case StepKind::Store: return "store";
     case StepKind::Flush: return "flush";
-    case StepKind::LoadMem: return "load";
-    case StepKind::LoadBuf: return "load";
+    case StepKind::LoadMem: return "load-memory";
+    case StepKind::LoadBuf: return "load-buffer";
     case StepKind::Rmw: return "rmw";
     case StepKind::Fence: return "fence";
     case StepKind::Spawn: return "spawn";
@@ -53,23 +53,36 @@ CheckResult check(const Program& prog, const CheckOptions& opts) {
   return ex.run();
 }
 
+std::string formatStepHead(const TraceStep& s) {
+  std::ostringstream os;
+  os << "T" << s.thread << " " << stepKindName(s.kind);
+  if (s.hasAddr) os << " " << s.addrName;
+  if (s.hasValue) os << (s.kind == StepKind::LoadMem || s.kind == StepKind::LoadBuf ? " -> " : " = ") << s.value;
+  return os.str();
+}
+
+std::string formatBuffers(const TraceStep& s) {
+  std::ostringstream os;
+  bool any = false;
+  for (size_t t = 0; t < s.buffers.size(); ++t) {
+    if (s.buffers[t].empty()) continue;
+    os << (any ? "; " : "") << "T" << t << "[";
+    for (size_t i = 0; i < s.buffers[t].size(); ++i)
+      os << (i ? ", " : "") << s.buffers[t][i].name << "=" << s.buffers[t][i].value;
+    os << "]";
+    any = true;
+  }
+  return os.str();
+}
+
 std::string formatTrace(const Program& prog, const Violation& v) {
   std::ostringstream os;
   for (const TraceStep& s : v.trace) {
-    os << "  " << s.step << ". T" << s.thread << "  " << stepKindName(s.kind);
-    if (s.hasAddr) os << " " << s.addrName;
-    if (s.hasValue) os << (s.kind == StepKind::LoadMem || s.kind == StepKind::LoadBuf ? " -> " : " = ") << s.value;
+    os << "  " << s.step << ". " << formatStepHead(s);
     if (!s.note.empty()) os << "  (" << s.note << ")";
     os << "  " << prog.locString(s.loc);
-    bool any = false;
-    for (size_t t = 0; t < s.buffers.size(); ++t) {
-      if (s.buffers[t].empty()) continue;
-      os << (any ? "; " : "  buffers: ") << "T" << t << "[";
-      for (size_t i = 0; i < s.buffers[t].size(); ++i)
-        os << (i ? ", " : "") << s.buffers[t][i].name << "=" << s.buffers[t][i].value;
-      os << "]";
-      any = true;
-    }
+    std::string b = formatBuffers(s);
+    if (!b.empty()) os << "  buffers: " << b;
     os << "\n";
   }
   return os.str();

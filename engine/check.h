@@ -67,7 +67,7 @@ enum class StepKind : uint8_t {
   Error,      // the failing event (assertion, memory error, ...)
   Blocked,    // a deadlocked thread's last attempted operation
 };
-const char* stepKindName(StepKind k);
+const char* stepKindName(StepKind k);  // "store", "flush", "load-memory", "load-buffer", ...
 
 struct BufferEntry {
   Addr addr = 0;
@@ -114,5 +114,9 @@ CheckResult check(const Program& prog, const CheckOptions& opts);
 
 // Renders a violation trace as text, one line per step.
 std::string formatTrace(const Program& prog, const Violation& v);
+// "T1 store x = 1" / "T2 load-memory y -> 0": thread, event, address, value.
+std::string formatStepHead(const TraceStep& s);
+// "T1[x=1]; T2[y=1]": the non-empty store buffers after a step ("" if none).
+std::string formatBuffers(const TraceStep& s);
 
 }  // namespace tsocheck

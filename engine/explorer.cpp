@@ -368,14 +368,19 @@ bool Explorer::useAfterFree(State& s, EventId access) {
   return false;
 }
 
-void Explorer::handleRead(State& s, uint32_t t) {
-  const Action a = s.ts[t]->pending();
+bool Explorer::prepareAccess(State& s, uint32_t t, const Action& a) {
   if (std::string err = checkAccess(s, a.addr, a.size); !err.empty()) {
     reportError(s, t, ErrorKind::Memory, err, a.loc, false);
-    return;
+    return false;
   }
-  if (sizeConflict(s, t, a.addr, a.size)) return;
+  if (sizeConflict(s, t, a.addr, a.size)) return false;
   s.g.locFor(a.addr, a.size, initialValue(a.addr, a.size));
+  return true;
+}
+
+void Explorer::handleRead(State& s, uint32_t t) {
+  const Action a = s.ts[t]->pending();
+  if (!prepareAccess(s, t, a)) return;
   Event e = makeEvent(s, t, EvKind::Load);
   e.reads = true;
   EventId id = append(s, t, e);
@@ -397,12 +402,7 @@ void Explorer::handleRead(State& s, uint32_t t) {
 
 void Explorer::handleWrite(State& s, uint32_t t) {
   const Action a = s.ts[t]->pending();
-  if (std::string err = checkAccess(s, a.addr, a.size); !err.empty()) {
-    reportError(s, t, ErrorKind::Memory, err, a.loc, false);
-    return;
-  }
-  if (sizeConflict(s, t, a.addr, a.size)) return;
-  s.g.locFor(a.addr, a.size, initialValue(a.addr, a.size));
+  if (!prepareAccess(s, t, a)) return;
   Event e = makeEvent(s, t, EvKind::Store);
   e.writes = true;
   e.wval = maskToSize(a.value, a.size);
@@ -425,12 +425,7 @@ void Explorer::handleWrite(State& s, uint32_t t) {
 
 void Explorer::handleRmw(State& s, uint32_t t) {
   const Action a = s.ts[t]->pending();
-  if (std::string err = checkAccess(s, a.addr, a.size); !err.empty()) {
-    reportError(s, t, ErrorKind::Memory, err, a.loc, false);
-    return;
-  }
-  if (sizeConflict(s, t, a.addr, a.size)) return;
-  s.g.locFor(a.addr, a.size, initialValue(a.addr, a.size));
+  if (!prepareAccess(s, t, a)) return;
   EvKind kind = a.kind == ActionKind::Rmw ? EvKind::Rmw
               : a.kind == ActionKind::Lock ? EvKind::Lock
               : a.kind == ActionKind::TryLock ? EvKind::TryLock : EvKind::Unlock;

@@ -36,6 +36,9 @@ class Explorer {
   void visit(State& s);
   int pickThread(const State& s) const;
   void finishExecution(State& s);
+  // Validates a memory access (address, size) and creates its location; false
+  // when an error was reported instead.
+  bool prepareAccess(State& s, uint32_t t, const Action& a);
   void handleRead(State& s, uint32_t t);
   void handleWrite(State& s, uint32_t t);
   void handleRmw(State& s, uint32_t t);

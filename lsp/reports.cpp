@@ -9,28 +9,6 @@ namespace tsocheck {
 
 using nlohmann::json;
 
-const char* stepEventName(StepKind k) {
-  switch (k) {
-    case StepKind::ThreadStart: return "start";
-    case StepKind::Store: return "store";
-    case StepKind::Flush: return "flush";
-    case StepKind::LoadMem: return "load-memory";
-    case StepKind::LoadBuf: return "load-buffer";
-    case StepKind::Rmw: return "rmw";
-    case StepKind::Fence: return "fence";
-    case StepKind::Spawn: return "spawn";
-    case StepKind::Join: return "join";
-    case StepKind::Lock: return "lock";
-    case StepKind::Unlock: return "unlock";
-    case StepKind::TryLock: return "trylock";
-    case StepKind::Free: return "free";
-    case StepKind::Exit: return "exit";
-    case StepKind::Error: return "error";
-    case StepKind::Blocked: return "blocked";
-  }
-  return "?";
-}
-
 namespace {
 
 std::string fileOf(const Program& prog, const SourceLoc& l) {
@@ -71,7 +49,7 @@ json traceStepJson(const Program& prog, const TraceStep& s) {
   }
   return json{{"step", s.step},
               {"thread", s.thread},
-              {"event", stepEventName(s.kind)},
+              {"event", stepKindName(s.kind)},
               {"address", s.hasAddr ? json(s.addrName) : json(nullptr)},
               {"value", s.hasValue ? json(s.value) : json(nullptr)},
               {"file", fileOf(prog, s.loc)},
@@ -177,9 +155,7 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
       std::map<uint32_t, json> perThread;
       for (const TraceStep& s : v.trace) {
         std::ostringstream text;
-        text << "T" << s.thread << " " << stepEventName(s.kind);
-        if (s.hasAddr) text << " " << s.addrName;
-        if (s.hasValue) text << " " << s.value;
+        text << formatStepHead(s);
         if (!s.note.empty()) text << " (" << s.note << ")";
         json state = json::object();
         for (size_t t = 0; t < s.buffers.size(); ++t) {
@@ -257,26 +233,15 @@ std::string textReport(const FileReport& f) {
     os << "  " << errorKindName(v.kind) << ": " << v.message << " at " << prog.locString(v.loc) << "\n";
     os << "  interleaving:\n";
     for (const TraceStep& s : v.trace) {
-      std::ostringstream step;
-      step << "  " << (s.step < 10 ? " " : "") << s.step << ". T" << s.thread << " " << stepEventName(s.kind);
-      if (s.hasAddr) step << " " << s.addrName;
-      if (s.hasValue) step << (s.kind == StepKind::LoadMem || s.kind == StepKind::LoadBuf ? " -> " : " = ") << s.value;
-      std::string head = step.str();
+      std::string head = "  " + std::string(s.step < 10 ? " " : "") + std::to_string(s.step) + ". " + formatStepHead(s);
       if (head.size() < 34) head.resize(34, ' ');
-      os << head << " " << fileOf(prog, s.loc).substr(fileOf(prog, s.loc).find_last_of('/') + 1) << ":" << s.loc.line
-         << ":" << s.loc.column;
-      std::string line = src.line(fileOf(prog, s.loc), s.loc.line);
+      const std::string file = fileOf(prog, s.loc);
+      os << head << " " << file.substr(file.find_last_of('/') + 1) << ":" << s.loc.line << ":" << s.loc.column;
+      std::string line = src.line(file, s.loc.line);
       if (!line.empty()) os << "  | " << line;
       if (!s.note.empty()) os << "   [" << s.note << "]";
-      bool any = false;
-      for (size_t t = 0; t < s.buffers.size(); ++t) {
-        if (s.buffers[t].empty()) continue;
-        os << (any ? " " : "   buffers:") << " T" << t << "[";
-        for (size_t i = 0; i < s.buffers[t].size(); ++i)
-          os << (i ? ", " : "") << s.buffers[t][i].name << "=" << s.buffers[t][i].value;
-        os << "]";
-        any = true;
-      }
+      std::string b = formatBuffers(s);
+      if (!b.empty()) os << "   buffers: " << b;
       os << "\n";
     }
   }

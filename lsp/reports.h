@@ -12,8 +12,6 @@
 
 namespace tsocheck {
 
-const char* stepEventName(StepKind k);  // "store", "flush", "load-memory", ...
-
 nlohmann::json traceStepJson(const Program& prog, const TraceStep& s);
 nlohmann::json checkJson(const CheckReport& r);
 // {"version":1,"results":[...],"errors":[...]} over every file checked.
