@@ -1,5 +1,7 @@
 #include "engine/check.h"
 
+#include <pthread.h>
+
 #include <sstream>
 
 #include "engine/explorer.h"
@@ -48,9 +50,34 @@ const char* stepKindName(StepKind k) {
   return "?";
 }
 
+namespace {
+struct Job {
+  const Program* prog;
+  const CheckOptions* opts;
+  CheckResult result;
+};
+
+void* runJob(void* p) {
+  Job* job = static_cast<Job*>(p);
+  Explorer ex(*job->prog, *job->opts);
+  job->result = ex.run();
+  return nullptr;
+}
+}  // namespace
+
 CheckResult check(const Program& prog, const CheckOptions& opts) {
-  Explorer ex(prog, opts);
-  return ex.run();
+  // The exploration recurses once per event; give it a large stack (address
+  // space only: pages are committed as they are touched).
+  Job job{&prog, &opts, {}};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, size_t(1) << 30);
+  pthread_t th;
+  bool started = pthread_create(&th, &attr, runJob, &job) == 0;
+  pthread_attr_destroy(&attr);
+  if (started) pthread_join(th, nullptr);
+  else runJob(&job);
+  return job.result;
 }
 
 std::string formatStepHead(const TraceStep& s) {

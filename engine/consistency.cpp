@@ -40,6 +40,12 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
   const uint32_t nEvents = base_[nThreads];
   auto node = [&](EventId id) { return base_[id.thread] + id.index; };
 
+  // Coherence position of every write (-2: not in co), for O(1) lookups.
+  coPos_.assign(nEvents, -2);
+  for (const Location& l : g.locs)
+    for (size_t i = 0; i < l.co.size(); ++i) coPos_[node(l.co[i])] = int(i);
+  auto coIndex = [&](EventId w) { return w.isInit() ? -1 : coPos_[node(w)]; };
+
   edges_.clear();
   gateThread_.clear();
   gateNeed_.clear();
@@ -120,7 +126,9 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
       if (e.reads) {
         const Location* loc = g.findLoc(e.addr);
         if (!loc) return false;
-        int wi = Graph::coIndex(*loc, e.rf);
+        if (!e.rf.isInit() && !g.contains(e.rf)) return false;
+        int wi = coIndex(e.rf);
+        if (!e.rf.isInit() && g.ev(e.rf).addr != e.addr) return false;
         if (wi == -2) return false;
         // The read sits before the co-successor of what it reads (for a
         // writing RMW that successor is itself; atomicity is checked below).
@@ -139,7 +147,7 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
         }
         if (e.writes) {
           // Atomicity: the write part immediately follows the write read from.
-          int me = Graph::coIndex(*loc, EventId{t, i});
+          int me = coPos_[n];
           if (me != wi + 1) return false;
         }
       }

@@ -66,6 +66,7 @@ class ConsistencyChecker {
   std::vector<uint32_t> adj_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
   std::vector<uint32_t> gateThread_, gateNeed_, gateOf_;
+  std::vector<int> coPos_;
 };
 
 }  // namespace tsocheck

@@ -234,6 +234,14 @@ void Explorer::visit(State& s) {
     }
     const uint32_t t = uint32_t(ti);
     const Action a = s.ts[t]->pending();
+    if (s.g.numEvents() >= opts_.limits.maxEvents && a.kind != ActionKind::Error) {
+      // A runaway execution: cut it here, like a step limit.
+      ++res_.cut;
+      noteLimit("event limit (" + std::to_string(opts_.limits.maxEvents) + " events per execution) reached in T" +
+                    std::to_string(t),
+                a.loc);
+      return;
+    }
     switch (a.kind) {
       case ActionKind::Error:
         reportError(s, t, a.error, a.message, a.loc, true);
@@ -368,6 +376,22 @@ bool Explorer::useAfterFree(State& s, EventId access) {
   return false;
 }
 
+int Explorer::coLowerBound(const State& s, uint32_t t, Addr a) const {
+  // Coherence per location holds in SC, TSO and PSO: a thread's access never
+  // sees (or places its write) co-before what its own earlier accesses to the
+  // location wrote or read. Candidates below this index are inconsistent.
+  const Location* loc = s.g.findLoc(a);
+  int bound = -1;
+  const auto& evs = s.g.threads[t].events;
+  for (auto it = evs.rbegin(); it != evs.rend(); ++it) {
+    if (it->addr != a || !(it->reads || it->writes)) continue;
+    if (it->writes) bound = std::max(bound, Graph::coIndex(*loc, EventId{t, uint32_t(&*it - evs.data())}));
+    if (it->reads) bound = std::max(bound, Graph::coIndex(*loc, it->rf));
+    if (it->writes) break;  // an own write is co-after everything this thread saw before it
+  }
+  return bound;
+}
+
 bool Explorer::prepareAccess(State& s, uint32_t t, const Action& a) {
   if (std::string err = checkAccess(s, a.addr, a.size); !err.empty()) {
     reportError(s, t, ErrorKind::Memory, err, a.loc, false);
@@ -378,25 +402,41 @@ bool Explorer::prepareAccess(State& s, uint32_t t, const Action& a) {
   return true;
 }
 
+std::vector<EventId> Explorer::candidates(const State& s, Addr a, int low) const {
+  // Writes a read may read from, newest first, down to co index `low`.
+  const auto& co = s.g.findLoc(a)->co;
+  std::vector<EventId> out;
+  for (int i = int(co.size()) - 1; i >= std::max(low, 0); --i) out.push_back(co[size_t(i)]);
+  if (low < 0) out.push_back(kInit);
+  return out;
+}
+
 void Explorer::handleRead(State& s, uint32_t t) {
   const Action a = s.ts[t]->pending();
   if (!prepareAccess(s, t, a)) return;
   Event e = makeEvent(s, t, EvKind::Load);
   e.reads = true;
+  const int low = coLowerBound(s, t, a.addr);
   EventId id = append(s, t, e);
-  std::vector<EventId> cands = s.g.findLoc(a.addr)->co;
-  std::reverse(cands.begin(), cands.end());
-  cands.push_back(kInit);
-  for (EventId w : cands) {
+  std::vector<EventId> ok;
+  for (EventId w : candidates(s, a.addr, low)) {
     Event& ev = s.g.ev(id);
     ev.rf = w;
-    ev.rval = ev.result = s.g.valueOf(*s.g.findLoc(a.addr), w);
-    if (!consistent(s.g)) continue;
-    State c = s;
+    if (consistent(s.g)) ok.push_back(w);
+  }
+  // Every branch but the last works on a copy; the last one takes s over, so
+  // a thread that runs alone costs no copies at all.
+  for (size_t i = 0; i < ok.size() && !stopped_; ++i) {
+    const bool last = i + 1 == ok.size();
+    State copy;
+    if (!last) copy = s;
+    State& c = last ? s : copy;
+    Event& ev = c.g.ev(id);
+    ev.rf = ok[i];
+    ev.rval = ev.result = c.g.valueOf(*c.g.findLoc(a.addr), ok[i]);
     complete(c, t);
     if (useAfterFree(c, id)) return;
     visit(c);
-    if (stopped_) return;
   }
 }
 
@@ -406,21 +446,30 @@ void Explorer::handleWrite(State& s, uint32_t t) {
   Event e = makeEvent(s, t, EvKind::Store);
   e.writes = true;
   e.wval = maskToSize(a.value, a.size);
+  const int low = coLowerBound(s, t, a.addr);
   EventId id = append(s, t, e);
-  // Every coherence position, newest first.
-  for (int p = int(s.g.findLoc(a.addr)->co.size()); p >= 0; --p) {
+  // Backward revisits first (they copy s), then every coherence position after
+  // what the thread saw, newest first; the last position takes s over.
+  revisits(s, t, id);
+  std::vector<int> ok;
+  for (int p = int(s.g.findLoc(a.addr)->co.size()); p > low && !stopped_; --p) {
     auto& co = s.g.findLoc(a.addr)->co;
     co.insert(co.begin() + p, id);
-    if (consistent(s.g)) {
-      State c = s;
-      complete(c, t);
-      if (!useAfterFree(c, id)) visit(c);
-    }
+    if (consistent(s.g)) ok.push_back(p);
     auto& co2 = s.g.findLoc(a.addr)->co;
     co2.erase(co2.begin() + p);
-    if (stopped_) return;
   }
-  revisits(s, t, id);
+  for (size_t i = 0; i < ok.size() && !stopped_; ++i) {
+    const bool last = i + 1 == ok.size();
+    State copy;
+    if (!last) copy = s;
+    State& c = last ? s : copy;
+    auto& co = c.g.findLoc(a.addr)->co;
+    co.insert(co.begin() + ok[i], id);
+    complete(c, t);
+    if (useAfterFree(c, id)) return;
+    visit(c);
+  }
 }
 
 void Explorer::handleRmw(State& s, uint32_t t) {
@@ -431,10 +480,9 @@ void Explorer::handleRmw(State& s, uint32_t t) {
               : a.kind == ActionKind::TryLock ? EvKind::TryLock : EvKind::Unlock;
   Event e = makeEvent(s, t, kind);
   e.reads = true;
+  const int low = coLowerBound(s, t, a.addr);
   EventId id = append(s, t, e);
-  std::vector<EventId> cands = s.g.findLoc(a.addr)->co;
-  std::reverse(cands.begin(), cands.end());
-  cands.push_back(kInit);
+  std::vector<EventId> cands = candidates(s, a.addr, low);
   for (EventId w : cands) {
     Location* loc = s.g.findLoc(a.addr);
     Event& ev = s.g.ev(id);
@@ -638,6 +686,12 @@ void Explorer::recordExecution(const State& s, bool blocked) {
   opts_.onExecution(info);
 }
 
+void Explorer::noteLimit(const std::string& message, const SourceLoc& loc) {
+  std::string what = message + " at " + prog_.locString(loc);
+  if (res_.limitsHit.size() < 8 && std::find(res_.limitsHit.begin(), res_.limitsHit.end(), what) == res_.limitsHit.end())
+    res_.limitsHit.push_back(what);
+}
+
 void Explorer::finishExecution(State& s) {
   bool allDone = true;
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
@@ -655,10 +709,7 @@ void Explorer::finishExecution(State& s) {
     const Action& p = s.ts[u]->pending();
     if (p.kind == ActionKind::Limit) {
       ++res_.cut;
-      std::string what = p.message + " at " + prog_.locString(p.loc);
-      if (res_.limitsHit.size() < 8 &&
-          std::find(res_.limitsHit.begin(), res_.limitsHit.end(), what) == res_.limitsHit.end())
-        res_.limitsHit.push_back(what);
+      noteLimit(p.message, p.loc);
       return;
     }
   }

@@ -36,9 +36,12 @@ class Explorer {
   void visit(State& s);
   int pickThread(const State& s) const;
   void finishExecution(State& s);
+  void noteLimit(const std::string& message, const SourceLoc& loc);
   // Validates a memory access (address, size) and creates its location; false
   // when an error was reported instead.
   bool prepareAccess(State& s, uint32_t t, const Action& a);
+  int coLowerBound(const State& s, uint32_t t, Addr a) const;
+  std::vector<EventId> candidates(const State& s, Addr a, int low) const;
   void handleRead(State& s, uint32_t t);
   void handleWrite(State& s, uint32_t t);
   void handleRmw(State& s, uint32_t t);

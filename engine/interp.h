@@ -63,6 +63,7 @@ struct HeapBlock {
 struct Limits {
   uint64_t maxSteps = 200000;   // instructions per thread per execution
   uint32_t maxCallDepth = 64;
+  uint32_t maxEvents = 10000;   // visible events per execution (all threads)
 };
 
 class ThreadState {

@@ -275,3 +275,13 @@ TEST_CASE("a loop that waits on another thread with side effects is bounded, nam
   CHECK(k["results"][0]["loop_bound"] == 5);
   CHECK(k["results"][0]["limits"][0].get<std::string>().find("cut after 5 iterations") != std::string::npos);
 }
+
+TEST_CASE("a thread that runs forever gives a bounded result at its location, not a hang", "[cli]") {
+  json j = checkJson(quote(inputs("runaway_loop.c")));
+  CHECK(j["_exit"] == 0);
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "bounded");
+  CHECK(r["executions"] == 0);
+  REQUIRE(r["limits"].size() >= 1);
+  CHECK(r["limits"][0].get<std::string>().find("runaway_loop.c:5") != std::string::npos);
+}
