@@ -348,6 +348,33 @@ void Explorer::visit(State& s) {
         complete(s, t);
         continue;
       }
+      case ActionKind::BlockSize: {
+        Addr p = a.addr;
+        const HeapBlock* b = nullptr;
+        if (p >= layout::kHeapBase) {
+          uint64_t owner = (p - layout::kHeapBase) / layout::kThreadStride;
+          if (owner < s.ts.size() && s.ts[owner]) b = s.ts[owner]->heapBlockAt(p);
+        }
+        if (!b || b->addr != p) {
+          reportError(s, t, ErrorKind::Memory,
+                      "realloc() of a pointer that malloc did not return (" + addressName(prog_, p) + ")", a.loc,
+                      false);
+          return;
+        }
+        for (const ThreadInfo& th : s.g.threads)
+          for (const Event& x : th.events)
+            if (x.kind == EvKind::Free && x.addr == p) {
+              reportError(s, t, ErrorKind::Memory, "realloc() of freed memory (" + addressName(prog_, p) + ")",
+                          a.loc, false);
+              return;
+            }
+        Event e = makeEvent(s, t, EvKind::Query);
+        e.addr = 0;
+        e.result = b->size;
+        append(s, t, e);
+        complete(s, t);
+        continue;
+      }
       case ActionKind::Blocked:
       case ActionKind::Limit:
         return;  // not picked by pickThread

@@ -17,6 +17,7 @@ const char* evKindName(EvKind k) {
     case EvKind::Join: return "join";
     case EvKind::Free: return "free";
     case EvKind::Exit: return "exit";
+    case EvKind::Query: return "query";
   }
   return "?";
 }

@@ -37,6 +37,7 @@ enum class EvKind : uint8_t {
   Join,
   Free,
   Exit,
+  Query,    // a question with no memory effect (heap block size); kept for replay
 };
 const char* evKindName(EvKind k);
 

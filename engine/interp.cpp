@@ -185,6 +185,7 @@ void ThreadState::complete(Value result) {
     case Op::SpawnInd:
     case Op::Join:
     case Op::TryLock:
+    case Op::BlockSize:
       if (in.a != kNoReg) fr.regs[in.a] = result;
       break;
     default: break;
@@ -407,6 +408,15 @@ void ThreadState::run() {
              in);
         pending_.addr = R(in.b);
         pending_.size = 4;
+        return;
+      case Op::BlockSize:
+        if (R(in.b) == 0) {
+          R(in.a) = 0;
+          fr.pc++;
+          break;
+        }
+        stop(ActionKind::BlockSize, in);
+        pending_.addr = R(in.b);
         return;
       case Op::Free:
         if (R(in.b) == 0) { fr.pc++; break; }

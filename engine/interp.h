@@ -27,6 +27,7 @@ enum class ActionKind : uint8_t {
   TryLock,   // result: 0 if acquired, 16 (EBUSY) if not
   Unlock,
   Free,
+  BlockSize, // result: size of the heap block starting at addr (for realloc)
   Error,     // the thread hit an error (assertion, abort, arithmetic)
   Blocked,   // assume(false): the thread never runs again (value 1: spin-loop await,
              // target: how many of the thread's last reads the idle iteration made)

@@ -91,6 +91,7 @@ const char* opName(Op op) {
     case Op::Cut: return "cut";
     case Op::Malloc: return "malloc";
     case Op::Free: return "free";
+    case Op::BlockSize: return "blocksize";
     case Op::Alloca: return "alloca";
     case Op::Nop: return "nop";
   }

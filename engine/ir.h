@@ -57,6 +57,7 @@ enum class Op : uint8_t {
             // message = strings[name], e.g. "loop at f.c:12 cut after 8 iterations"
   Malloc,   // r[a] = fresh heap block of r[b] bytes (zeroed)
   Free,     // free(r[b]); r[b] == 0 is a no-op
+  BlockSize,// r[a] = size of the heap block that starts at r[b] (0 when r[b] == 0)
   Alloca,   // r[a] = address of a new stack slot of imm bytes; sub=1: private (never escapes)
   Nop,
 };

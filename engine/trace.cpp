@@ -118,6 +118,8 @@ std::vector<TraceStep> buildTrace(const Program& prog, const Graph& g, const Mem
         st = base(id, StepKind::Exit);
         st.note = "thread ends";
         break;
+      case EvKind::Query:
+        return;  // no effect worth a step
     }
     push(std::move(st));
   };

@@ -406,6 +406,7 @@ class FunctionLowering {
   void unsupported(const std::string& msg);
   bool checkTypes(llvm::Instruction& I);
   unsigned accessSize(llvm::Type* t, const char* what);
+  unsigned reallocElementSize(llvm::CallInst& I);
 
   ModuleLowering& ml_;
   llvm::Function& f_;
@@ -2078,6 +2079,35 @@ void FunctionLowering::emitBoundCheck(SpinLoop* spin) {
   bind(lGo);
 }
 
+// The access size the program uses on a realloc'ed block: the first load,
+// store or GEP element found among the users of the result or of the old
+// pointer (through GEPs); 8 when none says.
+unsigned FunctionLowering::reallocElementSize(llvm::CallInst& I) {
+  std::vector<const llvm::Value*> work{&I, I.getArgOperand(0)};
+  std::set<const llvm::Value*> seen;
+  while (!work.empty()) {
+    const llvm::Value* v = work.back();
+    work.pop_back();
+    if (!seen.insert(v).second) continue;
+    for (const llvm::User* u : v->users()) {
+      llvm::Type* t = nullptr;
+      if (auto* ld = dyn_cast<llvm::LoadInst>(u)) t = ld->getType();
+      else if (auto* st = dyn_cast<llvm::StoreInst>(u); st && st->getPointerOperand() == v) t = st->getValueOperand()->getType();
+      else if (auto* gep = dyn_cast<llvm::GetElementPtrInst>(u)) {
+        if (gep->getSourceElementType()->isIntegerTy() || gep->getSourceElementType()->isPointerTy())
+          t = gep->getSourceElementType();
+        else
+          work.push_back(gep);
+      }
+      if (t && (t->isIntegerTy() || t->isPointerTy())) {
+        uint64_t n = dl_.getTypeStoreSize(t);
+        if (n == 1 || n == 2 || n == 4 || n == 8) return unsigned(n);
+      }
+    }
+  }
+  return 8;
+}
+
 void FunctionLowering::countRead(const llvm::Value* ptr) {
   auto loops = enclosingSpinLoops(cur_->getParent());
   if (loops.empty()) return;
@@ -2646,9 +2676,69 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       markEffect();
       return;
     }
-    case Ext::Realloc:
-      unsupported("realloc is not supported (use malloc, copy, free)");
+    case Ext::Realloc: {
+      // q = malloc(n); copy min(old size, n) bytes element-wise; free(p).
+      // The element size is the one the program uses on the new block (loads,
+      // stores and GEPs of the result), so the copies hit the same locations.
+      if (!needArgs(2)) return;
+      Reg p = arg(0), n = arg(1);
+      Reg q = resultReg(I);
+      {
+        Instr& in = emit(Op::Malloc);
+        in.a = q;
+        in.b = n;
+      }
+      unsigned esz = reallocElementSize(I);
+      int lCopy = newLabel(), lLoop = newLabel(), lBody = newLabel(), lEnd = newLabel(), lDone = newLabel();
+      br(cmp(CmpOp::Ne, p, constVal(0)), lCopy, lDone);
+      bind(lCopy);
+      Reg old = newReg();
+      {
+        Instr& in = emit(Op::BlockSize);
+        in.a = old;
+        in.b = p;
+      }
+      Reg m = newReg();
+      Reg smaller = cmp(CmpOp::Ult, old, n);
+      {
+        Instr& in = emit(Op::Select);
+        in.a = m;
+        in.b = smaller;
+        in.c = old;
+        in.d = n;
+      }
+      Reg i = newReg();
+      mov(i, constVal(0));
+      bind(lLoop);
+      Reg next = bin(BinOp::Add, i, constVal(esz));
+      br(cmp(CmpOp::Ule, next, m), lBody, lEnd);
+      bind(lBody);
+      Reg v = newReg();
+      Reg from = bin(BinOp::Add, p, i);
+      {
+        Instr& ld = emit(Op::Load);
+        ld.a = v;
+        ld.b = from;
+        ld.size = uint8_t(esz);
+      }
+      Reg to = bin(BinOp::Add, q, i);
+      {
+        Instr& st = emit(Op::Store);
+        st.b = to;
+        st.c = v;
+        st.size = uint8_t(esz);
+      }
+      mov(i, next);
+      jmp(lLoop);
+      bind(lEnd);
+      {
+        Instr& in = emit(Op::Free);
+        in.b = p;
+      }
+      bind(lDone);
+      markEffect();
       return;
+    }
     case Ext::AssertFail: {
       std::string expr;
       if (I.arg_size() >= 1) {

@@ -285,3 +285,16 @@ TEST_CASE("a thread that runs forever gives a bounded result at its location, no
   REQUIRE(r["limits"].size() >= 1);
   CHECK(r["limits"][0].get<std::string>().find("runaway_loop.c:5") != std::string::npos);
 }
+
+TEST_CASE("realloc keeps the contents and frees the old block", "[cli]") {
+  for (const char* m : {"sc", "tso", "pso"}) {
+    json ok = checkJson(quote(inputs("realloc_ok.c")) + " --model " + m);
+    CHECK(ok["results"][0]["status"] == "verified");
+  }
+  json uaf = checkJson(quote(inputs("realloc_uaf.c")));
+  const json& r = uaf["results"][0];
+  CHECK(r["status"] == "violation");
+  CHECK(r["violation"]["kind"] == "memory");
+  CHECK(r["violation"]["line"] == 28);
+  CHECK(r["violation"]["message"].get<std::string>().find("use after free") != std::string::npos);
+}

@@ -253,6 +253,8 @@ class Naive {
       case ActionKind::Load: return true;
       case ActionKind::Store:
         return !buffered() || bound_ < 0 || pendingStores(s.buf[t]) < size_t(bound_);
+      case ActionKind::BlockSize:
+        return true;
       case ActionKind::Rmw:
       case ActionKind::TryLock:
       case ActionKind::Unlock:
@@ -324,6 +326,12 @@ class Naive {
         break;
       case ActionKind::Free:
         break;
+      case ActionKind::BlockSize: {
+        uint64_t owner = (a.addr - layout::kHeapBase) / layout::kThreadStride;
+        const HeapBlock* b = owner < s.threads.size() ? s.threads[owner]->heapBlockAt(a.addr) : nullptr;
+        result = b ? b->size : 0;
+        break;
+      }
       case ActionKind::Spawn: {
         uint32_t id = uint32_t(s.threads.size());
         s.threads.push_back(std::make_shared<const ThreadState>(prog_, id, a.func, a.value, limits_));

@@ -1235,14 +1235,6 @@ TSOCHECK void f(void) {
 }
 )", 4, "variable-length arrays");
   expectError(R"(#include <tsocheck.h>
-#include <stdlib.h>
-TSOCHECK void f(void) {
-  int *p = malloc(4);
-  p = realloc(p, 8);
-  free(p);
-}
-)", 5, "realloc");
-  expectError(R"(#include <tsocheck.h>
 int x;
 TSOCHECK void f(void) {
   __sync_fetch_and_nand(&x, 3);
