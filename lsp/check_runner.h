@@ -13,6 +13,23 @@
 
 namespace tsocheck {
 
+// A synthesized fence as a source edit: insert `text` as a new statement right
+// after the statement that ends at line:column of file.
+struct FenceEdit {
+  std::string file;
+  uint32_t line = 0, column = 0;
+  std::string text;
+};
+
+// What a check proved about its bounds (JSON "bounds"). Unset = not bounded in
+// that dimension (or not applicable).
+struct ProvenBounds {
+  std::optional<int> preemptions;  // no violation with <= this many preemptions
+  std::optional<int> buffer;       // largest buffer bound checked
+  std::optional<uint32_t> loop;    // loop bound that cut executions
+  std::optional<int> fixpointK;    // buffer bound where the reachable-state fixpoint was reached
+};
+
 struct RunOptions {
   std::optional<Model> model;             // overrides the annotation
   std::optional<int> bufferBound;
@@ -24,6 +41,7 @@ struct RunOptions {
   std::optional<std::string> contents;    // unsaved buffer contents
   Limits limits;
   bool keepGoing = false;                 // explore everything after the first violation
+  std::string fenceStyle;                 // "" = atomic_thread_fence(memory_order_seq_cst);
 };
 
 struct CheckReport {
@@ -39,6 +57,9 @@ struct CheckReport {
   // For status "error": where the problem is (unsupported construct, bad option).
   std::optional<frontend::Diagnostic> errorAt;
   std::shared_ptr<const Program> program;  // for names and source locations in traces
+  ProvenBounds bounds;
+  std::vector<FenceEdit> fences;  // synthesized fences that make the check pass
+  std::string fenceNote;          // e.g. "the violation also occurs under SC: no fence can fix it"
 };
 
 struct FileReport {

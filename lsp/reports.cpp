@@ -66,6 +66,20 @@ std::string boundsSentence(const CheckReport& r) {
   return s;
 }
 
+json boundsJson(const ProvenBounds& b) {
+  return json{{"preemptions", optInt(b.preemptions)},
+              {"buffer", optInt(b.buffer)},
+              {"loop", b.loop ? json(*b.loop) : json(nullptr)},
+              {"fixpoint_k", optInt(b.fixpointK)}};
+}
+
+json fencesJson(const std::vector<FenceEdit>& fences) {
+  json a = json::array();
+  for (const FenceEdit& f : fences)
+    a.push_back({{"file", f.file}, {"line", f.line}, {"column", f.column}, {"text", f.text}});
+  return a;
+}
+
 json checkJson(const CheckReport& r) {
   json v = nullptr;
   if (r.result.violation && r.program) {
@@ -98,7 +112,9 @@ json checkJson(const CheckReport& r) {
          {"message", r.result.message},
          {"limits", r.result.limitsHit},
          {"violation", v},
-         {"fences", json::array()}};
+         {"bounds", boundsJson(r.bounds)},
+         {"fences", fencesJson(r.fences)},
+         {"fence_note", r.fenceNote}};
   if (r.errorAt)
     j["error"] = {{"file", r.errorAt->file}, {"line", r.errorAt->line}, {"column", r.errorAt->column},
                   {"message", r.errorAt->message}};
@@ -244,6 +260,13 @@ std::string textReport(const FileReport& f) {
       if (!b.empty()) os << "   buffers: " << b;
       os << "\n";
     }
+    if (!c.fences.empty()) {
+      os << "  fix: insert " << c.fences.size() << (c.fences.size() == 1 ? " fence" : " fences") << ":\n";
+      for (const FenceEdit& fe : c.fences)
+        os << "    after " << fe.file.substr(fe.file.find_last_of('/') + 1) << ":" << fe.line << ":" << fe.column
+           << "  " << fe.text << "\n";
+    }
+    if (!c.fenceNote.empty()) os << "  " << c.fenceNote << "\n";
   }
   return os.str();
 }
