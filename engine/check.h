@@ -1,6 +1,7 @@
 // Public entry point of the engine: check a program under a memory model.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -47,6 +48,10 @@ struct CheckOptions {
   double timeLimitSeconds = 0; // 0 = none
   bool stopAtFirstError = true;
   ExecutionCallback onExecution;  // called for every complete (or blocked) execution
+  // Polled with the time limit: a set flag stops the exploration (status timeout).
+  const std::atomic<bool>* cancel = nullptr;
+  // Polled with the time limit: complete executions explored so far.
+  std::function<void(uint64_t)> onProgress;
 };
 
 enum class StepKind : uint8_t {

@@ -18,6 +18,8 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
     : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_) {}
 
 bool Explorer::timeUp() {
+  if (opts_.onProgress) opts_.onProgress(res_.executions);
+  if (opts_.cancel && opts_.cancel->load(std::memory_order_relaxed)) return true;
   if (opts_.timeLimitSeconds <= 0) return false;
   std::chrono::duration<double> d = std::chrono::steady_clock::now() - start_;
   return d.count() > opts_.timeLimitSeconds;

@@ -127,8 +127,15 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     co.limits = opts.limits;
     co.stopAtFirstError = !opts.keepGoing;
     co.timeLimitSeconds = opts.timeLimit ? *opts.timeLimit : ann.timeLimit.value_or(0);
-    rep.result = check(*prog, co);
+    co.cancel = opts.cancel;
+    co.onProgress = opts.onProgress;
     rep.program = prog;
+    if (opts.reuse && opts.reuse(rep, *prog)) {
+      rep.reused = true;
+      fr.checks.push_back(std::move(rep));
+      continue;
+    }
+    rep.result = check(*prog, co);
     if (rep.result.status == Status::Error) {
       // Engine-side limitation (e.g. mixed-size accesses): message is "file:line:col: text".
       rep.errorAt = frontend::Diagnostic{fn.file, fn.line, fn.column, "error", rep.result.message};

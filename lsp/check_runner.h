@@ -3,6 +3,8 @@
 // defaults). Shared by the CLI and the language server.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +32,8 @@ struct ProvenBounds {
   std::optional<int> fixpointK;    // buffer bound where the reachable-state fixpoint was reached
 };
 
+struct CheckReport;
+
 struct RunOptions {
   std::optional<Model> model;             // overrides the annotation
   std::optional<int> bufferBound;
@@ -42,6 +46,12 @@ struct RunOptions {
   Limits limits;
   bool keepGoing = false;                 // explore everything after the first violation
   std::string fenceStyle;                 // "" = atomic_thread_fence(memory_order_seq_cst);
+  // Language server hooks: stop flag and progress for every check; `reuse`
+  // sees each check's options and lowered program (entry set) before it runs
+  // and returns true to skip it (the report then has reused = true).
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(uint64_t)> onProgress;
+  std::function<bool(const CheckReport&, const Program&)> reuse;
 };
 
 struct CheckReport {
@@ -60,6 +70,7 @@ struct CheckReport {
   ProvenBounds bounds;
   std::vector<FenceEdit> fences;  // synthesized fences that make the check pass
   std::string fenceNote;          // e.g. "the violation also occurs under SC: no fence can fix it"
+  bool reused = false;            // skipped: RunOptions::reuse had its result
 };
 
 struct FileReport {

@@ -13,6 +13,7 @@
 
 #include "lsp/check_options.h"
 #include "lsp/check_runner.h"
+#include "lsp/lsp_server.h"
 #include "lsp/reports.h"
 
 #ifndef TSOCHECK_VERSION
@@ -25,6 +26,7 @@ namespace {
 
 const char* kUsage =
     "usage: tsocheck check FILE.c... [options] [-- CLANG_ARGS...]\n"
+    "       tsocheck lsp    (language server over stdio)\n"
     "\n"
     "Checks every function marked __attribute__((annotate(\"tsocheck\"))) (or TSOCHECK\n"
     "from <tsocheck.h>) under a memory model, exploring every interleaving and\n"
@@ -165,6 +167,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage("missing command");
   std::string cmd = argv[1];
   if (cmd == "check") return runCheck(argc - 2, argv + 2);
+  if (cmd == "lsp") return lsp::runServer(TSOCHECK_VERSION);  // LSP over stdio
   if (cmd == "--version" || cmd == "version") {
     std::printf("tsocheck %s\n", TSOCHECK_VERSION);
     return 0;

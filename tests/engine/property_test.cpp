@@ -526,7 +526,9 @@ bool agrees(const Program& prog, uint64_t seed, Config c) {
                       }
                       keys.push_back(info.traceKey);
                       finals.insert(info.finalMemory);
-                    }};
+                    },
+                    .cancel = nullptr,
+                    .onProgress = {}};
   CheckResult result = check(prog, opts);
   std::set<std::string> keySet(keys.begin(), keys.end());
 

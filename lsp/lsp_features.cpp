@@ -1,0 +1,300 @@
+#include "lsp/lsp_features.h"
+
+#include <map>
+#include <sstream>
+
+#include "lsp/lsp_protocol.h"
+
+namespace tsocheck::lsp {
+
+namespace {
+
+std::string str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+uint32_t num(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_unsigned() ? it->get<uint32_t>() : 0;
+}
+
+std::string valueText(const json& v) { return v.is_null() ? "?" : v.dump(); }
+
+const json& traceOf(const json& check) {
+  static const json empty = json::array();
+  const json& v = check.contains("violation") ? check["violation"] : empty;
+  return v.is_object() && v.contains("trace") && v["trace"].is_array() ? v["trace"] : empty;
+}
+
+// Trace files may be relative (to the compile directory): match by suffix.
+bool sameFile(const std::string& file, const std::string& path) {
+  if (file == path) return true;
+  return !file.empty() && file[0] != '/' && path.size() > file.size() &&
+         path.compare(path.size() - file.size(), file.size(), file) == 0 && path[path.size() - file.size() - 1] == '/';
+}
+
+// Positions in the document come from its text; in other files, columns are
+// taken as they are.
+json rangeIn(const std::string& file, const std::string& path, const std::string& text, uint32_t line,
+             uint32_t column) {
+  return lineRange(sameFile(file, path) ? text : std::string(), line, column);
+}
+
+std::string codeFor(const json& check) {
+  const json& v = check["violation"];
+  std::string kind = str(v, "kind");
+  std::string model = str(check, "model");
+  for (char& c : model) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (kind == "assertion") return model + "-assertion";
+  if (kind == "deadlock") return "deadlock";
+  if (kind == "memory") return "memory-error";
+  return kind.empty() ? "violation" : kind + "-error";
+}
+
+std::string boundsText(const json& check) {
+  std::string s = "under " + str(check, "model");
+  if (check.contains("buffer_bound") && check["buffer_bound"].is_number())
+    s += ", store buffers of at most " + check["buffer_bound"].dump() + " entries";
+  s += ", loop bound " + check.value("loop_bound", json(8)).dump();
+  return s;
+}
+
+}  // namespace
+
+std::string stepLabel(const json& s) {
+  std::string ev = str(s, "event"), addr = str(s, "address");
+  std::string head;
+  if (ev == "store") head = "store " + addr + " = " + valueText(s["value"]) + " (buffered)";
+  else if (ev == "flush") head = "flush " + addr + " = " + valueText(s["value"]) + " to memory";
+  else if (ev == "load-memory") head = "load " + addr + " → " + valueText(s["value"]) + " (memory)";
+  else if (ev == "load-buffer") head = "load " + addr + " → " + valueText(s["value"]) + " (own buffer)";
+  else {
+    head = ev;
+    if (!addr.empty()) head += " " + addr;
+    if (!s["value"].is_null()) head += " " + valueText(s["value"]);
+    std::string note = str(s, "note");
+    if (!note.empty()) head += " (" + note + ")";
+  }
+  return "step " + std::to_string(num(s, "step")) + " · T" + std::to_string(num(s, "thread")) + " · " + head;
+}
+
+std::string staleReadExplanation(const json& check) {
+  const json& trace = traceOf(check);
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const json& s = trace[i];
+    if (str(s, "event") != "load-memory" || !s.contains("buffers")) continue;
+    const std::string addr = str(s, "address");
+    const uint32_t reader = num(s, "thread");
+    const json& bufs = s["buffers"];
+    for (uint32_t t = 0; t < bufs.size(); ++t) {
+      if (t == reader || !bufs[t].is_array()) continue;
+      for (const json& e : bufs[t]) {
+        if (str(e, "address") != addr) continue;
+        uint32_t storeLine = 0;
+        for (size_t k = 0; k < i; ++k)
+          if (str(trace[k], "event") == "store" && num(trace[k], "thread") == t && str(trace[k], "address") == addr)
+            storeLine = num(trace[k], "line");
+        return "store to `" + addr + "` (line " + std::to_string(storeLine) + ") is still in T" +
+               std::to_string(t) + "'s store buffer when T" + std::to_string(reader) + " reads it (line " +
+               std::to_string(num(s, "line")) + ")";
+      }
+    }
+  }
+  return "";
+}
+
+json checkDiagnostics(const json& check, const std::string& path, const std::string& text) {
+  json out = json::array();
+  const std::string status = str(check, "status"), function = str(check, "function");
+  const json data = {{"function", function}};
+  auto diag = [&](json range, int severity, std::string code, std::string message) {
+    json d = {{"range", std::move(range)}, {"severity", severity}, {"source", "tsocheck"},
+              {"code", std::move(code)}, {"message", std::move(message)}, {"data", data}};
+    return d;
+  };
+  if (status == "violation" && check["violation"].is_object()) {
+    const json& v = check["violation"];
+    std::string kind = str(v, "kind");
+    std::string what = kind == "assertion" ? "assertion fails" : kind == "deadlock" ? "deadlock" : str(v, "message");
+    std::string msg = what + " " + boundsText(check);
+    std::string why = staleReadExplanation(check);
+    msg += ": " + (why.empty() ? str(v, "message") : why);
+    if (kind == "assertion" && !why.empty()) msg += " (" + str(v, "message") + ")";
+    json d = diag(rangeIn(str(v, "file"), path, text, num(v, "line"), num(v, "column")), 1, codeFor(check), msg);
+    json related = json::array();
+    for (const json& s : traceOf(check)) {
+      std::string file = str(s, "file");
+      related.push_back({{"location", {{"uri", pathToUri(sameFile(file, path) ? path : file)},
+                                       {"range", rangeIn(file, path, text, num(s, "line"), num(s, "column"))}}},
+                         {"message", stepLabel(s)}});
+    }
+    d["relatedInformation"] = related;
+    out.push_back(d);
+    if (check.contains("fences") && check["fences"].is_array())
+      for (const json& f : check["fences"]) {
+        if (!sameFile(str(f, "file"), path)) continue;
+        out.push_back(diag(rangeIn(path, path, text, num(f, "line"), 1), 4, "fence",
+                           "a fence after this statement fixes `" + function + "`: " + str(f, "text")));
+      }
+  } else if (status == "bounded" || status == "timeout") {
+    out.push_back(diag(rangeIn(path, path, text, num(check, "line"), num(check, "column")), 2, status,
+                       "`" + function + "`: " + str(check, "message") + " (" + boundsText(check) + ")"));
+  } else if (status == "error") {
+    const json e = check.contains("error") ? check["error"] : json::object();
+    uint32_t line = e.is_object() && num(e, "line") ? num(e, "line") : num(check, "line");
+    uint32_t col = e.is_object() && num(e, "line") ? num(e, "column") : num(check, "column");
+    out.push_back(diag(rangeIn(path, path, text, line, col), 2, "unsupported",
+                       "`" + function + "` was not checked: " + str(check, "message")));
+  }
+  return out;
+}
+
+namespace {
+
+bool touches(const json& range, uint32_t line1) {
+  if (line1 == 0) return false;
+  uint32_t l = line1 - 1;
+  return range["start"]["line"].get<uint32_t>() <= l && l <= range["end"]["line"].get<uint32_t>();
+}
+
+// Where a fence after the statement on `line1` goes: the end of that line,
+// as a new line with the same indentation.
+json fenceEdit(const std::string& text, uint32_t line1, const std::string& fence) {
+  std::istringstream in(text);
+  std::string l;
+  for (uint32_t i = 0; i < line1 && std::getline(in, l);) ++i;
+  std::string indent = l.substr(0, l.find_first_not_of(" \t") == std::string::npos ? l.size()
+                                                                                 : l.find_first_not_of(" \t"));
+  json end = positionOf(text, line1, uint32_t(l.size()) + 1);
+  return {{"range", {{"start", end}, {"end", end}}}, {"newText", "\n" + indent + fence}};
+}
+
+// `#include <stdatomic.h>` when a C11 fence is inserted and the file lacks it,
+// after the last #include (or at the top).
+std::optional<json> includeEdit(const std::string& text, const std::string& fence) {
+  if (fence.find("atomic_thread_fence") == std::string::npos || text.find("<stdatomic.h>") != std::string::npos)
+    return std::nullopt;
+  std::istringstream in(text);
+  std::string l;
+  uint32_t n = 0, last = 0;
+  while (std::getline(in, l)) {
+    ++n;
+    if (l.rfind("#include", 0) == 0) last = n;
+  }
+  json at = {{"line", last}, {"character", 0}};
+  return json{{"range", {{"start", at}, {"end", at}}}, {"newText", "#include <stdatomic.h>\n"}};
+}
+
+}  // namespace
+
+json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range) {
+  json out = json::array();
+  if (str(check, "status") != "violation" || !check.contains("fences") || !check["fences"].is_array())
+    return out;
+  const json& fences = check["fences"];
+  if (fences.empty()) return out;
+  bool relevant = touches(range, num(check, "line")) || touches(range, num(check["violation"], "line"));
+  for (const json& f : fences) relevant = relevant || touches(range, num(f, "line"));
+  if (!relevant) return out;
+  const std::string path = uriToPath(uri);
+  json diags = checkDiagnostics(check, path, text);
+  json errorDiag = diags.empty() ? json::array() : json::array({diags[0]});
+  auto action = [&](const std::string& title, const std::vector<const json*>& which, bool preferred) {
+    json edits = json::array();
+    if (auto inc = includeEdit(text, str(*which.front(), "text"))) edits.push_back(*inc);
+    for (const json* f : which) edits.push_back(fenceEdit(text, num(*f, "line"), str(*f, "text")));
+    return json{{"title", title}, {"kind", "quickfix"}, {"diagnostics", errorDiag},
+                {"isPreferred", preferred}, {"edit", {{"changes", {{uri, edits}}}}}};
+  };
+  std::vector<const json*> all;
+  for (const json& f : fences)
+    if (sameFile(str(f, "file"), path)) all.push_back(&f);
+  if (all.empty()) return out;
+  // The synthesized set as a whole fixes the check: a single fence is the
+  // preferred fix by itself, otherwise "insert all" is.
+  for (const json* f : all)
+    out.push_back(action("Insert fence after line " + std::to_string(num(*f, "line")), {f}, all.size() == 1));
+  if (all.size() > 1) out.push_back(action("Insert all " + std::to_string(all.size()) + " fences", all, true));
+  return out;
+}
+
+json checkLenses(const json& check, const std::string& uri, const std::string& text, long long checking) {
+  json out = json::array();
+  const std::string fn = str(check, "function"), status = str(check, "status"), model = str(check, "model");
+  json range = lineRange(text, num(check, "line"), 1);
+  range["end"] = range["start"];
+  auto lens = [&](const std::string& title, const std::string& command, json args) {
+    out.push_back({{"range", range}, {"command", {{"title", title}, {"command", command}, {"arguments", args}}}});
+  };
+  std::string title;
+  if (checking >= 0) {
+    std::string n = std::to_string(checking);
+    for (int i = int(n.size()) - 3; i > 0; i -= 3) n.insert(size_t(i), ",");
+    title = "checking… " + n + " executions";
+  } else if (status == "verified" || status == "bounded") {
+    std::ostringstream ms;
+    ms.precision(3);
+    ms << check.value("elapsed_ms", 0.0);
+    title = std::string(status == "verified" ? "✓ verified" : "✓ no violation (bounded)") + " under " + model +
+            " · " + check.value("executions", json(0)).dump() + " executions · " + ms.str() + " ms";
+  } else if (status == "violation") {
+    title = "✗ " + model + " violation — show trace";
+  } else if (status == "timeout") {
+    title = "⧗ time limit under " + model;
+  } else {
+    title = "not checked: " + str(check, "message");
+  }
+  lens(title, status == "violation" && checking < 0 ? "tsocheck.showTrace" : "tsocheck.recheck", json::array({uri, fn}));
+  if (checking < 0) {
+    lens("re-run", "tsocheck.recheck", json::array({uri, fn}));
+    for (const char* m : {"SC", "TSO", "PSO"})
+      if (model != m) lens(std::string("run under ") + m, "tsocheck.runWithModel", json::array({uri, fn, m}));
+  }
+  return out;
+}
+
+json tracePayload(const json& check) {
+  json out = check;
+  if (!out["violation"].is_object()) return out;
+  std::map<std::string, json> memory;
+  for (json& s : out["violation"]["trace"]) {
+    const std::string ev = str(s, "event"), addr = str(s, "address");
+    // Memory is known where the trace shows it: a flush writes it, a load from
+    // memory reads it, an RMW leaves its value there.
+    if (!addr.empty() && !s["value"].is_null() && (ev == "flush" || ev == "load-memory" || ev == "rmw"))
+      memory[addr] = s["value"];
+    if (!addr.empty() && ev == "store" && str(check, "model") == "SC") memory[addr] = s["value"];
+    json mem = json::object();
+    for (const auto& [a, v] : memory) mem[a] = v;
+    s["memory"] = mem;
+    s["label"] = stepLabel(s);
+  }
+  return out;
+}
+
+std::string traceHover(const json& check, const std::string& path, uint32_t line) {
+  if (!check["violation"].is_object()) return "";
+  json t = tracePayload(check);
+  std::string md;
+  for (const json& s : t["violation"]["trace"]) {
+    if (!sameFile(str(s, "file"), path) || num(s, "line") != line) continue;
+    md += "**" + stepLabel(s) + "** (`" + str(check, "function") + "`, " + str(check, "model") + ")\n\n";
+    std::string bufs;
+    const json& b = s["buffers"];
+    for (size_t th = 0; th < b.size(); ++th) {
+      if (b[th].empty()) continue;
+      bufs += " T" + std::to_string(th) + "[";
+      for (size_t k = 0; k < b[th].size(); ++k)
+        bufs += (k ? ", " : "") + str(b[th][k], "address") + "=" + b[th][k]["value"].dump();
+      bufs += "]";
+    }
+    md += "- buffers:" + (bufs.empty() ? std::string(" all empty") : bufs) + "\n";
+    std::string mem;
+    for (const auto& [a, v] : s["memory"].items()) mem += " " + a + "=" + v.dump();
+    md += "- memory:" + (mem.empty() ? std::string(" initial values") : mem) + "\n\n";
+  }
+  return md;
+}
+
+}  // namespace tsocheck::lsp

@@ -1,0 +1,41 @@
+// What the user sees, computed from the stored JSON of a check (checkJson()
+// shape, also what the cache holds): diagnostics with one related location per
+// trace step, fence code actions, code lenses, hover on trace lines, and the
+// tsocheck/trace payload. Pure functions of (check JSON, document text).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tsocheck::lsp {
+
+using nlohmann::json;
+
+// "step 3 · T1 · load flag[1] → 0 (memory)"
+std::string stepLabel(const json& step);
+// "store to `flag[0]` (line 14) is still in T1's store buffer when T2 reads it
+// (line 25)", or "" when the trace shows no such stale read.
+std::string staleReadExplanation(const json& check);
+
+// Diagnostics of one check in the document `path` (text = its contents).
+json checkDiagnostics(const json& check, const std::string& path, const std::string& text);
+
+// Quickfix actions for the fences of `check` when `range` touches the
+// violation, a fence position or the function header. `diagnostic` is echoed
+// in each action's diagnostics (may be null).
+json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range);
+
+// Code lenses of one check; `checking` >= 0 means a check is running and has
+// explored that many executions.
+json checkLenses(const json& check, const std::string& uri, const std::string& text, long long checking);
+
+// The structured trace for stepping UIs: the check JSON plus, per step, the
+// memory values known so far ("memory") next to the buffers.
+json tracePayload(const json& check);
+
+// Markdown hover for 1-based `line` of `path` if a trace step is there ("" if not).
+std::string traceHover(const json& check, const std::string& path, uint32_t line);
+
+}  // namespace tsocheck::lsp

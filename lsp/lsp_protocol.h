@@ -1,0 +1,58 @@
+// LSP base protocol pieces: JSON-RPC error codes, Content-Length framing,
+// file URIs, and UTF-16 positions (LSP's default position encoding).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tsocheck::lsp {
+
+enum ErrorCode : int {
+  kParseError = -32700,
+  kInvalidRequest = -32600,
+  kMethodNotFound = -32601,
+  kInvalidParams = -32602,
+  kInternalError = -32603,
+  kServerNotInitialized = -32002,
+  kInvalidRequestAfterShutdown = -32600,
+  kRequestCancelled = -32800,
+  kContentModified = -32801,
+};
+
+// One framed message, or a framing error (the reader has skipped past it).
+struct Frame {
+  bool ok = true;
+  std::string body;
+  std::string error;
+};
+
+// Incremental decoder of "Content-Length: N\r\n...\r\n\r\n<N bytes>" frames.
+class FrameReader {
+ public:
+  static constexpr size_t kMaxHeader = 8192;
+  static constexpr size_t kMaxBody = 64u << 20;
+  void feed(const char* data, size_t n) { buf_.append(data, n); }
+  std::optional<Frame> next();
+
+ private:
+  std::string buf_;
+};
+
+std::string frame(const std::string& body);  // adds the header
+
+// file:///a%20b/c.c <-> /a b/c.c ("" for URIs that are not file URIs).
+std::string uriToPath(const std::string& uri);
+std::string pathToUri(const std::string& path);
+
+// Byte offset of an LSP position (UTF-16 character) in text; clamps to the
+// line end / text end. nullopt when the line does not exist.
+std::optional<size_t> offsetAt(const std::string& text, uint32_t line, uint32_t character);
+// LSP {line, character} of a 1-based line and 1-based byte column.
+nlohmann::json positionOf(const std::string& text, uint32_t line1, uint32_t column1);
+// Range covering the non-blank text of a 1-based line from column1 to the line end.
+nlohmann::json lineRange(const std::string& text, uint32_t line1, uint32_t column1);
+
+}  // namespace tsocheck::lsp

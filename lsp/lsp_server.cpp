@@ -1,0 +1,571 @@
+// Dispatch, settings, and the check scheduler: edits are debounced on asio
+// timers; due documents queue for worker threads; a newer edit sets the
+// running check's cancel flag (the explorer polls it); results go through the
+// cache and come back as diagnostics, code actions, lenses, hover and traces.
+#include "lsp/lsp_server.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "lsp/check_options.h"
+#include "lsp/lsp_cache.h"
+#include "lsp/lsp_documents.h"
+#include "lsp/lsp_features.h"
+#include "lsp/lsp_settings.h"
+#include "lsp/lsp_transport.h"
+#include "lsp/reports.h"
+
+namespace tsocheck::lsp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+struct RpcError {
+  int code;
+  std::string message;
+};
+
+struct Running {
+  std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<std::atomic<long long>> executions = std::make_shared<std::atomic<long long>>(0);
+  Clock::time_point cancelledAt;
+};
+
+struct Results {
+  int64_t version = 0;
+  std::vector<json> checks;
+  json inputDiagnostics = json::array();
+};
+
+class Server {
+ public:
+  Server(asio::io_context& io, std::string version) : io_(io), out_(io, 0, 1), version_(std::move(version)) {}
+
+  int run() {
+    out_.start([this](const Frame& f) { onFrame(f); }, [this] { stop(); });
+    io_.run();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stopping_ = true;
+      for (auto& [uri, r] : running_) r.cancel->store(true);
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      for (auto& [id, c] : commandCancels_) c->store(true);
+    }
+    for (auto& t : commandThreads_) t.join();
+    return exitCode_;
+  }
+
+ private:
+  // ---- messages ---------------------------------------------------------
+  void onFrame(const Frame& f) {
+    if (!f.ok) {
+      replyError(nullptr, {kParseError, f.error});
+      return;
+    }
+    json m = json::parse(f.body, nullptr, false);
+    if (m.is_discarded()) {
+      replyError(nullptr, {kParseError, "invalid JSON"});
+      return;
+    }
+    if (!m.is_object()) {
+      replyError(nullptr, {kInvalidRequest, "a message must be a JSON object"});
+      return;
+    }
+    const bool hasId = m.contains("id") && (m["id"].is_number_integer() || m["id"].is_string());
+    if (!m.contains("method")) {
+      if (hasId && (m.contains("result") || m.contains("error"))) onResponse(m);
+      else replyError(m.value("id", json(nullptr)), {kInvalidRequest, "no method"});
+      return;
+    }
+    if (!m["method"].is_string() || (m.contains("id") && !hasId)) {
+      replyError(hasId ? m["id"] : json(nullptr), {kInvalidRequest, "bad method or id"});
+      return;
+    }
+    const std::string method = m["method"];
+    const json params = m.value("params", json::object());
+    if (hasId) onRequest(m["id"], method, params);
+    else onNotification(method, params);
+  }
+
+  void onRequest(const json& id, const std::string& method, const json& params) {
+    if (!initialized_ && method != "initialize") return replyError(id, {kServerNotInitialized, "initialize first"});
+    if (shutdown_) return replyError(id, {kInvalidRequest, "the server is shutting down"});
+    try {
+      if (method == "initialize") return reply(id, initialize(params));
+      if (method == "shutdown") {
+        shutdown_ = true;
+        return reply(id, nullptr);
+      }
+      if (method == "textDocument/codeAction") return reply(id, codeActions(params));
+      if (method == "textDocument/codeLens") return reply(id, codeLenses(params));
+      if (method == "textDocument/hover") return reply(id, hover(params));
+      if (method == "tsocheck/trace") return reply(id, trace(params.at("uri"), params.at("function")));
+      if (method == "workspace/executeCommand") return executeCommand(id, params);
+      replyError(id, {kMethodNotFound, "unknown method " + method});
+    } catch (const RpcError& e) {
+      replyError(id, e);
+    } catch (const json::exception& e) {
+      replyError(id, {kInvalidParams, std::string("invalid params: ") + e.what()});
+    } catch (const std::exception& e) {
+      replyError(id, {kInternalError, e.what()});
+    }
+  }
+
+  void onNotification(const std::string& method, const json& params) {
+    if (method == "exit") {
+      exitCode_ = shutdown_ ? 0 : 1;
+      return stop();
+    }
+    if (!initialized_ || shutdown_) return;
+    try {
+      if (method == "textDocument/didOpen") {
+        const json& td = params.at("textDocument");
+        Document d{td.at("uri"), uriToPath(td.at("uri")), td.at("text"), td.value("version", int64_t(0))};
+        if (d.path.empty()) return log(2, "tsocheck only checks file: URIs, not " + d.uri);
+        docs_.open(d);
+        schedule(d.uri, 0);
+      } else if (method == "textDocument/didChange") {
+        const std::string uri = params.at("textDocument").at("uri");
+        std::string err;
+        if (!docs_.change(uri, params.at("textDocument").value("version", int64_t(0)), params.at("contentChanges"), &err))
+          return log(1, "didChange ignored: " + err);
+        cancelRunning(uri);
+        if (!settings().checkOnSave) schedule(uri, settings().debounceMs);
+      } else if (method == "textDocument/didSave") {
+        const std::string uri = params.at("textDocument").at("uri");
+        if (params.contains("text") && params["text"].is_string() && docs_.get(uri)) {
+          json whole = json::array({{{"text", params["text"]}}});
+          std::string err;
+          docs_.change(uri, docs_.get(uri)->version, whole, &err);
+        }
+        if (settings().checkOnSave) schedule(uri, 0);
+      } else if (method == "textDocument/didClose") {
+        const std::string uri = params.at("textDocument").at("uri");
+        cancelRunning(uri);
+        docs_.close(uri);
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          results_.erase(uri);
+          timers_.erase(uri);
+        }
+        out_.send({{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
+                   {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
+      } else if (method == "workspace/didChangeConfiguration") {
+        configure(params.value("settings", json::object()));
+        for (const std::string& uri : docs_.uris()) {
+          cancelRunning(uri);
+          schedule(uri, 0);
+        }
+      } else if (method == "$/cancelRequest") {
+        std::lock_guard<std::mutex> l(mu_);
+        auto it = commandCancels_.find(params.at("id").dump());
+        if (it != commandCancels_.end()) it->second->store(true);
+      }
+      // initialized, $/setTrace and other notifications need nothing.
+    } catch (const json::exception& e) {
+      log(1, "bad " + method + " notification: " + e.what());
+    }
+  }
+
+  void onResponse(const json& m) {
+    std::function<void(const json&)> cb;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = pending_.find(m["id"].dump());
+      if (it == pending_.end()) return;
+      cb = std::move(it->second);
+      pending_.erase(it);
+    }
+    cb(m);
+  }
+
+  void reply(const json& id, const json& result) { out_.send({{"jsonrpc", "2.0"}, {"id", id}, {"result", result}}); }
+  void replyError(const json& id, const RpcError& e) {
+    out_.send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", e.code}, {"message", e.message}}}});
+  }
+  void notify(const std::string& method, const json& params) {
+    out_.send({{"jsonrpc", "2.0"}, {"method", method}, {"params", params}});
+  }
+  void request(const std::string& method, const json& params, std::function<void(const json&)> cb) {
+    int64_t id;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      id = nextId_++;
+      pending_["\"tsocheck-" + std::to_string(id) + "\""] = std::move(cb);
+    }
+    out_.send({{"jsonrpc", "2.0"}, {"id", "tsocheck-" + std::to_string(id)}, {"method", method}, {"params", params}});
+  }
+  // type: 1 error, 2 warning, 3 info, 4 log
+  void log(int type, const std::string& message) { notify("window/logMessage", {{"type", type}, {"message", message}}); }
+
+  void stop() {
+    out_.close();
+    io_.stop();
+  }
+
+  // ---- settings -----------------------------------------------------------
+  Settings settings() {
+    std::lock_guard<std::mutex> l(mu_);
+    return settings_;
+  }
+
+  void configure(const json& j) {
+    std::vector<std::string> bad;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      bad = applySettings(settings_, j);
+      while (int(workers_.size()) < settings_.maxWorkers) workers_.emplace_back([this] { workerLoop(); });
+    }
+    for (const std::string& b : bad) {
+      notify("window/showMessage", {{"type", 2}, {"message", "tsocheck settings: " + b}});
+      log(2, "settings: " + b);
+    }
+    cv_.notify_all();
+  }
+
+  json initialize(const json& p) {
+    if (initialized_) throw RpcError{kInvalidRequest, "initialize was already called"};
+    clientProgress_ = p.contains("capabilities") && p["capabilities"].contains("window") &&
+                      p["capabilities"]["window"].value("workDoneProgress", false);
+    std::string root;
+    if (p.contains("rootUri") && p["rootUri"].is_string()) root = uriToPath(p["rootUri"]);
+    else if (p.contains("rootPath") && p["rootPath"].is_string()) root = p["rootPath"];
+    cache_.setDir(cacheDirFor(root));
+    initialized_ = true;
+    configure(p.value("initializationOptions", json::object()));
+    json commands = json::array({"tsocheck.recheck", "tsocheck.showTrace", "tsocheck.runWithModel"});
+    return {{"capabilities",
+             {{"positionEncoding", "utf-16"},
+              {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+              {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix"})}}},
+              {"codeLensProvider", {{"resolveProvider", false}}},
+              {"hoverProvider", true},
+              {"executeCommandProvider", {{"commands", commands}}}}},
+            {"serverInfo", {{"name", "tsocheck"}, {"version", version_}}}};
+  }
+
+  // ---- scheduling -----------------------------------------------------------
+  void cancelRunning(const std::string& uri) {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = running_.find(uri);
+    if (it != running_.end() && !it->second.cancel->load()) {
+      it->second.cancelledAt = Clock::now();
+      it->second.cancel->store(true);
+    }
+  }
+
+  // Queues uri for a check after delayMs (a newer call replaces the timer).
+  void schedule(const std::string& uri, int delayMs) {
+    asio::steady_timer* t;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto& slot = timers_[uri];
+      if (!slot) slot = std::make_unique<asio::steady_timer>(io_);
+      t = slot.get();
+    }
+    t->expires_after(std::chrono::milliseconds(delayMs));
+    t->async_wait([this, uri](const asio::error_code& ec) {
+      if (ec) return;  // replaced by a newer edit
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        if (std::find(queue_.begin(), queue_.end(), uri) == queue_.end()) queue_.push_back(uri);
+      }
+      cv_.notify_all();
+    });
+  }
+
+  void workerLoop() {
+    std::unique_lock<std::mutex> l(mu_);
+    for (;;) {
+      auto next = queue_.end();
+      cv_.wait(l, [&] {
+        if (stopping_) return true;
+        if (busy_ >= settings_.maxWorkers) return false;
+        next = std::find_if(queue_.begin(), queue_.end(), [&](const std::string& u) { return !running_.count(u); });
+        return next != queue_.end();
+      });
+      if (stopping_) return;
+      const std::string uri = *next;
+      queue_.erase(next);
+      std::optional<Document> doc = docs_.get(uri);
+      if (!doc) continue;
+      ++busy_;
+      Running r;
+      running_[uri] = r;
+      Settings s = settings_;
+      const bool fresh = noCache_.erase(uri) > 0;
+      l.unlock();
+      runJob(*doc, r, s, fresh);
+      l.lock();
+      running_.erase(uri);
+      --busy_;
+      cv_.notify_all();
+    }
+  }
+
+  void runJob(const Document& doc, const Running& r, const Settings& s, bool fresh) {
+    const auto t0 = Clock::now();
+    const std::string settingsKey = outcomeSettings(s);
+    std::map<std::string, std::string> keys;
+    std::map<std::string, json> reused;
+    RunOptions opts = s.run;
+    opts.contents = doc.text;
+    opts.cancel = r.cancel.get();
+    // Work done progress for long checks: token created after 200 ms,
+    // reports at most every 250 ms.
+    auto tokenOk = std::make_shared<std::atomic<bool>>(false);
+    bool created = false, begun = false;
+    auto lastReport = t0;
+    const std::string token = "tsocheck-check-" + std::to_string(++progressTokens_);
+    const bool progress = clientProgress_;
+    opts.onProgress = [&](uint64_t n) {
+      r.executions->store((long long)n);
+      if (!progress || msSince(t0) < 200) return;
+      if (!created) {
+        created = true;
+        request("window/workDoneProgress/create", {{"token", token}}, [tokenOk](const json& m) {
+          if (!m.contains("error")) tokenOk->store(true);
+        });
+      }
+      if (!tokenOk->load()) return;
+      if (!begun) {
+        begun = true;
+        notify("$/progress", {{"token", token}, {"value", {{"kind", "begin"}, {"title", "tsocheck"},
+                                                           {"message", "checking " + doc.path}, {"percentage", 0}}}});
+      }
+      if (msSince(lastReport) >= 250) {
+        lastReport = Clock::now();
+        notify("$/progress", {{"token", token}, {"value", {{"kind", "report"}, {"message", std::to_string(n) + " executions"}}}});
+      }
+    };
+    opts.reuse = [&](const CheckReport& rep, const Program& prog) {
+      std::string k = checkKey(rep, prog, settingsKey, version_);
+      keys[rep.function] = k;
+      if (fresh) return false;
+      auto j = cache_.get(k);
+      if (!j) return false;
+      reused[rep.function] = std::move(*j);
+      return true;
+    };
+    FileReport fr;
+    try {
+      fr = runFile(doc.path, opts);
+    } catch (const std::exception& e) {
+      fr.inputError = true;
+      fr.inputMessage = std::string("internal error: ") + e.what();
+    }
+    if (begun) notify("$/progress", {{"token", token}, {"value", {{"kind", "end"}}}});
+    if (r.cancel->load()) {
+      Clock::time_point at;
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        auto it = running_.find(doc.uri);
+        at = it != running_.end() ? it->second.cancelledAt : Clock::now();
+      }
+      log(4, "cancelled check of " + doc.path + " v" + std::to_string(doc.version) + ": stopped " +
+                 std::to_string(int(msSince(at))) + " ms after the newer edit");
+      return;
+    }
+    std::optional<Document> cur = docs_.get(doc.uri);
+    if (!cur || cur->version != doc.version || cur->text != doc.text) return;  // stale: a newer check follows
+    Results res;
+    res.version = doc.version;
+    int checked = 0, cachedN = 0;
+    for (const CheckReport& c : fr.checks) {
+      json j;
+      if (c.reused) {
+        j = reused[c.function];
+        ++cachedN;
+      } else {
+        j = checkJson(c);
+        ++checked;
+        if (c.result.status != Status::Timeout && keys.count(c.function)) cache_.put(keys[c.function], j);
+      }
+      res.checks.push_back(std::move(j));
+    }
+    if (fr.inputError && !fr.checks.empty()) fr.inputError = false;
+    if (fr.inputError && fr.inputMessage.find("no check function") == std::string::npos) {
+      json at = json{{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}};
+      std::string msg = fr.inputMessage;
+      for (const auto& d : fr.diagnostics)
+        if (d.severity == "error" && d.file == doc.path) {
+          at = lineRange(doc.text, d.line, d.column);
+          msg += ": " + d.message;
+          break;
+        }
+      res.inputDiagnostics.push_back({{"range", at}, {"severity", 2}, {"source", "tsocheck"},
+                                      {"code", "input"}, {"message", msg}});
+    }
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      results_[doc.uri] = res;
+    }
+    publish(doc, res);
+    log(4, "checked " + doc.path + " v" + std::to_string(doc.version) + ": " + std::to_string(checked) +
+               " checked, " + std::to_string(cachedN) + " from cache, " + std::to_string(int(msSince(t0))) + " ms");
+  }
+
+  void publish(const Document& doc, const Results& res) {
+    json diags = res.inputDiagnostics;
+    for (const json& c : res.checks)
+      for (json& d : checkDiagnostics(c, doc.path, doc.text)) diags.push_back(std::move(d));
+    notify("textDocument/publishDiagnostics", {{"uri", doc.uri}, {"version", doc.version}, {"diagnostics", diags}});
+  }
+
+  // ---- requests on results ---------------------------------------------------
+  Document openDoc(const json& textDocument) {
+    std::optional<Document> d = docs_.get(textDocument.at("uri").get<std::string>());
+    if (!d) throw RpcError{kInvalidParams, "document is not open"};
+    return *d;
+  }
+
+  std::vector<json> resultsOf(const std::string& uri) {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = results_.find(uri);
+    return it == results_.end() ? std::vector<json>() : it->second.checks;
+  }
+
+  json codeActions(const json& p) {
+    Document d = openDoc(p.at("textDocument"));
+    const json& range = p.at("range");
+    range.at("start").at("line").get<uint32_t>();
+    range.at("end").at("line").get<uint32_t>();
+    json out = json::array();
+    for (const json& c : resultsOf(d.uri))
+      for (json& a : fenceActions(c, d.uri, d.text, range)) out.push_back(std::move(a));
+    return out;
+  }
+
+  json codeLenses(const json& p) {
+    Document d = openDoc(p.at("textDocument"));
+    long long checking = -1;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = running_.find(d.uri);
+      if (it != running_.end()) checking = it->second.executions->load();
+    }
+    json out = json::array();
+    for (const json& c : resultsOf(d.uri))
+      for (json& lens : checkLenses(c, d.uri, d.text, checking)) out.push_back(std::move(lens));
+    return out;
+  }
+
+  json hover(const json& p) {
+    Document d = openDoc(p.at("textDocument"));
+    uint32_t line = p.at("position").at("line").get<uint32_t>() + 1;
+    std::string md;
+    for (const json& c : resultsOf(d.uri)) md += traceHover(c, d.path, line);
+    if (md.empty()) return nullptr;
+    return {{"contents", {{"kind", "markdown"}, {"value", md}}}};
+  }
+
+  json trace(const json& uri, const json& function) {
+    for (const json& c : resultsOf(uri.get<std::string>()))
+      if (c.value("function", "") == function.get<std::string>()) return tracePayload(c);
+    throw RpcError{kInvalidParams, "no result for function " + function.get<std::string>()};
+  }
+
+  void executeCommand(const json& id, const json& p) {
+    const std::string cmd = p.at("command");
+    const json args = p.value("arguments", json::array());
+    if (cmd == "tsocheck.showTrace") return reply(id, trace(args.at(0), args.at(1)));
+    if (cmd == "tsocheck.recheck") {
+      std::string uri = args.at(0);
+      if (!docs_.get(uri)) throw RpcError{kInvalidParams, "document is not open"};
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        noCache_.insert(uri);
+      }
+      cancelRunning(uri);
+      schedule(uri, 0);
+      return reply(id, nullptr);
+    }
+    if (cmd == "tsocheck.runWithModel") {
+      Document d = openDoc({{"uri", args.at(0)}});
+      const std::string fn = args.at(1);
+      std::optional<Model> m = parseModel(args.at(2).get<std::string>());
+      if (!m) throw RpcError{kInvalidParams, "model must be SC, TSO or PSO"};
+      auto cancel = std::make_shared<std::atomic<bool>>(false);
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        commandCancels_[id.dump()] = cancel;
+      }
+      RunOptions opts = settings().run;
+      opts.model = m;
+      opts.contents = d.text;
+      // Answered from its own thread so the server keeps serving; $/cancelRequest stops it.
+      std::lock_guard<std::mutex> l(mu_);
+      commandThreads_.emplace_back([this, id, d, fn, opts, cancel]() mutable {
+        opts.cancel = cancel.get();
+        FileReport fr = runFile(d.path, opts);
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          commandCancels_.erase(id.dump());
+        }
+        if (cancel->load()) return replyError(id, {kRequestCancelled, "cancelled"});
+        for (const CheckReport& c : fr.checks)
+          if (c.function == fn) {
+            json j = checkJson(c);
+            notify("window/showMessage", {{"type", 3}, {"message", "`" + fn + "` under " + modelName(*opts.model) +
+                                                                      ": " + j.value("status", "") + " — " + j.value("message", "")}});
+            return reply(id, tracePayload(j));
+          }
+        replyError(id, {kInvalidParams, "no check function " + fn});
+      });
+      return;
+    }
+    throw RpcError{kInvalidParams, "unknown command " + cmd};
+  }
+
+  asio::io_context& io_;
+  Transport out_;
+  std::string version_;
+  bool initialized_ = false, shutdown_ = false, clientProgress_ = false;
+  int exitCode_ = 1;
+  DocumentStore docs_;
+  ResultCache cache_;
+  std::atomic<long long> progressTokens_{0};
+
+  std::mutex mu_;  // everything below
+  Settings settings_;
+  std::map<std::string, std::unique_ptr<asio::steady_timer>> timers_;
+  std::map<std::string, Running> running_;
+  std::deque<std::string> queue_;
+  std::set<std::string> noCache_;
+  std::map<std::string, Results> results_;
+  std::map<std::string, std::function<void(const json&)>> pending_;
+  std::map<std::string, std::shared_ptr<std::atomic<bool>>> commandCancels_;
+  int64_t nextId_ = 1;
+  std::condition_variable cv_;
+  std::vector<std::thread> workers_, commandThreads_;
+  int busy_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace
+
+int runServer(const std::string& version) {
+  std::signal(SIGPIPE, SIG_IGN);
+  asio::io_context io;
+  Server s(io, version);
+  return s.run();
+}
+
+}  // namespace tsocheck::lsp

@@ -1,0 +1,62 @@
+#include "lsp/lsp_settings.h"
+
+#include "lsp/check_options.h"
+
+namespace tsocheck::lsp {
+
+using nlohmann::json;
+
+std::vector<std::string> applySettings(Settings& s, const json& in) {
+  std::vector<std::string> bad;
+  if (!in.is_object()) {
+    if (!in.is_null()) bad.push_back("settings must be an object");
+    return bad;
+  }
+  const json& j = in.contains("tsocheck") && in["tsocheck"].is_object() ? in["tsocheck"] : in;
+  auto count = [&](const char* key, long max, auto set) {
+    if (!j.contains(key)) return;
+    const json& v = j[key];
+    if (v.is_null()) set(std::optional<long>());
+    else if (v.is_number_integer() && v.get<long>() >= 0 && v.get<long>() <= max) set(std::optional<long>(v.get<long>()));
+    else bad.push_back(std::string(key) + " must be an integer between 0 and " + std::to_string(max));
+  };
+  if (j.contains("model")) {
+    const json& v = j["model"];
+    std::optional<Model> m = v.is_string() ? parseModel(v.get<std::string>()) : std::nullopt;
+    if (v.is_null()) s.run.model.reset();
+    else if (m) s.run.model = m;
+    else bad.push_back("model must be \"sc\", \"tso\" or \"pso\"");
+  }
+  count("bufferBound", 1 << 20, [&](std::optional<long> v) { s.run.bufferBound = v ? std::optional<int>(int(*v)) : std::nullopt; });
+  count("preemptionBound", 1 << 20, [&](std::optional<long> v) { s.run.preemptionBound = v ? std::optional<int>(int(*v)) : std::nullopt; });
+  count("loopBound", 1 << 20, [&](std::optional<long> v) { s.run.loopBound = v ? std::optional<uint32_t>(uint32_t(*v)) : std::nullopt; });
+  count("maxWorkers", 64, [&](std::optional<long> v) { s.maxWorkers = v && *v > 0 ? int(*v) : 1; });
+  count("debounceMs", 60000, [&](std::optional<long> v) { s.debounceMs = v ? int(*v) : 300; });
+  if (j.contains("timeLimit")) {
+    const json& v = j["timeLimit"];
+    if (v.is_null()) s.run.timeLimit.reset();
+    else if (v.is_number() && v.get<double>() > 0) s.run.timeLimit = v.get<double>();
+    else bad.push_back("timeLimit must be a positive number of seconds");
+  }
+  for (auto [key, field] : {std::pair{"fenceStyle", &s.run.fenceStyle}, std::pair{"compileCommandsDir", &s.run.compileCommandsDir}}) {
+    if (!j.contains(key)) continue;
+    if (j[key].is_string()) *field = j[key].get<std::string>();
+    else if (j[key].is_null()) field->clear();
+    else bad.push_back(std::string(key) + " must be a string");
+  }
+  if (j.contains("checkOn")) {
+    const json& v = j["checkOn"];
+    if (v == "change") s.checkOnSave = false;
+    else if (v == "save") s.checkOnSave = true;
+    else bad.push_back("checkOn must be \"change\" or \"save\"");
+  }
+  return bad;
+}
+
+std::string outcomeSettings(const Settings& s) {
+  json j = {{"fenceStyle", s.run.fenceStyle}, {"compileCommandsDir", s.run.compileCommandsDir},
+            {"steps", s.run.limits.maxSteps}};
+  return j.dump();
+}
+
+}  // namespace tsocheck::lsp

@@ -1,0 +1,29 @@
+// Language server settings: initializationOptions and
+// workspace/didChangeConfiguration, flat or under a "tsocheck" key.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lsp/check_runner.h"
+
+namespace tsocheck::lsp {
+
+struct Settings {
+  RunOptions run;             // model, bounds, time limit, fence style, compile commands dir
+  bool checkOnSave = false;   // checkOn: "change" (debounced) or "save"
+  int maxWorkers = 1;
+  int debounceMs = 300;
+};
+
+// Applies every recognised key of j to s; returns one message per bad value
+// (those keys keep their old value).
+std::vector<std::string> applySettings(Settings& s, const nlohmann::json& j);
+
+// The part of the settings that can change a check's outcome beyond the
+// check's own model and bounds (goes into the cache key).
+std::string outcomeSettings(const Settings& s);
+
+}  // namespace tsocheck::lsp
