@@ -1,5 +1,6 @@
 #include "lsp/lsp_cache.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -49,33 +50,51 @@ std::optional<uint32_t> codeAddress(uint64_t v, size_t nFunctions) {
 
 uint64_t reachableHash(const Program& p) {
   Fnv f;
-  // Globals may be reached from any function through their addresses: all of
-  // them count, and function addresses in their initial values are roots.
+  // Walk functions (calls, function addresses) and globals (GlobalAddr, and
+  // addresses inside initial values) reachable from the entry.
   std::vector<uint32_t> work{p.entry};
-  for (const Global& g : p.globals) {
+  std::set<uint32_t> seen, globals;
+  auto addGlobal = [&](size_t gi) {
+    if (gi >= p.globals.size() || !globals.insert(uint32_t(gi)).second) return;
+    const Global& g = p.globals[gi];
+    for (size_t i = 0; i + 8 <= g.init.size(); i += 8) {
+      uint64_t v = 0;
+      for (int b = 7; b >= 0; --b) v = (v << 8) | g.init[i + b];
+      if (auto fn = codeAddress(v, p.functions.size())) work.push_back(*fn);
+      for (size_t k = 0; k < p.globals.size(); ++k)
+        if (v >= p.globals[k].addr && v < p.globals[k].addr + std::max<uint32_t>(p.globals[k].size, 1))
+          work.push_back(0x80000000u | uint32_t(k));
+    }
+  };
+  while (!work.empty()) {
+    uint32_t fi = work.back();
+    work.pop_back();
+    if (fi & 0x80000000u) {
+      addGlobal(fi & 0x7fffffffu);
+      continue;
+    }
+    if (fi >= p.functions.size() || !seen.insert(fi).second) continue;
+    const Function& fn = p.functions[fi];
+    for (const Instr& in : fn.code) {
+      if (in.op == Op::Call || in.op == Op::FuncAddr) work.push_back(uint32_t(in.imm));
+      if (in.op == Op::GlobalAddr) work.push_back(0x80000000u | uint32_t(in.imm));
+      if (in.op == Op::Const) {
+        if (auto c = codeAddress(uint64_t(in.imm), p.functions.size())) work.push_back(*c);
+        for (size_t k = 0; k < p.globals.size(); ++k)
+          if (uint64_t(in.imm) >= p.globals[k].addr && uint64_t(in.imm) < p.globals[k].addr + p.globals[k].size)
+            work.push_back(0x80000000u | uint32_t(k));
+      }
+    }
+  }
+  for (uint32_t gi : globals) {
+    const Global& g = p.globals[gi];
+    f.pod(gi);
     f.str(g.name);
     f.pod(g.addr);
     f.pod(g.size);
     f.pod(g.elemSize);
     f.pod(g.init.size());
     f.bytes(g.init.data(), g.init.size());
-    for (size_t i = 0; i + 8 <= g.init.size(); i += 8) {
-      uint64_t v = 0;
-      for (int b = 7; b >= 0; --b) v = (v << 8) | g.init[i + b];
-      if (auto fn = codeAddress(v, p.functions.size())) work.push_back(*fn);
-    }
-  }
-  std::set<uint32_t> seen;
-  while (!work.empty()) {
-    uint32_t fi = work.back();
-    work.pop_back();
-    if (fi >= p.functions.size() || !seen.insert(fi).second) continue;
-    const Function& fn = p.functions[fi];
-    for (const Instr& in : fn.code) {
-      if (in.op == Op::Call || in.op == Op::FuncAddr) work.push_back(uint32_t(in.imm));
-      if (in.op == Op::Const)
-        if (auto c = codeAddress(uint64_t(in.imm), p.functions.size())) work.push_back(*c);
-    }
   }
   // Hash in index order so the result does not depend on the walk; each
   // function's index matters too (function addresses are derived from it).

@@ -16,7 +16,7 @@ std::string str(const json& j, const char* key) {
 
 uint32_t num(const json& j, const char* key) {
   auto it = j.find(key);
-  return it != j.end() && it->is_number_unsigned() ? it->get<uint32_t>() : 0;
+  return it != j.end() && it->is_number_integer() && it->get<int64_t>() >= 0 ? it->get<uint32_t>() : 0;
 }
 
 std::string valueText(const json& v) { return v.is_null() ? "?" : v.dump(); }

@@ -1,0 +1,91 @@
+#include <catch2/catch.hpp>
+
+#include "lsp/lsp_documents.h"
+#include "lsp/lsp_features.h"
+#include "lsp/lsp_protocol.h"
+#include "lsp/lsp_settings.h"
+
+using namespace tsocheck::lsp;
+
+TEST_CASE("framing: split frames, bad lengths, recovery") {
+  FrameReader r;
+  std::string two = frame("{\"a\":1}") + frame("[]");
+  r.feed(two.data(), 10);
+  CHECK(!r.next());
+  r.feed(two.data() + 10, two.size() - 10);
+  auto f = r.next();
+  REQUIRE(f);
+  CHECK(f->ok);
+  CHECK(f->body == "{\"a\":1}");
+  CHECK(r.next()->body == "[]");
+  std::string bad = "Content-Length: 12x\r\n\r\n" + frame("{}");
+  r.feed(bad.data(), bad.size());
+  CHECK(!r.next()->ok);
+  CHECK(r.next()->body == "{}");
+  std::string none = "X: 1\r\n\r\n";
+  r.feed(none.data(), none.size());
+  CHECK(r.next()->error == "missing Content-Length");
+}
+
+TEST_CASE("incremental sync in UTF-16 positions") {
+  std::string text = "int é = 1;\nx😀y;\n";
+  std::string err;
+  // 😀 is two UTF-16 units: character 3 on line 1 is after it.
+  REQUIRE(applyChange(text, {{"range", {{"start", {{"line", 1}, {"character", 3}}}, {"end", {{"line", 1}, {"character", 4}}}}}, {"text", "z"}}, &err));
+  CHECK(text == "int é = 1;\nx😀z;\n");
+  REQUIRE(applyChange(text, {{"range", {{"start", {{"line", 0}, {"character", 4}}}, {"end", {{"line", 0}, {"character", 5}}}}}, {"text", "e"}}, &err));
+  CHECK(text == "int e = 1;\nx😀z;\n");
+  CHECK(!applyChange(text, {{"range", {{"start", {{"line", 9}, {"character", 0}}}, {"end", {{"line", 9}, {"character", 0}}}}}, {"text", "q"}}, &err));
+  CHECK(!applyChange(text, {{"range", 3}, {"text", "q"}}, &err));
+  CHECK(positionOf("a😀b", 1, 6) == json{{"line", 0}, {"character", 3}});
+  CHECK(uriToPath(pathToUri("/tmp/a b/c.c")) == "/tmp/a b/c.c");
+}
+
+TEST_CASE("fence code actions from a constructed report") {
+  const std::string path = "/w/sb.c", uri = "file:///w/sb.c";
+  const std::string text = "#include <pthread.h>\nvoid *t0(void *p) {\n  x = 1;\n  r1 = y;\n}\nvoid *t1(void *p) {\n  y = 1;\n  r2 = x;\n}\n";
+  json check = {{"function", "sb"}, {"line", 10}, {"column", 1}, {"model", "TSO"}, {"status", "violation"},
+                {"violation", {{"kind", "assertion"}, {"message", "assertion `r1 || r2` failed"}, {"file", path},
+                               {"line", 4}, {"column", 3}, {"trace", json::array()}}},
+                {"fences", json::array({{{"file", path}, {"line", 3}, {"column", 8}, {"text", "atomic_thread_fence(memory_order_seq_cst);"}},
+                                        {{"file", path}, {"line", 7}, {"column", 8}, {"text", "atomic_thread_fence(memory_order_seq_cst);"}}})}};
+  json range = {{"start", {{"line", 3}, {"character", 0}}}, {"end", {{"line", 3}, {"character", 0}}}};
+  json acts = fenceActions(check, uri, text, range);
+  REQUIRE(acts.size() == 3);
+  CHECK(acts[0]["title"] == "Insert fence after line 3");
+  CHECK(acts[2]["title"] == "Insert all 2 fences");
+  CHECK(acts[2]["isPreferred"] == true);
+  CHECK(acts[0]["isPreferred"] == false);
+  // Apply "insert all" by hand: the include goes after the last #include.
+  std::string out = text;
+  json edits = acts[2]["edit"]["changes"][uri];
+  REQUIRE(edits.size() == 3);
+  for (auto it = edits.rbegin(); it != edits.rend(); ++it) {
+    std::string err;
+    REQUIRE(applyChange(out, {{"range", (*it)["range"]}, {"text", (*it)["newText"]}}, &err));
+  }
+  CHECK(out.find("#include <pthread.h>\n#include <stdatomic.h>\n") == 0);
+  CHECK(out.find("  x = 1;\n  atomic_thread_fence(memory_order_seq_cst);\n  r1 = y;") != std::string::npos);
+  CHECK(out.find("  y = 1;\n  atomic_thread_fence(memory_order_seq_cst);\n  r2 = x;") != std::string::npos);
+  // Far from the violation and the fences: nothing offered.
+  json far = {{"start", {{"line", 8}, {"character", 0}}}, {"end", {{"line", 8}, {"character", 0}}}};
+  CHECK(fenceActions(check, uri, text, far).empty());
+  // Hint diagnostics at the fence positions.
+  json diags = checkDiagnostics(check, path, text);
+  REQUIRE(diags.size() == 3);
+  CHECK(diags[1]["severity"] == 4);
+  CHECK(diags[1]["range"]["start"]["line"] == 2);
+}
+
+TEST_CASE("settings: values, bad values keep the old ones") {
+  Settings s;
+  auto bad = applySettings(s, {{"tsocheck", {{"model", "pso"}, {"bufferBound", 2}, {"checkOn", "save"}, {"maxWorkers", 0}}}});
+  CHECK(bad.empty());
+  CHECK(s.run.model == tsocheck::Model::PSO);
+  CHECK(s.run.bufferBound == 2);
+  CHECK(s.checkOnSave);
+  CHECK(s.maxWorkers == 1);
+  bad = applySettings(s, {{"model", "arm"}, {"loopBound", -1}, {"timeLimit", "x"}});
+  CHECK(bad.size() == 3);
+  CHECK(s.run.model == tsocheck::Model::PSO);
+}
