@@ -85,6 +85,12 @@ struct TraceStep {
   Value value = 0;
   bool hasValue = false;
   SourceLoc loc;
+  // The instruction behind the step (Program::functions[function].code[pc])
+  // and its event index in the thread ("T<thread>.<event>"); a Flush names
+  // its store. kNoEvent for steps without an event.
+  uint32_t function = 0, pc = 0;
+  uint32_t event = kNoEvent;
+  static constexpr uint32_t kNoEvent = UINT32_MAX;
   std::string note;  // e.g. "reads init", "from T1's buffer"
   // Each thread's store-buffer contents after this step (oldest first).
   std::vector<std::vector<BufferEntry>> buffers;

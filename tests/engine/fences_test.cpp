@@ -1,0 +1,238 @@
+// Fence synthesis on builder-made programs: the litmus tests, Peterson's
+// algorithm with a spin loop (jump targets move when fences are inserted),
+// and a program whose bug exists under SC.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "engine/builder.h"
+#include "engine/check.h"
+#include "engine/examples/litmus.h"
+#include "engine/fences.h"
+
+using namespace tsocheck;
+
+namespace {
+
+const litmus::LitmusTest& byName(const std::string& name) {
+  static const std::vector<litmus::LitmusTest> all = litmus::all();
+  for (const auto& t : all)
+    if (t.name == name) return t;
+  FAIL("no litmus test named " << name);
+  throw std::logic_error("unreachable");
+}
+
+CheckOptions under(Model m) {
+  CheckOptions o;
+  o.model = m;
+  return o;
+}
+
+// The positions must be stores; returns their functions' names.
+std::multiset<std::string> fencedFunctions(const Program& p, const std::vector<FencePosition>& fs) {
+  std::multiset<std::string> out;
+  for (const FencePosition& f : fs) {
+    REQUIRE(f.function < p.functions.size());
+    REQUIRE(f.pc < p.functions[f.function].code.size());
+    CHECK(p.functions[f.function].code[f.pc].op == Op::Store);
+    CHECK(f.loc.line == p.functions[f.function].code[f.pc].loc.line);
+    out.insert(p.functions[f.function].name);
+  }
+  return out;
+}
+
+// Peterson's lock for two threads, each entering the critical section once;
+// the critical section counts in `inside` and asserts mutual exclusion.
+// flag[i] = 1; turn = 1-i; await !(flag[1-i] && turn == 1-i); ...
+Program peterson(bool fenced) {
+  ProgramBuilder pb("peterson.c");
+  uint32_t flag0 = pb.global("flag0"), flag1 = pb.global("flag1"), turn = pb.global("turn");
+  uint32_t inside = pb.global("inside");
+  std::vector<uint32_t> threads;
+  for (int i = 0; i < 2; ++i) {
+    FunctionBuilder& f = pb.function("t" + std::to_string(i), 1);
+    uint32_t line = 10 + 10 * uint32_t(i);
+    f.at(line++, 3).storeGlobal(i == 0 ? flag0 : flag1, 1);
+    f.at(line++, 3).storeGlobal(turn, Value(1 - i));
+    if (fenced) f.at(line - 1, 3).fence();
+    // The wait loop as the frontend lowers it: its reads + assume.
+    Reg other = f.at(line, 3).loadGlobal(i == 0 ? flag1 : flag0);
+    Reg t = f.at(line++, 3).loadGlobal(turn);
+    Reg waits = f.bin(BinOp::And, f.cmpImm(CmpOp::Ne, other, 0), f.cmpImm(CmpOp::Eq, t, Value(1 - i)));
+    f.assume(f.cmpImm(CmpOp::Eq, waits, 0));
+    // Critical section; the check is a branch (jumps move when fences go in).
+    Reg in = f.at(line++, 3).rmwGlobal(RmwOp::Add, inside, 1);
+    auto ok = f.newLabel(), bad = f.newLabel();
+    f.br(f.cmpImm(CmpOp::Eq, in, 0), ok, bad);
+    f.bind(bad);
+    f.at(line, 3).fail("mutual exclusion");
+    f.bind(ok);
+    ++line;
+    f.at(line++, 3).rmwGlobal(RmwOp::Sub, inside, 1);
+    f.at(line++, 3).storeGlobal(i == 0 ? flag0 : flag1, 0);
+    f.at(line++, 3).ret(f.constant(0));
+    threads.push_back(f.index());
+  }
+  FunctionBuilder& m = pb.function("main", 0);
+  Reg a = m.at(40, 3).spawn(threads[0]);
+  Reg b = m.at(41, 3).spawn(threads[1]);
+  m.at(42, 3).joinDiscard(a);
+  m.at(43, 3).joinDiscard(b);
+  m.at(44, 3).ret(m.constant(0));
+  pb.setEntry(m.index());
+  return pb.build();
+}
+
+}  // namespace
+
+TEST_CASE("fences: SB needs one fence per thread under TSO and PSO", "[fences]") {
+  const Program& p = byName("SB").program;
+  for (Model m : {Model::TSO, Model::PSO}) {
+    FenceSynthesisResult r = synthesizeFences(p, under(m));
+    INFO(modelName(m) << ": " << r.message);
+    REQUIRE(r.outcome == FenceOutcome::Fixed);
+    CHECK(r.minimal);
+    CHECK(r.fences.size() == 2);
+    CHECK(fencedFunctions(p, r.fences) == std::multiset<std::string>{"t1", "t2"});
+    // The fenced program really passes, and one fence alone does not.
+    CHECK(check(insertFences(p, r.fences), under(m)).status == Status::Verified);
+    CHECK(check(insertFences(p, {r.fences[0]}), under(m)).status == Status::Violation);
+    CHECK(check(insertFences(p, {r.fences[1]}), under(m)).status == Status::Violation);
+  }
+}
+
+TEST_CASE("fences: MP needs one store-store fence in the writer under PSO, none under TSO", "[fences]") {
+  const Program& p = byName("MP").program;
+  FenceSynthesisResult pso = synthesizeFences(p, under(Model::PSO));
+  INFO(pso.message);
+  REQUIRE(pso.outcome == FenceOutcome::Fixed);
+  REQUIRE(pso.fences.size() == 1);
+  CHECK(fencedFunctions(p, pso.fences) == std::multiset<std::string>{"t1"});
+  // The fence goes after the data store (x), the first store of t1.
+  const Function& t1 = p.functions[pso.fences[0].function];
+  size_t firstStore = 0;
+  while (t1.code[firstStore].op != Op::Store) ++firstStore;
+  CHECK(pso.fences[0].pc == firstStore);
+  CHECK(check(insertFences(p, pso.fences), under(Model::PSO)).status == Status::Verified);
+
+  FenceSynthesisResult tso = synthesizeFences(p, under(Model::TSO));
+  CHECK(tso.outcome == FenceOutcome::NotNeeded);
+  CHECK(tso.fences.empty());
+}
+
+TEST_CASE("fences: 2+2W needs two fences under PSO", "[fences]") {
+  const Program& p = byName("2+2W").program;
+  FenceSynthesisResult r = synthesizeFences(p, under(Model::PSO));
+  INFO(r.message);
+  REQUIRE(r.outcome == FenceOutcome::Fixed);
+  CHECK(r.fences.size() == 2);
+  CHECK(fencedFunctions(p, r.fences) == std::multiset<std::string>{"t1", "t2"});
+}
+
+TEST_CASE("fences: programs that pass get none", "[fences]") {
+  for (const char* name : {"SB+fences", "LB", "IRIW"})
+    for (Model m : {Model::TSO, Model::PSO}) {
+      INFO(name << " " << modelName(m));
+      FenceSynthesisResult r = synthesizeFences(byName(name).program, under(m));
+      CHECK(r.outcome == FenceOutcome::NotNeeded);
+      CHECK(r.fences.empty());
+      CHECK(r.rounds == 0);
+    }
+}
+
+TEST_CASE("fences: Peterson needs two fences under TSO; fenced Peterson none", "[fences]") {
+  Program p = peterson(false);
+  REQUIRE(check(p, under(Model::SC)).status == Status::Verified);
+  CheckResult first = check(p, under(Model::TSO));
+  REQUIRE(first.status == Status::Violation);
+  FenceSynthesisResult r = synthesizeFences(p, under(Model::TSO), &first);
+  INFO(r.message);
+  REQUIRE(r.outcome == FenceOutcome::Fixed);
+  CHECK(r.minimal);
+  CHECK(r.fences.size() == 2);
+  CHECK(fencedFunctions(p, r.fences) == std::multiset<std::string>{"t0", "t1"});
+  CHECK(check(insertFences(p, r.fences), under(Model::TSO)).status == Status::Verified);
+
+  FenceSynthesisResult none = synthesizeFences(peterson(true), under(Model::TSO));
+  CHECK(none.outcome == FenceOutcome::NotNeeded);
+}
+
+TEST_CASE("fences: a bug that exists under SC cannot be fixed by fences", "[fences]") {
+  // Two unsynchronised increments: the lost update happens under SC.
+  ProgramBuilder pb("race.c");
+  uint32_t x = pb.global("x");
+  FunctionBuilder& t = pb.function("inc", 1);
+  Reg v = t.at(3, 3).loadGlobal(x);
+  t.at(3, 3).storeGlobalReg(x, t.binImm(BinOp::Add, v, 1));
+  t.at(4, 3).ret(t.constant(0));
+  FunctionBuilder& m = pb.function("main", 0);
+  Reg a = m.at(7, 3).spawn(t.index());
+  Reg b = m.at(8, 3).spawn(t.index());
+  m.at(9, 3).joinDiscard(a);
+  m.at(10, 3).joinDiscard(b);
+  m.at(11, 3).assertTrue(m.cmpImm(CmpOp::Eq, m.loadGlobal(x), 2), "both increments");
+  m.at(12, 3).ret(m.constant(0));
+  pb.setEntry(m.index());
+  Program p = pb.build();
+  for (Model model : {Model::TSO, Model::PSO, Model::SC}) {
+    FenceSynthesisResult r = synthesizeFences(p, under(model));
+    CHECK(r.outcome == FenceOutcome::ScViolation);
+    CHECK(r.fences.empty());
+    CHECK(r.message.find("no fence can fix it") != std::string::npos);
+  }
+}
+
+TEST_CASE("fences: insertFences keeps control flow and maps pcs back", "[fences]") {
+  Program p = peterson(false);
+  // A fence after every store of both threads.
+  std::vector<FencePosition> all;
+  for (uint32_t f = 0; f < p.functions.size(); ++f)
+    for (uint32_t pc = 0; pc < p.functions[f].code.size(); ++pc)
+      if (p.functions[f].code[pc].op == Op::Store) all.push_back(FencePosition{f, pc, {}});
+  std::vector<std::vector<uint32_t>> back;
+  Program q = insertFences(p, all, &back);
+  for (uint32_t f = 0; f < p.functions.size(); ++f) {
+    size_t stores = 0;
+    for (const Instr& in : p.functions[f].code) stores += in.op == Op::Store;
+    CHECK(q.functions[f].code.size() == p.functions[f].code.size() + stores);
+    REQUIRE(back[f].size() == q.functions[f].code.size());
+    for (uint32_t pc = 0; pc < q.functions[f].code.size(); ++pc) {
+      const Instr& in = q.functions[f].code[pc];
+      if (in.op == Op::Fence) {
+        CHECK(p.functions[f].code[back[f][pc]].op == Op::Store);
+        continue;
+      }
+      CHECK(in.op == p.functions[f].code[back[f][pc]].op);
+      if (in.op == Op::Jmp || in.op == Op::Br) {
+        // Jumps land on the moved copy of their old target.
+        CHECK(back[f][size_t(in.imm)] == uint32_t(p.functions[f].code[back[f][pc]].imm));
+      }
+    }
+  }
+  CHECK(check(q, under(Model::TSO)).status == Status::Verified);
+  CHECK(check(q, under(Model::PSO)).status == Status::Verified);
+}
+
+TEST_CASE("fences: minimum hitting set is exact and honours its caps", "[fences]") {
+  auto P = [](uint32_t pc) { return FencePosition{0, pc, {}}; };
+  bool exact = false;
+  // {1,2}, {2,3}, {3,4}: {2,3} (or {1,3}, {2,4}) — size 2, lexicographically first hitting set is {1,3}.
+  auto h = minimumHittingSet({{P(1), P(2)}, {P(2), P(3)}, {P(3), P(4)}}, 5, 1000, &exact);
+  CHECK(exact);
+  REQUIRE(h.size() == 2);
+  CHECK(h[0].pc == 1);
+  CHECK(h[1].pc == 3);
+  // A common element wins.
+  h = minimumHittingSet({{P(1), P(5)}, {P(2), P(5)}, {P(3), P(5)}}, 5, 1000, &exact);
+  REQUIRE(h.size() == 1);
+  CHECK(h[0].pc == 5);
+  // Size cap.
+  CHECK(minimumHittingSet({{P(1)}, {P(2)}, {P(3)}}, 2, 1000, &exact).empty());
+  // An empty set cannot be hit.
+  CHECK(minimumHittingSet({{P(1)}, {}}, 5, 1000, &exact).empty());
+  // Budget exhausted: greedy, still a hitting set.
+  h = minimumHittingSet({{P(1)}, {P(2)}, {P(3)}, {P(4)}}, 5, 3, &exact);
+  CHECK_FALSE(exact);
+  CHECK(h.size() == 4);
+}
