@@ -54,6 +54,10 @@ AnnotationOptions parseAnnotation(const std::string& text) {
       double d = std::strtod(val.c_str(), &end);
       if (*end != 0 || d < 0) o.errors.push_back("time_limit must be a number of seconds, got `" + val + "`");
       else o.timeLimit = d;
+    } else if (key == "fences") {
+      if (val == "on") o.fences = true;
+      else if (val == "off") o.fences = false;
+      else o.errors.push_back("fences must be on or off, got `" + val + "`");
     } else {
       o.errors.push_back("unknown option `" + key + "`");
     }

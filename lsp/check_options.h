@@ -15,6 +15,7 @@ struct AnnotationOptions {
   std::optional<int> preemptionBound;
   std::optional<uint32_t> loopBound;
   std::optional<double> timeLimit;
+  std::optional<bool> fences;  // fences=on|off: fence synthesis after a TSO/PSO violation
   std::vector<std::string> errors;  // unknown keys or bad values
 };
 

@@ -2,10 +2,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "lsp/check_options.h"
 #include "lsp/compile_db.h"
+#include "lsp/fence_fix.h"
 
 namespace tsocheck {
 
@@ -132,6 +135,15 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     if (rep.result.status == Status::Error) {
       // Engine-side limitation (e.g. mixed-size accesses): message is "file:line:col: text".
       rep.errorAt = frontend::Diagnostic{fn.file, fn.line, fn.column, "error", rep.result.message};
+    }
+    if (rep.result.status == Status::Violation && model != Model::SC && opts.fences && ann.fences.value_or(true)) {
+      FenceFixInput fi{prog.get(), co, &low.module, path, {}, {}, opts.fenceStyle};
+      fi.lowering.model = model;
+      fi.lowering.loopBound = rep.loopBound;
+      fi.lowering.clangArgs = args;
+      if (opts.contents) fi.source = *opts.contents;
+      else if (std::ifstream f(path, std::ios::binary); f) fi.source.assign(std::istreambuf_iterator<char>(f), {});
+      addFenceFix(rep, fi);
     }
     fr.checks.push_back(std::move(rep));
   }

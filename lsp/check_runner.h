@@ -42,6 +42,7 @@ struct RunOptions {
   Limits limits;
   bool keepGoing = false;                 // explore everything after the first violation
   std::string fenceStyle;                 // "" = atomic_thread_fence(memory_order_seq_cst);
+  bool fences = true;                     // synthesize fences after a TSO/PSO violation (--no-fences)
 };
 
 struct CheckReport {
@@ -60,6 +61,10 @@ struct CheckReport {
   ProvenBounds bounds;
   std::vector<FenceEdit> fences;  // synthesized fences that make the check pass
   std::string fenceNote;          // e.g. "the violation also occurs under SC: no fence can fix it"
+  // Whether synthesized fences, inserted into the source text, make the
+  // re-lowered check pass (unset: no fences were synthesized). `fences` is
+  // only filled when true.
+  std::optional<bool> fencesVerified;
 };
 
 struct FileReport {

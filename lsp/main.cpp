@@ -13,6 +13,7 @@
 
 #include "lsp/check_options.h"
 #include "lsp/check_runner.h"
+#include "lsp/fence_fix.h"
 #include "lsp/reports.h"
 
 #ifndef TSOCHECK_VERSION
@@ -37,6 +38,9 @@ const char* kUsage =
     "  --loop-bound N            iterations of loops that wait on other threads (default 8)\n"
     "  --step-limit N            instructions per thread per execution (default 200000)\n"
     "  --time-limit SECONDS      per check\n"
+    "  --no-fences               no fence synthesis after a TSO/PSO violation\n"
+    "  --fence-style S           seq_cst (default: atomic_thread_fence(memory_order_seq_cst);),\n"
+    "                            sync (__sync_synchronize();) or mfence (asm volatile)\n"
     "  --keep-going              explore every execution after the first violation\n"
     "                            (counts all executions; reports the first violation)\n"
     "  --json                    print one JSON object instead of text\n"
@@ -85,6 +89,11 @@ int runCheck(int argc, char** argv) {
       break;
     } else if (key == "--json") {
       json = true;
+    } else if (key == "--no-fences") {
+      opts.fences = false;
+    } else if (key == "--fence-style") {
+      if (!value(&v) || !fenceText(v)) return usage("--fence-style must be seq_cst, sync or mfence");
+      opts.fenceStyle = v;
     } else if (key == "--keep-going") {
       opts.keepGoing = true;
     } else if (key == "--model") {

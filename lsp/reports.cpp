@@ -114,7 +114,8 @@ json checkJson(const CheckReport& r) {
          {"violation", v},
          {"bounds", boundsJson(r.bounds)},
          {"fences", fencesJson(r.fences)},
-         {"fence_note", r.fenceNote}};
+         {"fence_note", r.fenceNote},
+         {"fences_verified", r.fencesVerified ? json(*r.fencesVerified) : json(nullptr)}};
   if (r.errorAt)
     j["error"] = {{"file", r.errorAt->file}, {"line", r.errorAt->line}, {"column", r.errorAt->column},
                   {"message", r.errorAt->message}};

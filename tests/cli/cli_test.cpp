@@ -298,3 +298,169 @@ TEST_CASE("realloc keeps the contents and frees the old block", "[cli]") {
   CHECK(r["violation"]["line"] == 28);
   CHECK(r["violation"]["message"].get<std::string>().find("use after free") != std::string::npos);
 }
+
+// ---------------------------------------------------------------------------
+// Fence synthesis (issue 4): fences for TSO/PSO-only bugs, validated by
+// applying the reported edits here and re-running the binary on the result.
+
+namespace {
+
+// Inserts " text" right after line:column of every edit (what an editor does
+// with a FenceEdit), plus <stdatomic.h> for the default style.
+std::string applyEdits(std::string src, const json& fences) {
+  std::vector<std::tuple<size_t, size_t, std::string>> edits;
+  for (const json& f : fences) edits.emplace_back(f["line"].get<size_t>(), f["column"].get<size_t>(), f["text"]);
+  std::sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a > b; });
+  for (const auto& [line, col, text] : edits) {
+    size_t at = 0;
+    for (size_t l = 1; l < line; ++l) at = src.find('\n', at) + 1;
+    src.insert(at + col, " " + text);
+  }
+  if (src.find("<stdatomic.h>") == std::string::npos) src = "#include <stdatomic.h>\n" + src;
+  return src;
+}
+
+fs::path scratchDir() {
+  std::string tmpl = (fs::temp_directory_path() / "tsocheck-fences-XXXXXX").string();
+  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+  return tmpl;
+}
+
+// Runs `file` under `model`, applies the fences of every check, re-checks the
+// edited copy and returns the fence count per check function.
+std::map<std::string, size_t> fencesFixIt(const fs::path& file, const std::string& model, const std::string& extra = "") {
+  json j = checkJson(quote(file.string()) + " --model " + model + extra);
+  std::map<std::string, size_t> counts;
+  json all = json::array();
+  for (const json& r : j["results"]) {
+    INFO(r["function"] << ": " << r["fence_note"]);
+    CHECK(r["status"] == "violation");
+    CHECK(r["fences_verified"] == true);
+    CHECK(r["fences"].size() >= 1);
+    counts[r["function"]] = r["fences"].size();
+    for (const json& f : r["fences"]) {
+      CHECK(f["file"] == file.string());
+      all.push_back(f);
+    }
+  }
+  fs::path dir = scratchDir();
+  fs::path edited = dir / file.filename();
+  std::ofstream(edited) << applyEdits(readFile(file), all);
+  json k = checkJson(quote(edited.string()) + " --model " + model + extra);
+  for (const json& r : k["results"]) {
+    INFO("edited: " << r["function"] << " " << r["message"]);
+    CHECK(r["status"] == "verified");
+    CHECK(r["fences"].empty());
+    CHECK(r["fences_verified"].is_null());
+  }
+  CHECK(k["_exit"] == 0);
+  fs::remove_all(dir);
+  return counts;
+}
+
+}  // namespace
+
+TEST_CASE("fences fix every sample whose bug is TSO/PSO-only, and the edited source verifies", "[cli][fences]") {
+  size_t fixedCount = 0;
+  for (const fs::path& f : samples()) {
+    auto expect = expectations(readFile(f), "expect");
+    for (const std::string model : {"TSO", "PSO"}) {
+      if (expect["SC"] != "verified" || expect[model] != "violation") continue;
+      INFO(f.string() << " " << model);
+      fencesFixIt(f, model == "TSO" ? "tso" : "pso");
+      ++fixedCount;
+    }
+  }
+  CHECK(fixedCount >= 10);
+}
+
+TEST_CASE("fence counts match the known minimum", "[cli][fences]") {
+  const std::string s = TSOCHECK_SAMPLES_DIR;
+  CHECK(fencesFixIt(s + "/litmus/sb.c", "tso")["store_buffering"] == 2);
+  CHECK(fencesFixIt(s + "/litmus/sb.c", "pso")["store_buffering"] == 2);
+  CHECK(fencesFixIt(s + "/litmus/mp.c", "pso")["message_passing_litmus"] == 1);
+  CHECK(fencesFixIt(s + "/mp_buggy.c", "pso")["message_passing"] == 1);
+  CHECK(fencesFixIt(s + "/litmus/two_plus_two_w.c", "pso")["two_plus_two_writes"] == 2);
+  // Both Peterson threads run one function: a single source fence (after
+  // `turn = j;`, executed by each thread) is the two fences of the paper.
+  CHECK(fencesFixIt(s + "/peterson_buggy.c", "tso")["peterson"] == 1);
+}
+
+TEST_CASE("fixed samples and passing checks get no fences", "[cli][fences]") {
+  for (const fs::path& f : samples()) {
+    auto expect = expectations(readFile(f), "expect");
+    for (const std::string model : {"tso", "pso"}) {
+      std::string upper = model == "tso" ? "TSO" : "PSO";
+      if (expect[upper] == "violation") continue;
+      INFO(f.string() << " " << model);
+      json j = checkJson(quote(f.string()) + " --model " + model);
+      for (const json& r : j["results"]) {
+        CHECK(r["fences"].empty());
+        CHECK(r["fences_verified"].is_null());
+        CHECK(r["fence_note"] == "");
+      }
+    }
+  }
+}
+
+TEST_CASE("a bug under SC gets the note that no fence can fix it", "[cli][fences]") {
+  for (const char* model : {"tso", "pso"}) {
+    json j = checkJson(quote(inputs("sc_race.c")) + " --model " + model);
+    const json& r = j["results"][0];
+    CHECK(r["status"] == "violation");
+    CHECK(r["fences"].empty());
+    CHECK(r["fences_verified"].is_null());
+    CHECK(r["fence_note"] == "the violation also occurs under SC: no fence can fix it");
+  }
+  Run t = tsocheck("check " + quote(inputs("sc_race.c")));
+  CHECK(t.out.find("no fence can fix it") != std::string::npos);
+  CHECK(t.out.find("fix:") == std::string::npos);
+}
+
+TEST_CASE("fence synthesis can be turned off; styles; unbraced bodies; human output", "[cli][fences]") {
+  json j = checkJson(quote(inputs("sb_fences_off.c")));
+  REQUIRE(j["results"].size() == 4);
+  for (const json& r : j["results"]) {
+    INFO(r["function"]);
+    CHECK(r["status"] == "violation");
+    if (r["function"] == "sb_no_fences") {
+      CHECK(r["fences"].empty());
+      CHECK(r["fence_note"] == "");
+    } else if (r["function"] == "sb_comma") {
+      // The engine finds fences, but they do not survive validation on the source.
+      CHECK(r["fences"].empty());
+      CHECK(r["fences_verified"] == false);
+      CHECK(r["fence_note"].get<std::string>().find("no fix offered") != std::string::npos);
+    } else {
+      CHECK(r["fences"].size() == 2);
+      CHECK(r["fences_verified"] == true);
+    }
+    if (r["function"] == "sb_unbraced" && r["fences"].size() == 2) {
+      // `if (a) x = 1;` on lines 31 and 36: after the if statement's `;`.
+      CHECK(r["fences"][0]["line"] == 31);
+      CHECK(r["fences"][0]["column"] == 15);
+      CHECK(r["fences"][1]["line"] == 36);
+    }
+  }
+  json off = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c") + " --no-fences");
+  CHECK(off["results"][0]["fences"].empty());
+  CHECK(off["results"][0]["fence_note"] == "");
+
+  std::map<std::string, std::string> styles = {{"seq_cst", "atomic_thread_fence(memory_order_seq_cst);"},
+                                               {"sync", "__sync_synchronize();"},
+                                               {"mfence", "asm volatile(\"mfence\" ::: \"memory\");"}};
+  for (const auto& [style, text] : styles) {
+    INFO(style);
+    json s = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c") + " --fence-style " + style);
+    REQUIRE(s["results"][0]["fences"].size() == 2);
+    CHECK(s["results"][0]["fences"][0]["text"] == text);
+    CHECK(s["results"][0]["fences_verified"] == true);
+  }
+  fencesFixIt(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c", "tso", " --fence-style mfence");
+  CHECK(tsocheck("check " + quote(inputs("sc_race.c")) + " --fence-style lfence").exitCode == 2);
+
+  Run h = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c"));
+  CHECK(h.exitCode == 1);
+  CHECK(h.out.find("fix: insert 2 fences") != std::string::npos);
+  CHECK(h.out.find("atomic_thread_fence(memory_order_seq_cst);") != std::string::npos);
+}
