@@ -417,7 +417,7 @@ TEST_CASE("a bug under SC gets the note that no fence can fix it", "[cli][fences
   CHECK(t.out.find("fix:") == std::string::npos);
 }
 
-TEST_CASE("fence synthesis can be turned off; styles; unbraced bodies; human output", "[cli][fences]") {
+TEST_CASE("fence synthesis can be turned off, fence styles, unbraced bodies, unvalidated fences, human output", "[cli][fences]") {
   json j = checkJson(quote(inputs("sb_fences_off.c")));
   REQUIRE(j["results"].size() == 4);
   for (const json& r : j["results"]) {

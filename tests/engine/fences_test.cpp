@@ -10,6 +10,7 @@
 #include "engine/check.h"
 #include "engine/examples/litmus.h"
 #include "engine/fences.h"
+#include "tests/engine/random_programs.h"
 
 using namespace tsocheck;
 
@@ -141,7 +142,7 @@ TEST_CASE("fences: programs that pass get none", "[fences]") {
     }
 }
 
-TEST_CASE("fences: Peterson needs two fences under TSO; fenced Peterson none", "[fences]") {
+TEST_CASE("fences: Peterson needs two fences under TSO, fenced Peterson none", "[fences]") {
   Program p = peterson(false);
   REQUIRE(check(p, under(Model::SC)).status == Status::Verified);
   CheckResult first = check(p, under(Model::TSO));
@@ -235,4 +236,110 @@ TEST_CASE("fences: minimum hitting set is exact and honours its caps", "[fences]
   h = minimumHittingSet({{P(1)}, {P(2)}, {P(3)}, {P(4)}}, 5, 3, &exact);
   CHECK_FALSE(exact);
   CHECK(h.size() == 4);
+}
+
+namespace {
+
+// p plus, at the end of main, an assertion that the final values of all
+// globals form an outcome that some SC execution of p reaches. A failure
+// under TSO/PSO is then exactly a non-SC outcome, and a fence set that makes
+// the check pass makes every outcome SC.
+Program withScOutcomeAssert(const Program& p) {
+  std::set<std::vector<Value>> outcomes;
+  auto initial = [&](const Global& g) {
+    Value v = 0;
+    for (size_t i = 0; i < g.init.size() && i < 8; ++i) v |= Value(g.init[i]) << (8 * i);
+    return v;
+  };
+  CheckOptions o = under(Model::SC);
+  o.stopAtFirstError = false;
+  o.onExecution = [&](const ExecutionInfo& info) {
+    if (info.blocked) return;
+    std::vector<Value> vals;
+    for (const Global& g : p.globals) {
+      Value v = initial(g);
+      for (const auto& [addr, value] : info.finalMemory)
+        if (addr == g.addr) v = value;
+      vals.push_back(v);
+    }
+    outcomes.insert(vals);
+  };
+  REQUIRE(check(p, o).status == Status::Verified);
+
+  Program q = p;
+  Function& m = q.functions[q.entry];
+  REQUIRE(m.code.back().op == Op::Ret);
+  m.code.pop_back();
+  auto reg = [&]() { return Reg(m.numRegs++); };
+  auto emit = [&](Op op, Reg a, Reg b = kNoReg, Reg c = kNoReg, int64_t imm = 0, uint8_t sub = 0, uint8_t size = 0) {
+    Instr in;
+    in.op = op, in.a = a, in.b = b, in.c = c, in.imm = imm, in.sub = sub, in.size = size;
+    m.code.push_back(in);
+    return a;
+  };
+  std::vector<Reg> vals;
+  for (size_t g = 0; g < q.globals.size(); ++g) {
+    Reg addr = emit(Op::GlobalAddr, reg(), kNoReg, kNoReg, int64_t(g));
+    vals.push_back(emit(Op::Load, reg(), addr, kNoReg, 0, 0, uint8_t(q.globals[g].size)));
+  }
+  Reg any = emit(Op::Const, reg(), kNoReg, kNoReg, 0);
+  for (const std::vector<Value>& out : outcomes) {
+    Reg all = emit(Op::Const, reg(), kNoReg, kNoReg, 1);
+    for (size_t g = 0; g < vals.size(); ++g) {
+      Reg c = emit(Op::Const, reg(), kNoReg, kNoReg, int64_t(out[g]));
+      Reg eq = emit(Op::Cmp, reg(), vals[g], c, 0, uint8_t(CmpOp::Eq));
+      all = emit(Op::Bin, reg(), all, eq, 0, uint8_t(BinOp::And));
+    }
+    any = emit(Op::Bin, reg(), any, all, 0, uint8_t(BinOp::Or));
+  }
+  m.code.push_back(Instr{});
+  m.code.back().op = Op::Assert;
+  m.code.back().a = any;
+  m.code.back().name = q.intern("the outcome is not sequentially consistent");
+  emit(Op::Ret, kNoReg);
+  return q;
+}
+
+}  // namespace
+
+TEST_CASE("fences: random programs get a minimum fence set that makes every outcome SC", "[fences][property]") {
+  size_t fixed = 0, multi = 0;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    testing::RandomProgramSpec spec;
+    spec.maxThreads = 3;
+    Program q = withScOutcomeAssert(testing::randomProgram(seed, spec));
+    std::vector<FencePosition> stores;
+    for (uint32_t f = 0; f < q.functions.size(); ++f)
+      for (uint32_t pc = 0; pc < q.functions[f].code.size(); ++pc)
+        if (q.functions[f].code[pc].op == Op::Store) stores.push_back(FencePosition{f, pc, {}});
+    for (Model m : {Model::TSO, Model::PSO}) {
+      INFO("seed " << seed << " " << modelName(m));
+      CheckResult first = check(q, under(m));
+      REQUIRE(first.status != Status::Error);
+      FenceSynthesisResult r = synthesizeFences(q, under(m), &first);
+      INFO(r.message);
+      if (first.status != Status::Violation) {
+        CHECK(r.outcome == FenceOutcome::NotNeeded);
+        continue;
+      }
+      REQUIRE(r.outcome == FenceOutcome::Fixed);
+      CHECK(check(insertFences(q, r.fences), under(m)).status == Status::Verified);
+      ++fixed;
+      multi += r.fences.size() > 1;
+      // Minimal: no smaller set of positions after stores works (brute force).
+      if (stores.size() > 16) continue;
+      const size_t n = stores.size();
+      for (uint32_t mask = 0; mask < (1u << n); ++mask) {
+        if (size_t(__builtin_popcount(mask)) >= r.fences.size()) continue;
+        std::vector<FencePosition> subset;
+        for (size_t i = 0; i < n; ++i)
+          if (mask & (1u << i)) subset.push_back(stores[i]);
+        INFO("a smaller fence set works: mask " << mask);
+        CHECK(check(insertFences(q, subset), under(m)).status == Status::Violation);
+      }
+    }
+  }
+  CHECK(fixed >= 80);
+  CHECK(multi >= 25);
+  WARN("fixed " << fixed << " programs, " << multi << " needing more than one fence");
 }
