@@ -436,10 +436,10 @@ TEST_CASE("fence synthesis can be turned off, fence styles, unbraced bodies, unv
       CHECK(r["fences_verified"] == true);
     }
     if (r["function"] == "sb_unbraced" && r["fences"].size() == 2) {
-      // `if (a) x = 1;` on lines 31 and 36: after the if statement's `;`.
-      CHECK(r["fences"][0]["line"] == 31);
+      // `if (a) x = 1;` on lines 27 and 32: after the if statement's `;`.
+      CHECK(r["fences"][0]["line"] == 27);
       CHECK(r["fences"][0]["column"] == 15);
-      CHECK(r["fences"][1]["line"] == 36);
+      CHECK(r["fences"][1]["line"] == 32);
     }
   }
   json off = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c") + " --no-fences");

@@ -43,6 +43,16 @@ std::multiset<std::string> fencedFunctions(const Program& p, const std::vector<F
   return out;
 }
 
+// Synthesis must succeed; the fenced program must pass.
+FenceSynthesisResult fixedBy(const Program& p, Model m, const CheckResult* first = nullptr) {
+  FenceSynthesisResult r = synthesizeFences(p, under(m), first);
+  INFO(modelName(m) << ": " << r.message);
+  REQUIRE(r.outcome == FenceOutcome::Fixed);
+  CHECK(r.minimal);
+  CHECK(check(insertFences(p, r.fences), under(m)).status == Status::Verified);
+  return r;
+}
+
 // Peterson's lock for two threads, each entering the critical section once;
 // the critical section counts in `inside` and asserts mutual exclusion.
 // flag[i] = 1; turn = 1-i; await !(flag[1-i] && turn == 1-i); ...
@@ -90,14 +100,10 @@ Program peterson(bool fenced) {
 TEST_CASE("fences: SB needs one fence per thread under TSO and PSO", "[fences]") {
   const Program& p = byName("SB").program;
   for (Model m : {Model::TSO, Model::PSO}) {
-    FenceSynthesisResult r = synthesizeFences(p, under(m));
-    INFO(modelName(m) << ": " << r.message);
-    REQUIRE(r.outcome == FenceOutcome::Fixed);
-    CHECK(r.minimal);
-    CHECK(r.fences.size() == 2);
+    FenceSynthesisResult r = fixedBy(p, m);
+    REQUIRE(r.fences.size() == 2);
     CHECK(fencedFunctions(p, r.fences) == std::multiset<std::string>{"t1", "t2"});
-    // The fenced program really passes, and one fence alone does not.
-    CHECK(check(insertFences(p, r.fences), under(m)).status == Status::Verified);
+    // One fence alone does not fix it.
     CHECK(check(insertFences(p, {r.fences[0]}), under(m)).status == Status::Violation);
     CHECK(check(insertFences(p, {r.fences[1]}), under(m)).status == Status::Violation);
   }
@@ -105,9 +111,7 @@ TEST_CASE("fences: SB needs one fence per thread under TSO and PSO", "[fences]")
 
 TEST_CASE("fences: MP needs one store-store fence in the writer under PSO, none under TSO", "[fences]") {
   const Program& p = byName("MP").program;
-  FenceSynthesisResult pso = synthesizeFences(p, under(Model::PSO));
-  INFO(pso.message);
-  REQUIRE(pso.outcome == FenceOutcome::Fixed);
+  FenceSynthesisResult pso = fixedBy(p, Model::PSO);
   REQUIRE(pso.fences.size() == 1);
   CHECK(fencedFunctions(p, pso.fences) == std::multiset<std::string>{"t1"});
   // The fence goes after the data store (x), the first store of t1.
@@ -115,7 +119,6 @@ TEST_CASE("fences: MP needs one store-store fence in the writer under PSO, none 
   size_t firstStore = 0;
   while (t1.code[firstStore].op != Op::Store) ++firstStore;
   CHECK(pso.fences[0].pc == firstStore);
-  CHECK(check(insertFences(p, pso.fences), under(Model::PSO)).status == Status::Verified);
 
   FenceSynthesisResult tso = synthesizeFences(p, under(Model::TSO));
   CHECK(tso.outcome == FenceOutcome::NotNeeded);
@@ -124,9 +127,7 @@ TEST_CASE("fences: MP needs one store-store fence in the writer under PSO, none 
 
 TEST_CASE("fences: 2+2W needs two fences under PSO", "[fences]") {
   const Program& p = byName("2+2W").program;
-  FenceSynthesisResult r = synthesizeFences(p, under(Model::PSO));
-  INFO(r.message);
-  REQUIRE(r.outcome == FenceOutcome::Fixed);
+  FenceSynthesisResult r = fixedBy(p, Model::PSO);
   CHECK(r.fences.size() == 2);
   CHECK(fencedFunctions(p, r.fences) == std::multiset<std::string>{"t1", "t2"});
 }
@@ -147,13 +148,9 @@ TEST_CASE("fences: Peterson needs two fences under TSO, fenced Peterson none", "
   REQUIRE(check(p, under(Model::SC)).status == Status::Verified);
   CheckResult first = check(p, under(Model::TSO));
   REQUIRE(first.status == Status::Violation);
-  FenceSynthesisResult r = synthesizeFences(p, under(Model::TSO), &first);
-  INFO(r.message);
-  REQUIRE(r.outcome == FenceOutcome::Fixed);
-  CHECK(r.minimal);
+  FenceSynthesisResult r = fixedBy(p, Model::TSO, &first);
   CHECK(r.fences.size() == 2);
   CHECK(fencedFunctions(p, r.fences) == std::multiset<std::string>{"t0", "t1"});
-  CHECK(check(insertFences(p, r.fences), under(Model::TSO)).status == Status::Verified);
 
   FenceSynthesisResult none = synthesizeFences(peterson(true), under(Model::TSO));
   CHECK(none.outcome == FenceOutcome::NotNeeded);
@@ -316,14 +313,11 @@ TEST_CASE("fences: random programs get a minimum fence set that makes every outc
       INFO("seed " << seed << " " << modelName(m));
       CheckResult first = check(q, under(m));
       REQUIRE(first.status != Status::Error);
-      FenceSynthesisResult r = synthesizeFences(q, under(m), &first);
-      INFO(r.message);
       if (first.status != Status::Violation) {
-        CHECK(r.outcome == FenceOutcome::NotNeeded);
+        CHECK(synthesizeFences(q, under(m), &first).outcome == FenceOutcome::NotNeeded);
         continue;
       }
-      REQUIRE(r.outcome == FenceOutcome::Fixed);
-      CHECK(check(insertFences(q, r.fences), under(m)).status == Status::Verified);
+      FenceSynthesisResult r = fixedBy(q, under(m).model, &first);
       ++fixed;
       multi += r.fences.size() > 1;
       // Minimal: no smaller set of positions after stores works (brute force).
