@@ -122,8 +122,8 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
                   (r.violation ? " (" + r.violation->message + ")" : std::string());
       else
         rep.fenceNote = plural(edits.size(), "fence") + " make" + (edits.size() == 1 ? "s" : "") +
-                        " this check pass under " + modelName(rep.model) + " (re-checked on the edited source: " +
-                        statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "");
+                        " this check pass under " + modelName(rep.model) + " (found in " + plural(size_t(syn.rounds), "round") +
+                        "; re-checked on the edited source: " + statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "");
     }
   }
   if (!failure.empty()) {
