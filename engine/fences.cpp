@@ -213,7 +213,12 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
     double left = remaining();
     *outOfTime = left <= 0;
     o.timeLimitSeconds = opts.timeLimitSeconds > 0 ? std::min(opts.timeLimitSeconds, left) : left;
-    if (*outOfTime) return CheckResult{};
+    if (*outOfTime) {
+      CheckResult none;
+      none.status = Status::Timeout;
+      none.message = "the synthesis time budget ran out";
+      return none;
+    }
     return check(p, o);
   };
 
@@ -223,7 +228,7 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
   if (first.status != Status::Violation || !first.violation) {
     res.outcome = outOfTime || first.status == Status::Timeout ? FenceOutcome::GaveUp : FenceOutcome::NotNeeded;
     res.message = res.outcome == FenceOutcome::NotNeeded ? "the check does not fail: no fence is needed"
-                                                         : "synthesis gave up: the check ran out of time";
+                                                         : "synthesis gave up: the check did not finish in time";
     res.lastCheck = first;
     return res;
   }
@@ -272,7 +277,7 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
 
   while (true) {
     if (res.rounds >= fopts.maxRounds) {
-      res.message = "synthesis gave up after " + std::to_string(res.rounds) + " rounds";
+      res.message = "synthesis gave up after " + std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds");
       break;
     }
     bool exact = true;

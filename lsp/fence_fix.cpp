@@ -66,7 +66,7 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
     return;
   }
   if (syn.outcome != FenceOutcome::Fixed) {
-    rep.fenceNote = "fence synthesis: " + syn.message;
+    rep.fenceNote = syn.message;  // "synthesis gave up: ..."
     return;
   }
 

@@ -156,6 +156,26 @@ TEST_CASE("fences: Peterson needs two fences under TSO, fenced Peterson none", "
   CHECK(none.outcome == FenceOutcome::NotNeeded);
 }
 
+TEST_CASE("fences: synthesis gives up honestly when its budget runs out", "[fences]") {
+  const Program& p = byName("SB").program;
+  CheckResult first = check(p, under(Model::TSO));
+  REQUIRE(first.status == Status::Violation);
+  FenceSynthesisOptions tiny;
+  tiny.timeBudgetSeconds = 1e-9;
+  FenceSynthesisResult r = synthesizeFences(p, under(Model::TSO), &first, tiny);
+  CHECK(r.outcome == FenceOutcome::GaveUp);
+  CHECK(r.fences.empty());
+  CHECK(r.message.find("gave up") != std::string::npos);
+  CHECK(r.message.find("timeout") != std::string::npos);
+  // One round is not enough for SB (two fences, one counterexample at a time).
+  FenceSynthesisOptions oneRound;
+  oneRound.maxRounds = 1;
+  r = synthesizeFences(p, under(Model::TSO), &first, oneRound);
+  CHECK(r.outcome == FenceOutcome::GaveUp);
+  CHECK(r.fences.empty());
+  CHECK(r.message == "synthesis gave up after 1 round");
+}
+
 TEST_CASE("fences: a bug that exists under SC cannot be fixed by fences", "[fences]") {
   // Two unsynchronised increments: the lost update happens under SC.
   ProgramBuilder pb("race.c");
