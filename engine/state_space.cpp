@@ -679,6 +679,7 @@ StateSpaceResult Search::run() {
     ++r.cut;
     noteLimit("state limit (" + std::to_string(opts_.maxStates) + " distinct states) reached");
   }
+  res_.stateLimitHit = stateLimit_;
   res_.exhaustive = !timedOut_ && r.cut == 0 && r.status != Status::Error && !r.violation;
   if (r.status == Status::Error) return res_;
   const bool bufferCut = opts_.bufferBound >= 0 && opts_.model != Model::SC;
@@ -766,8 +767,9 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
       }
       return d;
     }
-    d.largestK = k;
     anyCut = anyCut || !r.exhaustive;
+    if (r.stateLimitHit) break;  // this k is not fully checked; larger ones are bigger still
+    d.largestK = k;
     if (opts.model == Model::SC && r.exhaustive && r.result.executions > 0) {
       d.fixpointK = k;
       break;
@@ -791,7 +793,9 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
   } else {
     d.fixpointK.reset();
     d.result.status = Status::Bounded;
-    d.result.message = "no violation with store buffers of up to " + std::to_string(d.largestK) + " entries";
+    d.result.message = d.largestK < 0 ? "no violation found"
+                                      : "no violation with store buffers of up to " + std::to_string(d.largestK) +
+                                            " entries";
     if (anyCut) d.result.message += ", but a limit cut the state space";
     else if (total.executions == 0) d.result.message += ", but every execution was blocked";
     else d.result.message += "; no fixpoint reached";

@@ -27,7 +27,7 @@ struct StateSpaceOptions {
   int bufferBound = -1;           // -1 = unbounded (may not terminate: see maxStates)
   Limits limits;                  // step and call-depth limits per thread
   double timeLimitSeconds = 0;    // 0 = none
-  uint64_t maxStates = 1000000;   // distinct states; reaching it cuts the search
+  uint64_t maxStates = 200000;    // distinct states; reaching it cuts the search
   bool stopAtFirstError = true;
   bool collectProjections = false;  // fill StateSpaceResult::projections (for the fixpoint)
   ExecutionCallback onExecution;    // complete and blocked final states (traceKey empty)
@@ -39,6 +39,7 @@ struct StateSpaceResult {
   // True when every reachable state was explored: no step/depth limit, loop
   // bound, state limit or time limit cut anything.
   bool exhaustive = false;
+  bool stateLimitHit = false;  // maxStates stopped the search
   std::unordered_set<std::string> projections;  // Theorem 1 projections of all states
 };
 
@@ -64,8 +65,9 @@ struct DeepeningResult {
 };
 
 // k = fromK, fromK+1, ... toK (under SC only one run). opts.model, limits,
-// time limit (for the whole deepening) and stopAtFirstError are used.
+// time limit (for the whole deepening) and stopAtFirstError are used. A k
+// whose search reaches maxStates ends the deepening (larger k only grow).
 DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts, int fromK, int toK,
-                                  uint64_t maxStates = 1000000);
+                                  uint64_t maxStates = 200000);
 
 }  // namespace tsocheck
