@@ -369,7 +369,7 @@ TEST_CASE("deepening ends finite-state loops without the loop bound, and never v
   CHECK(r["results"][0]["limits"].size() >= 1);
 }
 
-TEST_CASE("--stateful gives the same verdicts as the graph explorer on the samples", "[cli][stateful]") {
+TEST_CASE("stateful search (--stateful) gives the same verdicts as the graph explorer on the samples", "[cli][stateful]") {
   for (const char* name : {"peterson_buggy.c", "peterson_fixed.c", "mp_buggy.c", "tas_spinlock_fixed.c"}) {
     for (const char* m : {"sc", "tso", "pso"}) {
       INFO(name << " " << m);
