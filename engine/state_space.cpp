@@ -81,7 +81,8 @@ class Search {
 
  private:
   bool buffered() const { return opts_.model != Model::SC && opts_.bufferBound != 0; }
-  std::string key(const State& s) const;
+  std::string key(const State& s);
+  uint32_t localId(const ThreadState& ts);
   std::string projection(const State& s) const;
   void expand(const State& s, uint32_t node);
   void push(State&& s, const Node& step);
@@ -106,6 +107,8 @@ class Search {
   const StateSpaceOptions& opts_;
   StateSpaceResult res_;
   std::unordered_set<std::string> visited_;
+  std::unordered_map<std::string, uint32_t> localIds_;
+  std::string scratch_;
   std::vector<Node> nodes_;
   std::deque<std::pair<State, uint32_t>> queue_;
   std::vector<std::pair<std::pair<uint32_t, uint32_t>, uint32_t>> spawnIds_;
@@ -127,14 +130,27 @@ uint32_t Search::spawnId(uint32_t parent, uint32_t ordinal) {
   return nextThreadId_++;
 }
 
-std::string Search::key(const State& s) const {
+uint32_t Search::localId(const ThreadState& ts) {
+  // Light-weight local-state ids (seed 004): a thread's local state is interned
+  // once and the global state key holds its id, so keys stay short and a
+  // local state shared by many global states is stored once.
+  scratch_.clear();
+  ts.appendKey(scratch_);
+  auto it = localIds_.find(scratch_);
+  if (it != localIds_.end()) return it->second;
+  const uint32_t id = uint32_t(localIds_.size());
+  localIds_.emplace(scratch_, id);
+  return id;
+}
+
+std::string Search::key(const State& s) {
   std::string out;
-  out.reserve(512);
+  out.reserve(128);
   put(out, uint32_t(s.th.size()));
   for (const Thread& th : s.th) {
     put(out, uint8_t(th.ts ? 1 + th.exited : 0));
     if (!th.ts) continue;
-    th.ts->appendKey(out);
+    put(out, localId(*th.ts));
     put(out, th.spawned);
     const uint32_t base = th.buf.empty() ? th.epoch : th.buf.front().epoch;
     put(out, th.epoch - base);
