@@ -19,6 +19,7 @@ struct BufEntry {
   Value value = 0;
   uint8_t size = 0;
   uint32_t epoch = 0;  // PSO: store-store barriers passed before this store
+  SourceLoc loc;       // of the store (for the flush step in traces; not in the key)
 };
 
 struct Thread {
@@ -344,7 +345,7 @@ void Search::expand(const State& s, uint32_t node) {
         if (!cl) return;
         const Value v = maskToSize(a.value, a.size);
         Thread& ct = c.th[t];
-        if (buffered()) ct.buf.push_back(BufEntry{a.addr, v, a.size, ct.epoch});
+        if (buffered()) ct.buf.push_back(BufEntry{a.addr, v, a.size, ct.epoch, a.loc});
         else cl->value = v;
         ct.recentReads.clear();
         ct.ts->complete(0);
@@ -532,6 +533,7 @@ void Search::expand(const State& s, uint32_t node) {
         x.parent = node;
         x.thread = t;
         x.kind = StepKind::Flush;
+        x.loc = e.loc;
         x.hasAddr = x.hasValue = true;
         x.addr = e.addr;
         x.value = e.value;
@@ -541,7 +543,7 @@ void Search::expand(const State& s, uint32_t node) {
             reportError(s, node, &x, t, ErrorKind::Memory,
                         "use after free: a buffered store to " + addressName(prog_, e.addr) +
                             " reaches memory after the block was freed",
-                        SourceLoc{}, false);
+                        e.loc, false);
             return;
           }
         State c = s;

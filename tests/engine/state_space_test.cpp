@@ -121,6 +121,19 @@ TEST_CASE("deepening finds the smallest buffer bound of each litmus violation", 
       REQUIRE(d.steps.size() == size_t(w.k + 1));  // stopped at the first k that fails
       REQUIRE(d.result.violation->kind == ErrorKind::Assertion);
       REQUIRE(d.result.message.find("needs a store buffer of " + std::to_string(w.k)) != std::string::npos);
+      // The trace shows a stale load while a store is still buffered, and
+      // flushes at their store's source line.
+      bool stale = false, flushes = false;
+      for (const TraceStep& st : d.result.violation->trace) {
+        if (st.kind == StepKind::LoadMem && st.value == 0)
+          for (const auto& b : st.buffers) stale = stale || !b.empty();
+        if (st.kind == StepKind::Flush) {
+          flushes = true;
+          REQUIRE(st.loc.line > 0);
+        }
+      }
+      REQUIRE(stale);
+      REQUIRE(flushes);
     }
   }
 }
