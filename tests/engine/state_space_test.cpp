@@ -132,7 +132,7 @@ TEST_CASE("deepening finds the smallest buffer bound of each litmus violation", 
           REQUIRE(st.loc.line > 0);
         }
       }
-      REQUIRE(stale);
+      if (std::string(w.name) != "2+2W") REQUIRE(stale);  // 2+2W fails on final values, not loads
       REQUIRE(flushes);
     }
   }
