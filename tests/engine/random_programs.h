@@ -33,6 +33,9 @@ struct RandomProgramSpec {
   // > 0: each thread runs its body in a counting loop this many times (the
   // budget above is for one iteration). Values read are OR-ed into the result.
   uint32_t loopIterations = 0;
+  // Threads 2, 4, ... first spin-wait (load + assume as an idle iteration)
+  // until the first location leaves its initial value.
+  bool spinAwaits = false;
   uint32_t maxAttempts = 100;
 };
 

@@ -380,3 +380,48 @@ TEST_CASE("property: stateful and stateless agree on random programs with loops"
   REQUIRE(weak > 20);  // the loops do produce many outcomes
   UNSCOPED_INFO("stateless executions " << statelessExecutions << ", stateful states " << statefulStates);
 }
+
+TEST_CASE("property: stateful and stateless agree on random programs with spin-waits", "[state][property]") {
+  testing::RandomProgramSpec spec;
+  spec.maxAccesses = 3;
+  spec.maxThreads = 3;
+  spec.maxStates = 2000;
+  spec.spinAwaits = true;
+  int deadlocks = 0, passes = 0;
+  for (uint64_t seed = 1; seed <= 80; ++seed) {
+    Program p = testing::randomProgram(seed, spec);
+    for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+      CAPTURE(seed, modelName(m));
+      std::set<std::vector<std::pair<Addr, Value>>> fromGraphs, fromStates;
+      CheckOptions co;
+      co.model = m;
+      co.stopAtFirstError = true;
+      CheckResult g = check(p, co);
+      co.stateful = true;
+      CheckResult s = check(p, co);
+      REQUIRE(s.status == g.status);
+      REQUIRE(bool(s.violation) == bool(g.violation));
+      if (g.violation) {
+        REQUIRE(s.violation->kind == g.violation->kind);
+        deadlocks += g.violation->kind == ErrorKind::Deadlock;
+      } else {
+        ++passes;
+        // Same reachable final states when nothing deadlocks.
+        co.stopAtFirstError = false;
+        co.stateful = false;
+        co.onExecution = [&](const ExecutionInfo& e) {
+          if (!e.blocked) fromGraphs.insert(e.finalMemory);
+        };
+        check(p, co);
+        co.stateful = true;
+        co.onExecution = [&](const ExecutionInfo& e) {
+          if (!e.blocked) fromStates.insert(e.finalMemory);
+        };
+        check(p, co);
+        REQUIRE(fromStates == fromGraphs);
+      }
+    }
+  }
+  REQUIRE(deadlocks > 5);
+  REQUIRE(passes > 20);
+}
