@@ -86,6 +86,7 @@ class Search {
   uint32_t localId(const ThreadState& ts);
   std::string projection(const State& s) const;
   void expand(const State& s, uint32_t node);
+  bool reducedStep(const State& s, uint32_t node);
   void push(State&& s, const Node& step);
   uint32_t spawnId(uint32_t parent, uint32_t ordinal);
 
@@ -287,7 +288,67 @@ void Search::noteLimit(const std::string& what) {
   if (l.size() < 8 && std::find(l.begin(), l.end(), what) == l.end()) l.push_back(what);
 }
 
+// Partial-order reduction for the stateful search (off while collecting the
+// fixpoint projections, which need every reachable state). A store entering
+// a thread's own buffer (TSO/PSO, buffer not full) or a full fence with an
+// empty buffer changes only that thread's local state and buffer: no other
+// thread can observe or disable it, and it commutes with the thread's own
+// flushes (a flush removes the oldest entry, the store appends). So {that
+// step} is a persistent set and is explored alone, provided that
+//  * its successor is not an error/limit state of the thread (it must be
+//    invisible to what is checked),
+//  * no thread is at an error or a limit here (reported/counted by a full
+//    expansion), and
+//  * its successor is new: a step into an already visited state expands
+//    fully, so every cycle of the reduced graph holds a fully expanded state
+//    (the cycle proviso; nothing is postponed forever).
+// Terminal states (executions, deadlocks) and error states stay reachable.
+bool Search::reducedStep(const State& s, uint32_t node) {
+  if (!opts_.reduce || opts_.collectProjections || !buffered()) return false;
+  for (const Thread& th : s.th)
+    if (th.ts && !th.exited &&
+        (th.ts->pending().kind == ActionKind::Error || th.ts->pending().kind == ActionKind::Limit))
+      return false;
+  for (uint32_t t = 0; t < s.th.size(); ++t) {
+    const Thread& th = s.th[t];
+    if (!th.ts || th.exited) continue;
+    const Action& a = th.ts->pending();
+    const bool store = a.kind == ActionKind::Store &&
+                       (opts_.bufferBound < 0 || th.buf.size() < size_t(opts_.bufferBound)) &&
+                       accessError(s, a.addr, a.size).empty();
+    const bool fence = a.kind == ActionKind::Fence && a.fence == FenceKind::Full && th.buf.empty();
+    if (!store && !fence) continue;
+    State c = s;
+    Thread& ct = c.th[t];
+    Node x;
+    x.parent = node;
+    x.thread = t;
+    x.loc = a.loc;
+    if (store) {
+      Cell* cl = cell(c, a.addr, a.size, a.loc);
+      if (!cl) return true;  // engine error reported
+      const Value v = maskToSize(a.value, a.size);
+      ct.buf.push_back(BufEntry{a.addr, v, a.size, ct.epoch, a.loc});
+      x.kind = StepKind::Store;
+      x.hasAddr = x.hasValue = x.buffered = true;
+      x.addr = a.addr;
+      x.value = v;
+    } else {
+      x.kind = StepKind::Fence;
+    }
+    ct.recentReads.clear();
+    ct.ts->complete(0);
+    const ActionKind next = ct.ts->pending().kind;
+    if (next == ActionKind::Error || next == ActionKind::Limit) continue;
+    if (visited_.count(key(c))) continue;
+    push(std::move(c), x);
+    return true;
+  }
+  return false;
+}
+
 void Search::expand(const State& s, uint32_t node) {
+  if (reducedStep(s, node)) return;
   const uint32_t n = uint32_t(s.th.size());
   bool any = false;
   bool cutHere = false;

@@ -30,6 +30,9 @@ struct StateSpaceOptions {
   uint64_t maxStates = 200000;    // distinct states; reaching it cuts the search
   bool stopAtFirstError = true;
   bool collectProjections = false;  // fill StateSpaceResult::projections (for the fixpoint)
+  // Partial-order reduction: buffered stores and fences on an empty buffer
+  // run alone when that is safe (state_space.cpp). Never with projections.
+  bool reduce = true;
   ExecutionCallback onExecution;    // complete and blocked final states (traceKey empty)
 };
 
