@@ -111,6 +111,7 @@ class Search {
   std::unordered_set<std::string> visited_;
   std::unordered_map<std::string, uint32_t> localIds_;
   std::string scratch_;
+  uint64_t keyBytes_ = 0;  // rough memory held by keys, ids and queued states
   std::vector<Node> nodes_;
   std::deque<std::pair<State, uint32_t>> queue_;
   std::vector<std::pair<std::pair<uint32_t, uint32_t>, uint32_t>> spawnIds_;
@@ -142,6 +143,7 @@ uint32_t Search::localId(const ThreadState& ts) {
   if (it != localIds_.end()) return it->second;
   const uint32_t id = uint32_t(localIds_.size());
   localIds_.emplace(scratch_, id);
+  keyBytes_ += scratch_.size() + 64;
   return id;
 }
 
@@ -219,11 +221,18 @@ void Search::push(State&& s, const Node& step) {
   if (stopped_) return;
   std::string k = key(s);
   if (visited_.count(k)) return;
-  if (visited_.size() >= opts_.maxStates) {
+  // Keys of unbounded buffers grow with the buffer: bound the bytes as well
+  // as the count (queued states are a few times their key).
+  if (visited_.size() >= opts_.maxStates || keyBytes_ > opts_.maxKeyBytes) {
     stateLimit_ = true;
     return;
   }
-  if (opts_.collectProjections) res_.projections.insert(projection(s));
+  keyBytes_ += 4 * k.size() + 64;
+  if (opts_.collectProjections) {
+    std::string p = projection(s);
+    keyBytes_ += p.size() + 64;
+    res_.projections.insert(std::move(p));
+  }
   visited_.insert(std::move(k));
   nodes_.push_back(step);
   queue_.emplace_back(std::move(s), uint32_t(nodes_.size() - 1));
@@ -756,7 +765,8 @@ StateSpaceResult Search::run() {
   r.elapsedMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
   if (stateLimit_) {
     ++r.cut;
-    noteLimit("state limit (" + std::to_string(opts_.maxStates) + " distinct states) reached");
+    noteLimit("state limit (" + std::to_string(opts_.maxStates) + " distinct states or " +
+              std::to_string(opts_.maxKeyBytes >> 20) + " MB of states) reached");
   }
   res_.stateLimitHit = stateLimit_;
   res_.exhaustive = !timedOut_ && r.cut == 0 && r.status != Status::Error && !r.violation;

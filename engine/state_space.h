@@ -28,6 +28,7 @@ struct StateSpaceOptions {
   Limits limits;                  // step and call-depth limits per thread
   double timeLimitSeconds = 0;    // 0 = none
   uint64_t maxStates = 200000;    // distinct states; reaching it cuts the search
+  uint64_t maxKeyBytes = uint64_t(256) << 20;  // rough memory for states; likewise
   bool stopAtFirstError = true;
   bool collectProjections = false;  // fill StateSpaceResult::projections (for the fixpoint)
   // Partial-order reduction: buffered stores and fences on an empty buffer

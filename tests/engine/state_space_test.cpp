@@ -226,6 +226,24 @@ TEST_CASE("cut state spaces are never verified", "[state]") {
   REQUIRE(d.result.status == Status::Bounded);
   REQUIRE(!d.fixpointK);
 
+  // A store loop under unbounded buffers: every state is new and keys grow
+  // with the buffer; the byte limit stops it early, as a cut.
+  ProgramBuilder pr("runaway.c");
+  auto x = pr.global("x");
+  auto& w = pr.function("main");
+  auto top = w.newLabel();
+  w.bind(top);
+  Reg v = w.at(2).loadGlobal(x);
+  w.at(2).storeGlobalReg(x, w.binImm(BinOp::Add, v, 1));
+  w.jmp(top);
+  pr.setEntry(w.index());
+  StateSpaceOptions ru;
+  ru.maxKeyBytes = 4 << 20;
+  StateSpaceResult rr = exploreStates(pr.build(), ru);
+  REQUIRE(rr.result.status == Status::Bounded);
+  REQUIRE(rr.stateLimitHit);
+  REQUIRE(rr.states < 200000);
+
   // An Op::Cut (the frontend's loop bound) in a reachable state.
   ProgramBuilder pb("cut.c");
   auto& m = pb.function("main");
