@@ -380,3 +380,20 @@ TEST_CASE("stateful search (--stateful) gives the same verdicts as the graph exp
     }
   }
 }
+
+TEST_CASE("the stateful annotation explores a waiting loop completely at a fixed buffer bound", "[cli][stateful]") {
+  json j = checkJson(quote(inputs("stateful_annotated.c")));
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "bounded");  // buffer bound 2 under TSO: bounded, but nothing cut
+  CHECK(r["cut"] == 0);
+  CHECK(r["limits"].empty());
+  CHECK(r["loop_bound"] == 0);
+  CHECK(r["message"].get<std::string>().find("at most 2 entries") != std::string::npos);
+  // Under SC the same search proves it.
+  json sc = checkJson(quote(inputs("stateful_annotated.c")) + " --model sc");
+  CHECK(sc["results"][0]["status"] == "verified");
+  // --stateful on the command line does the same for an unannotated check.
+  json cl = checkJson(quote(inputs("flag_loop.c")) + " --stateful --model sc");
+  CHECK(cl["results"][0]["status"] == "verified");
+  CHECK(cl["results"][0]["cut"] == 0);
+}
