@@ -46,6 +46,9 @@ struct CheckOptions {
   Limits limits;               // per-thread step and call-depth limits
   double timeLimitSeconds = 0; // 0 = none
   bool stopAtFirstError = true;
+  // Explicit-state search with a visited-state table (engine/state_space.h)
+  // instead of the graph explorer: ends loops over finite data by itself.
+  bool stateful = false;
   ExecutionCallback onExecution;  // called for every complete (or blocked) execution
 };
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "engine/memory_check.h"
 #include "engine/trace.h"
 
 namespace tsocheck {
@@ -70,55 +71,12 @@ uint32_t Explorer::spawnId(uint32_t parent, uint32_t ordinal) {
   return id;
 }
 
-Value Explorer::initialValue(Addr a, uint8_t size) const {
-  const Global* g = prog_.globalAt(a);
-  if (!g) return 0;
-  Value v = 0;
-  uint64_t off = a - g->addr;
-  for (unsigned i = 0; i < size && off + i < g->init.size(); ++i) v |= Value(g->init[off + i]) << (8 * i);
-  return v;
-}
+Value Explorer::initialValue(Addr a, uint8_t size) const { return initialMemoryValue(prog_, a, size); }
 
 std::string Explorer::checkAccess(const State& s, Addr a, uint64_t size) const {
-  auto hex = [](Addr x) {
-    char b[32];
-    snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(x));
-    return std::string(b);
-  };
-  if (a < layout::kNullLimit) return a == 0 ? "null pointer dereference" : "access near NULL (" + hex(a) + ")";
-  if (a >= layout::kHeapBase) {
-    uint64_t owner = (a - layout::kHeapBase) / layout::kThreadStride;
-    if (owner >= s.ts.size() || !s.ts[owner]) return "access to an invalid heap address " + hex(a);
-    const HeapBlock* b = s.ts[owner]->heapBlockAt(a);
-    if (!b) {
-      if (const HeapBlock* before = s.ts[owner]->heapBlockBefore(a))
-        return "out-of-bounds heap access: offset " + std::to_string(a - before->addr) + " of a " +
-               std::to_string(before->size) + "-byte block";
-      return "heap access outside any allocated block (" + addressName(prog_, a) + ")";
-    }
-    if (a + size > b->addr + b->size)
-      return "out-of-bounds heap access: " + std::to_string(size) + " bytes at offset " +
-             std::to_string(a - b->addr) + " of a " + std::to_string(b->size) + "-byte block";
-    return "";
-  }
-  if (a >= layout::kPrivateBase) return "access to another thread's private stack slot";
-  if (a >= layout::kStackBase) {
-    uint64_t owner = (a - layout::kStackBase) / layout::kThreadStride;
-    if (owner < s.ts.size() && s.ts[owner] && s.ts[owner]->ownsStackAddress(a, size)) return "";
-    return "access to an invalid stack address " + hex(a);
-  }
-  if (const Global* g = prog_.globalAt(a)) {
-    if (a + size > g->addr + g->size) return "out-of-bounds access to `" + g->name + "`";
-    return "";
-  }
-  if (a >= layout::kGlobalBase && a < layout::kFunctionBase) {
-    // Past the end of a global: name the one it overruns.
-    for (auto it = prog_.globals.rbegin(); it != prog_.globals.rend(); ++it)
-      if (it->addr <= a)
-        return "out-of-bounds access to `" + it->name + "` (offset " + std::to_string(a - it->addr) + " of a " +
-               std::to_string(it->size) + "-byte object)";
-  }
-  return "access to an invalid address " + hex(a);
+  return invalidAccess(prog_, a, size, [&](uint64_t t) -> const ThreadState* {
+    return t < s.ts.size() && s.ts[t] ? &*s.ts[t] : nullptr;
+  });
 }
 
 bool Explorer::sizeConflict(State& s, uint32_t t, Addr a, uint8_t size) {

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 
+#include "engine/state_space.h"
 #include "lsp/check_options.h"
 #include "lsp/compile_db.h"
 #include "lsp/fence_fix.h"
@@ -32,6 +33,32 @@ CheckReport errorReport(const frontend::CheckFunction& fn, Model model, const st
   r.result.message = message;
   r.errorAt = std::move(at);
   return r;
+}
+
+// --buffer-bound A..K: the first k with a violation, or a fixpoint proof, or
+// the largest k checked.
+void runDeepening(const Program& prog, const CheckOptions& co, int from, CheckReport& rep) {
+  DeepeningResult d = deepenBufferBound(prog, co, from, co.bufferBound);
+  rep.result = std::move(d.result);
+  if (d.violationK) {
+    const int k = *d.violationK;
+    rep.bufferBound = k;
+    rep.bounds.buffer = k;
+    rep.boundsNote = co.model == Model::SC || k == 0
+                         ? "the violation occurs under sequential consistency (buffer bound 0)"
+                         : "needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry" : " entries") +
+                               (k - 1 == from   ? " (k=" + std::to_string(from) + " passes)"
+                                : k - 1 > from ? " (k=" + std::to_string(from) + ".." + std::to_string(k - 1) + " pass)"
+                                               : "");
+    return;
+  }
+  if (d.largestK >= 0) rep.bounds.buffer = d.largestK;
+  if (d.fixpointK) {
+    rep.bounds.fixpointK = d.fixpointK;
+    rep.bufferBound.reset();  // proven for unbounded buffers
+  }
+  for (const std::string& l : rep.result.limitsHit)
+    if (l.find("(loop bound)") != std::string::npos) rep.bounds.loop = rep.loopBound;
 }
 
 }  // namespace
@@ -99,6 +126,11 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     rep.bufferBound = opts.bufferBound ? opts.bufferBound : ann.bufferBound;
     rep.preemptionBound = opts.preemptionBound ? opts.preemptionBound : ann.preemptionBound;
     rep.loopBound = opts.loopBound.value_or(ann.loopBound.value_or(defaultLoopBound));
+    // Buffer-bound deepening (A..K) and the stateful search: the visited-state
+    // table ends loops over finite data, so loops are not bounded unless asked.
+    const std::optional<int> deepenFrom = opts.bufferBound ? opts.bufferBoundFrom : ann.bufferBoundFrom;
+    const bool stateful = opts.stateful || ann.stateful;
+    if ((deepenFrom || stateful) && !opts.loopBound && !ann.loopBound) rep.loopBound = 0;
     if (rep.preemptionBound) {
       frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",
                               "preemption bounding is not implemented yet; run without a preemption bound"};
@@ -130,7 +162,9 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     co.limits = opts.limits;
     co.stopAtFirstError = !opts.keepGoing;
     co.timeLimitSeconds = opts.timeLimit ? *opts.timeLimit : ann.timeLimit.value_or(0);
-    rep.result = check(*prog, co);
+    co.stateful = stateful;
+    if (deepenFrom) runDeepening(*prog, co, *deepenFrom, rep);
+    else rep.result = check(*prog, co);
     rep.program = prog;
     if (rep.result.status == Status::Error) {
       // Engine-side limitation (e.g. mixed-size accesses): message is "file:line:col: text".

@@ -33,9 +33,11 @@ struct ProvenBounds {
 struct RunOptions {
   std::optional<Model> model;             // overrides the annotation
   std::optional<int> bufferBound;
+  std::optional<int> bufferBoundFrom;     // --buffer-bound A..K: deepening k = A..bufferBound
   std::optional<int> preemptionBound;
   std::optional<uint32_t> loopBound;
   std::optional<double> timeLimit;        // seconds per check
+  bool stateful = false;                  // explicit-state search with a visited table
   std::vector<std::string> extraClangArgs;
   std::string compileCommandsDir;         // "" = search upward from the file
   std::optional<std::string> contents;    // unsaved buffer contents
@@ -65,6 +67,7 @@ struct CheckReport {
   // re-lowered check pass (unset: no fences were synthesized). `fences` is
   // only filled when true.
   std::optional<bool> fencesVerified;
+  std::string boundsNote;         // e.g. "needs a store buffer of 2 entries (k=0 and k=1 pass)"
 };
 
 struct FileReport {

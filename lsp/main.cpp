@@ -34,6 +34,9 @@ const char* kUsage =
     "options:\n"
     "  --model sc|tso|pso        memory model (default: tso, or the annotation's model=)\n"
     "  --buffer-bound K          at most K pending stores per thread (0 = SC)\n"
+    "  --buffer-bound A..K       deepening: k = A..K, stop at the first violation; verified\n"
+    "                            when the reachable states reach a fixpoint (any buffer size)\n"
+    "  --stateful                explicit-state search with a visited-state table\n"
     "  --preemption-bound P      not implemented yet\n"
     "  --loop-bound N            iterations of loops that wait on other threads (default 8)\n"
     "  --step-limit N            instructions per thread per execution (default 200000)\n"
@@ -101,11 +104,19 @@ int runCheck(int argc, char** argv) {
       auto m = parseModel(v);
       if (!m) return usage("--model must be sc, tso or pso");
       opts.model = *m;
-    } else if (key == "--buffer-bound" || key == "--preemption-bound" || key == "--loop-bound" ||
+    } else if (key == "--buffer-bound") {
+      if (!value(&v)) return usage("--buffer-bound needs a value");
+      auto r = parseBoundRange(v);
+      if (!r) return usage("--buffer-bound needs a non-negative integer K or a range A..K with A <= K");
+      opts.bufferBound = r->second;
+      if (v.find("..") != std::string::npos) opts.bufferBoundFrom = r->first;
+      else opts.bufferBoundFrom.reset();
+    } else if (key == "--stateful") {
+      opts.stateful = true;
+    } else if (key == "--preemption-bound" || key == "--loop-bound" ||
                key == "--step-limit") {
       if (!value(&v) || !parseUInt(v, &n)) return usage(key + " needs a non-negative integer");
-      if (key == "--buffer-bound") opts.bufferBound = int(n);
-      else if (key == "--preemption-bound") opts.preemptionBound = int(n);
+      if (key == "--preemption-bound") opts.preemptionBound = int(n);
       else if (key == "--loop-bound") opts.loopBound = uint32_t(n);
       else opts.limits.maxSteps = uint64_t(n);
     } else if (key == "--time-limit") {

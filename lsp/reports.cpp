@@ -248,6 +248,7 @@ std::string textReport(const FileReport& f) {
     const Violation& v = *r.violation;
     const Program& prog = *c.program;
     os << "  " << errorKindName(v.kind) << ": " << v.message << " at " << prog.locString(v.loc) << "\n";
+    if (!c.boundsNote.empty()) os << "  " << c.boundsNote << "\n";
     os << "  interleaving:\n";
     for (const TraceStep& s : v.trace) {
       std::string head = "  " + std::string(s.step < 10 ? " " : "") + std::to_string(s.step) + ". " + formatStepHead(s);

@@ -464,3 +464,102 @@ TEST_CASE("fence synthesis can be turned off, fence styles, unbraced bodies, unv
   CHECK(h.out.find("fix: insert 2 fences") != std::string::npos);
   CHECK(h.out.find("atomic_thread_fence(memory_order_seq_cst);") != std::string::npos);
 }
+
+TEST_CASE("buffer-bound deepening reports the smallest k that shows a violation", "[cli][deepening]") {
+  const std::string sb = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c");
+  json j = checkJson(sb + " --buffer-bound 0..3");
+  const json& r = j["results"][0];
+  CHECK(j["_exit"] == 1);
+  CHECK(r["status"] == "violation");
+  CHECK(r["buffer_bound"] == 1);  // SB under TSO needs one pending store per thread
+  CHECK(r["bounds"]["buffer"] == 1);
+  CHECK(r["bounds"]["fixpoint_k"].is_null());
+  // Under SC the bug does not exist at all.
+  json sc = checkJson(sb + " --buffer-bound 0..3 --model sc");
+  CHECK(sc["results"][0]["status"] == "verified");
+  // MP under PSO needs both stores pending: k = 2, said in one sentence.
+  Run t = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/mp.c") +
+                   " --model pso --buffer-bound 0..3");
+  CHECK(t.exitCode == 1);
+  CHECK(t.out.find("needs a store buffer of 2 entries (k=0..1 pass)") != std::string::npos);
+  // A range in the annotation works the same way.
+  json a = checkJson(quote(inputs("deepen_annotated.c")));
+  CHECK(a["results"][0]["status"] == "violation");
+  CHECK(a["results"][0]["bounds"]["buffer"] == 2);
+  // Malformed ranges are usage errors.
+  CHECK(tsocheck("check " + sb + " --buffer-bound 3..1").exitCode == 2);
+  CHECK(tsocheck("check " + sb + " --buffer-bound 0..x").exitCode == 2);
+}
+
+TEST_CASE("the fixpoint proves fixed samples for unbounded store buffers", "[cli][deepening]") {
+  for (const char* name : {"peterson_fixed.c", "dekker_fixed.c", "litmus/sb_fenced.c"}) {
+    for (const char* m : {"tso", "pso"}) {
+      INFO(name << " " << m);
+      json j = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/" + name) + " --buffer-bound 0..4 --model " + m);
+      const json& r = j["results"][0];
+      CHECK(j["_exit"] == 0);
+      CHECK(r["status"] == "verified");
+      REQUIRE(r["bounds"]["fixpoint_k"].is_number());
+      CHECK(r["bounds"]["fixpoint_k"].get<int>() <= 3);
+      CHECK(r["buffer_bound"].is_null());  // proven for any buffer size
+      CHECK(r["message"].get<std::string>().find("verified for unbounded store buffers (fixpoint at k=") !=
+            std::string::npos);
+    }
+  }
+  // Without enough k there is no proof: bounded with the largest k checked.
+  json b = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/peterson_fixed.c") + " --buffer-bound 0..1");
+  CHECK(b["results"][0]["status"] == "bounded");
+  CHECK(b["results"][0]["bounds"]["buffer"] == 1);
+  CHECK(b["results"][0]["bounds"]["fixpoint_k"].is_null());
+  Run h = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/peterson_fixed.c") + " --buffer-bound 0..4");
+  CHECK(h.out.find("verified for unbounded store buffers (fixpoint at k=2)") != std::string::npos);
+}
+
+TEST_CASE("deepening ends finite-state loops without the loop bound, and never verifies a cut", "[cli][deepening]") {
+  // The default mode cuts the waiting loop at the loop bound ...
+  json d = checkJson(quote(inputs("flag_loop.c")));
+  CHECK(d["results"][0]["status"] == "bounded");
+  // ... deepening explores it completely and proves it.
+  json j = checkJson(quote(inputs("flag_loop.c")) + " --buffer-bound 0..4");
+  CHECK(j["results"][0]["status"] == "verified");
+  CHECK(j["results"][0]["bounds"]["fixpoint_k"].is_number());
+  CHECK(j["results"][0]["bounds"]["loop"].is_null());
+  // An explicit loop bound (here from the annotation) still cuts: bounded, and bounds.loop says so.
+  json l = checkJson(quote(inputs("loop_bound.c")) + " --buffer-bound 0..2");
+  CHECK(l["results"][0]["status"] == "bounded");
+  CHECK(l["results"][0]["bounds"]["loop"] == 3);
+  CHECK(l["results"][0]["bounds"]["fixpoint_k"].is_null());
+  // A thread that never stops changing state: cut, bounded, not a hang.
+  json r = checkJson(quote(inputs("runaway_loop.c")) + " --buffer-bound 0..1");
+  CHECK(r["results"][0]["status"] == "bounded");
+  CHECK(r["results"][0]["limits"].size() >= 1);
+}
+
+TEST_CASE("stateful search (--stateful) gives the same verdicts as the graph explorer on the samples", "[cli][stateful]") {
+  for (const char* name : {"peterson_buggy.c", "peterson_fixed.c", "mp_buggy.c", "tas_spinlock_fixed.c"}) {
+    for (const char* m : {"sc", "tso", "pso"}) {
+      INFO(name << " " << m);
+      const std::string f = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/" + name);
+      json a = checkJson(f + " --model " + m);
+      json b = checkJson(f + " --stateful --model " + m);
+      CHECK(a["results"][0]["status"] == b["results"][0]["status"]);
+    }
+  }
+}
+
+TEST_CASE("the stateful annotation explores a waiting loop completely at a fixed buffer bound", "[cli][stateful]") {
+  json j = checkJson(quote(inputs("stateful_annotated.c")));
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "bounded");  // buffer bound 2 under TSO: bounded, but nothing cut
+  CHECK(r["cut"] == 0);
+  CHECK(r["limits"].empty());
+  CHECK(r["loop_bound"] == 0);
+  CHECK(r["message"].get<std::string>().find("at most 2 entries") != std::string::npos);
+  // Under SC the same search proves it.
+  json sc = checkJson(quote(inputs("stateful_annotated.c")) + " --model sc");
+  CHECK(sc["results"][0]["status"] == "verified");
+  // --stateful on the command line does the same for an unannotated check.
+  json cl = checkJson(quote(inputs("flag_loop.c")) + " --stateful --model sc");
+  CHECK(cl["results"][0]["status"] == "verified");
+  CHECK(cl["results"][0]["cut"] == 0);
+}
