@@ -174,6 +174,23 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
       FenceFixInput fi{prog.get(), co, &low.module, path, {}, {}, opts.fenceStyle};
       fi.lowering.model = model;
       fi.lowering.loopBound = rep.loopBound;
+      std::shared_ptr<Program> graphProg;
+      if (deepenFrom || stateful) {
+        // Synthesis reads delayed stores off graph-explorer traces and must fix
+        // the bug for unbounded buffers: run it on the graph explorer, with the
+        // default loop bound (the state search's lowering has none).
+        frontend::FrontendResult& lb = lowerFor({model, defaultLoopBound});
+        if (lb.ok) {
+          graphProg = std::make_shared<Program>(lb.module.program);
+          graphProg->entry = lb.module.entryOf[i];
+          fi.program = graphProg.get();
+          fi.module = &lb.module;
+          fi.lowering.loopBound = defaultLoopBound;
+        }
+        fi.options.stateful = false;
+        fi.options.bufferBound = -1;
+        fi.reuseResult = false;
+      }
       fi.lowering.clangArgs = args;
       if (opts.contents) fi.source = *opts.contents;
       else if (std::ifstream f(path, std::ios::binary); f) fi.source.assign(std::istreambuf_iterator<char>(f), {});

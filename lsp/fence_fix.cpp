@@ -60,7 +60,7 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
 
   FenceSynthesisOptions fo;
   if (in.options.timeLimitSeconds > 0) fo.timeBudgetSeconds = in.options.timeLimitSeconds;
-  FenceSynthesisResult syn = synthesizeFences(*in.program, in.options, &rep.result, fo);
+  FenceSynthesisResult syn = synthesizeFences(*in.program, in.options, in.reuseResult ? &rep.result : nullptr, fo);
   if (syn.outcome == FenceOutcome::ScViolation) {
     rep.fenceNote = "the violation also occurs under SC: no fence can fix it";
     return;

@@ -35,6 +35,9 @@ struct FenceFixInput {
   std::string source;  // its text
   frontend::FrontendOptions lowering;
   std::string style;   // RunOptions::fenceStyle
+  // The report's result came from `program` under `options` and can seed the
+  // synthesis (false after deepening or the stateful search).
+  bool reuseResult = true;
 };
 
 // Fills rep.fences, rep.fenceNote and rep.fencesVerified for a violation

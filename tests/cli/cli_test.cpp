@@ -563,3 +563,15 @@ TEST_CASE("the stateful annotation explores a waiting loop completely at a fixed
   CHECK(cl["results"][0]["status"] == "verified");
   CHECK(cl["results"][0]["cut"] == 0);
 }
+
+TEST_CASE("deepening and the stateful search still offer validated fences", "[cli][fences][deepening]") {
+  const std::string dekker = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/dekker_buggy.c");
+  for (const std::string mode : {" --buffer-bound 0..3", " --stateful --buffer-bound 2"}) {
+    INFO(mode);
+    json j = checkJson(dekker + mode);
+    const json& r = j["results"][0];
+    CHECK(r["status"] == "violation");
+    CHECK(r["fences_verified"] == true);
+    CHECK(r["fences"].size() == 1);
+  }
+}
