@@ -15,7 +15,15 @@ std::string threadName(uint32_t t) { return "T" + std::to_string(t); }
 }  // namespace
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts)
-    : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_) {}
+    : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
+      preemptions_(mm_.isSC()) {}
+
+bool Explorer::withinPreemptionSlack(const Graph& g) {
+  if (opts_.preemptionBound < 0) return true;
+  if (preemptions_.lowerBound(g) <= opts_.preemptionBound + preemptionSlack(g)) return true;
+  ++res_.boundBlocked;
+  return false;
+}
 
 bool Explorer::timeUp() {
   if (opts_.timeLimitSeconds <= 0) return false;
@@ -51,6 +59,10 @@ CheckResult Explorer::run() {
   } else if (res_.executions == 0) {
     res_.status = Status::Bounded;
     res_.message = "no complete execution: every execution was blocked";
+  } else if (opts_.preemptionBound >= 0) {
+    res_.status = Status::Bounded;
+    res_.message = "no violation with ≤ " + std::to_string(opts_.preemptionBound) + " preemptions";
+    if (bufferCut) res_.message += " and store buffers of at most " + std::to_string(opts_.bufferBound) + " entries";
   } else if (bufferCut) {
     res_.status = Status::Bounded;
     res_.message = "no violation with store buffers of at most " + std::to_string(opts_.bufferBound) +
@@ -227,6 +239,7 @@ void Explorer::visit(State& s) {
       timedOut_ = stopped_ = true;
       return;
     }
+    if (!withinPreemptionSlack(s.g)) return;
     int ti = pickThread(s);
     if (ti < 0) {
       finishExecution(s);
@@ -681,6 +694,7 @@ void Explorer::recordExecution(const State& s, bool blocked) {
   if (!opts_.onExecution) return;
   ExecutionInfo info;
   info.blocked = blocked;
+  if (opts_.preemptionBound >= 0) info.preemptionLowerBound = preemptions_.lowerBound(s.g);
   std::vector<std::string> lines;
   auto name = [](EventId x) {
     return x.isInit() ? std::string("init") : "T" + std::to_string(x.thread) + "." + std::to_string(x.index);
@@ -728,6 +742,7 @@ void Explorer::finishExecution(State& s) {
   }
   if (allDone) {
     ++res_.executions;
+    if (opts_.preemptionBound >= 0 && preemptions_.lowerBound(s.g) > opts_.preemptionBound) ++res_.slackExecutions;
     recordExecution(s, false);
     return;
   }
@@ -793,10 +808,17 @@ void Explorer::finishExecution(State& s) {
 
 void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::string& msg, const SourceLoc& loc,
                            bool pendingIsError) {
+  // With a preemption bound, a violation met only in a slack execution (its
+  // preemption lower bound exceeds the bound) is kept but does not stop the
+  // search: one within the bound may still come and replaces it.
+  int lb = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
+  const bool above = opts_.preemptionBound >= 0 && lb > opts_.preemptionBound;
   if (!opts_.stopAtFirstError) ++res_.executions;
-  if (opts_.stopAtFirstError) stopped_ = true;
-  if (res_.violation) return;
+  if (opts_.stopAtFirstError && !above) stopped_ = true;
+  if (res_.violation && !(res_.violation->aboveBound && !above)) return;
   Violation v;
+  v.preemptions = lb;
+  v.aboveBound = above;
   v.kind = kind;
   v.message = msg;
   v.thread = t;
