@@ -49,6 +49,7 @@ CheckResult Explorer::run() {
   if (res_.violation) {
     res_.status = Status::Violation;
     res_.message = res_.violation->message;
+    if (timedOut_) res_.limitsHit.push_back("time limit reached before the exploration finished");
   } else if (timedOut_) {
     res_.status = Status::Timeout;
     res_.message = "time limit reached before the exploration finished; no violation found so far";

@@ -25,6 +25,16 @@ std::optional<long> parseInt(const std::string& v) {
 }
 }  // namespace
 
+bool parseBoundRange(const std::string& s, int* from, int* to) {
+  const auto dots = s.find("..");
+  auto a = parseInt(s.substr(0, dots));
+  auto b = dots == std::string::npos ? a : parseInt(s.substr(dots + 2));
+  if (!a || !b || *a > *b || *b > 1000000) return false;
+  *from = int(*a);
+  *to = int(*b);
+  return true;
+}
+
 AnnotationOptions parseAnnotation(const std::string& text) {
   AnnotationOptions o;
   std::istringstream in(text);
@@ -40,14 +50,21 @@ AnnotationOptions parseAnnotation(const std::string& text) {
     if (key == "model") {
       if (auto m = parseModel(val)) o.model = *m;
       else o.errors.push_back("model must be sc, tso or pso, got `" + val + "`");
-    } else if (key == "buffer_bound" || key == "preemption_bound" || key == "loop_bound") {
+    } else if (key == "preemption_bound") {
+      int from = 0, to = 0;
+      if (!parseBoundRange(val, &from, &to)) {
+        o.errors.push_back("preemption_bound must be P or A..B (non-negative integers, A <= B), got `" + val + "`");
+        continue;
+      }
+      o.preemptionBound = to;
+      if (val.find("..") != std::string::npos) o.preemptionFrom = from;
+    } else if (key == "buffer_bound" || key == "loop_bound") {
       auto n = parseInt(val);
       if (!n) {
         o.errors.push_back(key + " must be a non-negative integer, got `" + val + "`");
         continue;
       }
       if (key == "buffer_bound") o.bufferBound = int(*n);
-      else if (key == "preemption_bound") o.preemptionBound = int(*n);
       else o.loopBound = uint32_t(*n);
     } else if (key == "time_limit") {
       char* end = nullptr;

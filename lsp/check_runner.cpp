@@ -6,6 +6,7 @@
 
 #include "lsp/check_options.h"
 #include "lsp/compile_db.h"
+#include "lsp/preemption_rounds.h"
 
 namespace tsocheck {
 
@@ -96,14 +97,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     rep.bufferBound = opts.bufferBound ? opts.bufferBound : ann.bufferBound;
     rep.preemptionBound = opts.preemptionBound ? opts.preemptionBound : ann.preemptionBound;
     rep.loopBound = opts.loopBound.value_or(ann.loopBound.value_or(defaultLoopBound));
-    if (rep.preemptionBound) {
-      frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",
-                              "preemption bounding is not implemented yet; run without a preemption bound"};
-      CheckReport e = errorReport(fn, model, at.message, at);
-      e.preemptionBound = rep.preemptionBound;
-      fr.checks.push_back(std::move(e));
-      continue;
-    }
+    const std::optional<int> preemptionFrom = opts.preemptionBound ? opts.preemptionFrom : ann.preemptionFrom;
     frontend::FrontendResult& low = lowerFor({model, rep.loopBound});
     if (!low.ok) {
       // The file parses (checks were found) but some construct cannot be lowered.
@@ -127,7 +121,10 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     co.limits = opts.limits;
     co.stopAtFirstError = !opts.keepGoing;
     co.timeLimitSeconds = opts.timeLimit ? *opts.timeLimit : ann.timeLimit.value_or(0);
-    rep.result = check(*prog, co);
+    rep.result = rep.preemptionBound
+                     ? checkPreemptionRounds(*prog, co, preemptionFrom.value_or(*rep.preemptionBound),
+                                             *rep.preemptionBound, rep)
+                     : check(*prog, co);
     rep.program = prog;
     if (rep.result.status == Status::Error) {
       // Engine-side limitation (e.g. mixed-size accesses): message is "file:line:col: text".

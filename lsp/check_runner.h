@@ -34,6 +34,7 @@ struct RunOptions {
   std::optional<Model> model;             // overrides the annotation
   std::optional<int> bufferBound;
   std::optional<int> preemptionBound;
+  std::optional<int> preemptionFrom;      // set: iterative bounds preemptionFrom..preemptionBound
   std::optional<uint32_t> loopBound;
   std::optional<double> timeLimit;        // seconds per check
   std::vector<std::string> extraClangArgs;

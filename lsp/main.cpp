@@ -33,7 +33,8 @@ const char* kUsage =
     "options:\n"
     "  --model sc|tso|pso        memory model (default: tso, or the annotation's model=)\n"
     "  --buffer-bound K          at most K pending stores per thread (0 = SC)\n"
-    "  --preemption-bound P      not implemented yet\n"
+    "  --preemption-bound P      every execution with at most P preemptions (plus slack);\n"
+    "                            A..B: bounds A, A+1, ... B in turn, stop at the first violation\n"
     "  --loop-bound N            iterations of loops that wait on other threads (default 8)\n"
     "  --step-limit N            instructions per thread per execution (default 200000)\n"
     "  --time-limit SECONDS      per check\n"
@@ -92,11 +93,16 @@ int runCheck(int argc, char** argv) {
       auto m = parseModel(v);
       if (!m) return usage("--model must be sc, tso or pso");
       opts.model = *m;
-    } else if (key == "--buffer-bound" || key == "--preemption-bound" || key == "--loop-bound" ||
+    } else if (key == "--preemption-bound") {
+      int from = 0, to = 0;
+      if (!value(&v) || !parseBoundRange(v, &from, &to))
+        return usage("--preemption-bound needs P or A..B (non-negative integers, A <= B)");
+      opts.preemptionBound = to;
+      if (v.find("..") != std::string::npos) opts.preemptionFrom = from;
+    } else if (key == "--buffer-bound" || key == "--loop-bound" ||
                key == "--step-limit") {
       if (!value(&v) || !parseUInt(v, &n)) return usage(key + " needs a non-negative integer");
       if (key == "--buffer-bound") opts.bufferBound = int(n);
-      else if (key == "--preemption-bound") opts.preemptionBound = int(n);
       else if (key == "--loop-bound") opts.loopBound = uint32_t(n);
       else opts.limits.maxSteps = uint64_t(n);
     } else if (key == "--time-limit") {
@@ -119,8 +125,6 @@ int runCheck(int argc, char** argv) {
     }
   }
   if (files.empty()) return usage("no input file");
-  if (opts.preemptionBound)
-    return usage("--preemption-bound is not implemented yet; run without it");
 
   std::vector<FileReport> reports;
   bool violation = false, inputError = false;
