@@ -18,9 +18,9 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
     : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
       preemptions_(mm_.isSC()) {}
 
-bool Explorer::withinPreemptionSlack(const Graph& g) {
+bool Explorer::withinPreemptionSlack(State& s) {
   if (opts_.preemptionBound < 0) return true;
-  if (preemptions_.lowerBound(g) <= opts_.preemptionBound + preemptionSlack(g)) return true;
+  if (preemptions_.update(s.g, s.pb) <= opts_.preemptionBound + preemptionSlack(s.g)) return true;
   ++res_.boundBlocked;
   return false;
 }
@@ -240,7 +240,7 @@ void Explorer::visit(State& s) {
       timedOut_ = stopped_ = true;
       return;
     }
-    if (!withinPreemptionSlack(s.g)) return;
+    if (!withinPreemptionSlack(s)) return;
     int ti = pickThread(s);
     if (ti < 0) {
       finishExecution(s);
@@ -637,6 +637,7 @@ void Explorer::revisits(State& s, uint32_t t, EventId w) {
 
     // Build the revisited graph.
     State c = s;
+    c.pb.valid = false;  // events are deleted and a read changes its write
     for (uint32_t u = 0; u < nThreads; ++u) {
       ThreadInfo& th = c.g.threads[u];
       th.events.resize(keep[u]);
@@ -743,7 +744,7 @@ void Explorer::finishExecution(State& s) {
   }
   if (allDone) {
     ++res_.executions;
-    if (opts_.preemptionBound >= 0 && preemptions_.lowerBound(s.g) > opts_.preemptionBound) ++res_.slackExecutions;
+    if (opts_.preemptionBound >= 0 && preemptions_.update(s.g, s.pb) > opts_.preemptionBound) ++res_.slackExecutions;
     recordExecution(s, false);
     return;
   }

@@ -32,6 +32,7 @@ class Explorer {
   struct State {
     Graph g;
     std::vector<std::optional<ThreadState>> ts;  // per thread id; empty when not alive
+    PreemptionState pb;  // preemption bookkeeping (only with a preemption bound)
   };
 
   void visit(State& s);
@@ -68,7 +69,7 @@ class Explorer {
   bool consistent(const Graph& g) { return checker_.consistent(g); }
   bool timeUp();
   // With a preemption bound: false (and counted) when g is pruned by it.
-  bool withinPreemptionSlack(const Graph& g);
+  bool withinPreemptionSlack(State& s);
 
   const Program& prog_;
   CheckOptions opts_;

@@ -11,13 +11,22 @@ bool blocksThread(const Event& e) { return e.kind == EvKind::Lock || e.kind == E
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 }  // namespace
 
-int PreemptionCounter::lowerBound(const Graph& g) {
+int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
+  if (st) st->valid = false;
   const uint32_t nThreads = uint32_t(g.threads.size());
   base_.assign(nThreads + 1, 0);
   for (uint32_t t = 0; t < nThreads; ++t)
     base_[t + 1] = base_[t] + (g.threads[t].alive ? uint32_t(g.threads[t].events.size()) : 0);
   const uint32_t n = base_[nThreads];
-  if (n == 0) return 0;
+  if (n == 0) {
+    if (st) {
+      st->clocks.assign(nThreads, {});
+      st->threads.assign(nThreads, {});
+      st->total = 0;
+      st->valid = nThreads <= PreemptionState::kMaxThreads;
+    }
+    return 0;
+  }
   auto node = [&](EventId x) { return base_[x.thread] + x.index; };
   auto present = [&](EventId x) {
     return !x.isInit() && x.thread < nThreads && g.threads[x.thread].alive &&
@@ -94,7 +103,8 @@ int PreemptionCounter::lowerBound(const Graph& g) {
   }
   indeg_.assign(n, 0);
   for (auto [a, b] : edges_) ++indeg_[b];
-  std::vector<uint32_t> threadOf(n);
+  std::vector<uint32_t>& threadOf = threadOf_;
+  threadOf.resize(n);
   for (uint32_t t = 0; t < nThreads; ++t)
     for (uint32_t v = base_[t]; v < base_[t + 1]; ++v) {
       threadOf[v] = t;
@@ -134,10 +144,24 @@ int PreemptionCounter::lowerBound(const Graph& g) {
   if (order_.size() != n) return 0;  // cyclic: not a consistent graph; claim nothing
 
   // Per thread: fewest switch points hitting every forced interval.
+  const bool keep = st && nThreads <= PreemptionState::kMaxThreads;
+  if (keep) {
+    st->clocks.assign(nThreads, {});
+    st->threads.assign(nThreads, {});
+  }
   int total = 0;
   for (uint32_t t = 0; t < nThreads; ++t) {
     const ThreadInfo& th = g.threads[t];
     if (!th.alive) continue;
+    if (keep) {
+      auto& cl = st->clocks[t];
+      cl.resize(th.events.size());
+      for (uint32_t i = 0; i < th.events.size(); ++i) {
+        cl[i].fill(0);
+        for (uint32_t u = 0; u < nThreads; ++u) cl[i][u] = uint16_t(clock_[size_t(base_[t] + i) * nThreads + u]);
+        if (blocksThread(th.events[i])) st->threads[t].lastBlocker = int32_t(i);
+      }
+    }
     const uint32_t m = uint32_t(th.events.size());
     blockers_.assign(m + 1, 0);
     for (uint32_t i = 0; i < m; ++i) blockers_[i + 1] = blockers_[i] + blocksThread(th.events[i]);
@@ -150,9 +174,84 @@ int PreemptionCounter::lowerBound(const Graph& g) {
       if (hit >= lo) continue;
       hit = hi;
       ++total;
+      if (keep) st->threads[t].count++;
     }
+    if (keep) st->threads[t].hit = int32_t(hit);
+  }
+  if (keep) {
+    st->total = total;
+    st->valid = true;
   }
   return total;
+}
+
+void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id) {
+  const uint32_t t = id.thread, j = id.index;
+  const ThreadInfo& th = g.threads[t];
+  const Event& e = th.events[j];
+  auto& mine = st.clocks[t];
+  PreemptionState::Clock c{};
+  if (j > 0) c = mine[j - 1];
+  uint32_t left = 0;
+  auto from = [&](EventId src) {
+    if (src.isInit() || src.thread == t || src.thread >= st.clocks.size() ||
+        src.index >= st.clocks[src.thread].size())
+      return;
+    const PreemptionState::Clock& s = st.clocks[src.thread][src.index];
+    for (uint32_t u = 0; u < PreemptionState::kMaxThreads; ++u) c[u] = std::max(c[u], s[u]);
+    left = std::max<uint32_t>(left, s[t]);
+  };
+  if (j == 0 && t != 0) from(EventId{th.parent, th.spawnIndex});
+  if (e.reads) from(e.rf);
+  if (e.kind == EvKind::Join && e.aux < g.threads.size() && !g.threads[e.aux].events.empty())
+    from(EventId{e.aux, uint32_t(g.threads[e.aux].events.size()) - 1});
+  if (e.writes && (sc_ || lockedWrite(e))) {
+    // co predecessor, and the reads of it (fr), come before this write.
+    const Location* l = g.findLoc(e.addr);
+    int k = l ? Graph::coIndex(*l, id) : -2;
+    if (k >= 0) {
+      EventId pred = k > 0 ? l->co[size_t(k - 1)] : kInit;
+      from(pred);
+      for (uint32_t u = 0; u < g.threads.size(); ++u) {
+        if (u == t || !g.threads[u].alive) continue;
+        const auto& evs = g.threads[u].events;
+        for (uint32_t i = 0; i < evs.size() && i < st.clocks[u].size(); ++i)
+          if (evs[i].reads && evs[i].addr == e.addr && evs[i].rf == pred) from(EventId{u, i});
+      }
+    }
+  }
+  c[t] = uint16_t(j + 1);
+  mine.push_back(c);
+  PreemptionState::PerThread& pt = st.threads[t];
+  if (blocksThread(e)) pt.lastBlocker = int32_t(j);
+  // Interval of switch points [left-1, j-1], unless a lock/join in
+  // a_left..a_j may make the switch a blocked wait.
+  if (left == 0 || left > j || pt.lastBlocker >= int32_t(left)) return;
+  if (pt.hit >= int32_t(left) - 1) return;
+  pt.hit = int32_t(j) - 1;
+  pt.count++;
+  st.total++;
+}
+
+int PreemptionCounter::update(const Graph& g, PreemptionState& st) {
+  const uint32_t nThreads = uint32_t(g.threads.size());
+  if (!st.valid || nThreads > PreemptionState::kMaxThreads) return recompute(g, &st);
+  if (st.clocks.size() < nThreads) {
+    st.clocks.resize(nThreads);
+    st.threads.resize(nThreads);
+  }
+  fresh_.clear();
+  for (uint32_t t = 0; t < nThreads; ++t) {
+    const ThreadInfo& th = g.threads[t];
+    const uint32_t have = uint32_t(st.clocks[t].size());
+    const uint32_t now = th.alive ? uint32_t(th.events.size()) : 0;
+    if (have > now) return recompute(g, &st);  // events went away: not a forward step
+    for (uint32_t i = have; i < now; ++i) fresh_.push_back(EventId{t, i});
+  }
+  std::sort(fresh_.begin(), fresh_.end(),
+            [&](EventId a, EventId b) { return g.stampOf(a) < g.stampOf(b); });
+  for (EventId id : fresh_) addEvent(g, st, id);
+  return st.total;
 }
 
 }  // namespace tsocheck

@@ -26,6 +26,7 @@
 // optimal because it explores a subset of the unbounded exploration.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -33,15 +34,43 @@
 
 namespace tsocheck {
 
+// Incremental bookkeeping carried along the exploration with each graph:
+// per event a vector clock over the edges above, per thread the greedy
+// hitting-set state. Forward steps only add events, whose incoming edges come
+// from older events, so each new event costs O(threads + its edges);
+// anything else (a backward revisit) clears `valid` and the next update
+// recomputes from scratch. Edges from a new event to older ones (a write
+// placed co-before existing writes) are only seen by a recomputation: the
+// incremental value may be smaller than the full one, never larger.
+struct PreemptionState {
+  static constexpr uint32_t kMaxThreads = 16;  // more threads: recomputed every time
+  using Clock = std::array<uint16_t, kMaxThreads>;
+  struct PerThread {
+    int32_t hit = -1;          // last switch point chosen ("after event #hit")
+    int32_t lastBlocker = -1;  // index of the thread's latest lock or join
+    uint32_t count = 0;
+  };
+  bool valid = false;
+  std::vector<std::vector<Clock>> clocks;  // per thread, per event processed
+  std::vector<PerThread> threads;
+  int total = 0;
+};
+
 class PreemptionCounter {
  public:
   explicit PreemptionCounter(bool sc) : sc_(sc) {}
   // Lower bound on the preemption count of every run producing g (or any
-  // extension of g). O(events × threads).
-  int lowerBound(const Graph& g);
+  // extension of g), from scratch. O(events × threads).
+  int lowerBound(const Graph& g) { return recompute(g, nullptr); }
+  // The same bookkeeping, brought up to date with g incrementally.
+  int update(const Graph& g, PreemptionState& st);
 
  private:
+  int recompute(const Graph& g, PreemptionState* st);
+  void addEvent(const Graph& g, PreemptionState& st, EventId id);
   bool sc_;
+  std::vector<uint32_t> threadOf_;
+  std::vector<EventId> fresh_;
   // Scratch buffers reused across calls.
   std::vector<uint32_t> base_, indeg_, order_, clock_, left_, blockers_, nextDrain_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;  // cross-thread (from node, to node)
