@@ -2,18 +2,21 @@
 // (bounds 0..3) against the unbounded exploration of the same program, under
 // SC, TSO and PSO, on programs with 5+ worker threads.
 //
-//   preemption_bench [--quick]
+//   preemption_bench [--quick]            the programs below
+//   preemption_bench INCS LIGHT            heavy-INCS+LIGHT only
 //
 // Programs (main spawns the workers and joins them):
+//   heavy-I+L     two workers each increment a shared counter I times, L more
+//                 workers store once to a variable of their own
 //   counter-W/I   W workers each increment a shared counter I times
 //                 (plain load + store, no lock)
 //   ring-W/R      W workers; worker i does R rounds of "a[i] = 1; r = a[i+1]"
 //
 // For every bound it prints executions, bound-pruned partial executions,
 // slack executions (complete, known to exceed the bound), wall time, and the
-// ratios to the unbounded run. The last column says whether the bounded run
-// was at most as slow as the unbounded one; the exit status is 1 if some
-// bounded run took longer than the unbounded run (plus 2 ms of timer noise).
+// ratios to the unbounded run (times: best of three). The last column says
+// whether the bounded run was at most as slow as the unbounded one (2 ms of
+// timer noise allowed); the exit status is 1 if some bounded run was slower.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -107,15 +110,19 @@ struct Run {
   double ms = 0;
 };
 
+// Best of three runs (the machine is shared; the minimum is the least noisy).
 Run timed(const Program& p, Model m, int bound) {
   CheckOptions o;
   o.model = m;
   o.preemptionBound = bound;
   o.stopAtFirstError = false;
-  auto t0 = std::chrono::steady_clock::now();
   Run run;
-  run.r = check(p, o);
-  run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (int i = 0; i < 3; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    run.r = check(p, o);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    run.ms = i == 0 ? ms : std::min(run.ms, ms);
+  }
   return run;
 }
 
@@ -127,9 +134,9 @@ int main(int argc, char** argv) {
   if (argc > 2) {
     programs.push_back(heavyLight(unsigned(std::atoi(argv[1])), unsigned(std::atoi(argv[2]))));
   } else {
+  programs.push_back(heavyLight(quick ? 4 : 5, 3));
   programs.push_back(counter(5, 1));
   programs.push_back(ring(5, 2));
-  if (!quick) programs.push_back(counter(6, 1));
   }
   bool slower = false;
   std::printf("%-12s %-4s %-9s %10s %9s %8s %10s %8s %8s %s\n", "program", "model", "bound", "executions",

@@ -20,7 +20,7 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
 
 bool Explorer::withinPreemptionSlack(State& s) {
   if (opts_.preemptionBound < 0) return true;
-  if (preemptions_.update(s.g, s.pb) <= opts_.preemptionBound + preemptionSlack(s.g)) return true;
+  if (!preemptions_.exceeds(s.g, s.pb, opts_.preemptionBound + preemptionSlack(s.g))) return true;
   ++res_.boundBlocked;
   return false;
 }
@@ -637,7 +637,7 @@ void Explorer::revisits(State& s, uint32_t t, EventId w) {
 
     // Build the revisited graph.
     State c = s;
-    c.pb.valid = false;  // events are deleted and a read changes its write
+    c.pb = PreemptionState{};  // events are deleted and a read changes its write
     for (uint32_t u = 0; u < nThreads; ++u) {
       ThreadInfo& th = c.g.threads[u];
       th.events.resize(keep[u]);
@@ -744,7 +744,9 @@ void Explorer::finishExecution(State& s) {
   }
   if (allDone) {
     ++res_.executions;
-    if (opts_.preemptionBound >= 0 && preemptions_.update(s.g, s.pb) > opts_.preemptionBound) ++res_.slackExecutions;
+    // Slack executions as far as the bookkeeping already knows (no extra work).
+    if (opts_.preemptionBound >= 0 && s.pb.exact && preemptions_.update(s.g, s.pb) > opts_.preemptionBound)
+      ++res_.slackExecutions;
     recordExecution(s, false);
     return;
   }

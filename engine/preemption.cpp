@@ -233,6 +233,38 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
   st.total++;
 }
 
+bool PreemptionCounter::exceeds(const Graph& g, PreemptionState& st, int limit) {
+  if (!st.exact) {
+    const uint32_t nThreads = uint32_t(g.threads.size());
+    st.scanned.resize(nThreads, 0);
+    st.storeSinceDrain.resize(nThreads, false);
+    for (uint32_t t = 0; t < nThreads; ++t) {
+      const ThreadInfo& th = g.threads[t];
+      const uint32_t now = th.alive ? uint32_t(th.events.size()) : 0;
+      if (st.scanned[t] > now) {  // not a forward step: count again
+        st = PreemptionState{};
+        return exceeds(g, st, limit);
+      }
+      // A forced interval ends at an event a_j (j >= 1) with an incoming
+      // cross edge and no lock/join in it, so never at a lock or a join.
+      for (uint32_t i = st.scanned[t]; i < now; ++i) {
+        const Event& e = th.events[i];
+        if (e.kind == EvKind::Store) st.storeSinceDrain[t] = true;
+        if (i == 0 || blocksThread(e)) continue;
+        const bool drainAfterStore = drainsBuffer(e) && e.kind != EvKind::Exit && st.storeSinceDrain[t];
+        if (drainsBuffer(e)) st.storeSinceDrain[t] = false;
+        st.candidates += (e.reads && !e.rf.isInit() && e.rf.thread != t) || (e.writes && (sc_ || lockedWrite(e))) ||
+                         drainAfterStore;
+      }
+      st.scanned[t] = now;
+    }
+    if (int64_t(st.candidates) <= int64_t(limit)) return false;
+    st.exact = true;
+    st.valid = false;
+  }
+  return update(g, st) > limit;
+}
+
 int PreemptionCounter::update(const Graph& g, PreemptionState& st) {
   const uint32_t nThreads = uint32_t(g.threads.size());
   if (!st.valid || nThreads > PreemptionState::kMaxThreads) return recompute(g, &st);

@@ -52,6 +52,14 @@ struct PreemptionState {
   };
   bool valid = false;
   std::vector<std::vector<Clock>> clocks;  // per thread, per event processed
+  // Cheap phase: an upper bound (events that can end a forced interval:
+  // first events of spawned threads, reads from other threads, joins, writes
+  // timed at their step, draining events). While it stays within the limit
+  // nothing can be pruned and no clocks are kept.
+  bool exact = false;
+  uint32_t candidates = 0;
+  std::vector<uint32_t> scanned;  // per thread: events counted into `candidates`
+  std::vector<bool> storeSinceDrain;  // per thread: a buffered store since its last draining event
   std::vector<PerThread> threads;
   int total = 0;
 };
@@ -64,6 +72,9 @@ class PreemptionCounter {
   int lowerBound(const Graph& g) { return recompute(g, nullptr); }
   // The same bookkeeping, brought up to date with g incrementally.
   int update(const Graph& g, PreemptionState& st);
+  // True when g's lower bound exceeds limit; stays in the cheap phase while
+  // the upper bound allows.
+  bool exceeds(const Graph& g, PreemptionState& st, int limit);
 
  private:
   int recompute(const Graph& g, PreemptionState* st);
