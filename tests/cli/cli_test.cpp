@@ -352,3 +352,12 @@ TEST_CASE("preemption bounding: iterative bounds, slack violations, JSON bounds"
   CHECK(tsocheck("check " + racy + " --preemption-bound x").exitCode == 2);
   CHECK(tsocheck("check " + racy + " --preemption-bound=-1").exitCode == 2);
 }
+
+TEST_CASE("a bad preemption_bound in the annotation is an error at the function", "[cli][preemption]") {
+  json j = checkJson(quote(inputs("bad_preemption_bound.c")));
+  CHECK(j["_exit"] == 2);
+  REQUIRE(j["results"].size() == 1);
+  CHECK(j["results"][0]["status"] == "error");
+  CHECK(j["results"][0]["message"].get<std::string>().find("preemption_bound") != std::string::npos);
+  CHECK(j["results"][0]["error"]["line"] == 6);
+}

@@ -3,6 +3,7 @@
 // preemption needs are known.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -178,7 +179,14 @@ TEST_CASE("preemptions: slack violations are reported and marked, a within-bound
 
 namespace {
 
-void boundedAgainstNaive(Model model, uint64_t seeds) {
+// Seeds 1..300 per model by default; TSOCHECK_PREEMPTION_SEEDS=<count> for longer runs.
+uint64_t seedCount() {
+  const char* v = std::getenv("TSOCHECK_PREEMPTION_SEEDS");
+  return v && *v ? std::strtoull(v, nullptr, 10) : 300;
+}
+
+void boundedAgainstNaive(Model model) {
+  const uint64_t seeds = seedCount();
   RandomProgramSpec spec;
   int failures = 0;
   uint64_t pruned = 0, boundedExecs = 0, naiveClasses = 0, compared = 0;
@@ -222,11 +230,11 @@ void boundedAgainstNaive(Model model, uint64_t seeds) {
 }  // namespace
 
 TEST_CASE("bounded DPOR explores every class within the bound once: SC", "[preemption][property]") {
-  boundedAgainstNaive(Model::SC, 300);
+  boundedAgainstNaive(Model::SC);
 }
 TEST_CASE("bounded DPOR explores every class within the bound once: TSO", "[preemption][property]") {
-  boundedAgainstNaive(Model::TSO, 300);
+  boundedAgainstNaive(Model::TSO);
 }
 TEST_CASE("bounded DPOR explores every class within the bound once: PSO", "[preemption][property]") {
-  boundedAgainstNaive(Model::PSO, 300);
+  boundedAgainstNaive(Model::PSO);
 }
