@@ -636,8 +636,12 @@ void Explorer::revisits(State& s, uint32_t t, EventId w) {
     if (!ok) continue;
 
     // Build the revisited graph.
+    // Events are deleted and a read changes its write: the revisited graph
+    // starts its preemption bookkeeping afresh (so do not copy s's).
+    PreemptionState keptPb;
+    std::swap(keptPb, s.pb);
     State c = s;
-    c.pb = PreemptionState{};  // events are deleted and a read changes its write
+    std::swap(keptPb, s.pb);
     for (uint32_t u = 0; u < nThreads; ++u) {
       ThreadInfo& th = c.g.threads[u];
       th.events.resize(keep[u]);

@@ -234,10 +234,12 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
 }
 
 bool PreemptionCounter::exceeds(const Graph& g, PreemptionState& st, int limit) {
+  const uint32_t nThreads = uint32_t(g.threads.size());
+  if (!st.exact && nThreads > PreemptionState::kMaxThreads) {
+    st.exact = true;
+    st.valid = false;
+  }
   if (!st.exact) {
-    const uint32_t nThreads = uint32_t(g.threads.size());
-    st.scanned.resize(nThreads, 0);
-    st.storeSinceDrain.resize(nThreads, false);
     for (uint32_t t = 0; t < nThreads; ++t) {
       const ThreadInfo& th = g.threads[t];
       const uint32_t now = th.alive ? uint32_t(th.events.size()) : 0;
@@ -249,10 +251,11 @@ bool PreemptionCounter::exceeds(const Graph& g, PreemptionState& st, int limit) 
       // cross edge and no lock/join in it, so never at a lock or a join.
       for (uint32_t i = st.scanned[t]; i < now; ++i) {
         const Event& e = th.events[i];
-        if (e.kind == EvKind::Store) st.storeSinceDrain[t] = true;
+        const uint32_t bit = uint32_t(1) << t;
+        if (e.kind == EvKind::Store) st.storeSinceDrain |= bit;
         if (i == 0 || blocksThread(e)) continue;
-        const bool drainAfterStore = drainsBuffer(e) && e.kind != EvKind::Exit && st.storeSinceDrain[t];
-        if (drainsBuffer(e)) st.storeSinceDrain[t] = false;
+        const bool drainAfterStore = drainsBuffer(e) && e.kind != EvKind::Exit && (st.storeSinceDrain & bit);
+        if (drainsBuffer(e)) st.storeSinceDrain &= ~bit;
         st.candidates += (e.reads && !e.rf.isInit() && e.rf.thread != t) || (e.writes && (sc_ || lockedWrite(e))) ||
                          drainAfterStore;
       }

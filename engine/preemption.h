@@ -58,8 +58,9 @@ struct PreemptionState {
   // nothing can be pruned and no clocks are kept.
   bool exact = false;
   uint32_t candidates = 0;
-  std::vector<uint32_t> scanned;  // per thread: events counted into `candidates`
-  std::vector<bool> storeSinceDrain;  // per thread: a buffered store since its last draining event
+  // Fixed size, so that copying a state in the cheap phase allocates nothing.
+  std::array<uint32_t, kMaxThreads> scanned{};  // per thread: events counted into `candidates`
+  uint32_t storeSinceDrain = 0;  // bit per thread: a buffered store since its last draining event
   std::vector<PerThread> threads;
   int total = 0;
 };
