@@ -115,6 +115,8 @@ json checkJson(const CheckReport& r) {
          {"limits", r.result.limitsHit},
          {"violation", v},
          {"bounds", boundsJson(r.bounds)},
+         {"bound_blocked", r.result.boundBlocked},        // partial executions pruned by the preemption bound
+         {"slack_executions", r.result.slackExecutions},  // complete executions known to exceed it
          {"fences", fencesJson(r.fences)},
          {"fence_note", r.fenceNote}};
   if (r.errorAt)
@@ -235,7 +237,9 @@ std::string textReport(const FileReport& f) {
     if (r.status != Status::Error)
       os << " — " << r.executions << " execution" << (r.executions == 1 ? "" : "s")
          << (r.blocked ? ", " + std::to_string(r.blocked) + " blocked" : "")
-         << (r.cut ? ", " + std::to_string(r.cut) + " cut" : "") << ", " << ms;
+         << (r.cut ? ", " + std::to_string(r.cut) + " cut" : "")
+         << (r.boundBlocked ? ", " + std::to_string(r.boundBlocked) + " pruned by the preemption bound" : "") << ", "
+         << ms;
     os << "\n";
     if (r.status == Status::Error) {
       if (c.errorAt) os << "  " << frontend::formatDiagnostic(*c.errorAt) << "\n";

@@ -343,6 +343,8 @@ TEST_CASE("preemption bounding: iterative bounds, slack violations, JSON bounds"
   // The round ran to the end (a slack violation does not stop it): no
   // violation within bound 0 exists.
   CHECK(five["bounds"]["preemptions"] == 0);
+  CHECK(five["bound_blocked"].is_number_unsigned());  // (the engine tests check that pruning happens)
+  CHECK(five["slack_executions"].is_number_unsigned());
   Run t0 = tsocheck("check " + racy + " --preemption-bound 0");
   CHECK(t0.exitCode == 1);
   CHECK(t0.out.find("above the preemption bound 0: met only in a slack execution") != std::string::npos);
