@@ -37,6 +37,7 @@ struct ExecutionInfo {
   // (address, value) of every location some event accessed, sorted by address.
   std::vector<std::pair<Addr, Value>> finalMemory;
   bool blocked = false;
+  int preemptionLowerBound = -1;  // with a preemption bound: the explorer's lower bound
 };
 using ExecutionCallback = std::function<void(const ExecutionInfo&)>;
 
@@ -49,6 +50,11 @@ struct CheckOptions {
   // Explicit-state search with a visited-state table (engine/state_space.h)
   // instead of the graph explorer: ends loops over finite data by itself.
   bool stateful = false;
+  // Preemption bound P (-1 = none): explore every Shasha–Snir class with at
+  // most P preemptions (definition in engine/preemption.h), exactly once,
+  // plus "slack" executions above P that completeness needs; graphs whose
+  // preemption lower bound exceeds P + slack are pruned (boundBlocked).
+  int preemptionBound = -1;
   ExecutionCallback onExecution;  // called for every complete (or blocked) execution
 };
 
@@ -105,6 +111,11 @@ struct Violation {
   uint32_t thread = 0;
   SourceLoc loc;
   std::vector<TraceStep> trace;
+  // Preemption bounding: a lower bound on the preemptions of the violating
+  // execution (-1 when no bound was set); aboveBound when that lower bound
+  // exceeds the bound, i.e. the violation was met only thanks to the slack.
+  int preemptions = -1;
+  bool aboveBound = false;
 };
 
 struct CheckResult {
@@ -113,6 +124,8 @@ struct CheckResult {
   uint64_t blocked = 0;        // executions blocked by assume/locks (not errors)
   uint64_t cut = 0;            // executions cut by a step/depth limit
   uint64_t events = 0;         // events added over the whole exploration
+  uint64_t boundBlocked = 0;   // partial executions pruned by the preemption bound
+  uint64_t slackExecutions = 0;  // complete executions known to exceed the preemption bound
   double elapsedMs = 0;
   std::string message;         // one-sentence summary
   std::vector<std::string> limitsHit;  // e.g. "step limit ... at file:12:3"

@@ -16,7 +16,15 @@ std::string threadName(uint32_t t) { return "T" + std::to_string(t); }
 }  // namespace
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts)
-    : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_) {}
+    : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
+      preemptions_(mm_.isSC()) {}
+
+bool Explorer::withinPreemptionSlack(State& s) {
+  if (opts_.preemptionBound < 0) return true;
+  if (!preemptions_.exceeds(s.g, s.pb, opts_.preemptionBound + preemptionSlack(s.g))) return true;
+  ++res_.boundBlocked;
+  return false;
+}
 
 bool Explorer::timeUp() {
   if (opts_.timeLimitSeconds <= 0) return false;
@@ -42,6 +50,7 @@ CheckResult Explorer::run() {
   if (res_.violation) {
     res_.status = Status::Violation;
     res_.message = res_.violation->message;
+    if (timedOut_) res_.limitsHit.push_back("time limit reached before the exploration finished");
   } else if (timedOut_) {
     res_.status = Status::Timeout;
     res_.message = "time limit reached before the exploration finished; no violation found so far";
@@ -52,6 +61,10 @@ CheckResult Explorer::run() {
   } else if (res_.executions == 0) {
     res_.status = Status::Bounded;
     res_.message = "no complete execution: every execution was blocked";
+  } else if (opts_.preemptionBound >= 0) {
+    res_.status = Status::Bounded;
+    res_.message = "no violation with ≤ " + std::to_string(opts_.preemptionBound) + " preemptions";
+    if (bufferCut) res_.message += " and store buffers of at most " + std::to_string(opts_.bufferBound) + " entries";
   } else if (bufferCut) {
     res_.status = Status::Bounded;
     res_.message = "no violation with store buffers of at most " + std::to_string(opts_.bufferBound) +
@@ -185,6 +198,7 @@ void Explorer::visit(State& s) {
       timedOut_ = stopped_ = true;
       return;
     }
+    if (!withinPreemptionSlack(s)) return;
     int ti = pickThread(s);
     if (ti < 0) {
       finishExecution(s);
@@ -580,7 +594,12 @@ void Explorer::revisits(State& s, uint32_t t, EventId w) {
     if (!ok) continue;
 
     // Build the revisited graph.
+    // Events are deleted and a read changes its write: the revisited graph
+    // starts its preemption bookkeeping afresh (so do not copy s's).
+    PreemptionState keptPb;
+    std::swap(keptPb, s.pb);
     State c = s;
+    std::swap(keptPb, s.pb);
     for (uint32_t u = 0; u < nThreads; ++u) {
       ThreadInfo& th = c.g.threads[u];
       th.events.resize(keep[u]);
@@ -639,6 +658,7 @@ void Explorer::recordExecution(const State& s, bool blocked) {
   if (!opts_.onExecution) return;
   ExecutionInfo info;
   info.blocked = blocked;
+  if (opts_.preemptionBound >= 0) info.preemptionLowerBound = preemptions_.lowerBound(s.g);
   std::vector<std::string> lines;
   auto name = [](EventId x) {
     return x.isInit() ? std::string("init") : "T" + std::to_string(x.thread) + "." + std::to_string(x.index);
@@ -686,6 +706,9 @@ void Explorer::finishExecution(State& s) {
   }
   if (allDone) {
     ++res_.executions;
+    // Slack executions as far as the bookkeeping already knows (no extra work).
+    if (opts_.preemptionBound >= 0 && s.pb.exact && preemptions_.update(s.g, s.pb) > opts_.preemptionBound)
+      ++res_.slackExecutions;
     recordExecution(s, false);
     return;
   }
@@ -751,10 +774,17 @@ void Explorer::finishExecution(State& s) {
 
 void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::string& msg, const SourceLoc& loc,
                            bool pendingIsError) {
+  // With a preemption bound, a violation met only in a slack execution (its
+  // preemption lower bound exceeds the bound) is kept but does not stop the
+  // search: one within the bound may still come and replaces it.
+  int lb = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
+  const bool above = opts_.preemptionBound >= 0 && lb > opts_.preemptionBound;
   if (!opts_.stopAtFirstError) ++res_.executions;
-  if (opts_.stopAtFirstError) stopped_ = true;
-  if (res_.violation) return;
+  if (opts_.stopAtFirstError && !above) stopped_ = true;
+  if (res_.violation && !(res_.violation->aboveBound && !above)) return;
   Violation v;
+  v.preemptions = lb;
+  v.aboveBound = above;
   v.kind = kind;
   v.message = msg;
   v.thread = t;

@@ -68,14 +68,21 @@ AnnotationOptions parseAnnotation(const std::string& text) {
       if (val == "1" || val == "true") o.stateful = true;
       else if (val == "0" || val == "false") o.stateful = false;
       else o.errors.push_back("stateful must be true or false, got `" + val + "`");
-    } else if (key == "buffer_bound" || key == "preemption_bound" || key == "loop_bound") {
+    } else if (key == "preemption_bound") {
+      auto r = parseBoundRange(val);
+      if (!r) {
+        o.errors.push_back("preemption_bound must be P or A..B (non-negative integers, A <= B), got `" + val + "`");
+        continue;
+      }
+      o.preemptionBound = r->second;
+      if (val.find("..") != std::string::npos) o.preemptionFrom = r->first;
+    } else if (key == "buffer_bound" || key == "loop_bound") {
       auto n = parseInt(val);
       if (!n) {
         o.errors.push_back(key + " must be a non-negative integer, got `" + val + "`");
         continue;
       }
       if (key == "buffer_bound") o.bufferBound = int(*n);
-      else if (key == "preemption_bound") o.preemptionBound = int(*n);
       else o.loopBound = uint32_t(*n);
     } else if (key == "time_limit") {
       char* end = nullptr;

@@ -15,6 +15,7 @@ struct AnnotationOptions {
   std::optional<int> bufferBoundFrom;  // buffer_bound=A..K: deepening from A to bufferBound
   bool stateful = false;               // `stateful` (or stateful=1): explicit-state search
   std::optional<int> preemptionBound;
+  std::optional<int> preemptionFrom;  // preemption_bound=A..B: iterative from A
   std::optional<uint32_t> loopBound;
   std::optional<double> timeLimit;
   std::optional<bool> fences;  // fences=on|off: fence synthesis after a TSO/PSO violation

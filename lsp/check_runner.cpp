@@ -10,6 +10,7 @@
 #include "lsp/check_options.h"
 #include "lsp/compile_db.h"
 #include "lsp/fence_fix.h"
+#include "lsp/preemption_rounds.h"
 
 namespace tsocheck {
 
@@ -131,9 +132,11 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     const std::optional<int> deepenFrom = opts.bufferBound ? opts.bufferBoundFrom : ann.bufferBoundFrom;
     const bool stateful = opts.stateful || ann.stateful;
     if ((deepenFrom || stateful) && !opts.loopBound && !ann.loopBound) rep.loopBound = 0;
-    if (rep.preemptionBound) {
+    const std::optional<int> preemptionFrom = opts.preemptionBound ? opts.preemptionFrom : ann.preemptionFrom;
+    if (rep.preemptionBound && (deepenFrom || stateful)) {
       frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",
-                              "preemption bounding is not implemented yet; run without a preemption bound"};
+                              "a preemption bound works with the graph explorer only; drop it, or drop "
+                              "--stateful / the buffer-bound range"};
       CheckReport e = errorReport(fn, model, at.message, at);
       e.preemptionBound = rep.preemptionBound;
       fr.checks.push_back(std::move(e));
@@ -164,6 +167,9 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     co.timeLimitSeconds = opts.timeLimit ? *opts.timeLimit : ann.timeLimit.value_or(0);
     co.stateful = stateful;
     if (deepenFrom) runDeepening(*prog, co, *deepenFrom, rep);
+    else if (rep.preemptionBound)
+      rep.result = checkPreemptionRounds(*prog, co, preemptionFrom.value_or(*rep.preemptionBound),
+                                         *rep.preemptionBound, rep);
     else rep.result = check(*prog, co);
     rep.program = prog;
     if (rep.result.status == Status::Error) {
@@ -189,6 +195,11 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
         }
         fi.options.stateful = false;
         fi.options.bufferBound = -1;
+        fi.reuseResult = false;
+      }
+      if (fi.options.preemptionBound >= 0) {
+        // Fences must fix every execution, not only those within the bound.
+        fi.options.preemptionBound = -1;
         fi.reuseResult = false;
       }
       fi.lowering.clangArgs = args;

@@ -35,6 +35,7 @@ struct RunOptions {
   std::optional<int> bufferBound;
   std::optional<int> bufferBoundFrom;     // --buffer-bound A..K: deepening k = A..bufferBound
   std::optional<int> preemptionBound;
+  std::optional<int> preemptionFrom;      // set: iterative bounds preemptionFrom..preemptionBound
   std::optional<uint32_t> loopBound;
   std::optional<double> timeLimit;        // seconds per check
   bool stateful = false;                  // explicit-state search with a visited table

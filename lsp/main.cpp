@@ -37,7 +37,8 @@ const char* kUsage =
     "  --buffer-bound A..K       deepening: k = A..K, stop at the first violation; verified\n"
     "                            when the reachable states reach a fixpoint (any buffer size)\n"
     "  --stateful                explicit-state search with a visited-state table\n"
-    "  --preemption-bound P      not implemented yet\n"
+    "  --preemption-bound P      every execution with at most P preemptions (plus slack);\n"
+    "                            A..B: bounds A, A+1, ... B in turn, stop at the first violation\n"
     "  --loop-bound N            iterations of loops that wait on other threads (default 8)\n"
     "  --step-limit N            instructions per thread per execution (default 200000)\n"
     "  --time-limit SECONDS      per check\n"
@@ -113,11 +114,14 @@ int runCheck(int argc, char** argv) {
       else opts.bufferBoundFrom.reset();
     } else if (key == "--stateful") {
       opts.stateful = true;
-    } else if (key == "--preemption-bound" || key == "--loop-bound" ||
-               key == "--step-limit") {
+    } else if (key == "--preemption-bound") {
+      auto r = value(&v) ? parseBoundRange(v) : std::nullopt;
+      if (!r) return usage("--preemption-bound needs P or A..B (non-negative integers, A <= B)");
+      opts.preemptionBound = r->second;
+      if (v.find("..") != std::string::npos) opts.preemptionFrom = r->first;
+    } else if (key == "--loop-bound" || key == "--step-limit") {
       if (!value(&v) || !parseUInt(v, &n)) return usage(key + " needs a non-negative integer");
-      if (key == "--preemption-bound") opts.preemptionBound = int(n);
-      else if (key == "--loop-bound") opts.loopBound = uint32_t(n);
+      if (key == "--loop-bound") opts.loopBound = uint32_t(n);
       else opts.limits.maxSteps = uint64_t(n);
     } else if (key == "--time-limit") {
       if (!value(&v)) return usage("--time-limit needs a value");
@@ -139,8 +143,6 @@ int runCheck(int argc, char** argv) {
     }
   }
   if (files.empty()) return usage("no input file");
-  if (opts.preemptionBound)
-    return usage("--preemption-bound is not implemented yet; run without it");
 
   std::vector<FileReport> reports;
   bool violation = false, inputError = false;

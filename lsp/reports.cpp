@@ -92,6 +92,8 @@ json checkJson(const CheckReport& r) {
              {"line", vi.loc.line},
              {"column", vi.loc.column},
              {"thread", vi.thread},
+             {"preemptions", vi.preemptions >= 0 ? json(vi.preemptions) : json(nullptr)},  // a lower bound
+             {"above_bound", vi.aboveBound},
              {"trace", trace}};
   }
   json j{{"file", r.file},
@@ -113,6 +115,8 @@ json checkJson(const CheckReport& r) {
          {"limits", r.result.limitsHit},
          {"violation", v},
          {"bounds", boundsJson(r.bounds)},
+         {"bound_blocked", r.result.boundBlocked},        // partial executions pruned by the preemption bound
+         {"slack_executions", r.result.slackExecutions},  // complete executions known to exceed it
          {"fences", fencesJson(r.fences)},
          {"fence_note", r.fenceNote},
          {"fences_verified", r.fencesVerified ? json(*r.fencesVerified) : json(nullptr)}};
@@ -230,10 +234,13 @@ std::string textReport(const FileReport& f) {
     }
     os << " under " << modelName(c.model);
     if (c.bufferBound) os << " (buffer bound " << *c.bufferBound << ")";
+    if (c.preemptionBound) os << " (preemption bound " << *c.preemptionBound << ")";
     if (r.status != Status::Error)
       os << " — " << r.executions << " execution" << (r.executions == 1 ? "" : "s")
          << (r.blocked ? ", " + std::to_string(r.blocked) + " blocked" : "")
-         << (r.cut ? ", " + std::to_string(r.cut) + " cut" : "") << ", " << ms;
+         << (r.cut ? ", " + std::to_string(r.cut) + " cut" : "")
+         << (r.boundBlocked ? ", " + std::to_string(r.boundBlocked) + " pruned by the preemption bound" : "") << ", "
+         << ms;
     os << "\n";
     if (r.status == Status::Error) {
       if (c.errorAt) os << "  " << frontend::formatDiagnostic(*c.errorAt) << "\n";
@@ -249,6 +256,14 @@ std::string textReport(const FileReport& f) {
     const Program& prog = *c.program;
     os << "  " << errorKindName(v.kind) << ": " << v.message << " at " << prog.locString(v.loc) << "\n";
     if (!c.boundsNote.empty()) os << "  " << c.boundsNote << "\n";
+    if (c.preemptionBound && v.aboveBound)
+      os << "  above the preemption bound " << *c.preemptionBound << ": met only in a slack execution (at least "
+         << v.preemptions << (v.preemptions == 1 ? " preemption)\n" : " preemptions)\n");
+    else if (c.preemptionBound)
+      os << "  found with preemption bound " << *c.preemptionBound
+         << (c.bounds.preemptions ? "; no violation with ≤ " + std::to_string(*c.bounds.preemptions) + " preemptions"
+                                  : std::string())
+         << "\n";
     os << "  interleaving:\n";
     for (const TraceStep& s : v.trace) {
       std::string head = "  " + std::string(s.step < 10 ? " " : "") + std::to_string(s.step) + ". " + formatStepHead(s);

@@ -575,3 +575,68 @@ TEST_CASE("deepening and the stateful search still offer validated fences", "[cl
     CHECK(r["fences"].size() == 1);
   }
 }
+
+TEST_CASE("preemption bounding: iterative bounds, slack violations, JSON bounds", "[cli][preemption]") {
+  const std::string sb = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c");
+  // SB's weak outcome is impossible under SC at any bound ...
+  json sc = checkJson(sb + " --model sc --preemption-bound 0..2");
+  CHECK(sc["_exit"] == 0);
+  CHECK(sc["results"][0]["status"] == "bounded");
+  CHECK(sc["results"][0]["preemption_bound"] == 2);
+  CHECK(sc["results"][0]["bounds"]["preemptions"] == 2);
+  CHECK(sc["results"][0]["message"] == "no violation with \xE2\x89\xA4 2 preemptions");
+  // ... and needs no preemption under TSO: the first round shows it.
+  json tso = checkJson(sb + " --model tso --preemption-bound 0..3");
+  CHECK(tso["_exit"] == 1);
+  CHECK(tso["results"][0]["status"] == "violation");
+  CHECK(tso["results"][0]["preemption_bound"] == 0);
+  CHECK(tso["results"][0]["bounds"]["preemptions"].is_null());
+  CHECK(tso["results"][0]["violation"]["above_bound"] == false);
+  CHECK(tso["results"][0]["violation"]["preemptions"] == 0);
+
+  // The lost update needs one preemption under SC: the annotation's 0..2
+  // stops at bound 1 and proves bound 0 clean.
+  const std::string racy = quote(inputs("racy_counter.c"));
+  json j = checkJson(racy);
+  REQUIRE(j["results"].size() == 2);
+  const json& two = j["results"][0];
+  CHECK(two["function"] == "two_workers");
+  CHECK(two["status"] == "violation");
+  CHECK(two["preemption_bound"] == 1);
+  CHECK(two["bounds"]["preemptions"] == 0);
+  CHECK(two["violation"]["above_bound"] == false);
+  CHECK(j["results"][1]["preemption_bound"].is_null());  // five_workers has no bound
+  Run text = tsocheck("check " + racy);
+  CHECK(text.out.find("found with preemption bound 1; no violation with \xE2\x89\xA4 0 preemptions") !=
+        std::string::npos);
+
+  // Bound 0 with five workers: the slack (N-2) meets the violation anyway,
+  // and it is reported as above the bound.
+  json b0 = checkJson(racy + " --preemption-bound 0");
+  const json& five = b0["results"][1];
+  CHECK(five["status"] == "violation");
+  CHECK(five["violation"]["above_bound"] == true);
+  CHECK(five["violation"]["preemptions"].get<int>() >= 1);
+  // The round ran to the end (a slack violation does not stop it): no
+  // violation within bound 0 exists.
+  CHECK(five["bounds"]["preemptions"] == 0);
+  CHECK(five["bound_blocked"].is_number_unsigned());  // (the engine tests check that pruning happens)
+  CHECK(five["slack_executions"].is_number_unsigned());
+  Run t0 = tsocheck("check " + racy + " --preemption-bound 0");
+  CHECK(t0.exitCode == 1);
+  CHECK(t0.out.find("above the preemption bound 0: met only in a slack execution") != std::string::npos);
+
+  // Bad values.
+  CHECK(tsocheck("check " + racy + " --preemption-bound 2..1").exitCode == 2);
+  CHECK(tsocheck("check " + racy + " --preemption-bound x").exitCode == 2);
+  CHECK(tsocheck("check " + racy + " --preemption-bound=-1").exitCode == 2);
+}
+
+TEST_CASE("a bad preemption_bound in the annotation is an error at the function", "[cli][preemption]") {
+  json j = checkJson(quote(inputs("bad_preemption_bound.c")));
+  CHECK(j["_exit"] == 2);
+  REQUIRE(j["results"].size() == 1);
+  CHECK(j["results"][0]["status"] == "error");
+  CHECK(j["results"][0]["message"].get<std::string>().find("preemption_bound") != std::string::npos);
+  CHECK(j["results"][0]["error"]["line"] == 6);
+}
