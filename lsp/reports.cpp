@@ -141,6 +141,27 @@ json resultsJson(const std::vector<FileReport>& files) {
   return json{{"version", 1}, {"results", results}, {"errors", errors}};
 }
 
+// SARIF fixes for synthesized fences: one fix inserting every fence, each as an
+// empty region right after the statement's last character.
+template <class Uri>
+json sarifFixes(const CheckReport& c, const Uri& uri) {
+  json fixes = json::array();
+  if (c.fences.empty()) return fixes;
+  std::map<std::string, json> byFile;
+  for (const FenceEdit& f : c.fences) {
+    json at{{"startLine", f.line}, {"startColumn", f.column + 1}, {"endLine", f.line}, {"endColumn", f.column + 1}};
+    byFile[f.file].push_back({{"deletedRegion", at}, {"insertedContent", {{"text", " " + f.text}}}});
+  }
+  json changes = json::array();
+  for (auto& [file, reps] : byFile)
+    changes.push_back({{"artifactLocation", {{"uri", uri(file)}}}, {"replacements", reps}});
+  const std::string n = std::to_string(c.fences.size());
+  fixes.push_back({{"description", {{"text", "insert " + n + (c.fences.size() == 1 ? " fence" : " fences") +
+                                                 (c.fenceNote.empty() ? std::string() : " (" + c.fenceNote + ")")}}},
+                   {"artifactChanges", changes}});
+  return fixes;
+}
+
 json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersion) {
   static const std::map<ErrorKind, std::pair<const char*, const char*>> rules = {
       {ErrorKind::Assertion, {"assertion", "An assertion can fail under the memory model"}},
@@ -201,7 +222,7 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
                          {"partialFingerprints",
                           {{"tsocheck/v1", c.function + ":" + ruleId + ":" + modelName(c.model) + ":" +
                                                std::to_string(v.loc.line)}}},
-                         {"fixes", json::array()}});
+                         {"fixes", sarifFixes(c, uri)}});
     }
   return json{{"version", "2.1.0"},
               {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},

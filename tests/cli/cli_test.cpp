@@ -245,6 +245,17 @@ TEST_CASE("SARIF output carries the interleaving as a code flow", "[cli]") {
     for (const json& loc : tf["locations"]) order.push_back(loc["executionOrder"]);
   std::sort(order.begin(), order.end());
   for (size_t i = 0; i < order.size(); ++i) CHECK(order[i] == int(i + 1));
+  // The synthesized fences ride along as one SARIF fix with an insertion per fence.
+  REQUIRE(res["fixes"].size() == 1);
+  const json& changes = res["fixes"][0]["artifactChanges"];
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0]["artifactLocation"]["uri"].get<std::string>().find("sb.c") != std::string::npos);
+  const json& reps = changes[0]["replacements"];
+  CHECK(reps.size() == 2);
+  for (const json& rep : reps) {
+    CHECK(rep["deletedRegion"]["startColumn"] == rep["deletedRegion"]["endColumn"]);
+    CHECK(rep["insertedContent"]["text"].get<std::string>().find("atomic_thread_fence") != std::string::npos);
+  }
 }
 
 TEST_CASE("human output shows the verdict and the source line of each step", "[cli]") {
