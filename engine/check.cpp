@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/explorer.h"
+#include "engine/state_space.h"
 
 namespace tsocheck {
 
@@ -66,6 +67,16 @@ void* runJob(void* p) {
 }  // namespace
 
 CheckResult check(const Program& prog, const CheckOptions& opts) {
+  if (opts.stateful) {
+    StateSpaceOptions so;
+    so.model = opts.model;
+    so.bufferBound = opts.bufferBound;
+    so.limits = opts.limits;
+    so.timeLimitSeconds = opts.timeLimitSeconds;
+    so.stopAtFirstError = opts.stopAtFirstError;
+    so.onExecution = opts.onExecution;
+    return exploreStates(prog, so).result;
+  }
   // The exploration recurses once per event; give it a large stack (address
   // space only: pages are committed as they are touched).
   Job job{&prog, &opts, {}};

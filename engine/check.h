@@ -38,6 +38,7 @@ struct ExecutionInfo {
   // (address, value) of every location some event accessed, sorted by address.
   std::vector<std::pair<Addr, Value>> finalMemory;
   bool blocked = false;
+  int preemptionLowerBound = -1;  // with a preemption bound: the explorer's lower bound
 };
 using ExecutionCallback = std::function<void(const ExecutionInfo&)>;
 
@@ -47,6 +48,14 @@ struct CheckOptions {
   Limits limits;               // per-thread step and call-depth limits
   double timeLimitSeconds = 0; // 0 = none
   bool stopAtFirstError = true;
+  // Explicit-state search with a visited-state table (engine/state_space.h)
+  // instead of the graph explorer: ends loops over finite data by itself.
+  bool stateful = false;
+  // Preemption bound P (-1 = none): explore every Shasha–Snir class with at
+  // most P preemptions (definition in engine/preemption.h), exactly once,
+  // plus "slack" executions above P that completeness needs; graphs whose
+  // preemption lower bound exceeds P + slack are pruned (boundBlocked).
+  int preemptionBound = -1;
   ExecutionCallback onExecution;  // called for every complete (or blocked) execution
   // Polled with the time limit: a set flag stops the exploration (status timeout).
   const std::atomic<bool>* cancel = nullptr;
@@ -90,6 +99,12 @@ struct TraceStep {
   Value value = 0;
   bool hasValue = false;
   SourceLoc loc;
+  // The instruction behind the step (Program::functions[function].code[pc])
+  // and its event index in the thread ("T<thread>.<event>"); a Flush names
+  // its store. kNoEvent for steps without an event.
+  uint32_t function = 0, pc = 0;
+  uint32_t event = kNoEvent;
+  static constexpr uint32_t kNoEvent = UINT32_MAX;
   std::string note;  // e.g. "reads init", "from T1's buffer"
   // Each thread's store-buffer contents after this step (oldest first).
   std::vector<std::vector<BufferEntry>> buffers;
@@ -101,6 +116,11 @@ struct Violation {
   uint32_t thread = 0;
   SourceLoc loc;
   std::vector<TraceStep> trace;
+  // Preemption bounding: a lower bound on the preemptions of the violating
+  // execution (-1 when no bound was set); aboveBound when that lower bound
+  // exceeds the bound, i.e. the violation was met only thanks to the slack.
+  int preemptions = -1;
+  bool aboveBound = false;
 };
 
 struct CheckResult {
@@ -109,6 +129,8 @@ struct CheckResult {
   uint64_t blocked = 0;        // executions blocked by assume/locks (not errors)
   uint64_t cut = 0;            // executions cut by a step/depth limit
   uint64_t events = 0;         // events added over the whole exploration
+  uint64_t boundBlocked = 0;   // partial executions pruned by the preemption bound
+  uint64_t slackExecutions = 0;  // complete executions known to exceed the preemption bound
   double elapsedMs = 0;
   std::string message;         // one-sentence summary
   std::vector<std::string> limitsHit;  // e.g. "step limit ... at file:12:3"

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "engine/memory_check.h"
 #include "engine/trace.h"
 
 namespace tsocheck {
@@ -15,7 +16,15 @@ std::string threadName(uint32_t t) { return "T" + std::to_string(t); }
 }  // namespace
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts)
-    : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_) {}
+    : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
+      preemptions_(mm_.isSC()) {}
+
+bool Explorer::withinPreemptionSlack(State& s) {
+  if (opts_.preemptionBound < 0) return true;
+  if (!preemptions_.exceeds(s.g, s.pb, opts_.preemptionBound + preemptionSlack(s.g))) return true;
+  ++res_.boundBlocked;
+  return false;
+}
 
 bool Explorer::timeUp() {
   if (opts_.onProgress) opts_.onProgress(res_.executions);
@@ -43,6 +52,7 @@ CheckResult Explorer::run() {
   if (res_.violation) {
     res_.status = Status::Violation;
     res_.message = res_.violation->message;
+    if (timedOut_) res_.limitsHit.push_back("time limit reached before the exploration finished");
   } else if (timedOut_) {
     res_.status = Status::Timeout;
     res_.message = "time limit reached before the exploration finished; no violation found so far";
@@ -53,6 +63,10 @@ CheckResult Explorer::run() {
   } else if (res_.executions == 0) {
     res_.status = Status::Bounded;
     res_.message = "no complete execution: every execution was blocked";
+  } else if (opts_.preemptionBound >= 0) {
+    res_.status = Status::Bounded;
+    res_.message = "no violation with ≤ " + std::to_string(opts_.preemptionBound) + " preemptions";
+    if (bufferCut) res_.message += " and store buffers of at most " + std::to_string(opts_.bufferBound) + " entries";
   } else if (bufferCut) {
     res_.status = Status::Bounded;
     res_.message = "no violation with store buffers of at most " + std::to_string(opts_.bufferBound) +
@@ -72,55 +86,12 @@ uint32_t Explorer::spawnId(uint32_t parent, uint32_t ordinal) {
   return id;
 }
 
-Value Explorer::initialValue(Addr a, uint8_t size) const {
-  const Global* g = prog_.globalAt(a);
-  if (!g) return 0;
-  Value v = 0;
-  uint64_t off = a - g->addr;
-  for (unsigned i = 0; i < size && off + i < g->init.size(); ++i) v |= Value(g->init[off + i]) << (8 * i);
-  return v;
-}
+Value Explorer::initialValue(Addr a, uint8_t size) const { return initialMemoryValue(prog_, a, size); }
 
 std::string Explorer::checkAccess(const State& s, Addr a, uint64_t size) const {
-  auto hex = [](Addr x) {
-    char b[32];
-    snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(x));
-    return std::string(b);
-  };
-  if (a < layout::kNullLimit) return a == 0 ? "null pointer dereference" : "access near NULL (" + hex(a) + ")";
-  if (a >= layout::kHeapBase) {
-    uint64_t owner = (a - layout::kHeapBase) / layout::kThreadStride;
-    if (owner >= s.ts.size() || !s.ts[owner]) return "access to an invalid heap address " + hex(a);
-    const HeapBlock* b = s.ts[owner]->heapBlockAt(a);
-    if (!b) {
-      if (const HeapBlock* before = s.ts[owner]->heapBlockBefore(a))
-        return "out-of-bounds heap access: offset " + std::to_string(a - before->addr) + " of a " +
-               std::to_string(before->size) + "-byte block";
-      return "heap access outside any allocated block (" + addressName(prog_, a) + ")";
-    }
-    if (a + size > b->addr + b->size)
-      return "out-of-bounds heap access: " + std::to_string(size) + " bytes at offset " +
-             std::to_string(a - b->addr) + " of a " + std::to_string(b->size) + "-byte block";
-    return "";
-  }
-  if (a >= layout::kPrivateBase) return "access to another thread's private stack slot";
-  if (a >= layout::kStackBase) {
-    uint64_t owner = (a - layout::kStackBase) / layout::kThreadStride;
-    if (owner < s.ts.size() && s.ts[owner] && s.ts[owner]->ownsStackAddress(a, size)) return "";
-    return "access to an invalid stack address " + hex(a);
-  }
-  if (const Global* g = prog_.globalAt(a)) {
-    if (a + size > g->addr + g->size) return "out-of-bounds access to `" + g->name + "`";
-    return "";
-  }
-  if (a >= layout::kGlobalBase && a < layout::kFunctionBase) {
-    // Past the end of a global: name the one it overruns.
-    for (auto it = prog_.globals.rbegin(); it != prog_.globals.rend(); ++it)
-      if (it->addr <= a)
-        return "out-of-bounds access to `" + it->name + "` (offset " + std::to_string(a - it->addr) + " of a " +
-               std::to_string(it->size) + "-byte object)";
-  }
-  return "access to an invalid address " + hex(a);
+  return invalidAccess(prog_, a, size, [&](uint64_t t) -> const ThreadState* {
+    return t < s.ts.size() && s.ts[t] ? &*s.ts[t] : nullptr;
+  });
 }
 
 bool Explorer::sizeConflict(State& s, uint32_t t, Addr a, uint8_t size) {
@@ -229,6 +200,7 @@ void Explorer::visit(State& s) {
       timedOut_ = stopped_ = true;
       return;
     }
+    if (!withinPreemptionSlack(s)) return;
     int ti = pickThread(s);
     if (ti < 0) {
       finishExecution(s);
@@ -624,7 +596,12 @@ void Explorer::revisits(State& s, uint32_t t, EventId w) {
     if (!ok) continue;
 
     // Build the revisited graph.
+    // Events are deleted and a read changes its write: the revisited graph
+    // starts its preemption bookkeeping afresh (so do not copy s's).
+    PreemptionState keptPb;
+    std::swap(keptPb, s.pb);
     State c = s;
+    std::swap(keptPb, s.pb);
     for (uint32_t u = 0; u < nThreads; ++u) {
       ThreadInfo& th = c.g.threads[u];
       th.events.resize(keep[u]);
@@ -683,6 +660,7 @@ void Explorer::recordExecution(const State& s, bool blocked) {
   if (!opts_.onExecution) return;
   ExecutionInfo info;
   info.blocked = blocked;
+  if (opts_.preemptionBound >= 0) info.preemptionLowerBound = preemptions_.lowerBound(s.g);
   std::vector<std::string> lines;
   auto name = [](EventId x) {
     return x.isInit() ? std::string("init") : "T" + std::to_string(x.thread) + "." + std::to_string(x.index);
@@ -730,6 +708,9 @@ void Explorer::finishExecution(State& s) {
   }
   if (allDone) {
     ++res_.executions;
+    // Slack executions as far as the bookkeeping already knows (no extra work).
+    if (opts_.preemptionBound >= 0 && s.pb.exact && preemptions_.update(s.g, s.pb) > opts_.preemptionBound)
+      ++res_.slackExecutions;
     recordExecution(s, false);
     return;
   }
@@ -795,10 +776,17 @@ void Explorer::finishExecution(State& s) {
 
 void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::string& msg, const SourceLoc& loc,
                            bool pendingIsError) {
+  // With a preemption bound, a violation met only in a slack execution (its
+  // preemption lower bound exceeds the bound) is kept but does not stop the
+  // search: one within the bound may still come and replaces it.
+  int lb = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
+  const bool above = opts_.preemptionBound >= 0 && lb > opts_.preemptionBound;
   if (!opts_.stopAtFirstError) ++res_.executions;
-  if (opts_.stopAtFirstError) stopped_ = true;
-  if (res_.violation) return;
+  if (opts_.stopAtFirstError && !above) stopped_ = true;
+  if (res_.violation && !(res_.violation->aboveBound && !above)) return;
   Violation v;
+  v.preemptions = lb;
+  v.aboveBound = above;
   v.kind = kind;
   v.message = msg;
   v.thread = t;

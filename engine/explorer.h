@@ -19,6 +19,7 @@
 #include "engine/consistency.h"
 #include "engine/graph.h"
 #include "engine/interp.h"
+#include "engine/preemption.h"
 
 namespace tsocheck {
 
@@ -31,6 +32,7 @@ class Explorer {
   struct State {
     Graph g;
     std::vector<std::optional<ThreadState>> ts;  // per thread id; empty when not alive
+    PreemptionState pb;  // preemption bookkeeping (only with a preemption bound)
   };
 
   void visit(State& s);
@@ -66,11 +68,14 @@ class Explorer {
   void recordExecution(const State& s, bool blocked);
   bool consistent(const Graph& g) { return checker_.consistent(g); }
   bool timeUp();
+  // With a preemption bound: false (and counted) when g is pruned by it.
+  bool withinPreemptionSlack(State& s);
 
   const Program& prog_;
   CheckOptions opts_;
   MemoryModel mm_;
   ConsistencyChecker checker_;
+  PreemptionCounter preemptions_;
   CheckResult res_;
   bool stopped_ = false;
   bool timedOut_ = false;

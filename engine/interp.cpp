@@ -453,3 +453,51 @@ void ThreadState::run() {
 }
 
 }  // namespace tsocheck
+
+namespace tsocheck {
+
+namespace {
+template <class T>
+void putRaw(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+}  // namespace
+
+void ThreadState::appendKey(std::string& out) const {
+  putRaw(out, uint32_t(frames_.size()));
+  for (const Frame& f : frames_) {
+    putRaw(out, f.func);
+    putRaw(out, f.pc);
+    putRaw(out, f.ret);
+    putRaw(out, f.stackMark);
+    putRaw(out, f.privMark);
+    putRaw(out, uint32_t(f.regs.size()));
+    out.append(reinterpret_cast<const char*>(f.regs.data()), f.regs.size() * sizeof(Value));
+  }
+  putRaw(out, stackTop_);
+  putRaw(out, stackHigh_);
+  putRaw(out, privTop_);
+  // Bytes above privTop_ are zeroed again when a slot is handed out.
+  const size_t live = std::min<size_t>(priv_.size(), privTop_);
+  out.append(reinterpret_cast<const char*>(priv_.data()), live);
+  putRaw(out, uint32_t(heap_.size()));
+  for (const HeapBlock& b : heap_) {
+    putRaw(out, b.addr);
+    putRaw(out, b.size);
+  }
+  putRaw(out, heapTop_);
+  const Action& a = pending_;
+  putRaw(out, uint8_t(a.kind));
+  putRaw(out, a.addr);
+  putRaw(out, a.size);
+  putRaw(out, uint8_t(a.rmw));
+  putRaw(out, uint8_t(a.fence));
+  putRaw(out, a.value);
+  putRaw(out, a.expected);
+  putRaw(out, a.func);
+  putRaw(out, a.target);
+  putRaw(out, a.function);
+  putRaw(out, a.pc);
+}
+
+}  // namespace tsocheck

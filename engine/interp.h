@@ -90,6 +90,12 @@ class ThreadState {
   // Whether a lies in a shared stack slot this thread has allocated.
   bool ownsStackAddress(Addr a, uint64_t size) const;
 
+  // Appends a byte encoding of everything that decides the thread's future
+  // (frames, registers, stack and heap bookkeeping, pending action) but not
+  // the step counter, so that equal encodings mean equal local states
+  // (visited-state tables, engine/state_space.h).
+  void appendKey(std::string& out) const;
+
   // Registers of the innermost frame (for trace display).
   const std::vector<Value>& currentRegisters() const;
   uint32_t currentFunction() const;

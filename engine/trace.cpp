@@ -46,6 +46,9 @@ std::vector<TraceStep> buildTrace(const Program& prog, const Graph& g, const Mem
     st.thread = id.thread;
     st.kind = k;
     st.loc = e.loc;
+    st.function = e.function;
+    st.pc = e.pc;
+    st.event = id.index;
     if (e.reads || e.writes || e.kind == EvKind::Store || e.kind == EvKind::Free) {
       st.hasAddr = true;
       st.addr = e.addr;

@@ -9,6 +9,7 @@
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/Attr.h>
 #include <clang/AST/Decl.h>
+#include <clang/AST/Stmt.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Basic/SourceManager.h>
@@ -17,6 +18,7 @@
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/MultiplexConsumer.h>
 #include <clang/Frontend/Utils.h>
+#include <clang/Lex/Lexer.h>
 #include <llvm/ADT/IntrusiveRefCntPtr.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -102,11 +104,54 @@ class AnnotationFinder : public clang::ASTConsumer {
   std::map<std::string, AnnotatedDecl>* out_;
 };
 
+// Records every block-level statement of every function body (where a fence
+// can go as a new statement).
+class StatementCollector : public clang::ASTConsumer {
+ public:
+  StatementCollector(clang::SourceManager& sm, const clang::LangOptions& lang, std::vector<StatementSpan>* out)
+      : sm_(sm), lang_(lang), out_(out) {}
+
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (clang::Decl* d : group)
+      if (auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d))
+        if (fd->doesThisDeclarationHaveABody() && fd->getBody()) visit(fd->getBody());
+    return true;
+  }
+
+ private:
+  void visit(const clang::Stmt* s) {
+    if (!s) return;
+    if (auto* block = llvm::dyn_cast<clang::CompoundStmt>(s))
+      for (const clang::Stmt* child : block->body()) record(child);
+    for (const clang::Stmt* child : s->children()) visit(child);
+  }
+
+  void record(const clang::Stmt* s) {
+    if (!s || llvm::isa<clang::NullStmt>(s)) return;
+    clang::SourceLocation begin = sm_.getExpansionRange(s->getBeginLoc()).getBegin();
+    clang::SourceLocation end = sm_.getExpansionRange(s->getEndLoc()).getEnd();
+    if (begin.isInvalid() || end.isInvalid()) return;
+    // An expression, return, do-while, ... ends before its `;`; blocks and
+    // declarations already include their last character.
+    if (!llvm::isa<clang::CompoundStmt>(s) && !llvm::isa<clang::DeclStmt>(s)) {
+      std::optional<clang::Token> next = clang::Lexer::findNextToken(end, sm_, lang_);
+      if (next && next->is(clang::tok::semi)) end = next->getLocation();
+    }
+    clang::PresumedLoc b = sm_.getPresumedLoc(begin), e = sm_.getPresumedLoc(end);
+    if (!b.isValid() || !e.isValid() || std::string(b.getFilename()) != e.getFilename()) return;
+    out_->push_back(StatementSpan{b.getFilename(), b.getLine(), b.getColumn(), e.getLine(), e.getColumn()});
+  }
+
+  clang::SourceManager& sm_;
+  const clang::LangOptions& lang_;
+  std::vector<StatementSpan>* out_;
+};
+
 // Clang's IR generation plus the annotation finder on the same AST.
 class Action : public clang::EmitLLVMOnlyAction {
  public:
-  Action(llvm::LLVMContext* ctx, std::map<std::string, AnnotatedDecl>* decls)
-      : clang::EmitLLVMOnlyAction(ctx), decls_(decls) {}
+  Action(llvm::LLVMContext* ctx, std::map<std::string, AnnotatedDecl>* decls, std::vector<StatementSpan>* stmts)
+      : clang::EmitLLVMOnlyAction(ctx), decls_(decls), stmts_(stmts) {}
 
  protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
@@ -115,11 +160,13 @@ class Action : public clang::EmitLLVMOnlyAction {
     consumers.push_back(clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
     if (!consumers.back()) return nullptr;
     consumers.push_back(std::make_unique<AnnotationFinder>(ci.getSourceManager(), decls_));
+    consumers.push_back(std::make_unique<StatementCollector>(ci.getSourceManager(), ci.getLangOpts(), stmts_));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
   }
 
  private:
   std::map<std::string, AnnotatedDecl>* decls_;
+  std::vector<StatementSpan>* stmts_;
 };
 
 bool hasErrors(const std::vector<Diagnostic>& ds) {
@@ -193,7 +240,8 @@ FrontendResult run(const std::string& path, const std::string* contents, const F
 
   llvm::LLVMContext ctx;
   std::map<std::string, AnnotatedDecl> decls;
-  Action action(&ctx, &decls);
+  std::vector<StatementSpan> statements;
+  Action action(&ctx, &decls, &statements);
   bool ok = ci.ExecuteAction(action);
   std::unique_ptr<llvm::Module> mod = action.takeModule();
   if (!ok || !mod || hasErrors(res.diagnostics)) {
@@ -208,6 +256,7 @@ FrontendResult run(const std::string& path, const std::string* contents, const F
   }
   promoteLocals(*mod);
   lowerModule(*mod, opts, decls, res);
+  res.module.statements = std::move(statements);
   return res;
 }
 
@@ -235,6 +284,20 @@ FrontendResult lowerFile(const std::string& path, const FrontendOptions& opts) {
 
 FrontendResult lowerSource(const std::string& path, const std::string& contents, const FrontendOptions& opts) {
   return run(path, &contents, opts);
+}
+
+std::optional<StatementSpan> statementContaining(const LoweredModule& module, const std::string& file,
+                                                 uint32_t line, uint32_t column) {
+  auto before = [](uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2) { return l1 < l2 || (l1 == l2 && c1 <= c2); };
+  std::optional<StatementSpan> best;
+  for (const StatementSpan& s : module.statements) {
+    if (s.file != file || !before(s.beginLine, s.beginColumn, line, column) ||
+        !before(line, column, s.endLine, s.endColumn))
+      continue;
+    // Spans nest, so the innermost one starts last.
+    if (!best || before(best->beginLine, best->beginColumn, s.beginLine, s.beginColumn)) best = s;
+  }
+  return best;
 }
 
 std::string formatDiagnostic(const Diagnostic& d) {

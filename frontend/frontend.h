@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,12 +43,23 @@ struct CheckFunction {
   std::string annotation;  // text after "tsocheck", e.g. "model=pso buffer_bound=2"
 };
 
+// A statement of a function body that is a direct child of a block (compound
+// statement), from its first character to its last: the `;` of `x = 1;`, the
+// `}` of `if (c) { ... }`, the `;` of `if (c) x = 1;`. Lines and columns are
+// 1-based; columns count bytes.
+struct StatementSpan {
+  std::string file;
+  uint32_t beginLine = 0, beginColumn = 0;
+  uint32_t endLine = 0, endColumn = 0;
+};
+
 struct LoweredModule {
   Program program;  // shared by all checks: all functions + globals
   std::vector<CheckFunction> checks;
   std::vector<uint32_t> entryOf;  // Program function index per check
   Model model = Model::TSO;       // the model the module was lowered for
   uint32_t loopBound = 8;         // the FrontendOptions::loopBound it was lowered with
+  std::vector<StatementSpan> statements;  // block-level statements of every function body
 };
 
 struct FrontendResult {
@@ -59,6 +71,14 @@ struct FrontendResult {
 FrontendResult lowerFile(const std::string& path, const FrontendOptions& opts);
 // Like lowerFile, with the file's contents given in memory (unsaved editor buffers).
 FrontendResult lowerSource(const std::string& path, const std::string& contents, const FrontendOptions& opts);
+
+// The innermost block-level statement of `module` that contains file:line:column
+// (e.g. a store's location): a new statement inserted right after its end runs
+// right after it. A store in the unbraced body of an if/loop (`if (c) x = 1;`)
+// yields the whole if/loop statement, because the body itself is not a block
+// child. nullopt when no statement contains the location.
+std::optional<StatementSpan> statementContaining(const LoweredModule& module, const std::string& file,
+                                                 uint32_t line, uint32_t column);
 
 // "file:line:col: severity: message"
 std::string formatDiagnostic(const Diagnostic& d);

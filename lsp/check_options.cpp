@@ -25,12 +25,28 @@ std::optional<long> parseInt(const std::string& v) {
 }
 }  // namespace
 
+std::optional<std::pair<int, int>> parseBoundRange(const std::string& s) {
+  auto dots = s.find("..");
+  if (dots == std::string::npos) {
+    auto n = parseInt(s);
+    if (!n || *n > 1000000) return std::nullopt;
+    return std::make_pair(int(*n), int(*n));
+  }
+  auto a = parseInt(s.substr(0, dots)), b = parseInt(s.substr(dots + 2));
+  if (!a || !b || *a > *b || *b > 1000000) return std::nullopt;
+  return std::make_pair(int(*a), int(*b));
+}
+
 AnnotationOptions parseAnnotation(const std::string& text) {
   AnnotationOptions o;
   std::istringstream in(text);
   std::string word;
   while (in >> word) {
     auto eq = word.find('=');
+    if (word == "stateful") {
+      o.stateful = true;
+      continue;
+    }
     if (eq == std::string::npos) {
       o.errors.push_back("expected key=value, got `" + word + "`");
       continue;
@@ -40,20 +56,43 @@ AnnotationOptions parseAnnotation(const std::string& text) {
     if (key == "model") {
       if (auto m = parseModel(val)) o.model = *m;
       else o.errors.push_back("model must be sc, tso or pso, got `" + val + "`");
-    } else if (key == "buffer_bound" || key == "preemption_bound" || key == "loop_bound") {
+    } else if (key == "buffer_bound" && val.find("..") != std::string::npos) {
+      auto r = parseBoundRange(val);
+      if (!r) {
+        o.errors.push_back("buffer_bound must be K or A..K with A <= K, got `" + val + "`");
+        continue;
+      }
+      o.bufferBoundFrom = r->first;
+      o.bufferBound = r->second;
+    } else if (key == "stateful") {
+      if (val == "1" || val == "true") o.stateful = true;
+      else if (val == "0" || val == "false") o.stateful = false;
+      else o.errors.push_back("stateful must be true or false, got `" + val + "`");
+    } else if (key == "preemption_bound") {
+      auto r = parseBoundRange(val);
+      if (!r) {
+        o.errors.push_back("preemption_bound must be P or A..B (non-negative integers, A <= B), got `" + val + "`");
+        continue;
+      }
+      o.preemptionBound = r->second;
+      if (val.find("..") != std::string::npos) o.preemptionFrom = r->first;
+    } else if (key == "buffer_bound" || key == "loop_bound") {
       auto n = parseInt(val);
       if (!n) {
         o.errors.push_back(key + " must be a non-negative integer, got `" + val + "`");
         continue;
       }
       if (key == "buffer_bound") o.bufferBound = int(*n);
-      else if (key == "preemption_bound") o.preemptionBound = int(*n);
       else o.loopBound = uint32_t(*n);
     } else if (key == "time_limit") {
       char* end = nullptr;
       double d = std::strtod(val.c_str(), &end);
       if (*end != 0 || d < 0) o.errors.push_back("time_limit must be a number of seconds, got `" + val + "`");
       else o.timeLimit = d;
+    } else if (key == "fences") {
+      if (val == "on") o.fences = true;
+      else if (val == "off") o.fences = false;
+      else o.errors.push_back("fences must be on or off, got `" + val + "`");
     } else {
       o.errors.push_back("unknown option `" + key + "`");
     }

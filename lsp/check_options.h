@@ -12,13 +12,19 @@ namespace tsocheck {
 struct AnnotationOptions {
   std::optional<Model> model;
   std::optional<int> bufferBound;
+  std::optional<int> bufferBoundFrom;  // buffer_bound=A..K: deepening from A to bufferBound
+  bool stateful = false;               // `stateful` (or stateful=1): explicit-state search
   std::optional<int> preemptionBound;
+  std::optional<int> preemptionFrom;  // preemption_bound=A..B: iterative from A
   std::optional<uint32_t> loopBound;
   std::optional<double> timeLimit;
+  std::optional<bool> fences;  // fences=on|off: fence synthesis after a TSO/PSO violation
   std::vector<std::string> errors;  // unknown keys or bad values
 };
 
 AnnotationOptions parseAnnotation(const std::string& text);
 std::optional<Model> parseModel(const std::string& s);  // "sc" | "tso" | "pso" (any case)
+// "K" -> {K, K}; "A..K" -> {A, K} with A <= K; nullopt when malformed.
+std::optional<std::pair<int, int>> parseBoundRange(const std::string& s);
 
 }  // namespace tsocheck

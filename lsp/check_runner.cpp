@@ -2,10 +2,15 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 
+#include "engine/state_space.h"
 #include "lsp/check_options.h"
 #include "lsp/compile_db.h"
+#include "lsp/fence_fix.h"
+#include "lsp/preemption_rounds.h"
 
 namespace tsocheck {
 
@@ -29,6 +34,32 @@ CheckReport errorReport(const frontend::CheckFunction& fn, Model model, const st
   r.result.message = message;
   r.errorAt = std::move(at);
   return r;
+}
+
+// --buffer-bound A..K: the first k with a violation, or a fixpoint proof, or
+// the largest k checked.
+void runDeepening(const Program& prog, const CheckOptions& co, int from, CheckReport& rep) {
+  DeepeningResult d = deepenBufferBound(prog, co, from, co.bufferBound);
+  rep.result = std::move(d.result);
+  if (d.violationK) {
+    const int k = *d.violationK;
+    rep.bufferBound = k;
+    rep.bounds.buffer = k;
+    rep.boundsNote = co.model == Model::SC || k == 0
+                         ? "the violation occurs under sequential consistency (buffer bound 0)"
+                         : "needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry" : " entries") +
+                               (k - 1 == from   ? " (k=" + std::to_string(from) + " passes)"
+                                : k - 1 > from ? " (k=" + std::to_string(from) + ".." + std::to_string(k - 1) + " pass)"
+                                               : "");
+    return;
+  }
+  if (d.largestK >= 0) rep.bounds.buffer = d.largestK;
+  if (d.fixpointK) {
+    rep.bounds.fixpointK = d.fixpointK;
+    rep.bufferBound.reset();  // proven for unbounded buffers
+  }
+  for (const std::string& l : rep.result.limitsHit)
+    if (l.find("(loop bound)") != std::string::npos) rep.bounds.loop = rep.loopBound;
 }
 
 }  // namespace
@@ -96,9 +127,16 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     rep.bufferBound = opts.bufferBound ? opts.bufferBound : ann.bufferBound;
     rep.preemptionBound = opts.preemptionBound ? opts.preemptionBound : ann.preemptionBound;
     rep.loopBound = opts.loopBound.value_or(ann.loopBound.value_or(defaultLoopBound));
-    if (rep.preemptionBound) {
+    // Buffer-bound deepening (A..K) and the stateful search: the visited-state
+    // table ends loops over finite data, so loops are not bounded unless asked.
+    const std::optional<int> deepenFrom = opts.bufferBound ? opts.bufferBoundFrom : ann.bufferBoundFrom;
+    const bool stateful = opts.stateful || ann.stateful;
+    if ((deepenFrom || stateful) && !opts.loopBound && !ann.loopBound) rep.loopBound = 0;
+    const std::optional<int> preemptionFrom = opts.preemptionBound ? opts.preemptionFrom : ann.preemptionFrom;
+    if (rep.preemptionBound && (deepenFrom || stateful)) {
       frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",
-                              "preemption bounding is not implemented yet; run without a preemption bound"};
+                              "a preemption bound works with the graph explorer only; drop it, or drop "
+                              "--stateful / the buffer-bound range"};
       CheckReport e = errorReport(fn, model, at.message, at);
       e.preemptionBound = rep.preemptionBound;
       fr.checks.push_back(std::move(e));
@@ -129,16 +167,52 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     co.timeLimitSeconds = opts.timeLimit ? *opts.timeLimit : ann.timeLimit.value_or(0);
     co.cancel = opts.cancel;
     co.onProgress = opts.onProgress;
+    co.stateful = stateful;
     rep.program = prog;
     if (opts.reuse && opts.reuse(rep, *prog)) {
       rep.reused = true;
       fr.checks.push_back(std::move(rep));
       continue;
     }
-    rep.result = check(*prog, co);
+    if (deepenFrom) runDeepening(*prog, co, *deepenFrom, rep);
+    else if (rep.preemptionBound)
+      rep.result = checkPreemptionRounds(*prog, co, preemptionFrom.value_or(*rep.preemptionBound),
+                                         *rep.preemptionBound, rep);
+    else rep.result = check(*prog, co);
     if (rep.result.status == Status::Error) {
       // Engine-side limitation (e.g. mixed-size accesses): message is "file:line:col: text".
       rep.errorAt = frontend::Diagnostic{fn.file, fn.line, fn.column, "error", rep.result.message};
+    }
+    if (rep.result.status == Status::Violation && model != Model::SC && opts.fences && ann.fences.value_or(true)) {
+      FenceFixInput fi{prog.get(), co, &low.module, path, {}, {}, opts.fenceStyle};
+      fi.lowering.model = model;
+      fi.lowering.loopBound = rep.loopBound;
+      std::shared_ptr<Program> graphProg;
+      if (deepenFrom || stateful) {
+        // Synthesis reads delayed stores off graph-explorer traces and must fix
+        // the bug for unbounded buffers: run it on the graph explorer, with the
+        // default loop bound (the state search's lowering has none).
+        frontend::FrontendResult& lb = lowerFor({model, defaultLoopBound});
+        if (lb.ok) {
+          graphProg = std::make_shared<Program>(lb.module.program);
+          graphProg->entry = lb.module.entryOf[i];
+          fi.program = graphProg.get();
+          fi.module = &lb.module;
+          fi.lowering.loopBound = defaultLoopBound;
+        }
+        fi.options.stateful = false;
+        fi.options.bufferBound = -1;
+        fi.reuseResult = false;
+      }
+      if (fi.options.preemptionBound >= 0) {
+        // Fences must fix every execution, not only those within the bound.
+        fi.options.preemptionBound = -1;
+        fi.reuseResult = false;
+      }
+      fi.lowering.clangArgs = args;
+      if (opts.contents) fi.source = *opts.contents;
+      else if (std::ifstream f(path, std::ios::binary); f) fi.source.assign(std::istreambuf_iterator<char>(f), {});
+      addFenceFix(rep, fi);
     }
     fr.checks.push_back(std::move(rep));
   }

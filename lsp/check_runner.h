@@ -37,9 +37,12 @@ struct CheckReport;
 struct RunOptions {
   std::optional<Model> model;             // overrides the annotation
   std::optional<int> bufferBound;
+  std::optional<int> bufferBoundFrom;     // --buffer-bound A..K: deepening k = A..bufferBound
   std::optional<int> preemptionBound;
+  std::optional<int> preemptionFrom;      // set: iterative bounds preemptionFrom..preemptionBound
   std::optional<uint32_t> loopBound;
   std::optional<double> timeLimit;        // seconds per check
+  bool stateful = false;                  // explicit-state search with a visited table
   std::vector<std::string> extraClangArgs;
   std::string compileCommandsDir;         // "" = search upward from the file
   std::optional<std::string> contents;    // unsaved buffer contents
@@ -52,6 +55,7 @@ struct RunOptions {
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(uint64_t)> onProgress;
   std::function<bool(const CheckReport&, const Program&)> reuse;
+  bool fences = true;                     // synthesize fences after a TSO/PSO violation (--no-fences)
 };
 
 struct CheckReport {
@@ -71,6 +75,11 @@ struct CheckReport {
   std::vector<FenceEdit> fences;  // synthesized fences that make the check pass
   std::string fenceNote;          // e.g. "the violation also occurs under SC: no fence can fix it"
   bool reused = false;            // skipped: RunOptions::reuse had its result
+  // Whether synthesized fences, inserted into the source text, make the
+  // re-lowered check pass (unset: no fences were synthesized). `fences` is
+  // only filled when true.
+  std::optional<bool> fencesVerified;
+  std::string boundsNote;         // e.g. "needs a store buffer of 2 entries (k=0 and k=1 pass)"
 };
 
 struct FileReport {

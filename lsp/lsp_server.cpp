@@ -314,7 +314,8 @@ class Server {
       l.unlock();
       runJob(*doc, r, s, fresh);
       l.lock();
-      running_.erase(uri);
+      auto it = running_.find(uri);
+      if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
       --busy_;
       cv_.notify_all();
     }
@@ -416,6 +417,8 @@ class Server {
     {
       std::lock_guard<std::mutex> l(mu_);
       results_[doc.uri] = res;
+      auto it = running_.find(doc.uri);  // done: lenses show the result from now on
+      if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
     }
     publish(doc, res);
     log(4, "checked " + doc.path + " v" + std::to_string(doc.version) + ": " + std::to_string(checked) +

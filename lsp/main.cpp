@@ -14,6 +14,7 @@
 #include "lsp/check_options.h"
 #include "lsp/check_runner.h"
 #include "lsp/lsp_server.h"
+#include "lsp/fence_fix.h"
 #include "lsp/reports.h"
 
 #ifndef TSOCHECK_VERSION
@@ -35,10 +36,17 @@ const char* kUsage =
     "options:\n"
     "  --model sc|tso|pso        memory model (default: tso, or the annotation's model=)\n"
     "  --buffer-bound K          at most K pending stores per thread (0 = SC)\n"
-    "  --preemption-bound P      not implemented yet\n"
+    "  --buffer-bound A..K       deepening: k = A..K, stop at the first violation; verified\n"
+    "                            when the reachable states reach a fixpoint (any buffer size)\n"
+    "  --stateful                explicit-state search with a visited-state table\n"
+    "  --preemption-bound P      every execution with at most P preemptions (plus slack);\n"
+    "                            A..B: bounds A, A+1, ... B in turn, stop at the first violation\n"
     "  --loop-bound N            iterations of loops that wait on other threads (default 8)\n"
     "  --step-limit N            instructions per thread per execution (default 200000)\n"
     "  --time-limit SECONDS      per check\n"
+    "  --no-fences               no fence synthesis after a TSO/PSO violation\n"
+    "  --fence-style S           seq_cst (default: atomic_thread_fence(memory_order_seq_cst);),\n"
+    "                            sync (__sync_synchronize();) or mfence (asm volatile)\n"
     "  --keep-going              explore every execution after the first violation\n"
     "                            (counts all executions; reports the first violation)\n"
     "  --json                    print one JSON object instead of text\n"
@@ -87,6 +95,11 @@ int runCheck(int argc, char** argv) {
       break;
     } else if (key == "--json") {
       json = true;
+    } else if (key == "--no-fences") {
+      opts.fences = false;
+    } else if (key == "--fence-style") {
+      if (!value(&v) || !fenceText(v)) return usage("--fence-style must be seq_cst, sync or mfence");
+      opts.fenceStyle = v;
     } else if (key == "--keep-going") {
       opts.keepGoing = true;
     } else if (key == "--model") {
@@ -94,12 +107,23 @@ int runCheck(int argc, char** argv) {
       auto m = parseModel(v);
       if (!m) return usage("--model must be sc, tso or pso");
       opts.model = *m;
-    } else if (key == "--buffer-bound" || key == "--preemption-bound" || key == "--loop-bound" ||
-               key == "--step-limit") {
+    } else if (key == "--buffer-bound") {
+      if (!value(&v)) return usage("--buffer-bound needs a value");
+      auto r = parseBoundRange(v);
+      if (!r) return usage("--buffer-bound needs a non-negative integer K or a range A..K with A <= K");
+      opts.bufferBound = r->second;
+      if (v.find("..") != std::string::npos) opts.bufferBoundFrom = r->first;
+      else opts.bufferBoundFrom.reset();
+    } else if (key == "--stateful") {
+      opts.stateful = true;
+    } else if (key == "--preemption-bound") {
+      auto r = value(&v) ? parseBoundRange(v) : std::nullopt;
+      if (!r) return usage("--preemption-bound needs P or A..B (non-negative integers, A <= B)");
+      opts.preemptionBound = r->second;
+      if (v.find("..") != std::string::npos) opts.preemptionFrom = r->first;
+    } else if (key == "--loop-bound" || key == "--step-limit") {
       if (!value(&v) || !parseUInt(v, &n)) return usage(key + " needs a non-negative integer");
-      if (key == "--buffer-bound") opts.bufferBound = int(n);
-      else if (key == "--preemption-bound") opts.preemptionBound = int(n);
-      else if (key == "--loop-bound") opts.loopBound = uint32_t(n);
+      if (key == "--loop-bound") opts.loopBound = uint32_t(n);
       else opts.limits.maxSteps = uint64_t(n);
     } else if (key == "--time-limit") {
       if (!value(&v)) return usage("--time-limit needs a value");
@@ -121,8 +145,6 @@ int runCheck(int argc, char** argv) {
     }
   }
   if (files.empty()) return usage("no input file");
-  if (opts.preemptionBound)
-    return usage("--preemption-bound is not implemented yet; run without it");
 
   std::vector<FileReport> reports;
   bool violation = false, inputError = false;

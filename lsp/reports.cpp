@@ -92,6 +92,8 @@ json checkJson(const CheckReport& r) {
              {"line", vi.loc.line},
              {"column", vi.loc.column},
              {"thread", vi.thread},
+             {"preemptions", vi.preemptions >= 0 ? json(vi.preemptions) : json(nullptr)},  // a lower bound
+             {"above_bound", vi.aboveBound},
              {"trace", trace}};
   }
   json j{{"file", r.file},
@@ -113,8 +115,11 @@ json checkJson(const CheckReport& r) {
          {"limits", r.result.limitsHit},
          {"violation", v},
          {"bounds", boundsJson(r.bounds)},
+         {"bound_blocked", r.result.boundBlocked},        // partial executions pruned by the preemption bound
+         {"slack_executions", r.result.slackExecutions},  // complete executions known to exceed it
          {"fences", fencesJson(r.fences)},
-         {"fence_note", r.fenceNote}};
+         {"fence_note", r.fenceNote},
+         {"fences_verified", r.fencesVerified ? json(*r.fencesVerified) : json(nullptr)}};
   if (r.errorAt)
     j["error"] = {{"file", r.errorAt->file}, {"line", r.errorAt->line}, {"column", r.errorAt->column},
                   {"message", r.errorAt->message}};
@@ -134,6 +139,27 @@ json resultsJson(const std::vector<FileReport>& files) {
     }
   }
   return json{{"version", 1}, {"results", results}, {"errors", errors}};
+}
+
+// SARIF fixes for synthesized fences: one fix inserting every fence, each as an
+// empty region right after the statement's last character.
+template <class Uri>
+json sarifFixes(const CheckReport& c, const Uri& uri) {
+  json fixes = json::array();
+  if (c.fences.empty()) return fixes;
+  std::map<std::string, json> byFile;
+  for (const FenceEdit& f : c.fences) {
+    json at{{"startLine", f.line}, {"startColumn", f.column + 1}, {"endLine", f.line}, {"endColumn", f.column + 1}};
+    byFile[f.file].push_back({{"deletedRegion", at}, {"insertedContent", {{"text", " " + f.text}}}});
+  }
+  json changes = json::array();
+  for (auto& [file, reps] : byFile)
+    changes.push_back({{"artifactLocation", {{"uri", uri(file)}}}, {"replacements", reps}});
+  const std::string n = std::to_string(c.fences.size());
+  fixes.push_back({{"description", {{"text", "insert " + n + (c.fences.size() == 1 ? " fence" : " fences") +
+                                                 (c.fenceNote.empty() ? std::string() : " (" + c.fenceNote + ")")}}},
+                   {"artifactChanges", changes}});
+  return fixes;
 }
 
 json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersion) {
@@ -196,7 +222,7 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
                          {"partialFingerprints",
                           {{"tsocheck/v1", c.function + ":" + ruleId + ":" + modelName(c.model) + ":" +
                                                std::to_string(v.loc.line)}}},
-                         {"fixes", json::array()}});
+                         {"fixes", sarifFixes(c, uri)}});
     }
   return json{{"version", "2.1.0"},
               {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
@@ -229,10 +255,13 @@ std::string textReport(const FileReport& f) {
     }
     os << " under " << modelName(c.model);
     if (c.bufferBound) os << " (buffer bound " << *c.bufferBound << ")";
+    if (c.preemptionBound) os << " (preemption bound " << *c.preemptionBound << ")";
     if (r.status != Status::Error)
       os << " — " << r.executions << " execution" << (r.executions == 1 ? "" : "s")
          << (r.blocked ? ", " + std::to_string(r.blocked) + " blocked" : "")
-         << (r.cut ? ", " + std::to_string(r.cut) + " cut" : "") << ", " << ms;
+         << (r.cut ? ", " + std::to_string(r.cut) + " cut" : "")
+         << (r.boundBlocked ? ", " + std::to_string(r.boundBlocked) + " pruned by the preemption bound" : "") << ", "
+         << ms;
     os << "\n";
     if (r.status == Status::Error) {
       if (c.errorAt) os << "  " << frontend::formatDiagnostic(*c.errorAt) << "\n";
@@ -247,6 +276,15 @@ std::string textReport(const FileReport& f) {
     const Violation& v = *r.violation;
     const Program& prog = *c.program;
     os << "  " << errorKindName(v.kind) << ": " << v.message << " at " << prog.locString(v.loc) << "\n";
+    if (!c.boundsNote.empty()) os << "  " << c.boundsNote << "\n";
+    if (c.preemptionBound && v.aboveBound)
+      os << "  above the preemption bound " << *c.preemptionBound << ": met only in a slack execution (at least "
+         << v.preemptions << (v.preemptions == 1 ? " preemption)\n" : " preemptions)\n");
+    else if (c.preemptionBound)
+      os << "  found with preemption bound " << *c.preemptionBound
+         << (c.bounds.preemptions ? "; no violation with ≤ " + std::to_string(*c.bounds.preemptions) + " preemptions"
+                                  : std::string())
+         << "\n";
     os << "  interleaving:\n";
     for (const TraceStep& s : v.trace) {
       std::string head = "  " + std::string(s.step < 10 ? " " : "") + std::to_string(s.step) + ". " + formatStepHead(s);

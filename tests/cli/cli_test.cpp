@@ -245,6 +245,17 @@ TEST_CASE("SARIF output carries the interleaving as a code flow", "[cli]") {
     for (const json& loc : tf["locations"]) order.push_back(loc["executionOrder"]);
   std::sort(order.begin(), order.end());
   for (size_t i = 0; i < order.size(); ++i) CHECK(order[i] == int(i + 1));
+  // The synthesized fences ride along as one SARIF fix with an insertion per fence.
+  REQUIRE(res["fixes"].size() == 1);
+  const json& changes = res["fixes"][0]["artifactChanges"];
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0]["artifactLocation"]["uri"].get<std::string>().find("sb.c") != std::string::npos);
+  const json& reps = changes[0]["replacements"];
+  CHECK(reps.size() == 2);
+  for (const json& rep : reps) {
+    CHECK(rep["deletedRegion"]["startColumn"] == rep["deletedRegion"]["endColumn"]);
+    CHECK(rep["insertedContent"]["text"].get<std::string>().find("atomic_thread_fence") != std::string::npos);
+  }
 }
 
 TEST_CASE("human output shows the verdict and the source line of each step", "[cli]") {
@@ -297,4 +308,346 @@ TEST_CASE("realloc keeps the contents and frees the old block", "[cli]") {
   CHECK(r["violation"]["kind"] == "memory");
   CHECK(r["violation"]["line"] == 28);
   CHECK(r["violation"]["message"].get<std::string>().find("use after free") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------
+// Fence synthesis (issue 4): fences for TSO/PSO-only bugs, validated by
+// applying the reported edits here and re-running the binary on the result.
+
+namespace {
+
+// Inserts " text" right after line:column of every edit (what an editor does
+// with a FenceEdit), plus <stdatomic.h> for the default style.
+std::string applyEdits(std::string src, const json& fences) {
+  std::vector<std::tuple<size_t, size_t, std::string>> edits;
+  for (const json& f : fences) edits.emplace_back(f["line"].get<size_t>(), f["column"].get<size_t>(), f["text"]);
+  std::sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a > b; });
+  for (const auto& [line, col, text] : edits) {
+    size_t at = 0;
+    for (size_t l = 1; l < line; ++l) at = src.find('\n', at) + 1;
+    src.insert(at + col, " " + text);
+  }
+  if (src.find("<stdatomic.h>") == std::string::npos) src = "#include <stdatomic.h>\n" + src;
+  return src;
+}
+
+fs::path scratchDir() {
+  std::string tmpl = (fs::temp_directory_path() / "tsocheck-fences-XXXXXX").string();
+  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+  return tmpl;
+}
+
+// Runs `file` under `model`, applies the fences of every check, re-checks the
+// edited copy and returns the fence count per check function.
+std::map<std::string, size_t> fencesFixIt(const fs::path& file, const std::string& model, const std::string& extra = "") {
+  json j = checkJson(quote(file.string()) + " --model " + model + extra);
+  std::map<std::string, size_t> counts;
+  json all = json::array();
+  for (const json& r : j["results"]) {
+    INFO(r["function"] << ": " << r["fence_note"]);
+    CHECK(r["status"] == "violation");
+    CHECK(r["fences_verified"] == true);
+    CHECK(r["fences"].size() >= 1);
+    counts[r["function"]] = r["fences"].size();
+    for (const json& f : r["fences"]) {
+      CHECK(f["file"] == file.string());
+      all.push_back(f);
+    }
+  }
+  fs::path dir = scratchDir();
+  fs::path edited = dir / file.filename();
+  std::ofstream(edited) << applyEdits(readFile(file), all);
+  json k = checkJson(quote(edited.string()) + " --model " + model + extra);
+  for (const json& r : k["results"]) {
+    INFO("edited: " << r["function"] << " " << r["message"]);
+    CHECK(r["status"] == "verified");
+    CHECK(r["fences"].empty());
+    CHECK(r["fences_verified"].is_null());
+  }
+  CHECK(k["_exit"] == 0);
+  fs::remove_all(dir);
+  return counts;
+}
+
+}  // namespace
+
+TEST_CASE("fences fix every sample whose bug is TSO/PSO-only, and the edited source verifies", "[cli][fences]") {
+  size_t fixedCount = 0;
+  for (const fs::path& f : samples()) {
+    auto expect = expectations(readFile(f), "expect");
+    for (const std::string model : {"TSO", "PSO"}) {
+      if (expect["SC"] != "verified" || expect[model] != "violation") continue;
+      INFO(f.string() << " " << model);
+      fencesFixIt(f, model == "TSO" ? "tso" : "pso");
+      ++fixedCount;
+    }
+  }
+  CHECK(fixedCount >= 10);
+}
+
+TEST_CASE("fence counts match the known minimum", "[cli][fences]") {
+  const std::string s = TSOCHECK_SAMPLES_DIR;
+  CHECK(fencesFixIt(s + "/litmus/sb.c", "tso")["store_buffering"] == 2);
+  CHECK(fencesFixIt(s + "/litmus/sb.c", "pso")["store_buffering"] == 2);
+  CHECK(fencesFixIt(s + "/litmus/mp.c", "pso")["message_passing_litmus"] == 1);
+  CHECK(fencesFixIt(s + "/mp_buggy.c", "pso")["message_passing"] == 1);
+  CHECK(fencesFixIt(s + "/litmus/two_plus_two_w.c", "pso")["two_plus_two_writes"] == 2);
+  // Both Peterson threads run one function: a single source fence (after
+  // `turn = j;`, executed by each thread) is the two fences of the paper.
+  CHECK(fencesFixIt(s + "/peterson_buggy.c", "tso")["peterson"] == 1);
+}
+
+TEST_CASE("fixed samples and passing checks get no fences", "[cli][fences]") {
+  for (const fs::path& f : samples()) {
+    auto expect = expectations(readFile(f), "expect");
+    for (const std::string model : {"tso", "pso"}) {
+      std::string upper = model == "tso" ? "TSO" : "PSO";
+      if (expect[upper] == "violation") continue;
+      INFO(f.string() << " " << model);
+      json j = checkJson(quote(f.string()) + " --model " + model);
+      for (const json& r : j["results"]) {
+        CHECK(r["fences"].empty());
+        CHECK(r["fences_verified"].is_null());
+        CHECK(r["fence_note"] == "");
+      }
+    }
+  }
+}
+
+TEST_CASE("a bug under SC gets the note that no fence can fix it", "[cli][fences]") {
+  for (const char* model : {"tso", "pso"}) {
+    json j = checkJson(quote(inputs("sc_race.c")) + " --model " + model);
+    const json& r = j["results"][0];
+    CHECK(r["status"] == "violation");
+    CHECK(r["fences"].empty());
+    CHECK(r["fences_verified"].is_null());
+    CHECK(r["fence_note"] == "the violation also occurs under SC: no fence can fix it");
+  }
+  Run t = tsocheck("check " + quote(inputs("sc_race.c")));
+  CHECK(t.out.find("no fence can fix it") != std::string::npos);
+  CHECK(t.out.find("fix:") == std::string::npos);
+}
+
+TEST_CASE("fence synthesis can be turned off, fence styles, unbraced bodies, unvalidated fences, human output", "[cli][fences]") {
+  json j = checkJson(quote(inputs("sb_fences_off.c")));
+  REQUIRE(j["results"].size() == 4);
+  for (const json& r : j["results"]) {
+    INFO(r["function"]);
+    CHECK(r["status"] == "violation");
+    if (r["function"] == "sb_no_fences") {
+      CHECK(r["fences"].empty());
+      CHECK(r["fence_note"] == "");
+    } else if (r["function"] == "sb_comma") {
+      // The engine finds fences, but they do not survive validation on the source.
+      CHECK(r["fences"].empty());
+      CHECK(r["fences_verified"] == false);
+      CHECK(r["fence_note"].get<std::string>().find("no fix offered") != std::string::npos);
+    } else {
+      CHECK(r["fences"].size() == 2);
+      CHECK(r["fences_verified"] == true);
+    }
+    if (r["function"] == "sb_unbraced" && r["fences"].size() == 2) {
+      // `if (a) x = 1;` on lines 27 and 32: after the if statement's `;`.
+      CHECK(r["fences"][0]["line"] == 27);
+      CHECK(r["fences"][0]["column"] == 15);
+      CHECK(r["fences"][1]["line"] == 32);
+    }
+  }
+  json off = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c") + " --no-fences");
+  CHECK(off["results"][0]["fences"].empty());
+  CHECK(off["results"][0]["fence_note"] == "");
+
+  std::map<std::string, std::string> styles = {{"seq_cst", "atomic_thread_fence(memory_order_seq_cst);"},
+                                               {"sync", "__sync_synchronize();"},
+                                               {"mfence", "asm volatile(\"mfence\" ::: \"memory\");"}};
+  for (const auto& [style, text] : styles) {
+    INFO(style);
+    json s = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c") + " --fence-style " + style);
+    REQUIRE(s["results"][0]["fences"].size() == 2);
+    CHECK(s["results"][0]["fences"][0]["text"] == text);
+    CHECK(s["results"][0]["fences_verified"] == true);
+  }
+  fencesFixIt(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c", "tso", " --fence-style mfence");
+  CHECK(tsocheck("check " + quote(inputs("sc_race.c")) + " --fence-style lfence").exitCode == 2);
+
+  Run h = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c"));
+  CHECK(h.exitCode == 1);
+  CHECK(h.out.find("fix: insert 2 fences") != std::string::npos);
+  CHECK(h.out.find("atomic_thread_fence(memory_order_seq_cst);") != std::string::npos);
+}
+
+TEST_CASE("buffer-bound deepening reports the smallest k that shows a violation", "[cli][deepening]") {
+  const std::string sb = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c");
+  json j = checkJson(sb + " --buffer-bound 0..3");
+  const json& r = j["results"][0];
+  CHECK(j["_exit"] == 1);
+  CHECK(r["status"] == "violation");
+  CHECK(r["buffer_bound"] == 1);  // SB under TSO needs one pending store per thread
+  CHECK(r["bounds"]["buffer"] == 1);
+  CHECK(r["bounds"]["fixpoint_k"].is_null());
+  // Under SC the bug does not exist at all.
+  json sc = checkJson(sb + " --buffer-bound 0..3 --model sc");
+  CHECK(sc["results"][0]["status"] == "verified");
+  // MP under PSO needs both stores pending: k = 2, said in one sentence.
+  Run t = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/mp.c") +
+                   " --model pso --buffer-bound 0..3");
+  CHECK(t.exitCode == 1);
+  CHECK(t.out.find("needs a store buffer of 2 entries (k=0..1 pass)") != std::string::npos);
+  // A range in the annotation works the same way.
+  json a = checkJson(quote(inputs("deepen_annotated.c")));
+  CHECK(a["results"][0]["status"] == "violation");
+  CHECK(a["results"][0]["bounds"]["buffer"] == 2);
+  // Malformed ranges are usage errors.
+  CHECK(tsocheck("check " + sb + " --buffer-bound 3..1").exitCode == 2);
+  CHECK(tsocheck("check " + sb + " --buffer-bound 0..x").exitCode == 2);
+}
+
+TEST_CASE("the fixpoint proves fixed samples for unbounded store buffers", "[cli][deepening]") {
+  for (const char* name : {"peterson_fixed.c", "dekker_fixed.c", "litmus/sb_fenced.c"}) {
+    for (const char* m : {"tso", "pso"}) {
+      INFO(name << " " << m);
+      json j = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/" + name) + " --buffer-bound 0..4 --model " + m);
+      const json& r = j["results"][0];
+      CHECK(j["_exit"] == 0);
+      CHECK(r["status"] == "verified");
+      REQUIRE(r["bounds"]["fixpoint_k"].is_number());
+      CHECK(r["bounds"]["fixpoint_k"].get<int>() <= 3);
+      CHECK(r["buffer_bound"].is_null());  // proven for any buffer size
+      CHECK(r["message"].get<std::string>().find("verified for unbounded store buffers (fixpoint at k=") !=
+            std::string::npos);
+    }
+  }
+  // Without enough k there is no proof: bounded with the largest k checked.
+  json b = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/peterson_fixed.c") + " --buffer-bound 0..1");
+  CHECK(b["results"][0]["status"] == "bounded");
+  CHECK(b["results"][0]["bounds"]["buffer"] == 1);
+  CHECK(b["results"][0]["bounds"]["fixpoint_k"].is_null());
+  Run h = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/peterson_fixed.c") + " --buffer-bound 0..4");
+  CHECK(h.out.find("verified for unbounded store buffers (fixpoint at k=2)") != std::string::npos);
+}
+
+TEST_CASE("deepening ends finite-state loops without the loop bound, and never verifies a cut", "[cli][deepening]") {
+  // The default mode cuts the waiting loop at the loop bound ...
+  json d = checkJson(quote(inputs("flag_loop.c")));
+  CHECK(d["results"][0]["status"] == "bounded");
+  // ... deepening explores it completely and proves it.
+  json j = checkJson(quote(inputs("flag_loop.c")) + " --buffer-bound 0..4");
+  CHECK(j["results"][0]["status"] == "verified");
+  CHECK(j["results"][0]["bounds"]["fixpoint_k"].is_number());
+  CHECK(j["results"][0]["bounds"]["loop"].is_null());
+  // An explicit loop bound (here from the annotation) still cuts: bounded, and bounds.loop says so.
+  json l = checkJson(quote(inputs("loop_bound.c")) + " --buffer-bound 0..2");
+  CHECK(l["results"][0]["status"] == "bounded");
+  CHECK(l["results"][0]["bounds"]["loop"] == 3);
+  CHECK(l["results"][0]["bounds"]["fixpoint_k"].is_null());
+  // A thread that never stops changing state: cut, bounded, not a hang.
+  json r = checkJson(quote(inputs("runaway_loop.c")) + " --buffer-bound 0..1");
+  CHECK(r["results"][0]["status"] == "bounded");
+  CHECK(r["results"][0]["limits"].size() >= 1);
+}
+
+TEST_CASE("stateful search (--stateful) gives the same verdicts as the graph explorer on the samples", "[cli][stateful]") {
+  for (const char* name : {"peterson_buggy.c", "peterson_fixed.c", "mp_buggy.c", "tas_spinlock_fixed.c"}) {
+    for (const char* m : {"sc", "tso", "pso"}) {
+      INFO(name << " " << m);
+      const std::string f = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/" + name);
+      json a = checkJson(f + " --model " + m);
+      json b = checkJson(f + " --stateful --model " + m);
+      CHECK(a["results"][0]["status"] == b["results"][0]["status"]);
+    }
+  }
+}
+
+TEST_CASE("the stateful annotation explores a waiting loop completely at a fixed buffer bound", "[cli][stateful]") {
+  json j = checkJson(quote(inputs("stateful_annotated.c")));
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "bounded");  // buffer bound 2 under TSO: bounded, but nothing cut
+  CHECK(r["cut"] == 0);
+  CHECK(r["limits"].empty());
+  CHECK(r["loop_bound"] == 0);
+  CHECK(r["message"].get<std::string>().find("at most 2 entries") != std::string::npos);
+  // Under SC the same search proves it.
+  json sc = checkJson(quote(inputs("stateful_annotated.c")) + " --model sc");
+  CHECK(sc["results"][0]["status"] == "verified");
+  // --stateful on the command line does the same for an unannotated check.
+  json cl = checkJson(quote(inputs("flag_loop.c")) + " --stateful --model sc");
+  CHECK(cl["results"][0]["status"] == "verified");
+  CHECK(cl["results"][0]["cut"] == 0);
+}
+
+TEST_CASE("deepening and the stateful search still offer validated fences", "[cli][fences][deepening]") {
+  const std::string dekker = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/dekker_buggy.c");
+  for (const std::string mode : {" --buffer-bound 0..3", " --stateful --buffer-bound 2"}) {
+    INFO(mode);
+    json j = checkJson(dekker + mode);
+    const json& r = j["results"][0];
+    CHECK(r["status"] == "violation");
+    CHECK(r["fences_verified"] == true);
+    CHECK(r["fences"].size() == 1);
+  }
+}
+
+TEST_CASE("preemption bounding: iterative bounds, slack violations, JSON bounds", "[cli][preemption]") {
+  const std::string sb = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c");
+  // SB's weak outcome is impossible under SC at any bound ...
+  json sc = checkJson(sb + " --model sc --preemption-bound 0..2");
+  CHECK(sc["_exit"] == 0);
+  CHECK(sc["results"][0]["status"] == "bounded");
+  CHECK(sc["results"][0]["preemption_bound"] == 2);
+  CHECK(sc["results"][0]["bounds"]["preemptions"] == 2);
+  CHECK(sc["results"][0]["message"] == "no violation with \xE2\x89\xA4 2 preemptions");
+  // ... and needs no preemption under TSO: the first round shows it.
+  json tso = checkJson(sb + " --model tso --preemption-bound 0..3");
+  CHECK(tso["_exit"] == 1);
+  CHECK(tso["results"][0]["status"] == "violation");
+  CHECK(tso["results"][0]["preemption_bound"] == 0);
+  CHECK(tso["results"][0]["bounds"]["preemptions"].is_null());
+  CHECK(tso["results"][0]["violation"]["above_bound"] == false);
+  CHECK(tso["results"][0]["violation"]["preemptions"] == 0);
+
+  // The lost update needs one preemption under SC: the annotation's 0..2
+  // stops at bound 1 and proves bound 0 clean.
+  const std::string racy = quote(inputs("racy_counter.c"));
+  json j = checkJson(racy);
+  REQUIRE(j["results"].size() == 2);
+  const json& two = j["results"][0];
+  CHECK(two["function"] == "two_workers");
+  CHECK(two["status"] == "violation");
+  CHECK(two["preemption_bound"] == 1);
+  CHECK(two["bounds"]["preemptions"] == 0);
+  CHECK(two["violation"]["above_bound"] == false);
+  CHECK(j["results"][1]["preemption_bound"].is_null());  // five_workers has no bound
+  Run text = tsocheck("check " + racy);
+  CHECK(text.out.find("found with preemption bound 1; no violation with \xE2\x89\xA4 0 preemptions") !=
+        std::string::npos);
+
+  // Bound 0 with five workers: the slack (N-2) meets the violation anyway,
+  // and it is reported as above the bound.
+  json b0 = checkJson(racy + " --preemption-bound 0");
+  const json& five = b0["results"][1];
+  CHECK(five["status"] == "violation");
+  CHECK(five["violation"]["above_bound"] == true);
+  CHECK(five["violation"]["preemptions"].get<int>() >= 1);
+  // The round ran to the end (a slack violation does not stop it): no
+  // violation within bound 0 exists.
+  CHECK(five["bounds"]["preemptions"] == 0);
+  CHECK(five["bound_blocked"].is_number_unsigned());  // (the engine tests check that pruning happens)
+  CHECK(five["slack_executions"].is_number_unsigned());
+  Run t0 = tsocheck("check " + racy + " --preemption-bound 0");
+  CHECK(t0.exitCode == 1);
+  CHECK(t0.out.find("above the preemption bound 0: met only in a slack execution") != std::string::npos);
+
+  // Bad values.
+  CHECK(tsocheck("check " + racy + " --preemption-bound 2..1").exitCode == 2);
+  CHECK(tsocheck("check " + racy + " --preemption-bound x").exitCode == 2);
+  CHECK(tsocheck("check " + racy + " --preemption-bound=-1").exitCode == 2);
+}
+
+TEST_CASE("a bad preemption_bound in the annotation is an error at the function", "[cli][preemption]") {
+  json j = checkJson(quote(inputs("bad_preemption_bound.c")));
+  CHECK(j["_exit"] == 2);
+  REQUIRE(j["results"].size() == 1);
+  CHECK(j["results"][0]["status"] == "error");
+  CHECK(j["results"][0]["message"].get<std::string>().find("preemption_bound") != std::string::npos);
+  CHECK(j["results"][0]["error"]["line"] == 6);
 }

@@ -36,6 +36,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -114,6 +115,12 @@ struct State {
   std::map<Addr, Cell> mem;                       // every location accessed so far
   std::vector<std::pair<Event, Event>> rf;        // (reader, writer), sorted by reader
   std::map<Addr, std::vector<Event>> co;          // writers in memory order
+  // Preemption counting (naiveMinPreemptions only): the thread that took the
+  // last thread step, the threads switched away from while able to go on
+  // (a preemption is charged when one of them steps again), the count so far.
+  int32_t last = -1;
+  uint64_t owed = 0;
+  int preemptions = 0;
 };
 
 struct Counts {
@@ -183,6 +190,13 @@ class Naive {
   Naive(const Program& prog, Model model, int bound, const Limits& limits, bool cache)
       : prog_(prog), model_(model), bound_(bound), limits_(limits), cache_(cache) {}
 
+  // Preemption mode: fills minPreemptions_ instead of the usual counts.
+  std::map<std::string, int> runPreemptions(int maxPreemptions) {
+    maxPreemptions_ = maxPreemptions;
+    run();
+    return std::move(minPreemptions_);
+  }
+
   NaiveResult run() {
     State s;
     s.threads.push_back(std::make_shared<const ThreadState>(prog_, 0, prog_.entry, 0, limits_));
@@ -244,6 +258,29 @@ class Naive {
     };
     auto it = std::lower_bound(s.rf.begin(), s.rf.end(), reader, before);
     s.rf.insert(it, {reader, writer});
+  }
+
+  // Waiting for something another thread must do first: a held mutex or an
+  // unfinished thread to join (waiting for its own buffer to drain is not).
+  bool blockedWait(const State& s, uint32_t t) const {
+    const Action& a = s.threads[t]->pending();
+    if (a.kind == ActionKind::Join)
+      return a.target >= s.threads.size() || a.target == t || !s.threads[a.target]->finished();
+    if (a.kind == ActionKind::Lock) return peek(s, a.addr, a.size ? a.size : 4) != 0;
+    return false;
+  }
+
+  // Preemption bookkeeping for a step of thread t; false when it takes the
+  // run over the preemption budget.
+  bool countSwitch(const State& s, State& next, uint32_t t) const {
+    if (s.last >= 0 && uint32_t(s.last) != t && !blockedWait(s, uint32_t(s.last)))
+      next.owed |= uint64_t(1) << s.last;
+    if (next.owed & (uint64_t(1) << t)) {
+      next.owed &= ~(uint64_t(1) << t);
+      next.preemptions++;
+    }
+    next.last = int32_t(t);
+    return next.preemptions <= maxPreemptions_;
   }
 
   bool enabled(const State& s, uint32_t t) const {
@@ -397,13 +434,28 @@ class Naive {
       for (Event w : ws) names.push_back(eventString(w));
       co.push_back({addr, std::move(names)});
     }
-    res_.traces.insert(naiveTraceKey(rf, co));
+    std::string key = naiveTraceKey(rf, co);
+    if (maxPreemptions_ >= 0) {
+      auto [it, fresh] = minPreemptions_.emplace(key, s.preemptions);
+      if (!fresh) it->second = std::min(it->second, s.preemptions);
+    }
+    res_.traces.insert(std::move(key));
     std::vector<std::pair<Addr, Value>> fin;
     for (const auto& [addr, c] : s.mem) fin.push_back({addr, c.value});
     res_.finalStates.insert(std::move(fin));
   }
 
   Counts explore(const State& s) {
+    if (maxPreemptions_ >= 0) {
+      // A subtree's contribution depends only on its root (machine state,
+      // trace so far and preemption bookkeeping): explore each root once.
+      std::string key = stateKey(s);
+      put(key, s.last);
+      put(key, s.owed);
+      put(key, s.preemptions);
+      if (!seen_.insert(std::move(key)).second) return Counts{};
+      return exploreFrom(s);
+    }
     if (!cache_) return exploreFrom(s);
     std::string key = stateKey(s);
     auto it = memo_.find(key);
@@ -433,7 +485,9 @@ class Naive {
         any = true;
         State next = s;
         std::string error;
-        if (!perform(next, t, &error)) {
+        if (maxPreemptions_ >= 0 && !countSwitch(s, next, t)) {
+          // over the preemption budget: not explored further
+        } else if (!perform(next, t, &error)) {
           c.runs++;
           c.errorRuns++;
           res_.errorMessages.insert(error);
@@ -484,6 +538,9 @@ class Naive {
   bool cache_;
   NaiveResult res_;
   std::unordered_map<std::string, Counts> memo_;
+  int maxPreemptions_ = -1;  // >= 0: preemption mode
+  std::map<std::string, int> minPreemptions_;
+  std::unordered_set<std::string> seen_;
 };
 
 }  // namespace
@@ -497,6 +554,12 @@ NaiveResult exploreNaive(const Program& prog, Model model, int bufferBound, cons
 NaiveResult exploreNaivePlain(const Program& prog, Model model, int bufferBound, const Limits& limits) {
   Naive n(prog, model, bufferBound, limits, /*cache=*/false);
   return n.run();
+}
+
+std::map<std::string, int> naiveMinPreemptions(const Program& prog, Model model, int bufferBound,
+                                               int maxPreemptions, const Limits& limits) {
+  Naive n(prog, model, bufferBound, limits, /*cache=*/false);
+  return n.runPreemptions(maxPreemptions);
 }
 
 }  // namespace tsocheck::testing

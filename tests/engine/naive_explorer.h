@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -30,6 +31,13 @@ NaiveResult exploreNaive(const Program& prog, Model model, int bufferBound,
 // The same search without the subtree cache (for testing the cache).
 NaiveResult exploreNaivePlain(const Program& prog, Model model, int bufferBound,
                               const Limits& limits = Limits{});
+
+// Minimum preemption count (definition in engine/preemption.h: flushes are
+// not thread steps; a switch away from a thread waiting for a held mutex or
+// an unfinished join is free) of every Shasha–Snir class, over every run of
+// the machine producing it; only classes whose minimum is <= maxPreemptions.
+std::map<std::string, int> naiveMinPreemptions(const Program& prog, Model model, int bufferBound,
+                                               int maxPreemptions, const Limits& limits = Limits{});
 
 // Canonical trace key (format in engine/check.h) from reads-from pairs
 // (reader, writer or "init") and, per written address, writers in co order.

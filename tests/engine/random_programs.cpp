@@ -308,7 +308,7 @@ class Emitter {
   uint32_t line_ = 1;
 };
 
-Program build(const GenProgram& gp) {
+Program build(const GenProgram& gp, uint32_t loopIterations, bool spinAwaits) {
   ProgramBuilder pb("random.c");
   std::vector<uint32_t> shared;
   for (uint32_t i = 0; i < gp.locations; ++i)
@@ -325,7 +325,25 @@ Program build(const GenProgram& gp) {
     Reg acc = f.constant(0);
     std::vector<Reg> slotRegs(size_t(th.slots), kNoReg);
     Emitter e(f, shared);
-    e.ops(th.ops, slotRegs, acc);
+    if (spinAwaits && t % 2 == 1) {
+      // Wait until the first location differs from its initial value (a
+      // spin-loop await: the idle iteration is one read). May never happen:
+      // then the program deadlocks.
+      Reg v = f.loadGlobal(shared[0]);
+      f.assume(f.cmpImm(CmpOp::Ne, v, gp.init[0]), true);
+    }
+    if (loopIterations > 0) {
+      // for (i = 0; i < loopIterations; ++i) { body }
+      Reg i = f.constant(0);
+      Label top = f.newLabel(), out = f.newLabel();
+      f.bind(top);
+      e.ops(th.ops, slotRegs, acc);
+      f.mov(i, f.binImm(BinOp::Add, i, 1));
+      f.br(f.cmpImm(CmpOp::Ult, i, loopIterations), top, out);
+      f.bind(out);
+    } else {
+      e.ops(th.ops, slotRegs, acc);
+    }
     if (th.slots > 0) {
       // Only this thread writes its result global.
       uint32_t res = pb.global("res" + std::to_string(t + 1), 8, 0);
@@ -362,7 +380,7 @@ Program randomProgram(uint64_t seed, const RandomProgramSpec& spec) {
     }
     if (bestCost <= spec.maxStates) break;
   }
-  return build(best);
+  return build(best, spec.loopIterations, spec.spinAwaits);
 }
 
 }  // namespace tsocheck::testing

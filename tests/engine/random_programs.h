@@ -30,6 +30,12 @@ struct RandomProgramSpec {
   // maxAttempts the smallest candidate is used. 10000: ~1-2 ms per program
   // and model for the naive explorer, rarely more than 100 ms.
   double maxStates = 10000;
+  // > 0: each thread runs its body in a counting loop this many times (the
+  // budget above is for one iteration). Values read are OR-ed into the result.
+  uint32_t loopIterations = 0;
+  // Threads 2, 4, ... first spin-wait (load + assume as an idle iteration)
+  // until the first location leaves its initial value.
+  bool spinAwaits = false;
   uint32_t maxAttempts = 100;
 };
 

@@ -1434,3 +1434,82 @@ TSOCHECK void check(void) {
 )", Model::TSO);
   CHECK(ex.status == Status::Verified);
 }
+
+namespace {
+// 1-based line:column of the first character of `needle` (the nth occurrence) in `src`.
+std::pair<uint32_t, uint32_t> position(const std::string& src, const std::string& needle, int nth = 0) {
+  size_t at = src.find(needle);
+  for (int i = 0; i < nth && at != std::string::npos; ++i) at = src.find(needle, at + 1);
+  REQUIRE(at != std::string::npos);
+  uint32_t line = 1, col = 1;
+  for (size_t i = 0; i < at; ++i) {
+    if (src[i] == '\n') ++line, col = 1;
+    else ++col;
+  }
+  return {line, col};
+}
+
+// Where a fence after the store on the line of `marker` goes: the end of the
+// innermost block-level statement containing that store's location.
+std::optional<StatementSpan> endForStoreAt(const FrontendResult& r, const std::string& src, const std::string& marker) {
+  uint32_t line = position(src, marker).first;
+  for (const Function& f : r.module.program.functions)
+    for (const Instr& in : f.code)
+      if (in.op == Op::Store && in.loc.line == line)
+        return statementContaining(r.module, r.module.program.files[in.loc.file], in.loc.line, in.loc.column);
+  FAIL("no store on line " << line);
+  return std::nullopt;
+}
+}  // namespace
+
+TEST_CASE("statement ends for fence insertion", "[frontend][fences]") {
+  const std::string src = R"(#include <tsocheck.h>
+#define SET(v, n) v = n
+int x, y, z, w;
+int a[4];
+void f(int c) {
+  x = 1 ;  /* s1 */
+  if (c) y = 2;  /* s2 */
+  if (c) { z = 3; }  /* s3 */
+  for (int i = 0; i < 2; i++)
+    a[i] = i;  /* s4 */
+  do { w = 1; } while (c);  /* s5 */
+  SET(x, 7);  /* s6 */
+  while (c) {
+    if (c) {
+      y = 9;  /* s7 */
+    }
+  }
+}
+TSOCHECK void check(void) { f(0); }
+)";
+  FrontendResult r = lower(src);
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  struct Case {
+    const char* marker;  // the store's line
+    const char* endsAt;  // the character the statement ends with
+    int nth;
+  };
+  // s1: the `;` even after a space; s2: the unbraced body -> the whole if (its `;`);
+  // s3: the store's own statement inside the braces; s4: the whole for statement;
+  // s5: inside the do's block; s6: the macro use's `;`; s7: innermost nested block.
+  for (Case c : {Case{"/* s1 */", ";  /* s1", 0}, Case{"/* s2 */", ";  /* s2", 0}, Case{"/* s3 */", "; }  /* s3", 0},
+                 Case{"/* s4 */", ";  /* s4", 0}, Case{"/* s5 */", "; } while", 0}, Case{"/* s6 */", ";  /* s6", 0},
+                 Case{"/* s7 */", ";  /* s7", 0}}) {
+    INFO(c.marker);
+    std::optional<StatementSpan> s = endForStoreAt(r, src, c.marker);
+    REQUIRE(s);
+    auto [line, col] = position(src, c.endsAt, c.nth);
+    CHECK(s->endLine == line);
+    CHECK(s->endColumn == col);
+    CHECK(s->file == "test.c");
+  }
+  // The whole for statement starts at `for`.
+  std::optional<StatementSpan> s4 = endForStoreAt(r, src, "/* s4 */");
+  REQUIRE(s4);
+  CHECK(s4->beginLine == position(src, "for (").first);
+  // Outside any statement: nothing.
+  CHECK_FALSE(statementContaining(r.module, "test.c", 3, 1));
+  CHECK_FALSE(statementContaining(r.module, "other.c", 6, 3));
+}

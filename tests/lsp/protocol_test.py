@@ -157,6 +157,19 @@ def main():
     if tr.get("fences"):
         check(any(a.get("isPreferred") for a in acts) and all(a["kind"] == "quickfix" for a in acts),
               "fence quick fixes, one preferred")
+        pref = [a for a in acts if a.get("isPreferred")]
+        if pref:
+            edits = pref[0]["edit"]["changes"][uri]
+            key = lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"])
+            changes = [{"range": e["range"], "text": e["newText"]} for e in sorted(edits, key=key, reverse=True)]
+            c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 50}, "contentChanges": changes})
+            d = c.diagnostics(uri, version=50)
+            check(d is not None and [x for x in d["params"]["diagnostics"] if x["severity"] == 1] == [],
+                  "applying the fence fix removes the diagnostic")
+            # back to the original text for the rest of the test
+            c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 51},
+                                                "contentChanges": [{"text": open(dekker).read()}]})
+            c.diagnostics(uri, version=51)
     else:
         print("SKIP: no synthesized fences in this build (fence synthesis not merged): code-action edits are "
               "covered by the unit tests")

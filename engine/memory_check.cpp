@@ -1,0 +1,60 @@
+#include "engine/memory_check.h"
+
+#include <cstdio>
+
+namespace tsocheck {
+
+Value initialMemoryValue(const Program& prog, Addr a, uint8_t size) {
+  const Global* g = prog.globalAt(a);
+  if (!g) return 0;
+  Value v = 0;
+  uint64_t off = a - g->addr;
+  for (unsigned i = 0; i < size && off + i < g->init.size(); ++i) v |= Value(g->init[off + i]) << (8 * i);
+  return v;
+}
+
+std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const ThreadLookup& thread) {
+  auto hex = [](Addr x) {
+    char b[32];
+    snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(x));
+    return std::string(b);
+  };
+  if (a < layout::kNullLimit) return a == 0 ? "null pointer dereference" : "access near NULL (" + hex(a) + ")";
+  if (a >= layout::kHeapBase) {
+    uint64_t owner = (a - layout::kHeapBase) / layout::kThreadStride;
+    const ThreadState* ts = thread(owner);
+    if (!ts) return "access to an invalid heap address " + hex(a);
+    const HeapBlock* b = ts->heapBlockAt(a);
+    if (!b) {
+      if (const HeapBlock* before = ts->heapBlockBefore(a))
+        return "out-of-bounds heap access: offset " + std::to_string(a - before->addr) + " of a " +
+               std::to_string(before->size) + "-byte block";
+      return "heap access outside any allocated block (" + addressName(prog, a) + ")";
+    }
+    if (a + size > b->addr + b->size)
+      return "out-of-bounds heap access: " + std::to_string(size) + " bytes at offset " +
+             std::to_string(a - b->addr) + " of a " + std::to_string(b->size) + "-byte block";
+    return "";
+  }
+  if (a >= layout::kPrivateBase) return "access to another thread's private stack slot";
+  if (a >= layout::kStackBase) {
+    uint64_t owner = (a - layout::kStackBase) / layout::kThreadStride;
+    const ThreadState* ts = thread(owner);
+    if (ts && ts->ownsStackAddress(a, size)) return "";
+    return "access to an invalid stack address " + hex(a);
+  }
+  if (const Global* g = prog.globalAt(a)) {
+    if (a + size > g->addr + g->size) return "out-of-bounds access to `" + g->name + "`";
+    return "";
+  }
+  if (a >= layout::kGlobalBase && a < layout::kFunctionBase) {
+    // Past the end of a global: name the one it overruns.
+    for (auto it = prog.globals.rbegin(); it != prog.globals.rend(); ++it)
+      if (it->addr <= a)
+        return "out-of-bounds access to `" + it->name + "` (offset " + std::to_string(a - it->addr) + " of a " +
+               std::to_string(it->size) + "-byte object)";
+  }
+  return "access to an invalid address " + hex(a);
+}
+
+}  // namespace tsocheck

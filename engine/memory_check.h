@@ -1,0 +1,24 @@
+// Memory-access rules shared by the graph explorer and the state-space search:
+// which addresses a thread may touch, and the initial value of a location.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "engine/interp.h"
+#include "engine/ir.h"
+
+namespace tsocheck {
+
+// The state of thread `tid` (for its heap blocks and stack slots), or nullptr.
+using ThreadLookup = std::function<const ThreadState*(uint64_t tid)>;
+
+// Empty when an access of `size` bytes at `a` is valid; otherwise a description
+// of the memory error (null, out of bounds, invalid stack or heap address).
+std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const ThreadLookup& thread);
+
+// Initial value of a location: the global's initialiser, 0 elsewhere.
+Value initialMemoryValue(const Program& prog, Addr a, uint8_t size);
+
+}  // namespace tsocheck

@@ -1,0 +1,100 @@
+// Preemption bounding (seed 002, Buster) on weak memory.
+//
+// Definition (the same in SC, TSO and PSO; see ARCHITECTURE.md "Definitions"):
+// a run's *schedule* is the sequence of thread steps — every load, store
+// issue (a store entering the buffer), fence, RMW, lock, spawn, join, free —
+// with store-buffer flushes left out: they are steps of the memory system,
+// which may take them at any moment without a thread switch. A *preemption*
+// is a switch from thread A to another thread while A is not blocked (not
+// waiting for a held mutex or for an unfinished thread to join) and A takes
+// another step later in the run (the optimistic count of seed 002, which
+// coincides with the classic one on complete runs). Waiting for its own
+// buffer to drain (fence, RMW) does not block a thread. The preemption count
+// of a Shasha–Snir class is the minimum over the runs that produce it.
+//
+// Deciding that minimum is NP-complete, so the explorer never computes it.
+// It keeps instead a cheap *lower bound* per graph: for each thread A, the
+// pairs of A's events a_i <po a_j with a happens-before path between them
+// through another thread (po, external rf, spawn, exit→join, and co/fr edges
+// to the write's flush: under SC and for locked operations the write's own
+// step, for a buffered store the thread's next draining step) force a switch away from A somewhere between them; when none
+// of a_{i+1..j} is a lock or join the switch is a preemption. The minimum
+// number of points hitting all such intervals (greedy, exact for intervals)
+// summed over threads is ≤ the class's preemption count. Pruning a graph only
+// when this lower bound exceeds P + slack (slack N−2) keeps every graph that
+// Buster keeps, so completeness up to P carries over; the explorer stays
+// optimal because it explores a subset of the unbounded exploration.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "engine/graph.h"
+
+namespace tsocheck {
+
+// Incremental bookkeeping carried along the exploration with each graph:
+// per event a vector clock over the edges above, per thread the greedy
+// hitting-set state. Forward steps only add events, whose incoming edges come
+// from older events, so each new event costs O(threads + its edges);
+// anything else (a backward revisit) clears `valid` and the next update
+// recomputes from scratch. Edges from a new event to older ones (a write
+// placed co-before existing writes) are only seen by a recomputation: the
+// incremental value may be smaller than the full one, never larger.
+struct PreemptionState {
+  static constexpr uint32_t kMaxThreads = 16;  // more threads: recomputed every time
+  using Clock = std::array<uint16_t, kMaxThreads>;
+  struct PerThread {
+    int32_t hit = -1;          // last switch point chosen ("after event #hit")
+    int32_t lastBlocker = -1;  // index of the thread's latest lock or join
+    uint32_t count = 0;
+  };
+  bool valid = false;
+  std::vector<std::vector<Clock>> clocks;  // per thread, per event processed
+  // Cheap phase: an upper bound (events that can end a forced interval:
+  // first events of spawned threads, reads from other threads, joins, writes
+  // timed at their step, draining events). While it stays within the limit
+  // nothing can be pruned and no clocks are kept.
+  bool exact = false;
+  uint32_t candidates = 0;
+  // Fixed size, so that copying a state in the cheap phase allocates nothing.
+  std::array<uint32_t, kMaxThreads> scanned{};  // per thread: events counted into `candidates`
+  uint32_t storeSinceDrain = 0;  // bit per thread: a buffered store since its last draining event
+  std::vector<PerThread> threads;
+  int total = 0;
+};
+
+class PreemptionCounter {
+ public:
+  explicit PreemptionCounter(bool sc) : sc_(sc) {}
+  // Lower bound on the preemption count of every run producing g (or any
+  // extension of g), from scratch. O(events × threads).
+  int lowerBound(const Graph& g) { return recompute(g, nullptr); }
+  // The same bookkeeping, brought up to date with g incrementally.
+  int update(const Graph& g, PreemptionState& st);
+  // True when g's lower bound exceeds limit; stays in the cheap phase while
+  // the upper bound allows.
+  bool exceeds(const Graph& g, PreemptionState& st, int limit);
+
+ private:
+  int recompute(const Graph& g, PreemptionState* st);
+  void addEvent(const Graph& g, PreemptionState& st, EventId id);
+  bool sc_;
+  std::vector<uint32_t> threadOf_;
+  std::vector<EventId> fresh_;
+  // Scratch buffers reused across calls.
+  std::vector<uint32_t> base_, indeg_, order_, clock_, left_, blockers_, nextDrain_;
+  std::vector<std::pair<uint32_t, uint32_t>> edges_;  // cross-thread (from node, to node)
+  std::vector<uint32_t> adjStart_, adj_;
+};
+
+// Slack that keeps the bounded exploration complete (seed 002, Theorem 1):
+// N−2 for N threads in the graph (0 for fewer than 2).
+inline int preemptionSlack(const Graph& g) {
+  int n = 0;
+  for (const ThreadInfo& th : g.threads) n += th.alive;
+  return n > 2 ? n - 2 : 0;
+}
+
+}  // namespace tsocheck

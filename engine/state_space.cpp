@@ -1,0 +1,895 @@
+#include "engine/state_space.h"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <unordered_map>
+
+#include "engine/memory_check.h"
+
+namespace tsocheck {
+
+namespace {
+
+constexpr Value kEBusy = 16;
+constexpr size_t kMaxRecentReads = 64;
+
+struct BufEntry {
+  Addr addr = 0;
+  Value value = 0;
+  uint8_t size = 0;
+  uint32_t epoch = 0;  // PSO: store-store barriers passed before this store
+  SourceLoc loc;       // of the store (for the flush step in traces; not in the key)
+};
+
+struct Thread {
+  std::optional<ThreadState> ts;  // empty: slot not (yet) used
+  bool exited = false;
+  uint32_t spawned = 0;           // spawn ordinal
+  uint32_t epoch = 0;             // PSO barrier epoch of the next store
+  std::vector<BufEntry> buf;      // oldest first
+  // The reads made since the last non-reading action (for spin-loop deadlocks).
+  std::vector<std::pair<Addr, Value>> recentReads;
+};
+
+struct Cell {
+  Addr addr = 0;
+  uint8_t size = 0;
+  Value value = 0;
+};
+
+struct State {
+  std::vector<Thread> th;
+  std::vector<Cell> mem;  // sorted by address; every location accessed so far
+  std::vector<std::pair<Addr, uint64_t>> freed;  // freed heap blocks
+};
+
+// One transition on the path to a state (node 0 is the initial state).
+struct Node {
+  uint32_t parent = 0;
+  uint32_t thread = 0;
+  StepKind kind = StepKind::ThreadStart;
+  bool hasAddr = false, hasValue = false, buffered = false, hidden = false;
+  Addr addr = 0;
+  Value value = 0;
+  SourceLoc loc;
+};
+
+template <class T>
+void put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+// The reads a spin-blocked thread's idle iteration made (what decides whether
+// it spins forever). For running threads they are not part of the state: the
+// values an iteration read are in its registers, and keeping a history would
+// make every retry of an exchange loop a new state.
+void putSpinReads(std::string& out, const Thread& th) {
+  const Action& p = th.ts->pending();
+  if (th.exited || p.kind != ActionKind::Blocked || p.value == 0) return;
+  const size_t want = std::min<size_t>(std::max<uint32_t>(p.target, 1), th.recentReads.size());
+  put(out, uint32_t(want));
+  for (size_t i = th.recentReads.size() - want; i < th.recentReads.size(); ++i) {
+    put(out, th.recentReads[i].first);
+    put(out, th.recentReads[i].second);
+  }
+}
+
+class Search {
+ public:
+  Search(const Program& prog, const StateSpaceOptions& opts) : prog_(prog), opts_(opts) {}
+  StateSpaceResult run();
+
+ private:
+  bool buffered() const { return opts_.model != Model::SC && opts_.bufferBound != 0; }
+  std::string key(const State& s);
+  uint32_t localId(const ThreadState& ts);
+  std::string projection(const State& s) const;
+  void expand(const State& s, uint32_t node);
+  bool reducedStep(const State& s, uint32_t node);
+  void push(State&& s, const Node& step);
+  uint32_t spawnId(uint32_t parent, uint32_t ordinal);
+
+  // Memory: a cell for (a, size), created on first access; nullptr after an
+  // engine error (mixed sizes) was reported.
+  Cell* cell(State& s, Addr a, uint8_t size, const SourceLoc& loc);
+  // Empty when thread t may access [a, a+size); otherwise the memory error.
+  std::string accessError(const State& s, Addr a, uint64_t size) const;
+  Value readValue(State& s, uint32_t t, Cell& c, bool* fromBuffer) const;
+  void noteRead(Thread& th, Addr a, Value v) const;
+
+  void finalState(const State& s, uint32_t node);
+  void reportError(const State& s, uint32_t node, const Node* last, uint32_t t, ErrorKind kind,
+                   const std::string& msg, const SourceLoc& loc, bool deadlock);
+  void engineError(const std::string& msg, const SourceLoc& loc);
+  void noteLimit(const std::string& what);
+  bool timeUp() const;
+
+  const Program& prog_;
+  const StateSpaceOptions& opts_;
+  StateSpaceResult res_;
+  std::unordered_set<std::string> visited_;
+  std::unordered_map<std::string, uint32_t> localIds_;
+  std::string scratch_;
+  uint64_t keyBytes_ = 0;  // rough memory held by keys, ids and queued states
+  std::vector<Node> nodes_;
+  std::deque<std::pair<State, uint32_t>> queue_;
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, uint32_t>> spawnIds_;
+  uint32_t nextThreadId_ = 1;
+  bool stopped_ = false, timedOut_ = false, stateLimit_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+bool Search::timeUp() const {
+  if (opts_.timeLimitSeconds <= 0) return false;
+  std::chrono::duration<double> d = std::chrono::steady_clock::now() - start_;
+  return d.count() > opts_.timeLimitSeconds;
+}
+
+uint32_t Search::spawnId(uint32_t parent, uint32_t ordinal) {
+  for (auto& [k, id] : spawnIds_)
+    if (k.first == parent && k.second == ordinal) return id;
+  spawnIds_.push_back({{parent, ordinal}, nextThreadId_});
+  return nextThreadId_++;
+}
+
+uint32_t Search::localId(const ThreadState& ts) {
+  // Light-weight local-state ids (seed 004): a thread's local state is interned
+  // once and the global state key holds its id, so keys stay short and a
+  // local state shared by many global states is stored once.
+  scratch_.clear();
+  ts.appendKey(scratch_);
+  auto it = localIds_.find(scratch_);
+  if (it != localIds_.end()) return it->second;
+  const uint32_t id = uint32_t(localIds_.size());
+  localIds_.emplace(scratch_, id);
+  keyBytes_ += scratch_.size() + 64;
+  return id;
+}
+
+std::string Search::key(const State& s) {
+  std::string out;
+  out.reserve(128);
+  put(out, uint32_t(s.th.size()));
+  for (const Thread& th : s.th) {
+    put(out, uint8_t(th.ts ? 1 + th.exited : 0));
+    if (!th.ts) continue;
+    put(out, localId(*th.ts));
+    put(out, th.spawned);
+    const uint32_t base = th.buf.empty() ? th.epoch : th.buf.front().epoch;
+    put(out, th.epoch - base);
+    put(out, uint32_t(th.buf.size()));
+    for (const BufEntry& e : th.buf) {
+      put(out, e.addr);
+      put(out, e.value);
+      put(out, e.size);
+      put(out, e.epoch - base);
+    }
+    putSpinReads(out, th);
+  }
+  put(out, uint32_t(s.mem.size()));
+  for (const Cell& c : s.mem) {
+    put(out, c.addr);
+    put(out, c.size);
+    put(out, c.value);
+  }
+  put(out, uint32_t(s.freed.size()));
+  for (const auto& [a, n] : s.freed) {
+    put(out, a);
+    put(out, n);
+  }
+  return out;
+}
+
+std::string Search::projection(const State& s) const {
+  // Theorem 1's projection: everything but the buffers, which contribute only
+  // their newest pending write per address.
+  std::string out;
+  out.reserve(512);
+  put(out, uint32_t(s.th.size()));
+  std::vector<std::pair<Addr, Value>> last;
+  for (const Thread& th : s.th) {
+    put(out, uint8_t(th.ts ? 1 + th.exited : 0));
+    if (!th.ts) continue;
+    th.ts->appendKey(out);
+    put(out, th.spawned);
+    last.clear();
+    for (const BufEntry& e : th.buf) {
+      auto it = std::find_if(last.begin(), last.end(), [&](const auto& x) { return x.first == e.addr; });
+      if (it == last.end()) last.push_back({e.addr, e.value});
+      else it->second = e.value;
+    }
+    std::sort(last.begin(), last.end());
+    put(out, uint32_t(last.size()));
+    for (const auto& [a, v] : last) {
+      put(out, a);
+      put(out, v);
+    }
+    putSpinReads(out, th);
+  }
+  put(out, uint32_t(s.mem.size()));
+  for (const Cell& c : s.mem) {
+    put(out, c.addr);
+    put(out, c.value);
+  }
+  put(out, uint32_t(s.freed.size()));
+  for (const auto& [a, n] : s.freed) put(out, a);
+  return out;
+}
+
+void Search::push(State&& s, const Node& step) {
+  if (stopped_) return;
+  std::string k = key(s);
+  if (visited_.count(k)) return;
+  // Keys of unbounded buffers grow with the buffer: bound the bytes as well
+  // as the count (queued states are a few times their key).
+  if (visited_.size() >= opts_.maxStates || keyBytes_ > opts_.maxKeyBytes) {
+    stateLimit_ = true;
+    return;
+  }
+  keyBytes_ += 4 * k.size() + 64;
+  if (opts_.collectProjections) {
+    std::string p = projection(s);
+    keyBytes_ += p.size() + 64;
+    res_.projections.insert(std::move(p));
+  }
+  visited_.insert(std::move(k));
+  nodes_.push_back(step);
+  queue_.emplace_back(std::move(s), uint32_t(nodes_.size() - 1));
+}
+
+std::string Search::accessError(const State& s, Addr a, uint64_t size) const {
+  std::string err = invalidAccess(prog_, a, size, [&](uint64_t t) -> const ThreadState* {
+    return t < s.th.size() && s.th[t].ts ? &*s.th[t].ts : nullptr;
+  });
+  if (!err.empty()) return err;
+  for (const auto& [p, n] : s.freed)
+    if (a >= p && a < p + std::max<uint64_t>(n, 1))
+      return "use after free: " + addressName(prog_, a) + " was freed before";
+  return "";
+}
+
+void Search::engineError(const std::string& msg, const SourceLoc& loc) {
+  res_.result.status = Status::Error;
+  res_.result.message = prog_.locString(loc) + ": " + msg;
+  stopped_ = true;
+}
+
+Cell* Search::cell(State& s, Addr a, uint8_t size, const SourceLoc& loc) {
+  auto it = std::lower_bound(s.mem.begin(), s.mem.end(), a, [](const Cell& c, Addr x) { return c.addr < x; });
+  const Cell* clash = nullptr;
+  if (it != s.mem.end() && it->addr == a) {
+    if (it->size == size) return &*it;
+    clash = &*it;
+  } else if (it != s.mem.begin() && (it - 1)->addr + (it - 1)->size > a) {
+    clash = &*(it - 1);
+  } else if (it != s.mem.end() && it->addr < a + size) {
+    clash = &*it;
+  }
+  if (clash) {
+    engineError("unsupported: mixed-size or overlapping accesses to the same memory (" + std::to_string(size) +
+                    "-byte access to " + addressName(prog_, a) + " overlaps a " + std::to_string(clash->size) +
+                    "-byte access to " + addressName(prog_, clash->addr) + ")",
+                loc);
+    return nullptr;
+  }
+  return &*s.mem.insert(it, Cell{a, size, initialMemoryValue(prog_, a, size)});
+}
+
+Value Search::readValue(State& s, uint32_t t, Cell& c, bool* fromBuffer) const {
+  const auto& buf = s.th[t].buf;
+  for (auto it = buf.rbegin(); it != buf.rend(); ++it)
+    if (it->addr == c.addr) {
+      *fromBuffer = true;
+      return it->value;
+    }
+  *fromBuffer = false;
+  return c.value;
+}
+
+void Search::noteRead(Thread& th, Addr a, Value v) const {
+  if (th.recentReads.size() >= kMaxRecentReads) th.recentReads.erase(th.recentReads.begin());
+  th.recentReads.push_back({a, v});
+}
+
+void Search::noteLimit(const std::string& what) {
+  auto& l = res_.result.limitsHit;
+  if (l.size() < 8 && std::find(l.begin(), l.end(), what) == l.end()) l.push_back(what);
+}
+
+// Partial-order reduction for the stateful search (off while collecting the
+// fixpoint projections, which need every reachable state). A store entering
+// a thread's own buffer (TSO/PSO, buffer not full) or a full fence with an
+// empty buffer changes only that thread's local state and buffer: no other
+// thread can observe or disable it, and it commutes with the thread's own
+// flushes (a flush removes the oldest entry, the store appends). So {that
+// step} is a persistent set and is explored alone, provided that
+//  * its successor is not an error/limit state of the thread (it must be
+//    invisible to what is checked),
+//  * no thread is at an error or a limit here (reported/counted by a full
+//    expansion), and
+//  * its successor is new: a step into an already visited state expands
+//    fully, so every cycle of the reduced graph holds a fully expanded state
+//    (the cycle proviso; nothing is postponed forever).
+// Terminal states (executions, deadlocks) and error states stay reachable.
+bool Search::reducedStep(const State& s, uint32_t node) {
+  if (!opts_.reduce || opts_.collectProjections || !buffered()) return false;
+  for (const Thread& th : s.th)
+    if (th.ts && !th.exited &&
+        (th.ts->pending().kind == ActionKind::Error || th.ts->pending().kind == ActionKind::Limit))
+      return false;
+  for (uint32_t t = 0; t < s.th.size(); ++t) {
+    const Thread& th = s.th[t];
+    if (!th.ts || th.exited) continue;
+    const Action& a = th.ts->pending();
+    const bool store = a.kind == ActionKind::Store &&
+                       (opts_.bufferBound < 0 || th.buf.size() < size_t(opts_.bufferBound)) &&
+                       accessError(s, a.addr, a.size).empty();
+    const bool fence = a.kind == ActionKind::Fence && a.fence == FenceKind::Full && th.buf.empty();
+    if (!store && !fence) continue;
+    State c = s;
+    Thread& ct = c.th[t];
+    Node x;
+    x.parent = node;
+    x.thread = t;
+    x.loc = a.loc;
+    if (store) {
+      Cell* cl = cell(c, a.addr, a.size, a.loc);
+      if (!cl) return true;  // engine error reported
+      const Value v = maskToSize(a.value, a.size);
+      ct.buf.push_back(BufEntry{a.addr, v, a.size, ct.epoch, a.loc});
+      x.kind = StepKind::Store;
+      x.hasAddr = x.hasValue = x.buffered = true;
+      x.addr = a.addr;
+      x.value = v;
+    } else {
+      x.kind = StepKind::Fence;
+    }
+    ct.recentReads.clear();
+    ct.ts->complete(0);
+    const ActionKind next = ct.ts->pending().kind;
+    if (next == ActionKind::Error || next == ActionKind::Limit) continue;
+    if (visited_.count(key(c))) continue;
+    push(std::move(c), x);
+    return true;
+  }
+  return false;
+}
+
+void Search::expand(const State& s, uint32_t node) {
+  if (reducedStep(s, node)) return;
+  const uint32_t n = uint32_t(s.th.size());
+  bool any = false;
+  bool cutHere = false;
+  auto step = [&](uint32_t t, StepKind k, const Action& a) {
+    Node x;
+    x.parent = node;
+    x.thread = t;
+    x.kind = k;
+    x.loc = a.loc;
+    return x;
+  };
+  for (uint32_t t = 0; t < n && !stopped_; ++t) {
+    const Thread& th = s.th[t];
+    if (!th.ts || th.exited) continue;
+    const Action& a = th.ts->pending();
+    switch (a.kind) {
+      case ActionKind::Error:
+        reportError(s, node, nullptr, t, a.error, a.message, a.loc, false);
+        return;
+      case ActionKind::Limit:
+        cutHere = true;
+        noteLimit(a.message + " at " + prog_.locString(a.loc));
+        continue;
+      case ActionKind::Blocked:
+        continue;
+      case ActionKind::Load: {
+        if (std::string err = accessError(s, a.addr, a.size); !err.empty()) {
+          reportError(s, node, nullptr, t, ErrorKind::Memory, err, a.loc, false);
+          return;
+        }
+        State c = s;
+        Cell* cl = cell(c, a.addr, a.size, a.loc);
+        if (!cl) return;
+        bool fromBuf = false;
+        Value v = readValue(c, t, *cl, &fromBuf);
+        Thread& ct = c.th[t];
+        noteRead(ct, a.addr, v);
+        ct.ts->complete(v);
+        Node x = step(t, fromBuf ? StepKind::LoadBuf : StepKind::LoadMem, a);
+        x.hasAddr = x.hasValue = true;
+        x.addr = a.addr;
+        x.value = v;
+        any = true;
+        push(std::move(c), x);
+        continue;
+      }
+      case ActionKind::Store: {
+        if (buffered() && opts_.bufferBound > 0 && th.buf.size() >= size_t(opts_.bufferBound)) continue;
+        if (std::string err = accessError(s, a.addr, a.size); !err.empty()) {
+          reportError(s, node, nullptr, t, ErrorKind::Memory, err, a.loc, false);
+          return;
+        }
+        State c = s;
+        Cell* cl = cell(c, a.addr, a.size, a.loc);
+        if (!cl) return;
+        const Value v = maskToSize(a.value, a.size);
+        Thread& ct = c.th[t];
+        if (buffered()) ct.buf.push_back(BufEntry{a.addr, v, a.size, ct.epoch, a.loc});
+        else cl->value = v;
+        ct.recentReads.clear();
+        ct.ts->complete(0);
+        Node x = step(t, StepKind::Store, a);
+        x.hasAddr = x.hasValue = true;
+        x.addr = a.addr;
+        x.value = v;
+        x.buffered = buffered();
+        any = true;
+        push(std::move(c), x);
+        continue;
+      }
+      case ActionKind::Rmw:
+      case ActionKind::Lock:
+      case ActionKind::TryLock:
+      case ActionKind::Unlock: {
+        if (!th.buf.empty()) continue;  // locked operations drain the buffer first
+        if (std::string err = accessError(s, a.addr, a.size); !err.empty()) {
+          reportError(s, node, nullptr, t, ErrorKind::Memory, err, a.loc, false);
+          return;
+        }
+        State c = s;
+        Cell* cl = cell(c, a.addr, a.size, a.loc);
+        if (!cl) return;
+        const Value old = cl->value;
+        bool writes = true;
+        Value wv = 0, result = 0;
+        StepKind k = StepKind::Rmw;
+        if (a.kind == ActionKind::Rmw) {
+          wv = rmwResult(a.rmw, old, a.value, a.expected, a.size, &writes);
+          result = old;
+        } else if (a.kind == ActionKind::Lock) {
+          if (old != 0) continue;  // waits while the mutex is held
+          wv = t + 1;
+          k = StepKind::Lock;
+        } else if (a.kind == ActionKind::TryLock) {
+          writes = old == 0;
+          wv = t + 1;
+          result = writes ? 0 : kEBusy;
+          k = StepKind::TryLock;
+        } else {
+          k = StepKind::Unlock;
+          if (old != t + 1) {
+            reportError(s, node, nullptr, t, ErrorKind::Memory,
+                        "pthread_mutex_unlock of a mutex this thread does not hold (" + addressName(prog_, a.addr) +
+                            ")",
+                        a.loc, false);
+            return;
+          }
+        }
+        if (writes) cl->value = maskToSize(wv, a.size);
+        Thread& ct = c.th[t];
+        noteRead(ct, a.addr, old);
+        ct.ts->complete(result);
+        Node x = step(t, k, a);
+        x.hasAddr = x.hasValue = true;
+        x.addr = a.addr;
+        x.value = writes ? cl->value : old;
+        any = true;
+        push(std::move(c), x);
+        continue;
+      }
+      case ActionKind::Fence: {
+        State c = s;
+        Thread& ct = c.th[t];
+        if (a.fence == FenceKind::Full) {
+          if (!th.buf.empty()) continue;
+        } else if (opts_.model == Model::PSO && !ct.buf.empty()) {
+          ++ct.epoch;
+        }
+        ct.recentReads.clear();
+        ct.ts->complete(0);
+        any = true;
+        push(std::move(c), step(t, StepKind::Fence, a));
+        continue;
+      }
+      case ActionKind::Spawn: {
+        if (!th.buf.empty()) continue;
+        State c = s;
+        const uint32_t child = spawnId(t, c.th[t].spawned);
+        if (c.th.size() <= child) c.th.resize(child + 1);
+        Thread& ch = c.th[child];
+        ch = Thread{};
+        ch.ts.emplace(prog_, child, a.func, a.value, opts_.limits);
+        Thread& ct = c.th[t];
+        ++ct.spawned;
+        ct.recentReads.clear();
+        ct.ts->complete(child);
+        Node x = step(t, StepKind::Spawn, a);
+        x.hasValue = true;
+        x.value = child;
+        any = true;
+        push(std::move(c), x);
+        continue;
+      }
+      case ActionKind::Join: {
+        const uint32_t tgt = a.target;
+        if (tgt >= n || tgt == t || !s.th[tgt].ts) {
+          reportError(s, node, nullptr, t, ErrorKind::Memory,
+                      tgt == t ? "a thread joins itself" : "pthread_join on an invalid thread id " + std::to_string(tgt),
+                      a.loc, false);
+          return;
+        }
+        if (!s.th[tgt].exited) continue;
+        State c = s;
+        Thread& ct = c.th[t];
+        const Value ev = s.th[tgt].ts->exitValue();
+        ct.recentReads.clear();
+        ct.ts->complete(ev);
+        Node x = step(t, StepKind::Join, a);
+        x.hasValue = true;
+        x.value = ev;
+        any = true;
+        push(std::move(c), x);
+        continue;
+      }
+      case ActionKind::Exit: {
+        if (!th.buf.empty()) continue;
+        State c = s;
+        c.th[t].exited = true;
+        c.th[t].recentReads.clear();
+        any = true;
+        push(std::move(c), step(t, StepKind::Exit, a));
+        continue;
+      }
+      case ActionKind::Free:
+      case ActionKind::BlockSize: {
+        const bool isFree = a.kind == ActionKind::Free;
+        if (isFree && !th.buf.empty()) continue;
+        const Addr p = a.addr;
+        const HeapBlock* b = nullptr;
+        if (p >= layout::kHeapBase) {
+          uint64_t owner = (p - layout::kHeapBase) / layout::kThreadStride;
+          if (owner < n && s.th[owner].ts) b = s.th[owner].ts->heapBlockAt(p);
+        }
+        const char* what = isFree ? "free() of a pointer that malloc did not return ("
+                                  : "realloc() of a pointer that malloc did not return (";
+        if (!b || b->addr != p) {
+          reportError(s, node, nullptr, t, ErrorKind::Memory, what + addressName(prog_, p) + ")", a.loc, false);
+          return;
+        }
+        for (const auto& f : s.freed)
+          if (f.first == p) {
+            reportError(s, node, nullptr, t, ErrorKind::Memory,
+                        (isFree ? "double free of " : "realloc() of freed memory (") + addressName(prog_, p) +
+                            (isFree ? "" : ")"),
+                        a.loc, false);
+            return;
+          }
+        State c = s;
+        Thread& ct = c.th[t];
+        const uint64_t size = b->size;
+        if (isFree) c.freed.insert(std::upper_bound(c.freed.begin(), c.freed.end(), std::make_pair(p, size)), {p, size});
+        ct.recentReads.clear();
+        ct.ts->complete(isFree ? 0 : size);
+        Node x = step(t, StepKind::Free, a);
+        x.hidden = !isFree;  // a block-size query is local: not a trace step
+        x.hasAddr = isFree;
+        x.addr = p;
+        any = true;
+        push(std::move(c), x);
+        continue;
+      }
+    }
+  }
+  if (stopped_) return;
+  // Flushes: the memory system's steps.
+  if (buffered()) {
+    for (uint32_t t = 0; t < n && !stopped_; ++t) {
+      const auto& buf = s.th[t].buf;
+      if (buf.empty()) continue;
+      std::vector<size_t> heads;
+      if (opts_.model == Model::TSO) {
+        heads.push_back(0);
+      } else {
+        for (size_t i = 0; i < buf.size() && buf[i].epoch == buf.front().epoch; ++i) {
+          bool first = true;
+          for (size_t j = 0; j < i; ++j) first = first && buf[j].addr != buf[i].addr;
+          if (first) heads.push_back(i);
+        }
+      }
+      for (size_t i : heads) {
+        const BufEntry e = buf[i];
+        Node x;
+        x.parent = node;
+        x.thread = t;
+        x.kind = StepKind::Flush;
+        x.loc = e.loc;
+        x.hasAddr = x.hasValue = true;
+        x.addr = e.addr;
+        x.value = e.value;
+        any = true;
+        for (const auto& [p, sz] : s.freed)
+          if (e.addr >= p && e.addr < p + std::max<uint64_t>(sz, 1)) {
+            reportError(s, node, &x, t, ErrorKind::Memory,
+                        "use after free: a buffered store to " + addressName(prog_, e.addr) +
+                            " reaches memory after the block was freed",
+                        e.loc, false);
+            return;
+          }
+        State c = s;
+        Thread& ct = c.th[t];
+        ct.buf.erase(ct.buf.begin() + long(i));
+        if (ct.buf.empty()) ct.epoch = 0;
+        auto it = std::lower_bound(c.mem.begin(), c.mem.end(), e.addr,
+                                   [](const Cell& cc, Addr a) { return cc.addr < a; });
+        it->value = e.value;  // the cell exists: the store created it
+        push(std::move(c), x);
+      }
+    }
+  }
+  if (cutHere) ++res_.result.cut;
+  if (!any && !cutHere && !stopped_) finalState(s, node);
+}
+
+void Search::finalState(const State& s, uint32_t node) {
+  bool allDone = true;
+  for (const Thread& th : s.th)
+    if (th.ts && !th.exited) allDone = false;
+  auto record = [&](bool blocked) {
+    if (!opts_.onExecution) return;
+    ExecutionInfo info;
+    info.blocked = blocked;
+    for (const Cell& c : s.mem) info.finalMemory.emplace_back(c.addr, c.value);
+    opts_.onExecution(info);
+  };
+  if (allDone) {
+    ++res_.result.executions;
+    record(false);
+    return;
+  }
+  // Every live thread waits (buffers are empty here: a flush is always possible).
+  auto memValue = [&](Addr a) {
+    for (const Cell& c : s.mem)
+      if (c.addr == a) return c.value;
+    return Value(0);
+  };
+  bool stale = false;
+  std::vector<std::pair<uint32_t, std::string>> stuck;
+  for (uint32_t u = 0; u < s.th.size() && !stale; ++u) {
+    const Thread& th = s.th[u];
+    if (!th.ts || th.exited) continue;
+    const Action& p = th.ts->pending();
+    const std::string name = "T" + std::to_string(u);
+    if (p.kind == ActionKind::Lock) {
+      stuck.push_back({u, name + " waits for mutex " + addressName(prog_, p.addr) + " (" + prog_.locString(p.loc) + ")"});
+    } else if (p.kind == ActionKind::Blocked) {
+      if (p.value == 0) {
+        stale = true;
+      } else {
+        // The idle iteration's reads (reads only, so all in recentReads) must
+        // all still see the current value for the spin to last forever.
+        const size_t want = std::min<size_t>(std::max<uint32_t>(p.target, 1), th.recentReads.size());
+        for (size_t i = th.recentReads.size() - want; i < th.recentReads.size(); ++i)
+          if (memValue(th.recentReads[i].first) != th.recentReads[i].second) stale = true;
+        if (!stale) stuck.push_back({u, name + " spins forever at " + prog_.locString(p.loc)});
+      }
+    } else if (p.kind == ActionKind::Join) {
+      stuck.push_back({u, name + " waits to join T" + std::to_string(p.target) + " (" + prog_.locString(p.loc) + ")"});
+    }
+  }
+  if (stale || stuck.empty()) {
+    ++res_.result.blocked;
+    record(true);
+    return;
+  }
+  std::string msg = "deadlock: every live thread is blocked: ";
+  for (size_t i = 0; i < stuck.size(); ++i) msg += (i ? "; " : "") + stuck[i].second;
+  const uint32_t first = stuck.front().first;
+  reportError(s, node, nullptr, first, ErrorKind::Deadlock, msg, s.th[first].ts->pending().loc, true);
+}
+
+void Search::reportError(const State& s, uint32_t node, const Node* last, uint32_t t, ErrorKind kind,
+                         const std::string& msg, const SourceLoc& loc, bool deadlock) {
+  if (opts_.stopAtFirstError) stopped_ = true;
+  else ++res_.result.executions;
+  if (res_.result.violation) return;
+  std::vector<Node> path;
+  if (last) path.push_back(*last);
+  for (uint32_t x = node; x != 0; x = nodes_[x].parent) path.push_back(nodes_[x]);
+  std::reverse(path.begin(), path.end());
+  Violation v;
+  v.kind = kind;
+  v.message = msg;
+  v.thread = t;
+  v.loc = loc;
+  std::vector<std::vector<BufferEntry>> bufs(s.th.size());
+  auto add = [&](uint32_t thread, StepKind k, const SourceLoc& l, const std::string& note) -> TraceStep& {
+    TraceStep st;
+    st.step = uint32_t(v.trace.size() + 1);
+    st.thread = thread;
+    st.kind = k;
+    st.loc = l;
+    st.note = note;
+    st.buffers = bufs;
+    v.trace.push_back(std::move(st));
+    return v.trace.back();
+  };
+  for (const Node& x : path) {
+    if (bufs.size() <= x.thread) bufs.resize(x.thread + 1);
+    if (x.kind == StepKind::Store && x.buffered) {
+      bufs[x.thread].push_back(BufferEntry{x.addr, x.value, addressName(prog_, x.addr)});
+    } else if (x.kind == StepKind::Flush) {
+      auto& b = bufs[x.thread];
+      auto it = std::find_if(b.begin(), b.end(), [&](const BufferEntry& e) { return e.addr == x.addr; });
+      if (it != b.end()) b.erase(it);
+    }
+    if (x.hidden) continue;
+    std::string note = x.kind == StepKind::LoadBuf ? "from its own buffer" : "";
+    TraceStep& st = add(x.thread, x.kind, x.loc, note);
+    st.hasAddr = x.hasAddr;
+    st.hasValue = x.hasValue;
+    st.addr = x.addr;
+    st.value = x.value;
+    if (x.hasAddr) st.addrName = addressName(prog_, x.addr);
+  }
+  if (deadlock)
+    for (uint32_t u = 0; u < s.th.size(); ++u)
+      if (s.th[u].ts && !s.th[u].exited) add(u, StepKind::Blocked, s.th[u].ts->pending().loc, "blocked");
+  add(t, StepKind::Error, loc, msg);
+  res_.result.violation = std::move(v);
+}
+
+StateSpaceResult Search::run() {
+  start_ = std::chrono::steady_clock::now();
+  State init;
+  init.th.resize(1);
+  init.th[0].ts.emplace(prog_, 0, prog_.entry, 0, opts_.limits);
+  nodes_.push_back(Node{});
+  if (opts_.collectProjections) res_.projections.insert(projection(init));
+  visited_.insert(key(init));
+  queue_.emplace_back(std::move(init), 0);
+  uint64_t polls = 0;
+  while (!queue_.empty() && !stopped_) {
+    if ((++polls & 255) == 0 && timeUp()) {
+      timedOut_ = stopped_ = true;
+      break;
+    }
+    auto [s, node] = std::move(queue_.front());
+    queue_.pop_front();
+    ++res_.result.events;
+    expand(s, node);
+  }
+  queue_.clear();
+  res_.states = visited_.size();
+  CheckResult& r = res_.result;
+  r.elapsedMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  if (stateLimit_) {
+    ++r.cut;
+    noteLimit("state limit (" + std::to_string(opts_.maxStates) + " distinct states or " +
+              std::to_string(opts_.maxKeyBytes >> 20) + " MB of states) reached");
+  }
+  res_.stateLimitHit = stateLimit_;
+  res_.exhaustive = !timedOut_ && r.cut == 0 && r.status != Status::Error && !r.violation;
+  if (r.status == Status::Error) return res_;
+  const bool bufferCut = opts_.bufferBound >= 0 && opts_.model != Model::SC;
+  if (r.violation) {
+    r.status = Status::Violation;
+    r.message = r.violation->message;
+  } else if (timedOut_) {
+    r.status = Status::Timeout;
+    r.message = "time limit reached before the state space was explored; no violation found so far";
+  } else if (r.cut > 0) {
+    r.status = Status::Bounded;
+    r.message = "no violation found, but a limit cut the state space";
+  } else if (r.executions == 0) {
+    r.status = Status::Bounded;
+    r.message = "no complete execution: every execution was blocked";
+  } else if (bufferCut) {
+    r.status = Status::Bounded;
+    r.message = "no violation with store buffers of at most " + std::to_string(opts_.bufferBound) + " entries";
+  } else {
+    r.status = Status::Verified;
+    r.message = "no violation in any reachable state";
+  }
+  return res_;
+}
+
+}  // namespace
+
+StateSpaceResult exploreStates(const Program& prog, const StateSpaceOptions& opts) {
+  Search s(prog, opts);
+  return s.run();
+}
+
+DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts, int fromK, int toK,
+                                  uint64_t maxStates) {
+  DeepeningResult d;
+  auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  StateSpaceOptions so;
+  so.model = opts.model;
+  so.limits = opts.limits;
+  so.maxStates = maxStates;
+  so.stopAtFirstError = opts.stopAtFirstError;
+  so.collectProjections = opts.model != Model::SC;
+  fromK = std::max(fromK, 0);
+  if (opts.model == Model::SC) toK = fromK;  // k does not matter under SC
+  std::optional<std::unordered_set<std::string>> prev;  // projections of k-1 (exhaustive only)
+  CheckResult total;
+  bool anyCut = false;
+  for (int k = fromK; k <= toK; ++k) {
+    so.bufferBound = k;
+    if (opts.timeLimitSeconds > 0) {
+      so.timeLimitSeconds = opts.timeLimitSeconds - elapsed() / 1000;
+      if (so.timeLimitSeconds <= 0) {
+        d.result = total;
+        d.result.status = Status::Timeout;
+        d.result.message = "time limit reached at buffer bound " + std::to_string(k) + "; no violation so far";
+        d.result.elapsedMs = elapsed();
+        return d;
+      }
+    }
+    StateSpaceResult r = exploreStates(prog, so);
+    d.steps.push_back({k, r.states, r.projections.size(), r.result.elapsedMs, r.result.status});
+    total.executions += r.result.executions;
+    total.blocked += r.result.blocked;
+    total.cut += r.result.cut;
+    total.events += r.result.events;
+    for (const std::string& l : r.result.limitsHit)
+      if (std::find(total.limitsHit.begin(), total.limitsHit.end(), l) == total.limitsHit.end())
+        total.limitsHit.push_back(l);
+    if (r.result.status == Status::Violation || r.result.status == Status::Error ||
+        r.result.status == Status::Timeout) {
+      d.result = std::move(r.result);
+      d.result.executions = total.executions;
+      d.result.blocked = total.blocked;
+      d.result.cut = total.cut;
+      d.result.events = total.events;
+      d.result.elapsedMs = elapsed();
+      if (d.result.status == Status::Violation) {
+        d.violationK = k;
+        d.result.message += opts.model == Model::SC || k == 0
+                                ? " (the bug exists under sequential consistency)"
+                                : " (needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry)" : " entries)");
+      }
+      return d;
+    }
+    anyCut = anyCut || !r.exhaustive;
+    if (r.stateLimitHit) break;  // this k is not fully checked; larger ones are bigger still
+    d.largestK = k;
+    if (opts.model == Model::SC && r.exhaustive && r.result.executions > 0) {
+      d.fixpointK = k;
+      break;
+    }
+    if (r.exhaustive && prev && prev->size() == r.projections.size() &&
+        std::all_of(r.projections.begin(), r.projections.end(),
+                    [&](const std::string& p) { return prev->count(p) > 0; })) {
+      d.fixpointK = k - 1;
+      break;
+    }
+    if (r.exhaustive) prev = std::move(r.projections);
+    else prev.reset();
+  }
+  d.result = total;
+  d.result.elapsedMs = elapsed();
+  if (d.fixpointK && !anyCut && total.executions > 0) {
+    d.result.status = Status::Verified;
+    d.result.message = opts.model == Model::SC
+                           ? "no violation in any reachable state"
+                           : "verified for unbounded store buffers (fixpoint at k=" + std::to_string(*d.fixpointK) + ")";
+  } else {
+    d.fixpointK.reset();
+    d.result.status = Status::Bounded;
+    d.result.message = d.largestK < 0 ? "no violation found"
+                                      : "no violation with store buffers of up to " + std::to_string(d.largestK) +
+                                            " entries";
+    if (anyCut) d.result.message += ", but a limit cut the state space";
+    else if (total.executions == 0) d.result.message += ", but every execution was blocked";
+    else d.result.message += "; no fixpoint reached";
+  }
+  return d;
+}
+
+}  // namespace tsocheck

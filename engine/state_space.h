@@ -1,0 +1,77 @@
+// Explicit-state search over the operational semantics (seed 000's machine):
+// thread steps and store-buffer flushes, per-thread FIFO buffers under TSO,
+// per-address FIFOs under PSO (store-store barriers order flushes across
+// them), at most k pending stores per thread, k = 0 being SC. A visited-state
+// table (exact byte keys of threads, memory and buffers) stops the search
+// below every state seen before, so loops over finite data end by themselves.
+//
+// On top of it, buffer-bound deepening with the fixpoint of seed 001
+// (Theorem 1): the reachable states projected to (control locations and local
+// state, memory, last pending write per address of every thread) stop growing
+// from k to k+1 ⇒ they never grow again, so a program without a violation at
+// that k is safe for unbounded store buffers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/check.h"
+
+namespace tsocheck {
+
+struct StateSpaceOptions {
+  Model model = Model::TSO;
+  int bufferBound = -1;           // -1 = unbounded (may not terminate: see maxStates)
+  Limits limits;                  // step and call-depth limits per thread
+  double timeLimitSeconds = 0;    // 0 = none
+  uint64_t maxStates = 200000;    // distinct states; reaching it cuts the search
+  uint64_t maxKeyBytes = uint64_t(256) << 20;  // rough memory for states; likewise
+  bool stopAtFirstError = true;
+  bool collectProjections = false;  // fill StateSpaceResult::projections (for the fixpoint)
+  // Partial-order reduction: buffered stores and fences on an empty buffer
+  // run alone when that is safe (state_space.cpp). Never with projections.
+  bool reduce = true;
+  ExecutionCallback onExecution;    // complete and blocked final states (traceKey empty)
+};
+
+struct StateSpaceResult {
+  CheckResult result;   // executions = distinct complete final states, events = transitions
+  uint64_t states = 0;  // distinct states visited
+  // True when every reachable state was explored: no step/depth limit, loop
+  // bound, state limit or time limit cut anything.
+  bool exhaustive = false;
+  bool stateLimitHit = false;  // maxStates stopped the search
+  std::unordered_set<std::string> projections;  // Theorem 1 projections of all states
+};
+
+StateSpaceResult exploreStates(const Program& prog, const StateSpaceOptions& opts);
+
+// Per-k figures of a deepening run.
+struct DeepeningStep {
+  int k = 0;
+  uint64_t states = 0;
+  uint64_t projections = 0;
+  double elapsedMs = 0;
+  Status status = Status::Verified;
+};
+
+struct DeepeningResult {
+  // violation (the first k that shows one), verified (fixpoint reached with
+  // nothing cut), bounded (largest k checked), error or timeout.
+  CheckResult result;
+  int largestK = -1;               // largest k fully checked without a violation
+  std::optional<int> violationK;   // smallest k with a violation
+  std::optional<int> fixpointK;    // S_k and S_{k+1} have equal projections
+  std::vector<DeepeningStep> steps;
+};
+
+// k = fromK, fromK+1, ... toK (under SC only one run). opts.model, limits,
+// time limit (for the whole deepening) and stopAtFirstError are used. A k
+// whose search reaches maxStates ends the deepening (larger k only grow).
+DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts, int fromK, int toK,
+                                  uint64_t maxStates = 200000);
+
+}  // namespace tsocheck

@@ -1,0 +1,142 @@
+#include "lsp/fence_fix.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "engine/fences.h"
+
+namespace tsocheck {
+
+std::optional<std::string> fenceText(const std::string& style) {
+  if (style.empty() || style == "seq_cst") return std::string("atomic_thread_fence(memory_order_seq_cst);");
+  if (style == "sync") return std::string("__sync_synchronize();");
+  if (style == "mfence") return std::string("asm volatile(\"mfence\" ::: \"memory\");");
+  return std::nullopt;
+}
+
+std::string applyFenceEdits(const std::string& source, const std::string& file, const std::vector<FenceEdit>& edits) {
+  // Byte offset of every line start.
+  std::vector<size_t> starts{0};
+  for (size_t i = 0; i < source.size(); ++i)
+    if (source[i] == '\n') starts.push_back(i + 1);
+  std::vector<std::pair<size_t, std::string>> inserts;  // (offset, text)
+  for (const FenceEdit& e : edits) {
+    if (e.file != file || e.line == 0 || e.line > starts.size()) continue;
+    size_t lineEnd = e.line < starts.size() ? starts[e.line] - 1 : source.size();
+    size_t at = std::min(starts[e.line - 1] + e.column, lineEnd);
+    inserts.emplace_back(at, " " + e.text);
+  }
+  // Back to front, so that earlier offsets stay valid.
+  std::stable_sort(inserts.begin(), inserts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out = source;
+  for (const auto& [at, text] : inserts) out.insert(at, text);
+  return out;
+}
+
+namespace {
+
+bool includesStdatomic(const std::string& source) {
+  return source.find("<stdatomic.h>") != std::string::npos || source.find("\"stdatomic.h\"") != std::string::npos;
+}
+
+// Debug info names files relative to the compilation directory; the runner
+// has the path it was given.
+bool sameFile(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code e1, e2;
+  auto ca = std::filesystem::weakly_canonical(a, e1), cb = std::filesystem::weakly_canonical(b, e2);
+  return !e1 && !e2 && ca == cb;
+}
+
+std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
+  if (rep.result.status != Status::Violation || rep.model == Model::SC || !in.program || !in.module) return;
+  const std::string text = fenceText(in.style).value_or(*fenceText(""));
+
+  FenceSynthesisOptions fo;
+  if (in.options.timeLimitSeconds > 0) fo.timeBudgetSeconds = in.options.timeLimitSeconds;
+  FenceSynthesisResult syn = synthesizeFences(*in.program, in.options, in.reuseResult ? &rep.result : nullptr, fo);
+  if (syn.outcome == FenceOutcome::ScViolation) {
+    rep.fenceNote = "the violation also occurs under SC: no fence can fix it";
+    return;
+  }
+  if (syn.outcome != FenceOutcome::Fixed) {
+    rep.fenceNote = syn.message;  // "synthesis gave up: ..."
+    return;
+  }
+
+  // Positions -> statement ends (two stores of one statement share one fence).
+  std::vector<FenceEdit> edits;
+  std::set<std::tuple<std::string, uint32_t, uint32_t>> seen;
+  for (const FencePosition& p : syn.fences) {
+    const std::string& file = p.loc.file < in.program->files.size() ? in.program->files[p.loc.file] : "";
+    std::optional<frontend::StatementSpan> s;
+    if (!file.empty() && sameFile(file, in.path))
+      s = frontend::statementContaining(*in.module, in.path, p.loc.line, p.loc.column);
+    if (!s || s->file != in.path) {
+      rep.fenceNote = "fence synthesis: a fence belongs after the store at " + in.program->locString(p.loc) +
+                      ", which is not in a statement of " + in.path + "; no edit offered";
+      rep.fencesVerified = false;
+      return;
+    }
+    if (!seen.insert({s->file, s->endLine, s->endColumn}).second) continue;
+    edits.push_back(FenceEdit{s->file, s->endLine, s->endColumn, text});
+  }
+  std::sort(edits.begin(), edits.end(), [](const FenceEdit& a, const FenceEdit& b) {
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  });
+
+  // Validate on the source: the edited text must lower and the check pass.
+  const bool needInclude = (in.style.empty() || in.style == "seq_cst") && !includesStdatomic(in.source);
+  std::string edited = applyFenceEdits(in.source, in.path, edits);
+  if (needInclude) edited = "#include <stdatomic.h>\n" + edited;
+  frontend::FrontendResult low = frontend::lowerSource(in.path, edited, in.lowering);
+  std::string failure;
+  if (!low.ok) {
+    failure = "the edited source does not lower";
+    for (const auto& d : low.diagnostics)
+      if (d.severity == "error") {
+        failure += " (" + d.message + ")";
+        break;
+      }
+  } else {
+    size_t idx = low.module.checks.size();
+    for (size_t i = 0; i < low.module.checks.size(); ++i)
+      if (low.module.checks[i].name == rep.function) idx = i;
+    if (idx == low.module.checks.size()) {
+      failure = "the edited source has no check " + rep.function;
+    } else {
+      Program p = low.module.program;
+      p.entry = low.module.entryOf[idx];
+      CheckOptions co = in.options;
+      co.stopAtFirstError = true;
+      co.onExecution = nullptr;
+      CheckResult r = check(p, co);
+      if (r.status == Status::Violation || r.status == Status::Error || r.status == Status::Timeout)
+        failure = std::string("the edited source still gives ") + statusName(r.status) +
+                  (r.violation ? " (" + r.violation->message + ")" : std::string());
+      else
+        rep.fenceNote = plural(edits.size(), "fence") + " make" + (edits.size() == 1 ? "s" : "") +
+                        " this check pass under " + modelName(rep.model) + " (found in " + plural(size_t(syn.rounds), "round") +
+                        "; re-checked on the edited source: " + statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "");
+    }
+  }
+  if (!failure.empty()) {
+    std::string where;
+    for (const FenceEdit& e : edits) where += (where.empty() ? "" : ", ") + std::to_string(e.line) + ":" + std::to_string(e.column);
+    rep.fenceNote = "fence synthesis found " + plural(syn.fences.size(), "fence") + " for the program, but placing " +
+                    (edits.size() == 1 ? "it" : "them") + " after the statements ending at " + where + ": " + failure +
+                    "; no fix offered";
+    rep.fencesVerified = false;
+    return;
+  }
+  rep.fences = std::move(edits);
+  rep.fencesVerified = true;
+}
+
+}  // namespace tsocheck
