@@ -121,6 +121,7 @@ class Search {
 };
 
 bool Search::timeUp() const {
+  if (opts_.cancel && opts_.cancel->load(std::memory_order_relaxed)) return true;
   if (opts_.timeLimitSeconds <= 0) return false;
   std::chrono::duration<double> d = std::chrono::steady_clock::now() - start_;
   return d.count() > opts_.timeLimitSeconds;
