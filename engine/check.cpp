@@ -73,6 +73,7 @@ CheckResult check(const Program& prog, const CheckOptions& opts) {
     so.bufferBound = opts.bufferBound;
     so.limits = opts.limits;
     so.timeLimitSeconds = opts.timeLimitSeconds;
+    so.cancel = opts.cancel;
     so.stopAtFirstError = opts.stopAtFirstError;
     so.onExecution = opts.onExecution;
     return exploreStates(prog, so).result;

@@ -813,6 +813,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
   so.model = opts.model;
   so.limits = opts.limits;
   so.maxStates = maxStates;
+  so.cancel = opts.cancel;
   so.stopAtFirstError = opts.stopAtFirstError;
   so.collectProjections = opts.model != Model::SC;
   fromK = std::max(fromK, 0);

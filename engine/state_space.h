@@ -12,6 +12,7 @@
 // that k is safe for unbounded store buffers.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,7 @@ struct StateSpaceOptions {
   int bufferBound = -1;           // -1 = unbounded (may not terminate: see maxStates)
   Limits limits;                  // step and call-depth limits per thread
   double timeLimitSeconds = 0;    // 0 = none
+  const std::atomic<bool>* cancel = nullptr;  // set by another thread: stop (result `timeout`)
   uint64_t maxStates = 200000;    // distinct states; reaching it cuts the search
   uint64_t maxKeyBytes = uint64_t(256) << 20;  // rough memory for states; likewise
   bool stopAtFirstError = true;
