@@ -67,6 +67,12 @@ void* runJob(void* p) {
 }  // namespace
 
 CheckResult check(const Program& prog, const CheckOptions& opts) {
+  if (opts.stateful && opts.robustness) {
+    CheckResult r;
+    r.status = Status::Error;
+    r.message = "robustness checking works with the graph explorer only (not with the stateful search)";
+    return r;
+  }
   if (opts.stateful) {
     StateSpaceOptions so;
     so.model = opts.model;

@@ -56,6 +56,11 @@ struct CheckOptions {
   // plus "slack" executions above P that completeness needs; graphs whose
   // preemption lower bound exceeds P + slack are pruned (boundBlocked).
   int preemptionBound = -1;
+  // Robustness (graph explorer only): also look for an execution whose
+  // Shasha–Snir trace SC does not allow (CheckResult::robustness). A failing
+  // assertion does not end the search until such a witness is found or the
+  // exploration is complete.
+  bool robustness = false;
   ExecutionCallback onExecution;  // called for every complete (or blocked) execution
   // Polled with the time limit: a set flag stops the exploration (status timeout).
   const std::atomic<bool>* cancel = nullptr;
@@ -123,6 +128,19 @@ struct Violation {
   bool aboveBound = false;
 };
 
+// Robustness against the weak model: is every Shasha–Snir trace the model
+// allows (reads-from + coherence) also allowed by SC?
+struct RobustnessResult {
+  bool robust = true;     // no witness found
+  bool complete = true;   // the search covered every execution (no bound, limit or timeout cut it)
+  std::string message;    // one sentence
+  // A non-SC execution: trace in the model's chronological order; `loc` and
+  // `thread` name its first stale read (a load that missed another thread's
+  // buffered store), or its first load past a buffered store of its own.
+  std::optional<Violation> witness;
+  bool witnessIsViolation = false;  // the witness is the reported violation's execution
+};
+
 struct CheckResult {
   Status status = Status::Verified;
   uint64_t executions = 0;     // complete executions explored
@@ -135,6 +153,7 @@ struct CheckResult {
   std::string message;         // one-sentence summary
   std::vector<std::string> limitsHit;  // e.g. "step limit ... at file:12:3"
   std::optional<Violation> violation;
+  std::optional<RobustnessResult> robustness;  // set when CheckOptions::robustness
 };
 
 CheckResult check(const Program& prog, const CheckOptions& opts);

@@ -48,6 +48,7 @@ CheckResult Explorer::run() {
   std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start_;
   res_.elapsedMs = ms.count();
   if (res_.status == Status::Error) return res_;
+  if (opts_.robustness) finishRobustness();
   const bool bufferCut = opts_.bufferBound >= 0 && opts_.model != Model::SC;
   if (res_.violation) {
     res_.status = Status::Violation;
@@ -699,7 +700,67 @@ void Explorer::noteLimit(const std::string& message, const SourceLoc& loc) {
     res_.limitsHit.push_back(what);
 }
 
+void Explorer::checkRobust(const State& s) {
+  if (!opts_.robustness || mm_.isSC() || (res_.robustness && res_.robustness->witness)) return;
+  if (scChecker_.consistent(s.g)) return;
+  Violation w;
+  std::vector<OrderNode> order;
+  if (!checker_.consistent(s.g, &order)) return;  // cannot happen: every graph explored is consistent
+  w.trace = buildTrace(prog_, s.g, mm_, order);
+  // Where to point: the first load that missed another thread's buffered
+  // store to its address (a stale read); else the first load taken while its
+  // own thread still had stores buffered (the reordering itself).
+  const TraceStep* stale = nullptr;
+  const TraceStep* reordered = nullptr;
+  for (size_t i = 0; i < w.trace.size() && !stale; ++i) {
+    const TraceStep& st = w.trace[i];
+    if (st.kind != StepKind::LoadMem && st.kind != StepKind::Rmw) continue;
+    const auto& before = i ? w.trace[i - 1].buffers : std::vector<std::vector<BufferEntry>>();
+    for (size_t u = 0; u < before.size() && !stale; ++u)
+      for (const BufferEntry& e : before[u])
+        if (u != st.thread && e.addr == st.addr) stale = &st;
+    if (!reordered && st.thread < before.size() && !before[st.thread].empty()) reordered = &st;
+  }
+  const TraceStep* at = stale ? stale : reordered;
+  if (!at && !w.trace.empty()) at = &w.trace.front();
+  if (at) {
+    w.loc = at->loc;
+    w.thread = at->thread;
+  }
+  w.message = std::string("an execution ") + modelName(opts_.model) +
+              " allows and SC does not (its reads-from and coherence order form a cycle under SC)";
+  if (!res_.robustness) res_.robustness.emplace();
+  res_.robustness->robust = false;
+  res_.robustness->witness = std::move(w);
+  // The search went on past an error only to find this witness.
+  if (opts_.stopAtFirstError && res_.violation && !res_.violation->aboveBound) stopped_ = true;
+}
+
+void Explorer::finishRobustness() {
+  RobustnessResult r = res_.robustness.value_or(RobustnessResult{});
+  const char* m = modelName(opts_.model);
+  if (opts_.model == Model::SC) {
+    r.message = "robust: SC is the reference model";
+  } else if (mm_.isSC()) {
+    r.complete = false;
+    r.message = "no non-SC execution with store buffers of 0 entries (that is SC)";
+  } else if (!r.robust) {
+    r.message = std::string("not robust: ") + m + " allows an execution SC does not";
+  } else {
+    const bool bufferCut = opts_.bufferBound >= 0;
+    r.complete = !timedOut_ && res_.cut == 0 && opts_.preemptionBound < 0 && !bufferCut;
+    r.message = r.complete ? std::string("robust: every ") + m + " execution is an SC execution"
+                           : std::string("no non-SC execution found, but ") +
+                                 (timedOut_ ? "the time limit stopped the search"
+                                  : res_.cut ? "limits cut some executions"
+                                  : opts_.preemptionBound >= 0 ? "a preemption bound was set"
+                                                               : "store buffers were bounded");
+  }
+  res_.robustness = std::move(r);
+}
+
 void Explorer::finishExecution(State& s) {
+  checkRobust(s);
   bool allDone = true;
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
     const ThreadInfo& th = s.g.threads[u];
@@ -782,7 +843,11 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   int lb = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
   const bool above = opts_.preemptionBound >= 0 && lb > opts_.preemptionBound;
   if (!opts_.stopAtFirstError) ++res_.executions;
-  if (opts_.stopAtFirstError && !above) stopped_ = true;
+  const bool hadWitness = res_.robustness && res_.robustness->witness;
+  checkRobust(s);
+  const bool newWitness = !hadWitness && res_.robustness && res_.robustness->witness;
+  const bool awaitWitness = opts_.robustness && !mm_.isSC() && !(res_.robustness && res_.robustness->witness);
+  if (opts_.stopAtFirstError && !above && !awaitWitness) stopped_ = true;
   if (res_.violation && !(res_.violation->aboveBound && !above)) return;
   Violation v;
   v.preemptions = lb;
@@ -817,6 +882,7 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   addStep(t, StepKind::Error, loc, msg);
   (void)pendingIsError;
   res_.violation = std::move(v);
+  if (newWitness) res_.robustness->witnessIsViolation = true;
 }
 
 }  // namespace tsocheck

@@ -66,6 +66,9 @@ class Explorer {
                    bool pendingIsError);
   void reportEngineError(const std::string& msg, const SourceLoc& loc);
   void recordExecution(const State& s, bool blocked);
+  // Robustness: records s as the witness when SC does not allow its graph.
+  void checkRobust(const State& s);
+  void finishRobustness();
   bool consistent(const Graph& g) { return checker_.consistent(g); }
   bool timeUp();
   // With a preemption bound: false (and counted) when g is pruned by it.
@@ -75,6 +78,7 @@ class Explorer {
   CheckOptions opts_;
   MemoryModel mm_;
   ConsistencyChecker checker_;
+  ConsistencyChecker scChecker_{MemoryModel{Model::SC, -1}};
   PreemptionCounter preemptions_;
   CheckResult res_;
   bool stopped_ = false;

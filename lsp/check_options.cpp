@@ -43,8 +43,8 @@ AnnotationOptions parseAnnotation(const std::string& text) {
   std::string word;
   while (in >> word) {
     auto eq = word.find('=');
-    if (word == "stateful") {
-      o.stateful = true;
+    if (word == "stateful" || word == "robustness") {
+      (word == "stateful" ? o.stateful : o.robustness) = true;
       continue;
     }
     if (eq == std::string::npos) {
@@ -64,10 +64,11 @@ AnnotationOptions parseAnnotation(const std::string& text) {
       }
       o.bufferBoundFrom = r->first;
       o.bufferBound = r->second;
-    } else if (key == "stateful") {
-      if (val == "1" || val == "true") o.stateful = true;
-      else if (val == "0" || val == "false") o.stateful = false;
-      else o.errors.push_back("stateful must be true or false, got `" + val + "`");
+    } else if (key == "stateful" || key == "robustness") {
+      bool& flag = key == "stateful" ? o.stateful : o.robustness;
+      if (val == "1" || val == "true") flag = true;
+      else if (val == "0" || val == "false") flag = false;
+      else o.errors.push_back(key + " must be true or false, got `" + val + "`");
     } else if (key == "preemption_bound") {
       auto r = parseBoundRange(val);
       if (!r) {

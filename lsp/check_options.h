@@ -14,6 +14,7 @@ struct AnnotationOptions {
   std::optional<int> bufferBound;
   std::optional<int> bufferBoundFrom;  // buffer_bound=A..K: deepening from A to bufferBound
   bool stateful = false;               // `stateful` (or stateful=1): explicit-state search
+  bool robustness = false;             // `robustness` (or robustness=1): report non-SC behaviours
   std::optional<int> preemptionBound;
   std::optional<int> preemptionFrom;  // preemption_bound=A..B: iterative from A
   std::optional<uint32_t> loopBound;

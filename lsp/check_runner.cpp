@@ -121,6 +121,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     CheckReport rep;
     rep.file = fn.file;
     rep.function = fn.name;
+    rep.annotation = fn.annotation;
     rep.line = fn.line;
     rep.column = fn.column;
     rep.model = model;
@@ -133,10 +134,12 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     const bool stateful = opts.stateful || ann.stateful;
     if ((deepenFrom || stateful) && !opts.loopBound && !ann.loopBound) rep.loopBound = 0;
     const std::optional<int> preemptionFrom = opts.preemptionBound ? opts.preemptionFrom : ann.preemptionFrom;
-    if (rep.preemptionBound && (deepenFrom || stateful)) {
+    const bool robustness = opts.robustness || ann.robustness;
+    if ((rep.preemptionBound || robustness) && (deepenFrom || stateful)) {
       frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",
-                              "a preemption bound works with the graph explorer only; drop it, or drop "
-                              "--stateful / the buffer-bound range"};
+                              std::string(robustness ? "robustness checking" : "a preemption bound") +
+                                  " works with the graph explorer only; drop it, or drop "
+                                  "--stateful / the buffer-bound range"};
       CheckReport e = errorReport(fn, model, at.message, at);
       e.preemptionBound = rep.preemptionBound;
       fr.checks.push_back(std::move(e));
@@ -168,6 +171,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     co.cancel = opts.cancel;
     co.onProgress = opts.onProgress;
     co.stateful = stateful;
+    co.robustness = robustness;
     rep.program = prog;
     if (opts.reuse && opts.reuse(rep, *prog)) {
       rep.reused = true;
@@ -185,6 +189,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     }
     if (rep.result.status == Status::Violation && model != Model::SC && opts.fences && ann.fences.value_or(true)) {
       FenceFixInput fi{prog.get(), co, &low.module, path, {}, {}, opts.fenceStyle};
+      fi.options.robustness = false;  // fences fix the violation; robustness is reported as found
       fi.lowering.model = model;
       fi.lowering.loopBound = rep.loopBound;
       std::shared_ptr<Program> graphProg;

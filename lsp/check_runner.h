@@ -43,6 +43,7 @@ struct RunOptions {
   std::optional<uint32_t> loopBound;
   std::optional<double> timeLimit;        // seconds per check
   bool stateful = false;                  // explicit-state search with a visited table
+  bool robustness = false;                // also report executions SC does not allow (--robustness)
   std::vector<std::string> extraClangArgs;
   std::string compileCommandsDir;         // "" = search upward from the file
   std::optional<std::string> contents;    // unsaved buffer contents
@@ -61,6 +62,7 @@ struct RunOptions {
 struct CheckReport {
   std::string file;
   std::string function;
+  std::string annotation;  // the options text of the check's annotation (part of the cache key)
   uint32_t line = 0, column = 0;
   Model model = Model::TSO;
   std::optional<int> bufferBound;

@@ -39,6 +39,8 @@ const char* kUsage =
     "  --buffer-bound A..K       deepening: k = A..K, stop at the first violation; verified\n"
     "                            when the reachable states reach a fixpoint (any buffer size)\n"
     "  --stateful                explicit-state search with a visited-state table\n"
+    "  --robustness              also report an execution the model allows and SC does not\n"
+    "                            (a warning with its trace, even without a failing assert)\n"
     "  --preemption-bound P      every execution with at most P preemptions (plus slack);\n"
     "                            A..B: bounds A, A+1, ... B in turn, stop at the first violation\n"
     "  --loop-bound N            iterations of loops that wait on other threads (default 8)\n"
@@ -116,6 +118,8 @@ int runCheck(int argc, char** argv) {
       else opts.bufferBoundFrom.reset();
     } else if (key == "--stateful") {
       opts.stateful = true;
+    } else if (key == "--robustness") {
+      opts.robustness = true;
     } else if (key == "--preemption-bound") {
       auto r = value(&v) ? parseBoundRange(v) : std::nullopt;
       if (!r) return usage("--preemption-bound needs P or A..B (non-negative integers, A <= B)");

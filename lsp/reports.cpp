@@ -80,22 +80,38 @@ json fencesJson(const std::vector<FenceEdit>& fences) {
   return a;
 }
 
+namespace {
+
+json violationJson(const Program& prog, const Violation& vi) {
+  json trace = json::array();
+  for (const TraceStep& s : vi.trace) trace.push_back(traceStepJson(prog, s));
+  return json{{"kind", errorKindName(vi.kind)},
+              {"message", vi.message},
+              {"file", fileOf(prog, vi.loc)},
+              {"line", vi.loc.line},
+              {"column", vi.loc.column},
+              {"thread", vi.thread},
+              {"preemptions", vi.preemptions >= 0 ? json(vi.preemptions) : json(nullptr)},  // a lower bound
+              {"above_bound", vi.aboveBound},
+              {"trace", trace}};
+}
+
+// null when robustness was not asked for.
+json robustnessJson(const CheckReport& r) {
+  if (!r.result.robustness) return nullptr;
+  const RobustnessResult& rb = *r.result.robustness;
+  return json{{"robust", rb.robust},
+              {"complete", rb.complete},
+              {"message", rb.message},
+              {"witness", rb.witness && r.program ? violationJson(*r.program, *rb.witness) : json(nullptr)},
+              {"witness_is_violation", rb.witnessIsViolation}};
+}
+
+}  // namespace
+
 json checkJson(const CheckReport& r) {
   json v = nullptr;
-  if (r.result.violation && r.program) {
-    const Violation& vi = *r.result.violation;
-    json trace = json::array();
-    for (const TraceStep& s : vi.trace) trace.push_back(traceStepJson(*r.program, s));
-    v = json{{"kind", errorKindName(vi.kind)},
-             {"message", vi.message},
-             {"file", fileOf(*r.program, vi.loc)},
-             {"line", vi.loc.line},
-             {"column", vi.loc.column},
-             {"thread", vi.thread},
-             {"preemptions", vi.preemptions >= 0 ? json(vi.preemptions) : json(nullptr)},  // a lower bound
-             {"above_bound", vi.aboveBound},
-             {"trace", trace}};
-  }
+  if (r.result.violation && r.program) v = violationJson(*r.program, *r.result.violation);
   json j{{"file", r.file},
          {"function", r.function},
          {"line", r.line},
@@ -119,7 +135,8 @@ json checkJson(const CheckReport& r) {
          {"slack_executions", r.result.slackExecutions},  // complete executions known to exceed it
          {"fences", fencesJson(r.fences)},
          {"fence_note", r.fenceNote},
-         {"fences_verified", r.fencesVerified ? json(*r.fencesVerified) : json(nullptr)}};
+         {"fences_verified", r.fencesVerified ? json(*r.fencesVerified) : json(nullptr)},
+         {"robustness", robustnessJson(r)}};
   if (r.errorAt)
     j["error"] = {{"file", r.errorAt->file}, {"line", r.errorAt->line}, {"column", r.errorAt->column},
                   {"message", r.errorAt->message}};
@@ -233,6 +250,42 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
                                      {"results", results}}})}};
 }
 
+namespace {
+
+void writeInterleaving(std::ostream& os, const Program& prog, const std::vector<TraceStep>& trace, SourceCache& src) {
+  for (const TraceStep& s : trace) {
+    std::string head = "  " + std::string(s.step < 10 ? " " : "") + std::to_string(s.step) + ". " + formatStepHead(s);
+    if (head.size() < 34) head.resize(34, ' ');
+    const std::string file = fileOf(prog, s.loc);
+    os << head << " " << file.substr(file.find_last_of('/') + 1) << ":" << s.loc.line << ":" << s.loc.column;
+    std::string line = src.line(file, s.loc.line);
+    if (!line.empty()) os << "  | " << line;
+    if (!s.note.empty()) os << "   [" << s.note << "]";
+    std::string b = formatBuffers(s);
+    if (!b.empty()) os << "   buffers: " << b;
+    os << "\n";
+  }
+}
+
+// The robustness verdict; a witness with its interleaving unless it is the
+// violation's own execution (already shown).
+void writeRobustness(std::ostream& os, const CheckReport& c, SourceCache& src) {
+  if (!c.result.robustness) return;
+  const RobustnessResult& rb = *c.result.robustness;
+  os << "  " << rb.message << "\n";
+  if (!rb.witness || !c.program) return;
+  const Violation& w = *rb.witness;
+  os << "  non-SC execution: " << w.message << "; first stale read at " << c.program->locString(w.loc) << "\n";
+  if (rb.witnessIsViolation) {
+    os << "  (the violation's interleaving above is such an execution)\n";
+    return;
+  }
+  os << "  interleaving:\n";
+  writeInterleaving(os, *c.program, w.trace, src);
+}
+
+}  // namespace
+
 std::string textReport(const FileReport& f) {
   std::ostringstream os;
   if (f.inputError) {
@@ -271,6 +324,7 @@ std::string textReport(const FileReport& f) {
     if (r.status != Status::Violation) {
       os << "  " << r.message << "\n";
       for (const std::string& l : r.limitsHit) os << "  limit: " << l << "\n";
+      writeRobustness(os, c, src);
       continue;
     }
     const Violation& v = *r.violation;
@@ -286,18 +340,7 @@ std::string textReport(const FileReport& f) {
                                   : std::string())
          << "\n";
     os << "  interleaving:\n";
-    for (const TraceStep& s : v.trace) {
-      std::string head = "  " + std::string(s.step < 10 ? " " : "") + std::to_string(s.step) + ". " + formatStepHead(s);
-      if (head.size() < 34) head.resize(34, ' ');
-      const std::string file = fileOf(prog, s.loc);
-      os << head << " " << file.substr(file.find_last_of('/') + 1) << ":" << s.loc.line << ":" << s.loc.column;
-      std::string line = src.line(file, s.loc.line);
-      if (!line.empty()) os << "  | " << line;
-      if (!s.note.empty()) os << "   [" << s.note << "]";
-      std::string b = formatBuffers(s);
-      if (!b.empty()) os << "   buffers: " << b;
-      os << "\n";
-    }
+    writeInterleaving(os, prog, v.trace, src);
     if (!c.fences.empty()) {
       os << "  fix: insert " << c.fences.size() << (c.fences.size() == 1 ? " fence" : " fences") << ":\n";
       for (const FenceEdit& fe : c.fences)
@@ -305,6 +348,7 @@ std::string textReport(const FileReport& f) {
            << "  " << fe.text << "\n";
     }
     if (!c.fenceNote.empty()) os << "  " << c.fenceNote << "\n";
+    writeRobustness(os, c, src);
   }
   return os.str();
 }

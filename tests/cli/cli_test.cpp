@@ -651,3 +651,50 @@ TEST_CASE("a bad preemption_bound in the annotation is an error at the function"
   CHECK(j["results"][0]["message"].get<std::string>().find("preemption_bound") != std::string::npos);
   CHECK(j["results"][0]["error"]["line"] == 6);
 }
+
+TEST_CASE("robustness: a non-SC execution without a failing assert is reported with its trace", "[cli][robustness]") {
+  const std::string sb = quote(inputs("sb_no_assert.c"));
+  json j = checkJson(sb);
+  CHECK(j["_exit"] == 0);  // a warning, not a violation
+  REQUIRE(j["results"].size() == 1);
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "verified");
+  REQUIRE(r["robustness"].is_object());
+  CHECK(r["robustness"]["robust"] == false);
+  const json& w = r["robustness"]["witness"];
+  REQUIRE(w.is_object());
+  CHECK(w["line"] == 7);  // a load of the other thread's variable, missing its buffered store
+  bool buffered = false;
+  for (const json& s : w["trace"])
+    if (s["event"] == "load-memory" && s["line"] == w["line"]) buffered = s["buffers"].dump().find("\"value\":1") != std::string::npos;
+  CHECK(buffered);
+  // Text: the verdict, the sentence and the interleaving.
+  Run t = tsocheck("check " + sb);
+  CHECK(t.out.find("not robust: TSO allows an execution SC does not") != std::string::npos);
+  CHECK(t.out.find("interleaving:") != std::string::npos);
+  // SC: robust by definition; PSO: not robust either.
+  CHECK(checkJson(sb + " --model sc")["results"][0]["robustness"]["robust"] == true);
+  CHECK(checkJson(sb + " --model pso")["results"][0]["robustness"]["robust"] == false);
+  // Without the option or annotation: no robustness field.
+  json plain = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c"));
+  CHECK(plain["results"][0]["robustness"].is_null());
+}
+
+TEST_CASE("robustness: --robustness on the samples; the fixed ones are robust, stateful is refused", "[cli][robustness]") {
+  const std::string dir = std::string(TSOCHECK_SAMPLES_DIR) + "/";
+  json fixed = checkJson("--robustness " + quote(dir + "peterson_fixed.c") + " " + quote(dir + "dekker_fixed.c"));
+  for (const json& r : fixed["results"]) {
+    INFO(r["function"]);
+    CHECK(r["robustness"]["robust"] == true);
+    CHECK(r["robustness"]["complete"] == true);
+  }
+  json buggy = checkJson("--robustness " + quote(dir + "peterson_buggy.c"));
+  CHECK(buggy["results"][0]["status"] == "violation");
+  CHECK(buggy["results"][0]["robustness"]["robust"] == false);
+  json mp = checkJson("--robustness --model tso " + quote(dir + "mp_buggy.c"));
+  CHECK(mp["results"][0]["robustness"]["robust"] == true);  // TSO keeps store-store and load-load order
+  json st = checkJson("--robustness --stateful " + quote(inputs("sb_no_assert.c")));
+  CHECK(st["_exit"] == 2);
+  CHECK(st["results"][0]["status"] == "error");
+  CHECK(st["results"][0]["message"].get<std::string>().find("robustness") != std::string::npos);
+}
