@@ -132,6 +132,7 @@ std::string checkKey(const CheckReport& rep, const Program& prog, const std::str
   Fnv f;
   f.pod(reachableHash(prog));
   f.str(rep.function);
+  f.str(rep.annotation);  // stateful, ranges, time limit, fences=, robustness: all change the outcome
   f.pod(rep.line);
   f.pod(rep.column);
   f.pod(rep.model);

@@ -79,8 +79,9 @@ std::string stepLabel(const json& s) {
   return "step " + std::to_string(num(s, "step")) + " · T" + std::to_string(num(s, "thread")) + " · " + head;
 }
 
-std::string staleReadExplanation(const json& check) {
-  const json& trace = traceOf(check);
+namespace {
+
+std::string staleReadIn(const json& trace) {
   for (size_t i = 0; i < trace.size(); ++i) {
     const json& s = trace[i];
     if (str(s, "event") != "load-memory" || !s.contains("buffers")) continue;
@@ -104,6 +105,22 @@ std::string staleReadExplanation(const json& check) {
   return "";
 }
 
+// One related location per trace step: clicking walks the interleaving.
+json relatedSteps(const json& trace, const std::string& path, const std::string& text) {
+  json related = json::array();
+  for (const json& s : trace) {
+    std::string file = str(s, "file");
+    related.push_back({{"location", {{"uri", pathToUri(sameFile(file, path) ? path : file)},
+                                     {"range", rangeIn(file, path, text, num(s, "line"), num(s, "column"))}}},
+                       {"message", stepLabel(s)}});
+  }
+  return related;
+}
+
+}  // namespace
+
+std::string staleReadExplanation(const json& check) { return staleReadIn(traceOf(check)); }
+
 json checkDiagnostics(const json& check, const std::string& path, const std::string& text) {
   json out = json::array();
   const std::string status = str(check, "status"), function = str(check, "function");
@@ -122,14 +139,7 @@ json checkDiagnostics(const json& check, const std::string& path, const std::str
     msg += ": " + (why.empty() ? str(v, "message") : why);
     if (kind == "assertion" && !why.empty()) msg += " (" + str(v, "message") + ")";
     json d = diag(rangeIn(str(v, "file"), path, text, num(v, "line"), num(v, "column")), 1, codeFor(check), msg);
-    json related = json::array();
-    for (const json& s : traceOf(check)) {
-      std::string file = str(s, "file");
-      related.push_back({{"location", {{"uri", pathToUri(sameFile(file, path) ? path : file)},
-                                       {"range", rangeIn(file, path, text, num(s, "line"), num(s, "column"))}}},
-                         {"message", stepLabel(s)}});
-    }
-    d["relatedInformation"] = related;
+    d["relatedInformation"] = relatedSteps(traceOf(check), path, text);
     out.push_back(d);
     if (check.contains("fences") && check["fences"].is_array())
       for (const json& f : check["fences"]) {
@@ -146,6 +156,23 @@ json checkDiagnostics(const json& check, const std::string& path, const std::str
     uint32_t col = e.is_object() && num(e, "line") ? num(e, "column") : num(check, "column");
     out.push_back(diag(rangeIn(path, path, text, line, col), 2, "unsupported",
                        "`" + function + "` was not checked: " + str(check, "message")));
+  }
+  // Robustness: a Warning at the witness's first stale read, with its steps,
+  // unless the witness is the violation already shown as an Error.
+  const json rb = check.value("robustness", json());
+  if (rb.is_object() && rb.value("robust", true) == false && rb["witness"].is_object() &&
+      !rb.value("witness_is_violation", false)) {
+    const json& w = rb["witness"];
+    const json trace = w.value("trace", json::array());
+    std::string model = str(check, "model"), lower = model;
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    std::string why = staleReadIn(trace);
+    json d = diag(rangeIn(str(w, "file"), path, text, num(w, "line"), num(w, "column")), 2, lower + "-robustness",
+                  "`" + function + "` is not robust under " + model + ": " +
+                      (why.empty() ? std::string("an execution SC does not allow") : why) +
+                      " — SC does not allow this execution");
+    d["relatedInformation"] = relatedSteps(trace, path, text);
+    out.push_back(d);
   }
   return out;
 }

@@ -336,8 +336,14 @@ class Server {
     auto lastReport = t0;
     const std::string token = "tsocheck-check-" + std::to_string(++progressTokens_);
     const bool progress = clientProgress_;
+    notifyStatus(doc.uri, true, 0, json::array());
+    auto lastStatus = t0;
     opts.onProgress = [&](uint64_t n) {
       r.executions->store((long long)n);
+      if (msSince(lastStatus) >= 250) {
+        lastStatus = Clock::now();
+        notifyStatus(doc.uri, true, (long long)n, json::array());
+      }
       if (!progress || msSince(t0) < 200) return;
       if (!created) {
         created = true;
@@ -421,8 +427,23 @@ class Server {
       if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
     }
     publish(doc, res);
+    json summary = json::array();
+    long long total = 0;
+    for (const json& c : res.checks) {
+      total += c.value("executions", 0LL);
+      summary.push_back({{"function", c.value("function", "")}, {"status", c.value("status", "")},
+                         {"executions", c.value("executions", 0LL)}, {"model", c.value("model", "")}});
+    }
+    notifyStatus(doc.uri, false, total, summary);
     log(4, "checked " + doc.path + " v" + std::to_string(doc.version) + ": " + std::to_string(checked) +
                " checked, " + std::to_string(cachedN) + " from cache, " + std::to_string(int(msSince(t0))) + " ms");
+  }
+
+  // tsocheck/status: a document's checks started (checking, executions 0),
+  // are running (executions so far, every 250 ms) or ended (checks summary).
+  // Lets clients show a status bar without parsing $/progress.
+  void notifyStatus(const std::string& uri, bool checking, long long executions, const json& checks) {
+    notify("tsocheck/status", {{"uri", uri}, {"checking", checking}, {"executions", executions}, {"checks", checks}});
   }
 
   void publish(const Document& doc, const Results& res) {

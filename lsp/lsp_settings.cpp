@@ -44,6 +44,12 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
     else if (j[key].is_null()) field->clear();
     else bad.push_back(std::string(key) + " must be a string");
   }
+  if (j.contains("robustness")) {
+    const json& v = j["robustness"];
+    if (v.is_boolean()) s.run.robustness = v.get<bool>();
+    else if (v.is_null()) s.run.robustness = false;
+    else bad.push_back("robustness must be true or false");
+  }
   if (j.contains("checkOn")) {
     const json& v = j["checkOn"];
     if (v == "change") s.checkOnSave = false;
@@ -55,7 +61,7 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
 
 std::string outcomeSettings(const Settings& s) {
   json j = {{"fenceStyle", s.run.fenceStyle}, {"compileCommandsDir", s.run.compileCommandsDir},
-            {"steps", s.run.limits.maxSteps}};
+            {"steps", s.run.limits.maxSteps}, {"robustness", s.run.robustness}};
   return j.dump();
 }
 

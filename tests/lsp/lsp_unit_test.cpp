@@ -85,7 +85,35 @@ TEST_CASE("settings: values, bad values keep the old ones") {
   CHECK(s.run.bufferBound == 2);
   CHECK(s.checkOnSave);
   CHECK(s.maxWorkers == 1);
+  CHECK(applySettings(s, {{"robustness", true}}).empty());
+  CHECK(s.run.robustness);
+  CHECK(applySettings(s, {{"robustness", "yes"}}).size() == 1);
+  CHECK(s.run.robustness);
   bad = applySettings(s, {{"model", "arm"}, {"loopBound", -1}, {"timeLimit", "x"}});
   CHECK(bad.size() == 3);
   CHECK(s.run.model == tsocheck::Model::PSO);
+}
+
+TEST_CASE("robustness witness: a Warning at the stale read with one related step each") {
+  const std::string path = "/w/sb.c";
+  const std::string text = "int x, y;\nvoid *t0(void *p) {\n  x = 1;\n  r1 = y;\n}\nvoid *t1(void *p) {\n  y = 1;\n  r2 = x;\n}\n";
+  json buf1 = json::array({json::array(), json::array({{{"address", "x"}, {"value", 1}}}), json::array()});
+  json trace = json::array({
+      {{"step", 1}, {"thread", 1}, {"event", "store"}, {"address", "x"}, {"value", 1}, {"file", path}, {"line", 3}, {"column", 5}, {"buffers", buf1}},
+      {{"step", 2}, {"thread", 2}, {"event", "load-memory"}, {"address", "x"}, {"value", 0}, {"file", path}, {"line", 8}, {"column", 8}, {"buffers", buf1}}});
+  json check = {{"function", "sb"}, {"line", 10}, {"column", 1}, {"model", "TSO"}, {"status", "verified"},
+                {"robustness", {{"robust", false}, {"complete", true}, {"witness_is_violation", false},
+                                {"witness", {{"file", path}, {"line", 8}, {"column", 8}, {"thread", 2}, {"trace", trace}}}}}};
+  json diags = checkDiagnostics(check, path, text);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0]["severity"] == 2);
+  CHECK(diags[0]["code"] == "tso-robustness");
+  CHECK(diags[0]["range"]["start"]["line"] == 7);
+  CHECK(diags[0]["message"].get<std::string>().find("still in T1's store buffer when T2 reads it") != std::string::npos);
+  CHECK(diags[0]["relatedInformation"].size() == 2);
+  // Robust, or the witness is the violation itself: no warning.
+  check["robustness"]["witness_is_violation"] = true;
+  CHECK(checkDiagnostics(check, path, text).empty());
+  check["robustness"] = {{"robust", true}, {"complete", true}, {"witness", nullptr}};
+  CHECK(checkDiagnostics(check, path, text).empty());
 }

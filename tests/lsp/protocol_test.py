@@ -136,6 +136,13 @@ def main():
     check(len(rel) > 5 and all(r["location"]["uri"] == uri for r in rel), "one related location per trace step")
     check(rel[2]["message"].startswith("step 3 · T1 · store flag[0] = 1"), "step label: " + rel[2]["message"])
     print("first diagnostics after open: %.0f ms" % first_ms)
+    st = [m["params"] for m in c.seen if m.get("method") == "tsocheck/status" and m["params"]["uri"] == uri]
+    check(len(st) >= 1 and st[0]["checking"] and st[0]["executions"] == 0, "tsocheck/status: checking announced")
+    done = c.wait(lambda m: m.get("method") == "tsocheck/status" and m["params"]["uri"] == uri
+                  and not m["params"]["checking"], 5) if st and st[-1]["checking"] else {"params": st[-1]}
+    fin = done["params"] if done else {}
+    check(fin.get("checks") and fin["checks"][0]["function"] == "dekker" and fin["checks"][0]["status"] == "violation"
+          and fin["checks"][0]["model"] == "TSO" and fin["executions"] >= 1, "tsocheck/status: final summary %s" % fin)
 
     # --- code lens, trace, hover -------------------------------------------------
     lens = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
