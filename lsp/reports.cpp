@@ -189,6 +189,8 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
   json ruleList = json::array();
   for (const auto& [k, r] : rules)
     ruleList.push_back({{"id", r.first}, {"shortDescription", {{"text", r.second}}}});
+  ruleList.push_back({{"id", "robustness"},
+                      {"shortDescription", {{"text", "The memory model allows an execution that SC does not"}}}});
   auto uri = [](const std::string& f) {
     std::error_code ec;
     std::filesystem::path p = std::filesystem::relative(f, std::filesystem::current_path(), ec);
@@ -198,48 +200,55 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
   json results = json::array();
   for (const FileReport& f : files)
     for (const CheckReport& c : f.checks) {
-      if (!c.result.violation || !c.program) continue;
-      const Violation& v = *c.result.violation;
+      if (!c.program) continue;
       const Program& prog = *c.program;
-      std::string ruleId = rules.count(v.kind) ? rules.at(v.kind).first : "error";
-      auto location = [&](const SourceLoc& l, const std::string& text) {
-        json loc{{"physicalLocation",
-                  {{"artifactLocation", {{"uri", uri(fileOf(prog, l))}}},
-                   {"region", {{"startLine", std::max<uint32_t>(l.line, 1)},
-                               {"startColumn", std::max<uint32_t>(l.column, 1)}}}}}};
-        if (!text.empty()) loc["message"] = {{"text", text}};
-        return loc;
-      };
-      // One threadFlow per thread; executionOrder orders steps across threads.
-      std::map<uint32_t, json> perThread;
-      for (const TraceStep& s : v.trace) {
-        std::ostringstream text;
-        text << formatStepHead(s);
-        if (!s.note.empty()) text << " (" << s.note << ")";
-        json state = json::object();
-        for (size_t t = 0; t < s.buffers.size(); ++t) {
-          std::string b;
-          for (const BufferEntry& e : s.buffers[t]) b += (b.empty() ? "" : ", ") + e.name + "=" + std::to_string(e.value);
-          if (!b.empty()) state["buffer T" + std::to_string(t)] = {{"text", "[" + b + "]"}};
+      // One result per violation and per robustness witness (a warning).
+      auto addResult = [&](const Violation& v, const std::string& ruleId, const char* level, bool fixes) {
+        auto location = [&](const SourceLoc& l, const std::string& text) {
+          json loc{{"physicalLocation",
+                    {{"artifactLocation", {{"uri", uri(fileOf(prog, l))}}},
+                     {"region", {{"startLine", std::max<uint32_t>(l.line, 1)},
+                                 {"startColumn", std::max<uint32_t>(l.column, 1)}}}}}};
+          if (!text.empty()) loc["message"] = {{"text", text}};
+          return loc;
+        };
+        // One threadFlow per thread; executionOrder orders steps across threads.
+        std::map<uint32_t, json> perThread;
+        for (const TraceStep& s : v.trace) {
+          std::ostringstream text;
+          text << formatStepHead(s);
+          if (!s.note.empty()) text << " (" << s.note << ")";
+          json state = json::object();
+          for (size_t t = 0; t < s.buffers.size(); ++t) {
+            std::string b;
+            for (const BufferEntry& e : s.buffers[t]) b += (b.empty() ? "" : ", ") + e.name + "=" + std::to_string(e.value);
+            if (!b.empty()) state["buffer T" + std::to_string(t)] = {{"text", "[" + b + "]"}};
+          }
+          json loc{{"location", location(s.loc, text.str())}, {"executionOrder", s.step}};
+          if (!state.empty()) loc["state"] = state;
+          perThread[s.thread].push_back(loc);
         }
-        json loc{{"location", location(s.loc, text.str())}, {"executionOrder", s.step}};
-        if (!state.empty()) loc["state"] = state;
-        perThread[s.thread].push_back(loc);
+        json threadFlows = json::array();
+        for (auto& [t, locs] : perThread)
+          threadFlows.push_back({{"id", "T" + std::to_string(t)}, {"message", {{"text", "thread T" + std::to_string(t)}}},
+                                 {"locations", locs}});
+        std::string msg = v.message + " (" + c.function + ", " + boundsSentence(c) + ")";
+        results.push_back({{"ruleId", ruleId},
+                           {"level", level},
+                           {"message", {{"text", msg}}},
+                           {"locations", json::array({location(v.loc, "")})},
+                           {"codeFlows", json::array({{{"threadFlows", threadFlows}}})},
+                           {"partialFingerprints",
+                            {{"tsocheck/v1", c.function + ":" + ruleId + ":" + modelName(c.model) + ":" +
+                                                 std::to_string(v.loc.line)}}},
+                           {"fixes", fixes ? sarifFixes(c, uri) : json::array()}});
+      };
+      if (c.result.violation) {
+        const Violation& v = *c.result.violation;
+        addResult(v, rules.count(v.kind) ? rules.at(v.kind).first : "error", "error", true);
       }
-      json threadFlows = json::array();
-      for (auto& [t, locs] : perThread)
-        threadFlows.push_back({{"id", "T" + std::to_string(t)}, {"message", {{"text", "thread T" + std::to_string(t)}}},
-                               {"locations", locs}});
-      std::string msg = v.message + " (" + c.function + ", " + boundsSentence(c) + ")";
-      results.push_back({{"ruleId", ruleId},
-                         {"level", "error"},
-                         {"message", {{"text", msg}}},
-                         {"locations", json::array({location(v.loc, "")})},
-                         {"codeFlows", json::array({{{"threadFlows", threadFlows}}})},
-                         {"partialFingerprints",
-                          {{"tsocheck/v1", c.function + ":" + ruleId + ":" + modelName(c.model) + ":" +
-                                               std::to_string(v.loc.line)}}},
-                         {"fixes", sarifFixes(c, uri)}});
+      if (c.result.robustness && c.result.robustness->witness && !c.result.robustness->witnessIsViolation)
+        addResult(*c.result.robustness->witness, "robustness", "warning", false);
     }
   return json{{"version", "2.1.0"},
               {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},

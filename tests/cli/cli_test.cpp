@@ -672,6 +672,15 @@ TEST_CASE("robustness: a non-SC execution without a failing assert is reported w
   Run t = tsocheck("check " + sb);
   CHECK(t.out.find("not robust: TSO allows an execution SC does not") != std::string::npos);
   CHECK(t.out.find("interleaving:") != std::string::npos);
+  // SARIF: a warning result with the witness as a code flow.
+  fs::path sarif = fs::temp_directory_path() / ("tsocheck-rb-" + std::to_string(::getpid()) + ".sarif");
+  tsocheck("check " + sb + " --sarif " + quote(sarif.string()));
+  json log = json::parse(readFile(sarif));
+  fs::remove(sarif);
+  REQUIRE(log["runs"][0]["results"].size() == 1);
+  CHECK(log["runs"][0]["results"][0]["ruleId"] == "robustness");
+  CHECK(log["runs"][0]["results"][0]["level"] == "warning");
+  CHECK(log["runs"][0]["results"][0]["codeFlows"][0]["threadFlows"].size() == 3);
   // SC: robust by definition; PSO: not robust either.
   CHECK(checkJson(sb + " --model sc")["results"][0]["robustness"]["robust"] == true);
   CHECK(checkJson(sb + " --model pso")["results"][0]["robustness"]["robust"] == false);
