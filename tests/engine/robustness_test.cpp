@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "engine/check.h"
@@ -34,6 +35,14 @@ std::set<std::string> traceKeys(const Program& p, Model m) {
   return keys;
 }
 
+const litmus::LitmusTest& litmusNamed(const std::string& name) {
+  static const std::vector<litmus::LitmusTest> all = litmus::all();
+  for (const auto& t : all)
+    if (t.name == name) return t;
+  FAIL("no litmus test named " << name);
+  throw std::logic_error("unreachable");
+}
+
 }  // namespace
 
 TEST_CASE("robustness: litmus tests are non-robust exactly where their weak outcome is reachable", "[robustness]") {
@@ -53,12 +62,7 @@ TEST_CASE("robustness: litmus tests are non-robust exactly where their weak outc
 }
 
 TEST_CASE("robustness: SB's witness points at a stale load and shows the buffered store", "[robustness]") {
-  const litmus::LitmusTest* sb = nullptr;
-  static const auto all = litmus::all();
-  for (const auto& t : all)
-    if (t.name == "SB") sb = &t;
-  REQUIRE(sb);
-  CheckResult r = check(sb->program, robustnessUnder(Model::TSO));
+  CheckResult r = check(litmusNamed("SB").program, robustnessUnder(Model::TSO));
   REQUIRE(r.robustness);
   REQUIRE(r.robustness->witness);
   const Violation& w = *r.robustness->witness;
@@ -78,11 +82,7 @@ TEST_CASE("robustness: SB's witness points at a stale load and shows the buffere
 }
 
 TEST_CASE("robustness: SC is robust by definition; bounds make the answer incomplete", "[robustness]") {
-  static const auto all = litmus::all();
-  const litmus::LitmusTest* mp = nullptr;
-  for (const auto& t : all)
-    if (t.name == "MP") mp = &t;
-  REQUIRE(mp);
+  const litmus::LitmusTest* mp = &litmusNamed("MP");
   CheckResult sc = check(mp->program, robustnessUnder(Model::SC));
   REQUIRE(sc.robustness);
   CHECK(sc.robustness->robust);
