@@ -242,6 +242,7 @@ class Adapter {
     if (cmd == "pause") return reply(req);
     if (cmd == "exceptionInfo") return exceptionInfo(req);
     if (cmd == "tsocheckState") return reply(req, needReplay().stateJson());
+    if (cmd == "evaluate") return evaluate(req, args);
     if (cmd == "restart") return restart(req, args);
     if (cmd == "disconnect" || cmd == "terminate") {
       cancel_->store(true);
@@ -260,6 +261,7 @@ class Adapter {
                 {"supportsTerminateRequest", true},
                 {"supportsRestartRequest", true},
                 {"supportsExceptionInfoRequest", true},
+                {"supportsEvaluateForHovers", true},
                 {"supportsSingleThreadExecutionRequests", false},
                 {"exceptionBreakpointFilters", json::array()}});
     event("initialized", json::object());
@@ -493,6 +495,29 @@ class Adapter {
       throw DapError{"unknown variablesReference " + std::to_string(ref)};
     }
     reply(req, {{"variables", vars}});
+  }
+
+  // A shared location by name (hovers, the debug console): its value in
+  // memory and in every store buffer after the current step. `flag` also
+  // matches the elements flag[i].
+  void evaluate(const json& req, const json& args) {
+    const Replay& r = needReplay();
+    std::string e = args.value("expression", std::string());
+    e.erase(0, e.find_first_not_of(" \t"));
+    e.erase(e.find_last_not_of(" \t") + 1);
+    auto matches = [&](const std::string& addr) { return addr == e || addr.rfind(e + "[", 0) == 0; };
+    const ReplayState st = r.state();
+    std::string result;
+    auto add = [&](const std::string& part) { result += (result.empty() ? "" : "; ") + part; };
+    for (const auto& [addr, v] : st.memory.items())
+      if (!e.empty() && matches(addr)) add(addr + " = " + v.dump() + " in memory");
+    for (uint32_t t = 0; t < r.threadCount(); ++t)
+      for (const PendingStore& p : st.buffers[t])
+        if (!e.empty() && matches(p.address))
+          add(p.address + " = " + p.value.dump() + " in T" + std::to_string(t) + "'s buffer (line " +
+              std::to_string(p.line) + ")");
+    if (result.empty()) throw DapError{"`" + e + "`: no value known at this step (shared locations only)"};
+    reply(req, {{"result", result}, {"variablesReference", 0}});
   }
 
   // ---- output -------------------------------------------------------------

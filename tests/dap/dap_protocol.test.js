@@ -171,6 +171,8 @@ test('SB under TSO: entry, threads, next, buffers, stale read, stepBack, continu
     assert.equal(ev.body.reason, 'step');
     assert.deepEqual(await where(dc, ev), [3, 23]);
     assert.deepEqual((await buffers(dc, 3))['T1 (t1)'], ['x = 1@16']);
+    const x = await dc.evaluateRequest({ expression: 'x', context: 'hover' });
+    assert.equal(x.body.result, "x = 0 in memory; x = 1 in T1's buffer (line 16)");
     state = (await dc.customRequest('tsocheckState')).body;
     assert.equal(state.step, 5);
     assert.equal(state.staleRead.pendingIn, 1);
@@ -180,6 +182,9 @@ test('SB under TSO: entry, threads, next, buffers, stale read, stepBack, continu
     assert.equal(ev.body.reason, 'exception');
     assert.match(ev.body.text, /assertion/);
     assert.deepEqual(await where(dc, ev), [1, 33]);
+    const hover = await dc.evaluateRequest({ expression: 'r1', context: 'hover' });
+    assert.equal(hover.body.result, 'r1 = 0 in memory');
+    await assert.rejects(dc.evaluateRequest({ expression: 'nothing' }), /no value known/);
     const info = await dc.exceptionInfoRequest({ threadId: 1 });
     assert.equal(info.body.exceptionId, 'assertion');
     // next at the end stays there and says so.
@@ -236,6 +241,21 @@ test('stopOnEntry false stops at the violation; restart re-checks and stops ther
     assert.equal(again.body.reason, 'exception');  // same launch arguments: stopOnEntry false
     const entry = await stepAndWait(dc, 'reverseContinueRequest');
     assert.equal(entry.body.reason, 'entry');
+  });
+});
+
+test('0-based lines and columns when the client asks for them', async () => {
+  await withAdapter(async (dc) => {
+    const initialized = dc.waitForEvent('initialized');
+    await dc.initializeRequest({ adapterID: 'tsocheck', linesStartAt1: false, columnsStartAt1: false });
+    await initialized;
+    const stopped = dc.waitForEvent('stopped');
+    await Promise.all([dc.launchRequest({ program: SB }), dc.configurationDoneRequest()]);
+    await stopped;
+    const f = await topFrame(dc, 1);
+    assert.deepEqual([f.line, f.column], [28, 2]);  // sb.c:29:3
+    // tsocheckState stays 1-based.
+    assert.equal((await dc.customRequest('tsocheckState')).body.current.line, 29);
   });
 });
 
