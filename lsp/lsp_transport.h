@@ -1,5 +1,6 @@
-// stdio transport of the language server: asio reads stdin and decodes
-// frames on the I/O thread; send() may be called from any thread.
+// stdio transport of the language server and the debug adapter (both use
+// Content-Length framing): asio reads stdin and decodes frames on the I/O
+// thread; send() may be called from any thread.
 #pragma once
 
 #include <functional>

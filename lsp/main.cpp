@@ -1,5 +1,6 @@
-// The `tsocheck` command: `tsocheck check FILE.c...` (this file). The
-// language server (`tsocheck lsp`) will be a sibling subcommand.
+// The `tsocheck` command: `tsocheck check FILE.c...` (this file), the
+// language server (`tsocheck lsp`) and the trace-replay debug adapter
+// (`tsocheck dap`).
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 
 #include "lsp/check_options.h"
 #include "lsp/check_runner.h"
+#include "lsp/dap_server.h"
 #include "lsp/lsp_server.h"
 #include "lsp/fence_fix.h"
 #include "lsp/reports.h"
@@ -28,6 +30,7 @@ namespace {
 const char* kUsage =
     "usage: tsocheck check FILE.c... [options] [-- CLANG_ARGS...]\n"
     "       tsocheck lsp    (language server over stdio)\n"
+    "       tsocheck dap    (debug adapter over stdio: step through a violation's trace)\n"
     "\n"
     "Checks every function marked __attribute__((annotate(\"tsocheck\"))) (or TSOCHECK\n"
     "from <tsocheck.h>) under a memory model, exploring every interleaving and\n"
@@ -194,6 +197,7 @@ int main(int argc, char** argv) {
   std::string cmd = argv[1];
   if (cmd == "check") return runCheck(argc - 2, argv + 2);
   if (cmd == "lsp") return lsp::runServer(TSOCHECK_VERSION);  // LSP over stdio
+  if (cmd == "dap") return dap::runAdapter();                  // DAP over stdio
   if (cmd == "--version" || cmd == "version") {
     std::printf("tsocheck %s\n", TSOCHECK_VERSION);
     return 0;

@@ -47,8 +47,18 @@ json traceStepJson(const Program& prog, const TraceStep& s) {
     for (const BufferEntry& e : b) entries.push_back({{"address", e.name}, {"value", e.value}});
     buffers.push_back(entries);
   }
+  // The function the step's instruction is in, and for a direct spawn the
+  // function the new thread starts in (the debug adapter names threads by it).
+  const Function* fn = s.function < prog.functions.size() ? &prog.functions[s.function] : nullptr;
+  json spawns = nullptr;
+  if (fn && s.kind == StepKind::Spawn && s.pc < fn->code.size() && fn->code[s.pc].op == Op::Spawn) {
+    int64_t target = fn->code[s.pc].imm;
+    if (target >= 0 && size_t(target) < prog.functions.size()) spawns = prog.functions[size_t(target)].name;
+  }
   return json{{"step", s.step},
               {"thread", s.thread},
+              {"function", fn ? json(fn->name) : json(nullptr)},
+              {"spawns", spawns},
               {"event", stepKindName(s.kind)},
               {"address", s.hasAddr ? json(s.addrName) : json(nullptr)},
               {"value", s.hasValue ? json(s.value) : json(nullptr)},

@@ -1,0 +1,211 @@
+#include "lsp/dap_replay.h"
+
+#include <algorithm>
+
+#include "lsp/lsp_features.h"
+
+namespace tsocheck::dap {
+
+namespace {
+
+std::string str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+uint32_t num(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() && it->get<int64_t>() >= 0 ? it->get<uint32_t>() : 0;
+}
+
+json valueOf(const json& s) { return s.contains("value") ? s["value"] : json(nullptr); }
+
+bool isLoad(const std::string& ev) { return ev == "load-memory" || ev == "load-buffer" || ev == "rmw"; }
+
+// "starts T3" -> 3 (the spawn step's note names the new thread).
+std::optional<uint32_t> spawnedThread(const json& s) {
+  const std::string note = str(s, "note");
+  const std::string head = "starts T";
+  if (note.rfind(head, 0) != 0) return std::nullopt;
+  try {
+    return uint32_t(std::stoul(note.substr(head.size())));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+json pendingJson(const PendingStore& p) {
+  return {{"thread", p.thread}, {"address", p.address}, {"value", p.value},
+          {"file", p.file},     {"line", p.line},       {"column", p.column}};
+}
+
+}  // namespace
+
+std::optional<Replay> Replay::fromCheck(const json& check, std::string* error) {
+  auto fail = [&](const std::string& why) -> std::optional<Replay> {
+    if (error) *error = why;
+    return std::nullopt;
+  };
+  if (!check.is_object()) return fail("not a check result");
+  if (!check.contains("violation") || !check["violation"].is_object())
+    return fail("`" + str(check, "function") + "` has no violation to replay (" + str(check, "status") + ")");
+  const json& raw = check["violation"].contains("trace") ? check["violation"]["trace"] : json();
+  if (!raw.is_array() || raw.empty()) return fail("the violation has no trace");
+  for (const json& s : raw)
+    if (!s.is_object()) return fail("malformed trace step");
+  json payload = lsp::tracePayload(check);
+  const json& trace = payload["violation"]["trace"];
+  Replay r;
+  r.check_ = check;
+  r.violation_ = payload["violation"];
+  r.violation_.erase("trace");
+  r.sc_ = str(check, "model") == "SC";
+  for (const json& s : trace) {
+    r.threads_ = std::max(r.threads_, num(s, "thread") + 1);
+    if (s.contains("buffers") && s["buffers"].is_array())
+      r.threads_ = std::max(r.threads_, uint32_t(s["buffers"].size()));
+    r.steps_.push_back(s);
+  }
+  r.startFunction_.assign(r.threads_, "");
+  if (r.threads_ > 0) r.startFunction_[0] = "main";
+  for (const json& s : r.steps_) {
+    if (str(s, "event") != "spawn") continue;
+    auto t = spawnedThread(s);
+    if (t && *t < r.threads_) r.startFunction_[*t] = str(s, "spawns");
+  }
+  return r;
+}
+
+bool Replay::next() {
+  if (atEnd()) return false;
+  ++pos_;
+  return true;
+}
+
+bool Replay::back() {
+  if (pos_ == 0) return false;
+  --pos_;
+  return true;
+}
+
+std::string Replay::label(size_t i) const { return str(steps_.at(i), "label"); }
+
+std::string Replay::nextEventLabel() const {
+  return atEnd() ? std::string("— end of trace (violation)") : label(pos_ + 1);
+}
+
+std::string Replay::threadName(uint32_t t) const {
+  std::string n = "T" + std::to_string(t);
+  if (t < startFunction_.size() && !startFunction_[t].empty()) n += " (" + startFunction_[t] + ")";
+  return n;
+}
+
+std::optional<size_t> Replay::lastStepOf(uint32_t t) const {
+  for (size_t i = pos_ + 1; i-- > 0;)
+    if (num(steps_[i], "thread") == t) return i;
+  return std::nullopt;
+}
+
+bool Replay::started(uint32_t t) const { return t == 0 || lastStepOf(t).has_value(); }
+
+bool Replay::exited(uint32_t t) const {
+  auto i = lastStepOf(t);
+  return i && str(steps_[*i], "event") == "exit";
+}
+
+ReplayState Replay::stateAt(size_t upTo) const {
+  ReplayState st;
+  upTo = std::min(upTo, steps_.empty() ? size_t(0) : steps_.size() - 1);
+  st.index = upTo;
+  st.buffers.assign(threads_, {});
+  st.reads.assign(threads_, {});
+  for (size_t i = 0; i <= upTo && i < steps_.size(); ++i) {
+    const json& s = steps_[i];
+    const std::string ev = str(s, "event"), addr = str(s, "address");
+    const uint32_t t = num(s, "thread");
+    if (t >= threads_) continue;
+    auto& buf = st.buffers[t];
+    if (ev == "store" && !sc_) {
+      buf.push_back({t, addr, valueOf(s), str(s, "file"), num(s, "line"), num(s, "column"), i});
+    } else if (ev == "flush") {
+      // TSO: the oldest entry; PSO: the oldest entry for that address.
+      auto it = std::find_if(buf.begin(), buf.end(), [&](const PendingStore& p) { return p.address == addr; });
+      if (it != buf.end()) buf.erase(it);
+    } else if (isLoad(ev)) {
+      st.reads[t].push_back({addr, valueOf(s), ev == "load-buffer", ev == "rmw", num(s, "line"), i});
+    }
+    // The step's own buffer contents are the authority: entries the engine
+    // drained without a flush step are dropped; entries we cannot source are
+    // kept without a location.
+    if (s.contains("buffers") && s["buffers"].is_array()) {
+      const json& bufs = s["buffers"];
+      for (uint32_t u = 0; u < threads_ && u < bufs.size(); ++u) {
+        const json& want = bufs[u];
+        auto& have = st.buffers[u];
+        bool same = want.is_array() && want.size() == have.size();
+        for (size_t k = 0; same && k < have.size(); ++k)
+          same = str(want[k], "address") == have[k].address && valueOf(want[k]) == have[k].value;
+        if (same || !want.is_array()) continue;
+        std::vector<PendingStore> rebuilt;
+        size_t from = 0;
+        for (const json& e : want) {
+          PendingStore p{u, str(e, "address"), valueOf(e), "", 0, 0, 0};
+          for (size_t k = from; k < have.size(); ++k)
+            if (have[k].address == p.address && have[k].value == p.value) {
+              p = have[k];
+              from = k + 1;
+              break;
+            }
+          rebuilt.push_back(std::move(p));
+        }
+        have = std::move(rebuilt);
+      }
+    }
+  }
+  if (!steps_.empty()) {
+    st.memory = steps_[upTo].value("memory", json::object());
+    const json& s = steps_[upTo];
+    if (str(s, "event") == "load-memory") {
+      const std::string addr = str(s, "address");
+      const uint32_t reader = num(s, "thread");
+      for (uint32_t u = 0; u < threads_ && !st.staleRead; ++u) {
+        if (u == reader) continue;
+        // The newest pending store to that address is what the reader misses.
+        for (auto it = st.buffers[u].rbegin(); it != st.buffers[u].rend(); ++it)
+          if (it->address == addr) {
+            st.staleRead = StaleRead{reader, addr, valueOf(s), str(s, "file"), num(s, "line"), num(s, "column"),
+                                     u, it->value, it->line, it->column};
+            break;
+          }
+      }
+    }
+  }
+  return st;
+}
+
+json Replay::stateJson() const {
+  ReplayState st = state();
+  json cur = current();
+  json pending = json::array();
+  for (const auto& b : st.buffers)
+    for (const PendingStore& p : b) pending.push_back(pendingJson(p));
+  json stale = nullptr;
+  if (st.staleRead) {
+    const StaleRead& r = *st.staleRead;
+    stale = {{"thread", r.thread},       {"address", r.address},         {"value", r.value},
+             {"file", r.file},           {"line", r.line},               {"column", r.column},
+             {"pendingIn", r.pendingIn}, {"pendingValue", r.pendingValue}, {"pendingLine", r.pendingLine}};
+  }
+  return {{"step", pos_},
+          {"total", steps_.size()},
+          {"current", cur},
+          {"next", nextEventLabel()},
+          {"memory", st.memory},
+          {"pending", pending},
+          {"staleRead", stale},
+          {"violation", violation_},
+          {"function", str(check_, "function")},
+          {"model", str(check_, "model")}};
+}
+
+}  // namespace tsocheck::dap
