@@ -1,0 +1,227 @@
+// The language client: finds the binary, starts `tsocheck lsp`, rewrites the
+// server's code lenses to client commands, and relays `tsocheck/status`.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as vscode from 'vscode';
+import {
+  CodeLensRequest, ExecuteCommandRequest, LanguageClient, LanguageClientOptions, MessageType,
+  RevealOutputChannelOn, ServerOptions, ShowMessageNotification, State,
+} from 'vscode-languageclient/node';
+import { log, output } from './log';
+import { notFoundMessage, Resolution, resolveServerPath } from './serverPath';
+import { serverSettings } from './settings';
+import { StatusParams } from './statusModel';
+import { CheckPayload } from './traceModel';
+
+export function isExecutable(p: string): boolean {
+  try {
+    if (!fs.statSync(p).isFile()) return false;
+    fs.accessSync(p, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function workspaceRoots(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+}
+
+/** The tsocheck binary for the language server (setting, bundled, development build, PATH). */
+export function findServer(extensionPath: string): Resolution {
+  return resolveServerPath({
+    configured: vscode.workspace.getConfiguration('tsocheck').get<string>('serverPath'),
+    extensionPath,
+    pathEnv: process.env.PATH,
+    workspaceFolders: workspaceRoots(),
+    homeDir: os.homedir(),
+    isExecutable,
+  });
+}
+
+/** Client command ids the server's lens commands are rewritten to. */
+const lensRewrites: Record<string, string> = {
+  'tsocheck.showTrace': 'tsocheck.openTrace',
+  'tsocheck.runWithModel': 'tsocheck.rerun',
+  'tsocheck.recheck': 'tsocheck.checkFile',
+};
+
+/** The server's own verdict message for tsocheck.runWithModel; the client shows a richer one. */
+const verdictMessage = /^`[^`]+` under (SC|TSO|PSO): /;
+
+export async function offerServerPathFix(message: string): Promise<void> {
+  const choice = await vscode.window.showErrorMessage(message, 'Open Setting', 'Show Log');
+  if (choice === 'Open Setting') await vscode.commands.executeCommand('workbench.action.openSettings', 'tsocheck.serverPath');
+  else if (choice === 'Show Log') output().show(true);
+}
+
+export class Server implements vscode.Disposable {
+  client: LanguageClient | undefined;
+  binary: string | undefined;
+  private ownRuns = 0;
+  /** How many `tsocheck/status` notifications arrived (0: an older server; the status bar falls back to diagnostics). */
+  statusNotifications = 0;
+  /** Why the last start failed (undefined after a successful start). */
+  lastStartError: string | undefined;
+  private readonly statusEmitter = new vscode.EventEmitter<StatusParams>();
+  private readonly diagnosticsEmitter = new vscode.EventEmitter<vscode.Uri>();
+  private readonly stateEmitter = new vscode.EventEmitter<void>();
+  /** A `tsocheck/status` notification arrived. */
+  readonly onStatus = this.statusEmitter.event;
+  /** The server published diagnostics for a document (also empty ones). */
+  readonly onDiagnostics = this.diagnosticsEmitter.event;
+  /** The client started or stopped. */
+  readonly onState = this.stateEmitter.event;
+
+  constructor(private readonly extensionPath: string) {}
+
+  get running(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  async start(): Promise<boolean> {
+    const found = findServer(this.extensionPath);
+    const configured = vscode.workspace.getConfiguration('tsocheck').get<string>('serverPath');
+    this.lastStartError = undefined;
+    if (!found.path) {
+      const msg = notFoundMessage(found, configured);
+      this.lastStartError = msg;
+      log(msg);
+      void offerServerPathFix(msg);
+      return false;
+    }
+    this.binary = found.path;
+    log(`language server: ${found.path} lsp (${found.source})`);
+    const exe = { command: found.path, args: ['lsp'], options: { cwd: workspaceRoots()[0] } };
+    const serverOptions: ServerOptions = { run: exe, debug: exe };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file', language: 'c' }],
+      outputChannel: output(),
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: () => serverSettings((k) => vscode.workspace.getConfiguration('tsocheck').get(k)),
+      synchronize: { configurationSection: 'tsocheck' },
+      initializationFailedHandler: (error) => {
+        log(`initialize failed: ${error instanceof Error ? error.message : String(error)}`);
+        return false;
+      },
+      middleware: {
+        provideCodeLenses: async (document, token, next) => {
+          const lenses = await next(document, token);
+          return lenses ? rewriteLenses(lenses) : lenses;
+        },
+        handleDiagnostics: (uri, diagnostics, next) => {
+          next(uri, diagnostics);
+          this.diagnosticsEmitter.fire(uri);
+        },
+      },
+    };
+    const client = new LanguageClient('tsocheck', 'tsocheck', serverOptions, clientOptions);
+    client.onNotification('tsocheck/status', (p: StatusParams) => {
+      this.statusNotifications++;
+      this.statusEmitter.fire(p);
+      this.refreshLenses(p.uri);
+    });
+    client.onNotification(ShowMessageNotification.type, (m) => {
+      if (this.ownRuns > 0 && verdictMessage.test(m.message)) return;
+      if (m.type === MessageType.Error) void vscode.window.showErrorMessage(m.message);
+      else if (m.type === MessageType.Warning) void vscode.window.showWarningMessage(m.message);
+      else void vscode.window.showInformationMessage(m.message);
+    });
+    client.onDidChangeState(() => this.stateEmitter.fire());
+    this.client = client;
+    try {
+      await client.start();
+      return true;
+    } catch (e) {
+      const msg = `tsocheck: the language server (${found.path} lsp) failed to start: ${e instanceof Error ? e.message : String(e)}. ` +
+        'Check the binary (run it with "lsp" in a terminal) or set "tsocheck.serverPath".';
+      this.lastStartError = msg;
+      log(msg);
+      void offerServerPathFix(msg);
+      this.client = undefined;
+      try { await client.dispose(); } catch { /* already down */ }
+      return false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (c) {
+      try { await c.stop(5000); } catch (e) { log(`stop: ${String(e)}`); }
+    }
+    this.stateEmitter.fire();
+  }
+
+  async restart(): Promise<boolean> {
+    await this.stop();
+    return this.start();
+  }
+
+  private need(): LanguageClient {
+    if (!this.client || this.client.state !== State.Running)
+      throw new Error('the tsocheck language server is not running (see "tsocheck: Show Server Log")');
+    return this.client;
+  }
+
+  /** The document's URI as the server knows it. */
+  uriOf(doc: vscode.TextDocument | vscode.Uri): string {
+    const uri = doc instanceof vscode.Uri ? doc : doc.uri;
+    return this.client ? this.client.code2ProtocolConverter.asUri(uri) : uri.toString();
+  }
+
+  executeCommand<T = unknown>(command: string, args: unknown[], token?: vscode.CancellationToken): Promise<T> {
+    return this.need().sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token) as Promise<T>;
+  }
+
+  trace(uri: string, fn: string): Promise<CheckPayload> {
+    return this.need().sendRequest<CheckPayload>('tsocheck/trace', { uri, function: fn });
+  }
+
+  /** tsocheck.runWithModel with the server's own verdict message held back. */
+  async runWithModel(uri: string, fn: string, model: string, token?: vscode.CancellationToken): Promise<CheckPayload> {
+    this.ownRuns++;
+    try {
+      return await this.executeCommand<CheckPayload>('tsocheck.runWithModel', [uri, fn, model], token);
+    } finally {
+      // The message is sent just before the reply; keep it muted a moment longer.
+      setTimeout(() => this.ownRuns--, 500);
+    }
+  }
+
+  /** Asks VS Code to fetch the lenses again (the server sends no codeLens/refresh). */
+  refreshLenses(uri?: string): void {
+    const c = this.client;
+    if (!c || c.state !== State.Running) return;
+    const feature = c.getFeature(CodeLensRequest.method);
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.languageId !== 'c' || (uri && this.uriOf(doc) !== uri)) continue;
+      feature?.getProvider(doc)?.onDidChangeCodeLensEmitter.fire();
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.statusEmitter.dispose();
+    this.diagnosticsEmitter.dispose();
+    this.stateEmitter.dispose();
+  }
+}
+
+/** Server lens commands → client commands; a violation lens gets a "debug this interleaving" lens beside it. */
+export function rewriteLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
+  const out: vscode.CodeLens[] = [];
+  for (const lens of lenses) {
+    const cmd = lens.command;
+    if (!cmd) { out.push(lens); continue; }
+    const to = lensRewrites[cmd.command];
+    if (to) lens.command = { ...cmd, command: to };
+    out.push(lens);
+    if (cmd.command === 'tsocheck.showTrace')
+      out.push(new vscode.CodeLens(lens.range, {
+        title: 'debug this interleaving', command: 'tsocheck.debugInterleaving', arguments: cmd.arguments,
+        tooltip: 'Replay this trace step by step in the debugger',
+      }));
+  }
+  return out;
+}

@@ -1,0 +1,221 @@
+// The palette commands (tsocheck.*). Server commands are called through
+// workspace/executeCommand; these ids never clash with the server's
+// (tsocheck.recheck / showTrace / runWithModel), which the client registers itself.
+import * as vscode from 'vscode';
+import { Server } from './client';
+import { Decorations } from './decorations';
+import { debugType } from './debug';
+import { formatCount } from './format';
+import { findCheckFunctions, functionAt } from './functions';
+import { log, output } from './log';
+import { StatusBar } from './statusBar';
+import { CheckPayload } from './traceModel';
+import { TraceView } from './traceView';
+
+interface Target {
+  doc: vscode.TextDocument;
+  uri: string;
+  fn: string;
+}
+
+type Model = 'SC' | 'TSO' | 'PSO';
+
+export class Commands {
+  constructor(
+    private readonly server: Server,
+    private readonly status: StatusBar,
+    private readonly traceView: TraceView,
+    private readonly decorations: Decorations,
+  ) {}
+
+  register(): vscode.Disposable[] {
+    const r = (id: string, f: (...args: unknown[]) => unknown) => vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        return await f(...args);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`tsocheck: ${e instanceof Error ? e.message : String(e)}`);
+        return undefined;
+      }
+    });
+    return [
+      r('tsocheck.checkFunction', (...a) => this.checkFunction(a)),
+      r('tsocheck.checkFile', (...a) => this.checkFile(a)),
+      r('tsocheck.openTrace', (...a) => this.openTrace(a)),
+      r('tsocheck.insertAllFences', () => this.insertAllFences()),
+      r('tsocheck.rerunSC', () => this.rerunAt('SC')),
+      r('tsocheck.rerunTSO', () => this.rerunAt('TSO')),
+      r('tsocheck.rerunPSO', () => this.rerunAt('PSO')),
+      r('tsocheck.rerun', (...a) => this.rerunFromArgs(a)),
+      r('tsocheck.debugInterleaving', (...a) => this.debugInterleaving(a)),
+      r('tsocheck.showLog', () => output().show(true)),
+      r('tsocheck.restartServer', () => this.server.restart()),
+      r('tsocheck.revealStep', (i) => this.traceView.reveal(Number(i))),
+      r('tsocheck.pickStep', () => this.traceView.pick()),
+      r('tsocheck.clearTrace', () => this.traceView.clearHighlights()),
+      r('tsocheck.statusBarClick', () => this.status.summary && this.status.summary.violations > 0
+        ? vscode.commands.executeCommand('workbench.actions.view.problems')
+        : output().show(true)),
+    ];
+  }
+
+  private activeC(): vscode.TextEditor {
+    const e = vscode.window.activeTextEditor;
+    if (!e || e.document.languageId !== 'c') throw new Error('open a C file first');
+    return e;
+  }
+
+  private async docFor(uri: string): Promise<vscode.TextDocument> {
+    const open = vscode.workspace.textDocuments.find((d) => this.server.uriOf(d) === uri || d.uri.toString() === uri);
+    return open ?? vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+  }
+
+  /** The function from command arguments (a lens: [uri, fn, ...]) or around the cursor. */
+  private async target(args: unknown[]): Promise<Target | undefined> {
+    if (typeof args[0] === 'string' && typeof args[1] === 'string') {
+      const doc = await this.docFor(args[0]);
+      return { doc, uri: args[0], fn: args[1] };
+    }
+    const editor = this.activeC();
+    const doc = editor.document;
+    const uri = this.server.uriOf(doc);
+    const fns = findCheckFunctions(doc.getText());
+    const here = functionAt(fns, editor.selection.active.line);
+    if (here) return { doc, uri, fn: here.name };
+    const names = new Set(fns.map((f) => f.name));
+    for (const c of this.status.checksOf(uri) ?? []) names.add(c.function);
+    for (const d of vscode.languages.getDiagnostics(doc.uri))
+      if (d.source === 'tsocheck' && d.severity === vscode.DiagnosticSeverity.Error) {
+        const fn = (d as vscode.Diagnostic & { data?: { function?: string } }).data?.function;
+        if (fn) names.add(fn);
+      }
+    if (names.size === 0) throw new Error('no annotated function (TSOCHECK) in this file');
+    const fn = names.size === 1 ? [...names][0] : await vscode.window.showQuickPick([...names], { placeHolder: 'Which check function?' });
+    return fn ? { doc, uri, fn } : undefined;
+  }
+
+  private modelOf(uri: string, fn: string): Model {
+    const m = this.status.checksOf(uri)?.find((c) => c.function === fn)?.model;
+    const setting = vscode.workspace.getConfiguration('tsocheck').get<string | null>('model');
+    const pick = (m ?? setting ?? 'TSO').toUpperCase();
+    return pick === 'SC' || pick === 'PSO' ? pick : 'TSO';
+  }
+
+  private async checkFunction(args: unknown[]): Promise<CheckPayload | undefined> {
+    const t = await this.target(args);
+    if (!t) return undefined;
+    const model = typeof args[2] === 'string' ? (args[2].toUpperCase() as Model) : this.modelOf(t.uri, t.fn);
+    return this.rerun(t, model);
+  }
+
+  private async checkFile(args: unknown[]): Promise<void> {
+    const uri = typeof args[0] === 'string' ? args[0] : this.server.uriOf(this.activeC().document);
+    await this.server.executeCommand('tsocheck.recheck', [uri]);
+    vscode.window.setStatusBarMessage('tsocheck: re-checking the file…', 3000);
+  }
+
+  private async openTrace(args: unknown[]): Promise<CheckPayload | undefined> {
+    const t = await this.target(args);
+    if (!t) return undefined;
+    let payload: CheckPayload;
+    try {
+      payload = await this.server.trace(t.uri, t.fn);
+    } catch (e) {
+      throw new Error(`no result for ${t.fn} yet — wait for the check to finish or run "tsocheck: Check Current File" (${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (payload.status !== 'violation' || !payload.violation) {
+      void vscode.window.showInformationMessage(`tsocheck: ${t.fn} under ${payload.model}: ${payload.status} — no trace to show.`);
+      return payload;
+    }
+    await this.traceView.load(payload, t.doc.uri.fsPath);
+    await this.traceView.pick();
+    return payload;
+  }
+
+  private async rerunAt(model: Model): Promise<CheckPayload | undefined> {
+    const t = await this.target([]);
+    return t ? this.rerun(t, model) : undefined;
+  }
+
+  private async rerunFromArgs(args: unknown[]): Promise<CheckPayload | undefined> {
+    const t = await this.target(args);
+    if (!t) return undefined;
+    const m = typeof args[2] === 'string' ? args[2].toUpperCase() : this.modelOf(t.uri, t.fn);
+    return this.rerun(t, m === 'SC' || m === 'PSO' ? m : 'TSO');
+  }
+
+  /** Runs one function under a model (server tsocheck.runWithModel) and shows the verdict. */
+  private async rerun(t: Target, model: Model): Promise<CheckPayload | undefined> {
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `tsocheck: checking ${t.fn} under ${model}…`, cancellable: true },
+      (_p, token) => this.server.runWithModel(t.uri, t.fn, model, token),
+    );
+    if (!result) return undefined;
+    const runs = result.executions !== undefined ? ` (${formatCount(result.executions)} executions)` : '';
+    if (result.status === 'violation') {
+      // Not awaited: the command returns the verdict at once.
+      void vscode.window.showWarningMessage(
+        `tsocheck: ${t.fn} under ${model}: violation${runs} — ${result.violation?.message ?? result.message ?? ''}`,
+        'Show Trace', 'Debug This Interleaving').then(async (choice) => {
+        if (choice === 'Show Trace') {
+          await this.traceView.load(result, t.doc.uri.fsPath);
+          await this.traceView.pick();
+        } else if (choice === 'Debug This Interleaving') {
+          await this.startDebugging(t, model);
+        }
+      });
+    } else if (result.status === 'verified' || result.status === 'bounded') {
+      void vscode.window.showInformationMessage(`tsocheck: ${t.fn} under ${model}: ${result.status === 'verified' ? 'verified' : 'no violation (bounded)'}${runs}.`);
+    } else {
+      void vscode.window.showWarningMessage(`tsocheck: ${t.fn} under ${model}: ${result.status}${runs} — ${result.message ?? ''}`);
+    }
+    return result;
+  }
+
+  /** Merges the preferred fence fix of every violating function into one edit. */
+  private async insertAllFences(): Promise<number> {
+    const doc = this.activeC().document;
+    const all = new vscode.Range(0, 0, doc.lineCount, 0);
+    const actions = (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[]>(
+      'vscode.executeCodeActionProvider', doc.uri, all, vscode.CodeActionKind.QuickFix.value)) ?? [];
+    // The server's titles (executeCodeActionProvider does not carry the actions' diagnostics).
+    const ours = actions.filter((a): a is vscode.CodeAction => 'edit' in a && !!a.edit &&
+      /^Insert (all \d+ fences|fence after line \d+)$/.test(a.title));
+    log(`insertAllFences: ${actions.length} code actions (${actions.map((a) => `${a.title}${'isPreferred' in a && a.isPreferred ? ' *' : ''}`).join(', ')}), ${ours.length} fence fixes`);
+    // One action per function: the preferred one (a single fence or "insert all").
+    const chosen = ours.filter((a) => a.isPreferred);
+    const merged = new vscode.WorkspaceEdit();
+    const seen = new Set<string>();
+    let fences = 0;
+    for (const a of chosen)
+      for (const [uri, edits] of a.edit!.entries())
+        for (const e of edits) {
+          const key = `${uri.toString()}@${e.range.start.line}:${e.range.start.character}:${e.newText}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          merged.insert(uri, e.range.start, e.newText);
+          if (!e.newText.includes('#include')) fences++;
+        }
+    if (fences === 0) {
+      void vscode.window.showInformationMessage('tsocheck: no suggested fences in this file (no violation with a fence fix).');
+      return 0;
+    }
+    if (!(await vscode.workspace.applyEdit(merged))) throw new Error('the fence edit could not be applied');
+    vscode.window.setStatusBarMessage(`tsocheck: inserted ${fences} fence${fences === 1 ? '' : 's'}`, 5000);
+    return fences;
+  }
+
+  private async debugInterleaving(args: unknown[]): Promise<boolean> {
+    const t = await this.target(args);
+    if (!t) return false;
+    const m = typeof args[2] === 'string' ? args[2].toUpperCase() : this.modelOf(t.uri, t.fn);
+    return this.startDebugging(t, m === 'SC' || m === 'PSO' ? m : 'TSO');
+  }
+
+  private startDebugging(t: Target, model: Model): Thenable<boolean> {
+    const folder = vscode.workspace.getWorkspaceFolder(t.doc.uri);
+    return vscode.debug.startDebugging(folder, {
+      type: debugType, request: 'launch', name: `tsocheck: replay ${t.fn} (${model})`,
+      program: t.doc.uri.fsPath, function: t.fn, model: model.toLowerCase(), stopOnEntry: true,
+    });
+  }
+}

@@ -1,0 +1,18 @@
+// The settings the language server reads (lsp/lsp_settings.cpp). Pure.
+
+export const serverSettingKeys = [
+  'model', 'bufferBound', 'preemptionBound', 'loopBound', 'timeLimit', 'fenceStyle',
+  'compileCommandsDir', 'checkOn', 'maxWorkers', 'debounceMs', 'robustness',
+] as const;
+
+export type ServerSettingKey = (typeof serverSettingKeys)[number];
+
+/** The server's part of the `tsocheck` configuration section (unset values as null, which the server takes as "default"). */
+export function serverSettings(get: (key: string) => unknown): Record<ServerSettingKey, unknown> {
+  const out = {} as Record<ServerSettingKey, unknown>;
+  for (const k of serverSettingKeys) {
+    const v = get(k);
+    out[k] = v === undefined || v === '' && k !== 'compileCommandsDir' ? null : v;
+  }
+  return out;
+}

@@ -1,0 +1,176 @@
+// The `tsocheck/trace` payload (the server's check JSON with labels and
+// memory per step) and the `tsocheckState` of the debug adapter, turned into
+// what the editor shows. Pure.
+import * as path from 'path';
+import { PendingStore, StaleRead, pendingGhostText, staleReadNote, valueText } from './format';
+
+export interface TraceStep {
+  step: number;
+  thread: number;
+  event: string;
+  address?: string | null;
+  value?: unknown;
+  file?: string;
+  line?: number;
+  column?: number;
+  note?: string;
+  label?: string;
+  buffers?: Array<Array<{ address: string; value: unknown }>>;
+  memory?: Record<string, unknown>;
+}
+
+export interface CheckPayload {
+  function: string;
+  file?: string;
+  line?: number;
+  model?: string;
+  status: string;
+  message?: string;
+  executions?: number;
+  violation?: {
+    kind?: string;
+    message?: string;
+    file?: string;
+    line?: number;
+    column?: number;
+    thread?: number;
+    trace?: TraceStep[];
+  } | null;
+}
+
+/** A label for a step when the payload has none (the server's format). */
+export function stepLabel(s: TraceStep): string {
+  if (s.label) return s.label;
+  const addr = s.address ?? '';
+  let head: string;
+  switch (s.event) {
+    case 'store': head = `store ${addr} = ${valueText(s.value)} (buffered)`; break;
+    case 'flush': head = `flush ${addr} = ${valueText(s.value)} to memory`; break;
+    case 'load-memory': head = `load ${addr} → ${valueText(s.value)} (memory)`; break;
+    case 'load-buffer': head = `load ${addr} → ${valueText(s.value)} (own buffer)`; break;
+    default:
+      head = s.event + (addr ? ` ${addr}` : '') + (s.value !== null && s.value !== undefined ? ` ${valueText(s.value)}` : '') + (s.note ? ` (${s.note})` : '');
+  }
+  return `step ${s.step} · T${s.thread} · ${head}`;
+}
+
+/** "T1 [x=1] · T2 [y=1]" or "all empty". */
+export function buffersText(s: TraceStep): string {
+  const parts: string[] = [];
+  (s.buffers ?? []).forEach((b, t) => {
+    if (b && b.length) parts.push(`T${t} [${b.map((e) => `${e.address}=${valueText(e.value)}`).join(', ')}]`);
+  });
+  return parts.length ? parts.join(' · ') : 'all empty';
+}
+
+export function memoryText(s: TraceStep): string {
+  const m = s.memory ?? {};
+  const keys = Object.keys(m);
+  return keys.length ? keys.map((k) => `${k}=${valueText(m[k])}`).join(' ') : 'initial values';
+}
+
+/**
+ * A trace/state file name as an absolute path. Names may be relative to the
+ * compile directory: a document or program path ending in it wins, then the
+ * first root where it exists.
+ */
+export function resolveFile(file: string | undefined, hints: string[], roots: string[], exists: (p: string) => boolean): string | undefined {
+  if (!file) return undefined;
+  if (path.isAbsolute(file)) return path.normalize(file);
+  const norm = path.normalize(file);
+  for (const h of hints) if (h === norm || h.endsWith(path.sep + norm)) return h;
+  for (const r of roots) {
+    const p = path.resolve(r, norm);
+    if (exists(p)) return p;
+  }
+  return roots.length ? path.resolve(roots[0], norm) : undefined;
+}
+
+/**
+ * The stores still buffered after trace step `index` (0-based), each placed
+ * at the line of the store that put it there.
+ */
+export function pendingAfter(steps: TraceStep[], index: number): PendingStore[] {
+  const s = steps[index];
+  if (!s || !s.buffers) return [];
+  const out: PendingStore[] = [];
+  s.buffers.forEach((buf, thread) => {
+    // Walk the thread's stores backwards, matching the buffer from its newest entry.
+    let k = index;
+    const mine: PendingStore[] = [];
+    for (let e = (buf?.length ?? 0) - 1; e >= 0; e--) {
+      const entry = buf[e];
+      while (k >= 0 && !(steps[k].event === 'store' && steps[k].thread === thread && steps[k].address === entry.address)) k--;
+      const at = k >= 0 ? steps[k] : undefined;
+      mine.unshift({ thread, address: entry.address, value: entry.value, file: at?.file, line: at?.line, column: at?.column });
+      k--;
+    }
+    out.push(...mine);
+  });
+  return out;
+}
+
+/** A load from memory while another thread's buffer holds a store to the same address. */
+export function staleReadAt(steps: TraceStep[], index: number): StaleRead | undefined {
+  const s = steps[index];
+  if (!s || s.event !== 'load-memory' || !s.address || !s.buffers) return undefined;
+  for (let t = 0; t < s.buffers.length; t++) {
+    if (t === s.thread) continue;
+    const buf = s.buffers[t] ?? [];
+    for (let e = buf.length - 1; e >= 0; e--)
+      if (buf[e].address === s.address)
+        return { thread: s.thread, address: s.address, value: s.value, file: s.file, line: s.line, column: s.column, pendingIn: t, pendingValue: buf[e].value };
+  }
+  return undefined;
+}
+
+/** The debug adapter's answer to `tsocheckState`. */
+export interface AdapterState {
+  step: number;
+  total: number;
+  current?: { file?: string; line?: number; column?: number; thread?: number; label?: string; [k: string]: unknown } | null;
+  pending?: PendingStore[];
+  staleRead?: StaleRead | null;
+  violation?: { message?: string; file?: string; line?: number } | null;
+}
+
+export interface LineMark {
+  file: string;
+  /** 1-based. */
+  line: number;
+  text: string;
+}
+
+/** What the editor shows for one stop: the current line, ghost text per buffered store, a note on a stale load. */
+export interface DecorationPlan {
+  current?: { file: string; line: number; label: string };
+  ghosts: LineMark[];
+  notes: LineMark[];
+}
+
+export function planDecorations(
+  current: { file?: string; line?: number; label?: string; thread?: number } | null | undefined,
+  pending: PendingStore[],
+  stale: StaleRead | null | undefined,
+  resolve: (file: string | undefined) => string | undefined,
+): DecorationPlan {
+  const plan: DecorationPlan = { ghosts: [], notes: [] };
+  const cf = resolve(current?.file);
+  if (cf && current?.line) plan.current = { file: cf, line: current.line, label: current.label ?? (current.thread !== undefined ? `T${current.thread}` : '') };
+  const byLine = new Map<string, LineMark>();
+  for (const p of pending) {
+    const f = resolve(p.file);
+    if (!f || !p.line) continue;
+    const key = `${f}:${p.line}`;
+    const text = pendingGhostText(p);
+    const old = byLine.get(key);
+    if (old) old.text += '; ' + text;
+    else byLine.set(key, { file: f, line: p.line, text });
+  }
+  plan.ghosts = [...byLine.values()];
+  if (stale) {
+    const f = resolve(stale.file);
+    if (f && stale.line) plan.notes.push({ file: f, line: stale.line, text: staleReadNote(stale) });
+  }
+  return plan;
+}

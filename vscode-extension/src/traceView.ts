@@ -1,0 +1,149 @@
+// The "tsocheck Trace" tree view and a QuickPick over the same steps; choosing
+// a step reveals its line and shows the buffers at that point.
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { workspaceRoots } from './client';
+import { Decorations } from './decorations';
+import { shortStepLabel } from './format';
+import {
+  buffersText, CheckPayload, memoryText, pendingAfter, planDecorations, resolveFile, staleReadAt, stepLabel, TraceStep,
+} from './traceModel';
+
+type Node = { kind: 'root' } | { kind: 'step'; index: number } | { kind: 'violation' };
+
+const eventIcons: Record<string, string> = {
+  store: 'arrow-right', flush: 'cloud-upload', 'load-memory': 'arrow-left', 'load-buffer': 'reply',
+  spawn: 'debug-start', join: 'merge', exit: 'debug-stop', fence: 'debug-breakpoint-log-unverified', rmw: 'sync',
+  lock: 'lock', unlock: 'unlock',
+};
+
+export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private payload: CheckPayload | undefined;
+  private docPath: string | undefined;
+  private steps: TraceStep[] = [];
+  private readonly root: Node = { kind: 'root' };
+  private readonly stepNodes: Node[] = [];
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly view: vscode.TreeView<Node>;
+  /** Bumped by every reveal and clear: a slower earlier reveal must not win. */
+  private generation = 0;
+
+  constructor(private readonly decorations: Decorations) {
+    this.view = vscode.window.createTreeView('tsocheck.trace', { treeDataProvider: this, showCollapseAll: false });
+  }
+
+  get loaded(): { payload?: CheckPayload; steps: TraceStep[] } {
+    return { payload: this.payload, steps: this.steps };
+  }
+
+  async load(payload: CheckPayload, docPath: string): Promise<void> {
+    this.payload = payload;
+    this.docPath = docPath;
+    this.steps = payload.violation?.trace ?? [];
+    this.stepNodes.length = 0;
+    this.steps.forEach((_, index) => this.stepNodes.push({ kind: 'step', index }));
+    await vscode.commands.executeCommand('setContext', 'tsocheck.hasTrace', true);
+    this.view.title = `tsocheck Trace: ${payload.function}`;
+    this.view.description = payload.model;
+    this.changed.fire(undefined);
+    try {
+      await this.view.reveal(this.root, { expand: true, focus: false, select: false });
+    } catch { /* the view may be hidden */ }
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    const p = this.payload;
+    if (node.kind === 'root') {
+      const item = new vscode.TreeItem(`${p?.function ?? '?'} — ${p?.model ?? ''} ${p?.status ?? ''}`, vscode.TreeItemCollapsibleState.Expanded);
+      item.description = p?.violation?.message ?? p?.message ?? '';
+      item.iconPath = new vscode.ThemeIcon(p?.status === 'violation' ? 'error' : 'pass');
+      item.tooltip = `${p?.function}: ${p?.message ?? ''}`;
+      return item;
+    }
+    if (node.kind === 'violation') {
+      const v = p?.violation;
+      const item = new vscode.TreeItem(v?.message ?? 'violation', vscode.TreeItemCollapsibleState.None);
+      item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
+      item.description = v?.line ? `${path.basename(v.file ?? '')}:${v.line}` : undefined;
+      item.command = { title: 'Reveal', command: 'tsocheck.revealStep', arguments: [this.steps.length] };
+      return item;
+    }
+    const s = this.steps[node.index];
+    const item = new vscode.TreeItem(`${s.step}. ${shortStepLabel(stepLabel(s))}`, vscode.TreeItemCollapsibleState.None);
+    item.description = s.line ? `${path.basename(s.file ?? '')}:${s.line}` : undefined;
+    item.iconPath = new vscode.ThemeIcon(eventIcons[s.event] ?? 'circle-small');
+    const md = new vscode.MarkdownString();
+    md.appendMarkdown(`**${stepLabel(s)}**\n\n- buffers: ${buffersText(s)}\n- memory: ${memoryText(s)}`);
+    item.tooltip = md;
+    item.command = { title: 'Reveal', command: 'tsocheck.revealStep', arguments: [node.index] };
+    return item;
+  }
+
+  getChildren(node?: Node): Node[] {
+    if (!this.payload) return [];
+    if (!node) return [this.root];
+    if (node.kind === 'root') return this.payload.violation ? [...this.stepNodes, { kind: 'violation' }] : [];
+    return [];
+  }
+
+  getParent(node: Node): Node | undefined {
+    return node.kind === 'root' ? undefined : this.root;
+  }
+
+  private resolve = (file: string | undefined): string | undefined =>
+    resolveFile(file, this.docPath ? [this.docPath] : [], [...(this.docPath ? [path.dirname(this.docPath)] : []), ...workspaceRoots()], fs.existsSync);
+
+  /** Opens step `index` (0-based; steps.length = the violation) and marks the buffers at that point. */
+  async reveal(index: number, preserveFocus = false): Promise<void> {
+    const gen = ++this.generation;
+    const v = this.payload?.violation;
+    const last = index >= this.steps.length;
+    const s = last ? undefined : this.steps[index];
+    const file = this.resolve(s ? s.file : v?.file);
+    const line = s ? s.line : v?.line;
+    if (!file || !line) return;
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    const pos = new vscode.Position(Math.max(0, line - 1), Math.max(0, ((s ? s.column : v?.column) ?? 1) - 1));
+    if (gen !== this.generation) return;
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos), preserveFocus, preview: true });
+    if (gen !== this.generation) return;
+    const at = last ? this.steps.length - 1 : index;
+    const current = s ? { file: s.file, line: s.line, label: shortStepLabel(stepLabel(s)) } : { file: v?.file, line: v?.line, label: v?.message };
+    this.decorations.show('trace', planDecorations(current, pendingAfter(this.steps, at), staleReadAt(this.steps, at), this.resolve));
+  }
+
+  /** Removes the step highlights. */
+  clearHighlights(): void {
+    this.generation++;
+    this.decorations.clear('trace');
+  }
+
+  /** A QuickPick of the steps: moving through it previews each line. */
+  async pick(): Promise<void> {
+    if (!this.payload?.violation) return;
+    type Item = vscode.QuickPickItem & { index: number };
+    const qp = vscode.window.createQuickPick<Item>();
+    qp.title = `tsocheck trace: ${this.payload.function} (${this.payload.model})`;
+    qp.placeholder = 'Choose a step to reveal its line';
+    qp.matchOnDescription = true;
+    qp.items = [
+      ...this.steps.map((s, index) => ({ index, label: shortStepLabel(stepLabel(s)), description: s.line ? `${path.basename(s.file ?? '')}:${s.line}` : '', detail: `buffers: ${buffersText(s)} · memory: ${memoryText(s)}` })),
+      { index: this.steps.length, label: `$(error) ${this.payload.violation.message ?? 'violation'}`, description: this.payload.violation.line ? `${path.basename(this.payload.violation.file ?? '')}:${this.payload.violation.line}` : '' },
+    ];
+    qp.onDidChangeActive((items) => { if (items[0]) void this.reveal(items[0].index, true); });
+    qp.onDidAccept(() => {
+      const it = qp.selectedItems[0];
+      qp.hide();
+      if (it) void this.reveal(it.index);
+    });
+    qp.onDidHide(() => qp.dispose());
+    qp.show();
+  }
+
+  dispose(): void {
+    this.view.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,388 @@
+// Extension-host tests: run inside VS Code (code-server) with a copy of
+// samples/ as the first workspace folder. Entry point: run() (extensionTestsPath).
+// Each test appends {"name","ok","error"} to $TSOCHECK_TEST_RESULTS (else
+// <workspace>/.tsocheck-test-results.jsonl); the last line is
+// {"done":true,"passed":n,"failed":m,"skipped":k}.
+import * as assert from 'assert';
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { TsocheckApi } from '../../src/extension';
+import { CheckPayload, pendingAfter, TraceStep, staleReadAt } from '../../src/traceModel';
+
+class Skip extends Error {}
+
+interface Test {
+  name: string;
+  timeoutMs: number;
+  fn: () => Promise<void>;
+}
+
+const tests: Test[] = [];
+function test(name: string, timeoutMs: number, fn: () => Promise<void>): void {
+  tests.push({ name, timeoutMs, fn });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Polls `probe` until it returns a value (not undefined/false) or `ms` pass. */
+async function waitFor<T>(what: string, ms: number, probe: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v as T;
+    if (Date.now() > end) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+function folder(): vscode.WorkspaceFolder {
+  const f = vscode.workspace.workspaceFolders?.[0];
+  if (!f) throw new Error('no workspace folder (the harness opens a copy of samples/)');
+  return f;
+}
+
+let api: TsocheckApi | undefined;
+async function getApi(): Promise<TsocheckApi> {
+  if (api) return api;
+  const ext = vscode.extensions.getExtension<TsocheckApi>('tsocheck.tsocheck');
+  assert.ok(ext, 'extension tsocheck.tsocheck is not loaded');
+  api = await ext.activate();
+  return api;
+}
+
+async function open(rel: string): Promise<vscode.TextDocument> {
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(folder().uri.fsPath, rel)));
+  await vscode.window.showTextDocument(doc, { preview: false });
+  return doc;
+}
+
+const tsoErrors = (uri: vscode.Uri) =>
+  vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'tsocheck' && d.severity === vscode.DiagnosticSeverity.Error);
+
+async function violationOf(doc: vscode.TextDocument): Promise<vscode.Diagnostic> {
+  return waitFor(`a tsocheck Error with trace steps on ${path.basename(doc.uri.fsPath)}`, 60000,
+    () => tsoErrors(doc.uri).find((d) => (d.relatedInformation?.length ?? 0) > 0));
+}
+
+// ---- language server ----------------------------------------------------------
+
+test('extension activates and the language server starts', 30000, async () => {
+  const a = await getApi();
+  await open('peterson_buggy.c');
+  assert.strictEqual(await a.ready, true, 'the language server did not start (see the tsocheck output channel)');
+  assert.ok(a.server.running, 'client not running');
+});
+
+test('peterson_buggy.c: an Error whose related information walks the trace', 70000, async () => {
+  const doc = await open('peterson_buggy.c');
+  const d = await violationOf(doc);
+  assert.match(d.message, /assertion fails under TSO/);
+  const steps = d.relatedInformation!.map((r) => r.message);
+  assert.ok(steps.every((m) => /^step \d+ · T\d+ · /.test(m)), `step labels: ${steps.slice(0, 3).join(' | ')}`);
+  assert.ok(steps.some((m) => /store .* \(buffered\)/.test(m)), 'no buffered store among the steps');
+});
+
+test('peterson_buggy.c: lenses are rewritten, status bar counts the violation, trace request works', 30000, async () => {
+  const a = await getApi();
+  const doc = await open('peterson_buggy.c');
+  await violationOf(doc);
+  const lenses = await waitFor('code lenses', 15000, async () => {
+    const l = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+    return l && l.some((x) => x.command?.command === 'tsocheck.openTrace') ? l : undefined;
+  });
+  const ids = lenses.map((l) => l.command?.command);
+  assert.ok(ids.includes('tsocheck.debugInterleaving'), `lens commands: ${ids.join(', ')}`);
+  assert.ok(!ids.includes('tsocheck.showTrace') && !ids.includes('tsocheck.runWithModel'), `server ids left: ${ids.join(', ')}`);
+  const text = await waitFor('status bar with a violation', 10000, () => { const t = a.statusText(); return t && /violation/.test(t) ? t : undefined; });
+  assert.match(text, /^\$\(error\) tsocheck: \d+ violations?$/);
+  const payload = await a.trace(doc.uri, 'peterson');
+  assert.strictEqual(payload.status, 'violation');
+  assert.ok((payload.violation?.trace?.length ?? 0) > 3, 'short trace');
+});
+
+test('peterson_buggy.c: check current function, re-run under SC, show trace and reveal a step', 60000, async () => {
+  const a = await getApi();
+  const doc = await open('peterson_buggy.c');
+  await violationOf(doc);
+  const editor = vscode.window.activeTextEditor!;
+  const line = doc.getText().split('\n').findIndex((l) => l.includes('assert(counter == 2)'));
+  assert.ok(line > 0, 'assert line');
+  editor.selection = new vscode.Selection(line, 2, line, 2);
+  const here = await vscode.commands.executeCommand<CheckPayload>('tsocheck.checkFunction');
+  assert.ok(here, 'checkFunction returned nothing');
+  assert.deepStrictEqual([here.function, here.model, here.status], ['peterson', 'TSO', 'violation']);
+  const sc = await vscode.commands.executeCommand<CheckPayload>('tsocheck.rerun', a.server.uriOf(doc), 'peterson', 'SC');
+  assert.deepStrictEqual([sc?.model, sc?.status], ['SC', 'verified']);
+  const payload = await vscode.commands.executeCommand<CheckPayload>('tsocheck.openTrace', a.server.uriOf(doc), 'peterson');
+  assert.strictEqual(payload?.status, 'violation');
+  const steps = payload!.violation!.trace!;
+  const i = steps.findIndex((st) => st.event === 'store');
+  assert.ok(i >= 0, 'a store step');
+  // The quick pick previews steps as they become active; close it first.
+  await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+  await sleep(500);
+  await vscode.commands.executeCommand('tsocheck.revealStep', i);
+  const shown = await waitFor(`step ${i} highlighted`, 5000, () => {
+    const sh = a.decorations.shown;
+    return sh.owner === 'trace' && sh.plan?.current?.line === steps[i].line ? sh : undefined;
+  });
+  assert.ok(shown.plan!.ghosts.some((g) => /⟶ still in T\d's buffer/.test(g.text)), 'ghost text for the buffered store');
+  assert.strictEqual(vscode.window.activeTextEditor?.selection.active.line, steps[i].line! - 1, 'cursor on the step');
+  await vscode.commands.executeCommand('tsocheck.clearTrace');
+  assert.strictEqual(a.decorations.shown.plan, undefined);
+});
+
+test('peterson_buggy.c: the preferred fence fix removes the Error after save', 90000, async () => {
+  const doc = await open('peterson_buggy.c');
+  const d = await violationOf(doc);
+  const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range);
+  const preferred = (actions ?? []).find((x) => x.isPreferred && /^Insert /.test(x.title) && x.edit);
+  assert.ok(preferred, `no preferred fence action among: ${(actions ?? []).map((x) => x.title).join(', ')}`);
+  assert.ok(await vscode.workspace.applyEdit(preferred.edit!), 'applyEdit failed');
+  assert.ok(await doc.save(), 'save failed');
+  assert.match(doc.getText(), /atomic_thread_fence\(memory_order_seq_cst\);/);
+  await waitFor('the Error to disappear after the fix', 60000, () => tsoErrors(doc.uri).length === 0);
+  const a = await getApi();
+  await waitFor('status bar without violations in peterson', 10000, () => !/peterson_buggy\.c: .*violation/.test(a.statusText() ?? '') || undefined);
+});
+
+test('a copy of litmus/sb.c: "Insert All Suggested Fences" inserts both fences and fixes it', 90000, async () => {
+  const dir = path.join(folder().uri.fsPath, 'litmus');
+  const copy = path.join(dir, 'sb_insert_all.c');
+  fs.copyFileSync(path.join(dir, 'sb.c'), copy);
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(copy));
+  await vscode.window.showTextDocument(doc, { preview: false });
+  await violationOf(doc);
+  const d = await violationOf(doc);
+  const direct = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range);
+  const n = await vscode.commands.executeCommand<number>('tsocheck.insertAllFences');
+  assert.strictEqual(n, 2, `fences inserted; actions at the diagnostic: ${direct.map((a) => `${a.title} ${a.isPreferred} ${!!a.edit} ${a.diagnostics?.map((x) => x.source)}`).join(' | ')}`);
+  assert.strictEqual(doc.getText().split('atomic_thread_fence(memory_order_seq_cst);').length - 1, 2);
+  assert.strictEqual(doc.getText().split('#include <stdatomic.h>').length - 1, 1);
+  assert.ok(await doc.save(), 'save failed');
+  await waitFor('the Error to disappear', 60000, () => tsoErrors(doc.uri).length === 0);
+  await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+});
+
+test('status bar: "checking… N executions" while a long check runs (tsocheck/status)', 60000, async () => {
+  const a = await getApi();
+  if (a.server.statusNotifications === 0) throw new Skip('this server sends no tsocheck/status notifications');
+  // About 1.7 million executions (~10 s): long enough to watch, cancelled by closing it.
+  const file = path.join(folder().uri.fsPath, 'long_check.c');
+  fs.writeFileSync(file, [
+    '#include <pthread.h>', '#include <tsocheck.h>', 'int a, b, c, d;',
+    'static void *w(void *arg) { a = a + 1; b = b + 1; c = c + 1; d = d + 1; return 0; }',
+    'TSOCHECK void many(void) {', '  pthread_t t[3];',
+    '  for (int i = 0; i < 3; i++) pthread_create(&t[i], 0, w, 0);',
+    '  for (int i = 0; i < 3; i++) pthread_join(t[i], 0);', '}', ''].join('\n'));
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+  await vscode.window.showTextDocument(doc, { preview: false });
+  const text = await waitFor('the status bar to show a running check with executions', 30000, () => {
+    const t = a.statusText();
+    return t && /^\$\(sync~spin\) tsocheck: checking… [1-9][\d,]* executions$/.test(t) ? t : undefined;
+  });
+  assert.ok(text);
+  // An edit cancels the running check; the new text checks at once.
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), '#include <tsocheck.h>\nint x;\nTSOCHECK void quick(void) { x = 1; }\n');
+  assert.ok(await vscode.workspace.applyEdit(edit));
+  await waitFor('the spinner to stop after the edit', 20000, () => !/checking/.test(a.statusText() ?? '') || undefined);
+  // Saved quick text: a later server restart re-opening this document stays cheap.
+  await doc.save();
+  await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+});
+
+// ---- debugger -------------------------------------------------------------------
+
+function dapSupported(binary: string | undefined): boolean {
+  if (!binary) return false;
+  const r = spawnSync(binary, ['dap'], { input: '', timeout: 10000 });
+  return r.status === 0;
+}
+
+test('litmus/sb.c: the debugger replays the trace (next, stepBack, continue, tsocheckState, decorations)', 120000, async () => {
+  const a = await getApi();
+  const binary = vscode.workspace.getConfiguration('tsocheck').get<string>('debugAdapterPath') || a.server.binary;
+  if (!dapSupported(binary)) {
+    if (process.env.TSOCHECK_REQUIRE_DAP) throw new Error(`${binary} does not support "dap"`);
+    throw new Skip(`${binary} has no "dap" subcommand yet`);
+  }
+  const doc = await open('litmus/sb.c');
+  await violationOf(doc);
+  const payload = await a.trace(doc.uri, 'store_buffering');
+  const trace: TraceStep[] = payload.violation?.trace ?? [];
+  assert.ok(trace.length > 4, 'trace too short');
+
+  const stops: Array<{ threadId?: number; reason?: string }> = [];
+  const tracker = vscode.debug.registerDebugAdapterTrackerFactory('tsocheck', {
+    createDebugAdapterTracker: () => ({
+      onDidSendMessage: (m: { type?: string; event?: string; body?: { threadId?: number; reason?: string } }) => {
+        if (m.type === 'event' && m.event === 'stopped') stops.push(m.body ?? {});
+      },
+    }),
+  });
+  let session: vscode.DebugSession | undefined;
+  const started = vscode.debug.onDidStartDebugSession((s) => { if (s.type === 'tsocheck') session = s; });
+  let terminated = false;
+  const ended = vscode.debug.onDidTerminateDebugSession((s) => { if (s === session) terminated = true; });
+  try {
+    const ok = await vscode.debug.startDebugging(folder(), {
+      type: 'tsocheck', request: 'launch', name: 'replay', program: doc.uri.fsPath, function: 'store_buffering', model: 'tso',
+    });
+    assert.ok(ok, 'startDebugging returned false');
+    const s = await waitFor('the debug session', 20000, () => session);
+    await waitFor('the first stop', 60000, () => stops.length > 0);
+
+    type State = { step: number; total: number; current: TraceStep; pending: Array<{ thread: number; address: string; value: unknown; line: number }>; staleRead: null | { thread: number; address: string; value: unknown; pendingIn: number; pendingValue: unknown; line: number }; violation: { line: number; message: string } };
+    const state = async () => (await s.customRequest('tsocheckState')) as State;
+    const expectAt = (st: State, i: number) => {
+      assert.strictEqual(st.step, i, 'step');
+      assert.strictEqual(st.total, trace.length, 'total');
+      assert.strictEqual(st.current.line, trace[i].line, `line of step ${i}`);
+      assert.strictEqual(st.current.thread, trace[i].thread, `thread of step ${i}`);
+      const want = pendingAfter(trace, i).map((p) => `T${p.thread} ${p.address}=${JSON.stringify(p.value)}@${p.line}`);
+      const got = st.pending.map((p) => `T${p.thread} ${p.address}=${JSON.stringify(p.value)}@${p.line}`);
+      assert.deepStrictEqual(got, want, `pending buffers after step ${i}`);
+      const stale = staleReadAt(trace, i);
+      if (stale) {
+        assert.ok(st.staleRead, `step ${i} is a stale read`);
+        assert.deepStrictEqual([st.staleRead.thread, st.staleRead.address, st.staleRead.pendingIn, st.staleRead.line], [stale.thread, stale.address, stale.pendingIn, stale.line]);
+      } else {
+        assert.strictEqual(st.staleRead, null, `step ${i} is no stale read`);
+      }
+    };
+    const stepWith = async (command: string) => {
+      const n = stops.length;
+      await s.customRequest(command, { threadId: stops[stops.length - 1].threadId ?? 1 });
+      await waitFor(`a stop after ${command}`, 10000, () => stops.length > n);
+      return state();
+    };
+    const decorated = (line: number) => waitFor(`decorations on line ${line}`, 10000, () => a.decorations.shown.plan?.current?.line === line || undefined);
+
+    const states: State[] = [await state()];
+    expectAt(states[0], 0);
+    assert.strictEqual(stops[0].threadId, trace[0].thread + 1, 'threadId = tsocheck thread + 1');
+    await decorated(trace[0].line!);
+    let sawStale = false, sawGhost = false;
+    for (let i = 1; i < trace.length; i++) {
+      const st = await stepWith('next');
+      expectAt(st, i);
+      assert.strictEqual(stops[stops.length - 1].threadId, trace[i].thread + 1, `threadId at step ${i}`);
+      states.push(st);
+      await decorated(trace[i].line!);
+      const plan = a.decorations.shown.plan!;
+      if (st.pending.length) {
+        assert.ok(plan.ghosts.length > 0, `ghost text at step ${i}`);
+        assert.match(plan.ghosts.map((g) => g.text).join('; '), /⟶ still in T\d's buffer/);
+        sawGhost = true;
+      }
+      if (st.staleRead) {
+        assert.match(plan.notes.map((n) => n.text).join('; '), /^reads \w+ = 0 from memory — T\d's \w+ = 1 is still buffered$/);
+        sawStale = true;
+      }
+    }
+    assert.ok(sawGhost, 'no step had buffered stores');
+    assert.ok(sawStale, 'no stale read in the SB trace under TSO');
+    assert.strictEqual(states[states.length - 1].violation.line, payload.violation!.line, 'violation line');
+
+    const back = await stepWith('stepBack');
+    assert.deepStrictEqual(back, states[states.length - 2], 'stepBack returns to the previous state');
+    const start = await stepWith('reverseContinue');
+    assert.deepStrictEqual(start, states[0], 'reverseContinue returns to the first step');
+    const end = await stepWith('continue');
+    assert.deepStrictEqual(end, states[states.length - 1], 'continue runs to the violation');
+
+    await vscode.debug.stopDebugging(s);
+    await waitFor('the session to end', 15000, () => terminated);
+    await waitFor('decorations to be cleared', 5000, () => a.decorations.shown.plan === undefined);
+  } finally {
+    tracker.dispose();
+    started.dispose();
+    ended.dispose();
+    if (session && !terminated) await vscode.debug.stopDebugging(session);
+  }
+});
+
+test('litmus/sb.c: a launch configuration without program is filled from the active editor', 60000, async () => {
+  const a = await getApi();
+  const binary = vscode.workspace.getConfiguration('tsocheck').get<string>('debugAdapterPath') || a.server.binary;
+  if (!dapSupported(binary)) throw new Skip(`${binary} has no "dap" subcommand yet`);
+  const doc = await open('litmus/sb.c');
+  let session: vscode.DebugSession | undefined;
+  let stopped = false, terminated = false;
+  const tracker = vscode.debug.registerDebugAdapterTrackerFactory('tsocheck', {
+    createDebugAdapterTracker: () => ({ onDidSendMessage: (m: { type?: string; event?: string }) => { if (m.type === 'event' && m.event === 'stopped') stopped = true; } }),
+  });
+  const started = vscode.debug.onDidStartDebugSession((s) => { if (s.type === 'tsocheck') session = s; });
+  const ended = vscode.debug.onDidTerminateDebugSession((s) => { if (s === session) terminated = true; });
+  try {
+    assert.ok(await vscode.debug.startDebugging(folder(), { type: 'tsocheck', request: 'launch', name: 'from the editor' }), 'startDebugging');
+    const s = await waitFor('the debug session', 20000, () => session);
+    assert.strictEqual(s.configuration.program, doc.uri.fsPath);
+    assert.strictEqual(s.configuration.stopOnEntry, true);
+    await waitFor('the first stop', 60000, () => stopped);
+    const st = await s.customRequest('tsocheckState');
+    assert.strictEqual(st.step, 0);
+    await vscode.debug.stopDebugging(s);
+    await waitFor('the session to end', 15000, () => terminated);
+  } finally {
+    tracker.dispose();
+    started.dispose();
+    ended.dispose();
+  }
+});
+
+test('a wrong tsocheck.serverPath gives an error that names the path; fixing it restarts the server', 60000, async () => {
+  const a = await getApi();
+  const config = vscode.workspace.getConfiguration('tsocheck');
+  const before = config.inspect<string>('serverPath')?.globalValue;
+  const bogus = path.join(folder().uri.fsPath, 'no-such-dir', 'tsocheck');
+  try {
+    await config.update('serverPath', bogus, vscode.ConfigurationTarget.Global);
+    const err = await waitFor('the start failure', 20000, () => !a.server.running && a.server.lastStartError);
+    assert.ok(err.includes(bogus) && err.includes('tsocheck.serverPath'), err);
+  } finally {
+    await vscode.workspace.getConfiguration('tsocheck').update('serverPath', before, vscode.ConfigurationTarget.Global);
+  }
+  await waitFor('the server to run again', 30000, () => a.server.running);
+  const doc = await open('litmus/sb.c');
+  await violationOf(doc);
+});
+
+// ---- runner ---------------------------------------------------------------------
+
+export async function run(): Promise<void> {
+  const resultsFile = process.env.TSOCHECK_TEST_RESULTS || path.join(folder().uri.fsPath, '.tsocheck-test-results.jsonl');
+  const write = (o: object) => fs.appendFileSync(resultsFile, JSON.stringify(o) + '\n');
+  const only = process.env.TSOCHECK_TEST_GREP ? new RegExp(process.env.TSOCHECK_TEST_GREP) : undefined;
+  let passed = 0, failed = 0, skipped = 0;
+  for (const t of tests) {
+    if (only && !only.test(t.name)) continue;
+    const t0 = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        t.fn(),
+        new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`test timed out after ${t.timeoutMs / 1000} s`)), t.timeoutMs); }),
+      ]);
+      passed++;
+      write({ name: t.name, ok: true, error: null, duration: Date.now() - t0 });
+    } catch (e) {
+      if (e instanceof Skip) {
+        skipped++;
+        write({ name: t.name, ok: true, skipped: true, error: null, message: `skipped: ${e.message}`, duration: Date.now() - t0 });
+      } else {
+        failed++;
+        write({ name: t.name, ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e), duration: Date.now() - t0 });
+      }
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+  write({ done: true, passed, failed, skipped });
+  if (failed > 0) throw new Error(`${failed} of ${passed + failed} tsocheck extension tests failed`);
+}
