@@ -14,6 +14,7 @@
 #include "lsp/check_options.h"
 #include "lsp/check_runner.h"
 #include "lsp/dap_replay.h"
+#include "lsp/lsp_features.h"
 #include "lsp/lsp_transport.h"
 #include "lsp/reports.h"
 
@@ -31,10 +32,7 @@ struct DapError {
   std::string message;
 };
 
-std::string str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+using lsp::str;
 
 std::string basename(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 

@@ -11,7 +11,7 @@ const { DebugClient } = require('@vscode/debugadapter-testsupport');
 const BIN = process.env.TSOCHECK_BIN;
 if (!BIN) throw new Error('set TSOCHECK_BIN to the tsocheck binary');
 const SAMPLES = process.env.TSOCHECK_SAMPLES || path.resolve(__dirname, '../../samples');
-const INPUTS = path.join(__dirname, 'inputs');
+const TESTS = path.resolve(__dirname, '..');  // shared inputs of the CLI and LSP tests
 const SB = path.join(SAMPLES, 'litmus/sb.c');
 const PETERSON = path.join(SAMPLES, 'peterson_buggy.c');
 
@@ -261,10 +261,10 @@ test('0-based lines and columns when the client asks for them', async () => {
 
 test('launch errors: missing file, unknown function, syntax error, unsupported construct, bad model', async () => {
   const cases = [
-    [{ program: path.join(INPUTS, 'nope.c') }, /nope\.c: no such file/],
+    [{ program: path.join(__dirname, 'nope.c') }, /nope\.c: no such file/],
     [{ program: SB, function: 'nosuch' }, /no check function `nosuch`.*check functions: store_buffering/],
-    [{ program: path.join(INPUTS, 'syntax_error.c') }, /syntax_error\.c:8:11: error: expected ';'/],
-    [{ program: path.join(INPUTS, 'unsupported.c') }, /`odd_asm` was not checked: .*cpuid.*unsupported\.c:9:3/s],
+    [{ program: path.join(TESTS, 'cli/inputs/syntax_error.c') }, /syntax_error\.c:6:8: error: expected ';'/],
+    [{ program: path.join(TESTS, 'cli/inputs/unsupported_asm.c') }, /`odd_asm` was not checked: .*cpuid.*unsupported_asm\.c:8:3/s],
     [{ program: SB, model: 'arm' }, /model must be "sc", "tso" or "pso"/],
     [{ program: SB, bufferBound: -1 }, /bufferBound must be/],
     [{}, /launch needs `program`/],
@@ -314,7 +314,7 @@ test('malformed input and unknown requests do not stop the adapter', async () =>
 test('disconnect during a long check cancels it and the adapter exits 0', async () => {
   await withAdapter(async (dc, exited) => {
     await dc.initializeRequest();
-    const launched = dc.launchRequest({ program: path.join(INPUTS, 'spin.c') }).catch(() => {});
+    const launched = dc.launchRequest({ program: path.join(TESTS, 'lsp/inputs/slow.c') }).catch(() => {});
     await new Promise((r) => setTimeout(r, 500));
     const t0 = Date.now();
     await dc.disconnectRequest({});
