@@ -242,10 +242,16 @@ class Adapter {
     if (cmd == "tsocheckState") return reply(req, needReplay().stateJson());
     if (cmd == "evaluate") return evaluate(req, args);
     if (cmd == "restart") return restart(req, args);
-    if (cmd == "disconnect" || cmd == "terminate") {
+    if (cmd == "terminate") {
+      // Ends the session; the client follows with disconnect (or closes the pipe).
+      cancel_->store(true);
+      terminated_ = true;
+      reply(req);
+      return event("terminated", json::object());
+    }
+    if (cmd == "disconnect") {
       cancel_->store(true);
       reply(req);
-      if (cmd == "terminate") event("terminated", json::object());
       return stop();
     }
     throw DapError{"unknown request `" + cmd + "`"};
@@ -267,6 +273,7 @@ class Adapter {
 
   // ---- launch / restart ---------------------------------------------------
   void launch(const json& req, const json& args) {
+    if (terminated_) throw DapError{"the session was terminated"};
     if (running_ || replay_) throw DapError{"already launched"};
     if (!args.contains("program") || !args["program"].is_string() || args["program"].get<std::string>().empty())
       throw DapError{"launch needs `program`: the path of the C file to check"};
@@ -280,6 +287,7 @@ class Adapter {
   }
 
   void restart(const json& req, const json& args) {
+    if (terminated_) throw DapError{"the session was terminated"};
     if (running_) throw DapError{"a check is still running"};
     json a = args.contains("arguments") && args["arguments"].is_object() ? args["arguments"] : launchArgs_;
     if (!a.contains("program")) throw DapError{"restart before launch"};
@@ -318,6 +326,10 @@ class Adapter {
     running_ = false;
     std::optional<json> req = std::move(pendingLaunch_);
     pendingLaunch_.reset();
+    if (terminated_) {
+      if (req) replyError(*req, "the check was cancelled (terminate)");
+      return;
+    }
     if (o.error) {
       if (req) return replyError(*req, *o.error);
       output("tsocheck: " + *o.error + "\n", "stderr");
@@ -553,7 +565,7 @@ class Adapter {
   lsp::Transport out_;
   int64_t seq_ = 1;
   bool linesStartAt1_ = true, columnsStartAt1_ = true;
-  bool configured_ = false, firstStopDone_ = false, stopOnEntry_ = true, running_ = false;
+  bool configured_ = false, firstStopDone_ = false, stopOnEntry_ = true, running_ = false, terminated_ = false;
   json launchArgs_ = json::object();
   std::optional<json> pendingLaunch_;
   std::optional<Replay> replay_;

@@ -324,3 +324,17 @@ test('disconnect during a long check cancels it and the adapter exits 0', async 
     void launched;
   });
 });
+
+test('terminate during a long check cancels it; disconnect then ends the adapter with 0', async () => {
+  await withAdapter(async (dc, exited) => {
+    await dc.initializeRequest();
+    const launch = dc.launchRequest({ program: path.join(TESTS, 'lsp/inputs/slow.c') });
+    await new Promise((r) => setTimeout(r, 500));
+    const terminated = dc.waitForEvent('terminated');
+    await dc.terminateRequest({});
+    await terminated;
+    await assert.rejects(launch, /cancelled/);
+    await dc.disconnectRequest({});
+    assert.equal(await exited, 0);
+  });
+});
