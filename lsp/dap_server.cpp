@@ -272,27 +272,34 @@ class Adapter {
   }
 
   // ---- launch / restart ---------------------------------------------------
-  void launch(const json& req, const json& args) {
-    if (terminated_) throw DapError{"the session was terminated"};
-    if (running_ || replay_) throw DapError{"already launched"};
+  // Validates launch arguments (throws DapError) and takes them over.
+  RunOptions takeLaunchArgs(const json& args) {
     if (!args.contains("program") || !args["program"].is_string() || args["program"].get<std::string>().empty())
       throw DapError{"launch needs `program`: the path of the C file to check"};
     if (args.contains("function") && !args["function"].is_null() && !args["function"].is_string())
       throw DapError{"`function` must be a string"};
-    RunOptions opts = runOptionsFrom(args);  // throws on bad arguments
-    stopOnEntry_ = args.contains("stopOnEntry") && args["stopOnEntry"].is_boolean() ? args["stopOnEntry"].get<bool>()
-                                                                                    : true;
+    if (args.contains("stopOnEntry") && !args["stopOnEntry"].is_null() && !args["stopOnEntry"].is_boolean())
+      throw DapError{"`stopOnEntry` must be true or false"};
+    RunOptions opts = runOptionsFrom(args);
+    stopOnEntry_ = args.value("stopOnEntry", json(true)).is_boolean() ? args.value("stopOnEntry", true) : true;
     launchArgs_ = args;
-    startCheck(std::move(opts), req);
+    return opts;
   }
 
+  void launch(const json& req, const json& args) {
+    if (terminated_) throw DapError{"the session was terminated"};
+    if (running_ || replay_) throw DapError{"already launched"};
+    startCheck(takeLaunchArgs(args), req);
+  }
+
+  // Re-checks the file (it may have changed) with the new or the previous
+  // launch arguments and stops again as a launch does.
   void restart(const json& req, const json& args) {
     if (terminated_) throw DapError{"the session was terminated"};
     if (running_) throw DapError{"a check is still running"};
-    json a = args.contains("arguments") && args["arguments"].is_object() ? args["arguments"] : launchArgs_;
-    if (!a.contains("program")) throw DapError{"restart before launch"};
-    RunOptions opts = runOptionsFrom(a);
-    launchArgs_ = a;
+    if (!launchArgs_.contains("program")) throw DapError{"restart before launch"};
+    RunOptions opts =
+        takeLaunchArgs(args.contains("arguments") && args["arguments"].is_object() ? args["arguments"] : launchArgs_);
     replay_.reset();
     firstStopDone_ = false;
     reply(req);

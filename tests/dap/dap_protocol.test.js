@@ -230,7 +230,7 @@ test('Peterson under TSO: both stores of T2 buffered in order, violation at the 
   });
 });
 
-test('stopOnEntry false stops at the violation; restart re-checks and stops there again', async () => {
+test('stopOnEntry false stops at the violation; restart re-checks, with the old or new arguments', async () => {
   await withAdapter(async (dc) => {
     const { event } = await start(dc, { program: SB, stopOnEntry: false });
     assert.equal(event.body.reason, 'exception');
@@ -241,6 +241,13 @@ test('stopOnEntry false stops at the violation; restart re-checks and stops ther
     assert.equal(again.body.reason, 'exception');  // same launch arguments: stopOnEntry false
     const entry = await stepAndWait(dc, 'reverseContinueRequest');
     assert.equal(entry.body.reason, 'entry');
+    // Restart with new arguments: another program, stop on entry.
+    const third = dc.waitForEvent('stopped');
+    await dc.restartRequest({ arguments: { program: PETERSON } });
+    assert.equal((await third).body.reason, 'entry');
+    assert.equal((await topFrame(dc, 1)).line, 38);
+    assert.equal((await dc.threadsRequest()).body.threads[1].name, 'T1 (worker)');
+    await assert.rejects(dc.restartRequest({ arguments: { program: SB, stopOnEntry: 'yes' } }), /stopOnEntry/);
   });
 });
 
