@@ -8,15 +8,8 @@ namespace tsocheck::dap {
 
 namespace {
 
-std::string str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-uint32_t num(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() && it->get<int64_t>() >= 0 ? it->get<uint32_t>() : 0;
-}
+using lsp::num;
+using lsp::str;
 
 json valueOf(const json& s) { return s.contains("value") ? s["value"] : json(nullptr); }
 

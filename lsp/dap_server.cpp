@@ -14,6 +14,7 @@
 #include "lsp/check_options.h"
 #include "lsp/check_runner.h"
 #include "lsp/dap_replay.h"
+#include "lsp/lsp_features.h"
 #include "lsp/lsp_transport.h"
 #include "lsp/reports.h"
 
@@ -31,10 +32,7 @@ struct DapError {
   std::string message;
 };
 
-std::string str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+using lsp::str;
 
 std::string basename(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
@@ -244,10 +242,16 @@ class Adapter {
     if (cmd == "tsocheckState") return reply(req, needReplay().stateJson());
     if (cmd == "evaluate") return evaluate(req, args);
     if (cmd == "restart") return restart(req, args);
-    if (cmd == "disconnect" || cmd == "terminate") {
+    if (cmd == "terminate") {
+      // Ends the session; the client follows with disconnect (or closes the pipe).
+      cancel_->store(true);
+      terminated_ = true;
+      reply(req);
+      return event("terminated", json::object());
+    }
+    if (cmd == "disconnect") {
       cancel_->store(true);
       reply(req);
-      if (cmd == "terminate") event("terminated", json::object());
       return stop();
     }
     throw DapError{"unknown request `" + cmd + "`"};
@@ -268,25 +272,34 @@ class Adapter {
   }
 
   // ---- launch / restart ---------------------------------------------------
-  void launch(const json& req, const json& args) {
-    if (running_ || replay_) throw DapError{"already launched"};
+  // Validates launch arguments (throws DapError) and takes them over.
+  RunOptions takeLaunchArgs(const json& args) {
     if (!args.contains("program") || !args["program"].is_string() || args["program"].get<std::string>().empty())
       throw DapError{"launch needs `program`: the path of the C file to check"};
     if (args.contains("function") && !args["function"].is_null() && !args["function"].is_string())
       throw DapError{"`function` must be a string"};
-    RunOptions opts = runOptionsFrom(args);  // throws on bad arguments
-    stopOnEntry_ = args.contains("stopOnEntry") && args["stopOnEntry"].is_boolean() ? args["stopOnEntry"].get<bool>()
-                                                                                    : true;
+    if (args.contains("stopOnEntry") && !args["stopOnEntry"].is_null() && !args["stopOnEntry"].is_boolean())
+      throw DapError{"`stopOnEntry` must be true or false"};
+    RunOptions opts = runOptionsFrom(args);
+    stopOnEntry_ = args.value("stopOnEntry", json(true)).is_boolean() ? args.value("stopOnEntry", true) : true;
     launchArgs_ = args;
-    startCheck(std::move(opts), req);
+    return opts;
   }
 
+  void launch(const json& req, const json& args) {
+    if (terminated_) throw DapError{"the session was terminated"};
+    if (running_ || replay_) throw DapError{"already launched"};
+    startCheck(takeLaunchArgs(args), req);
+  }
+
+  // Re-checks the file (it may have changed) with the new or the previous
+  // launch arguments and stops again as a launch does.
   void restart(const json& req, const json& args) {
+    if (terminated_) throw DapError{"the session was terminated"};
     if (running_) throw DapError{"a check is still running"};
-    json a = args.contains("arguments") && args["arguments"].is_object() ? args["arguments"] : launchArgs_;
-    if (!a.contains("program")) throw DapError{"restart before launch"};
-    RunOptions opts = runOptionsFrom(a);
-    launchArgs_ = a;
+    if (!launchArgs_.contains("program")) throw DapError{"restart before launch"};
+    RunOptions opts =
+        takeLaunchArgs(args.contains("arguments") && args["arguments"].is_object() ? args["arguments"] : launchArgs_);
     replay_.reset();
     firstStopDone_ = false;
     reply(req);
@@ -320,6 +333,10 @@ class Adapter {
     running_ = false;
     std::optional<json> req = std::move(pendingLaunch_);
     pendingLaunch_.reset();
+    if (terminated_) {
+      if (req) replyError(*req, "the check was cancelled (terminate)");
+      return;
+    }
     if (o.error) {
       if (req) return replyError(*req, *o.error);
       output("tsocheck: " + *o.error + "\n", "stderr");
@@ -555,7 +572,7 @@ class Adapter {
   lsp::Transport out_;
   int64_t seq_ = 1;
   bool linesStartAt1_ = true, columnsStartAt1_ = true;
-  bool configured_ = false, firstStopDone_ = false, stopOnEntry_ = true, running_ = false;
+  bool configured_ = false, firstStopDone_ = false, stopOnEntry_ = true, running_ = false, terminated_ = false;
   json launchArgs_ = json::object();
   std::optional<json> pendingLaunch_;
   std::optional<Replay> replay_;

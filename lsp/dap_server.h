@@ -34,7 +34,8 @@
 
 namespace tsocheck::dap {
 
-// Serves until disconnect / terminate or end of input; returns 0.
+// Serves until disconnect or end of input; returns 0. `terminate` cancels a
+// running check and sends `terminated` (the client then disconnects).
 int runAdapter();
 
 }  // namespace tsocheck::dap

@@ -7,8 +7,6 @@
 
 namespace tsocheck::lsp {
 
-namespace {
-
 std::string str(const json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -18,6 +16,8 @@ uint32_t num(const json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_number_integer() && it->get<int64_t>() >= 0 ? it->get<uint32_t>() : 0;
 }
+
+namespace {
 
 std::string valueText(const json& v) { return v.is_null() ? "?" : v.dump(); }
 

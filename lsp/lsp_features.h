@@ -13,6 +13,11 @@ namespace tsocheck::lsp {
 
 using nlohmann::json;
 
+// Members of the check / trace-step JSON: a string ("" when missing or not a
+// string) and a non-negative integer (0 otherwise).
+std::string str(const json& j, const char* key);
+uint32_t num(const json& j, const char* key);
+
 // "step 3 · T1 · load flag[1] → 0 (memory)"
 std::string stepLabel(const json& step);
 // "store to `flag[0]` (line 14) is still in T1's store buffer when T2 reads it

@@ -11,7 +11,7 @@ const { DebugClient } = require('@vscode/debugadapter-testsupport');
 const BIN = process.env.TSOCHECK_BIN;
 if (!BIN) throw new Error('set TSOCHECK_BIN to the tsocheck binary');
 const SAMPLES = process.env.TSOCHECK_SAMPLES || path.resolve(__dirname, '../../samples');
-const INPUTS = path.join(__dirname, 'inputs');
+const TESTS = path.resolve(__dirname, '..');  // shared inputs of the CLI and LSP tests
 const SB = path.join(SAMPLES, 'litmus/sb.c');
 const PETERSON = path.join(SAMPLES, 'peterson_buggy.c');
 
@@ -230,7 +230,7 @@ test('Peterson under TSO: both stores of T2 buffered in order, violation at the 
   });
 });
 
-test('stopOnEntry false stops at the violation; restart re-checks and stops there again', async () => {
+test('stopOnEntry false stops at the violation; restart re-checks, with the old or new arguments', async () => {
   await withAdapter(async (dc) => {
     const { event } = await start(dc, { program: SB, stopOnEntry: false });
     assert.equal(event.body.reason, 'exception');
@@ -241,6 +241,13 @@ test('stopOnEntry false stops at the violation; restart re-checks and stops ther
     assert.equal(again.body.reason, 'exception');  // same launch arguments: stopOnEntry false
     const entry = await stepAndWait(dc, 'reverseContinueRequest');
     assert.equal(entry.body.reason, 'entry');
+    // Restart with new arguments: another program, stop on entry.
+    const third = dc.waitForEvent('stopped');
+    await dc.restartRequest({ arguments: { program: PETERSON } });
+    assert.equal((await third).body.reason, 'entry');
+    assert.equal((await topFrame(dc, 1)).line, 38);
+    assert.equal((await dc.threadsRequest()).body.threads[1].name, 'T1 (worker)');
+    await assert.rejects(dc.restartRequest({ arguments: { program: SB, stopOnEntry: 'yes' } }), /stopOnEntry/);
   });
 });
 
@@ -261,10 +268,10 @@ test('0-based lines and columns when the client asks for them', async () => {
 
 test('launch errors: missing file, unknown function, syntax error, unsupported construct, bad model', async () => {
   const cases = [
-    [{ program: path.join(INPUTS, 'nope.c') }, /nope\.c: no such file/],
+    [{ program: path.join(__dirname, 'nope.c') }, /nope\.c: no such file/],
     [{ program: SB, function: 'nosuch' }, /no check function `nosuch`.*check functions: store_buffering/],
-    [{ program: path.join(INPUTS, 'syntax_error.c') }, /syntax_error\.c:8:11: error: expected ';'/],
-    [{ program: path.join(INPUTS, 'unsupported.c') }, /`odd_asm` was not checked: .*cpuid.*unsupported\.c:9:3/s],
+    [{ program: path.join(TESTS, 'cli/inputs/syntax_error.c') }, /syntax_error\.c:6:8: error: expected ';'/],
+    [{ program: path.join(TESTS, 'cli/inputs/unsupported_asm.c') }, /`odd_asm` was not checked: .*cpuid.*unsupported_asm\.c:8:3/s],
     [{ program: SB, model: 'arm' }, /model must be "sc", "tso" or "pso"/],
     [{ program: SB, bufferBound: -1 }, /bufferBound must be/],
     [{}, /launch needs `program`/],
@@ -314,7 +321,7 @@ test('malformed input and unknown requests do not stop the adapter', async () =>
 test('disconnect during a long check cancels it and the adapter exits 0', async () => {
   await withAdapter(async (dc, exited) => {
     await dc.initializeRequest();
-    const launched = dc.launchRequest({ program: path.join(INPUTS, 'spin.c') }).catch(() => {});
+    const launched = dc.launchRequest({ program: path.join(TESTS, 'lsp/inputs/slow.c') }).catch(() => {});
     await new Promise((r) => setTimeout(r, 500));
     const t0 = Date.now();
     await dc.disconnectRequest({});
@@ -322,5 +329,19 @@ test('disconnect during a long check cancels it and the adapter exits 0', async 
     assert.equal(code, 0);
     assert.ok(Date.now() - t0 < 10000, 'adapter exits soon after disconnect');
     void launched;
+  });
+});
+
+test('terminate during a long check cancels it; disconnect then ends the adapter with 0', async () => {
+  await withAdapter(async (dc, exited) => {
+    await dc.initializeRequest();
+    const launch = dc.launchRequest({ program: path.join(TESTS, 'lsp/inputs/slow.c') });
+    await new Promise((r) => setTimeout(r, 500));
+    const terminated = dc.waitForEvent('terminated');
+    await dc.terminateRequest({});
+    await terminated;
+    await assert.rejects(launch, /cancelled/);
+    await dc.disconnectRequest({});
+    assert.equal(await exited, 0);
   });
 });
