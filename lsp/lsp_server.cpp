@@ -244,6 +244,12 @@ class Server {
     if (initialized_) throw RpcError{kInvalidRequest, "initialize was already called"};
     clientProgress_ = p.contains("capabilities") && p["capabilities"].contains("window") &&
                       p["capabilities"]["window"].value("workDoneProgress", false);
+    {
+      const json caps = p.value("capabilities", json::object());
+      const json ws = caps.is_object() ? caps.value("workspace", json::object()) : json::object();
+      const json cl = ws.is_object() ? ws.value("codeLens", json::object()) : json::object();
+      clientLensRefresh_ = cl.is_object() && cl.value("refreshSupport", false);
+    }
     std::string root;
     if (p.contains("rootUri") && p["rootUri"].is_string()) root = uriToPath(p["rootUri"]);
     else if (p.contains("rootPath") && p["rootPath"].is_string()) root = p["rootPath"];
@@ -435,6 +441,8 @@ class Server {
                          {"executions", c.value("executions", 0LL)}, {"model", c.value("model", "")}});
     }
     notifyStatus(doc.uri, false, total, summary);
+    // Lenses show the new status: ask clients that support it to re-request them.
+    if (clientLensRefresh_) request("workspace/codeLens/refresh", nullptr, [](const json&) {});
     log(4, "checked " + doc.path + " v" + std::to_string(doc.version) + ": " + std::to_string(checked) +
                " checked, " + std::to_string(cachedN) + " from cache, " + std::to_string(int(msSince(t0))) + " ms");
   }
@@ -561,7 +569,7 @@ class Server {
   asio::io_context& io_;
   Transport out_;
   std::string version_;
-  bool initialized_ = false, shutdown_ = false, clientProgress_ = false;
+  bool initialized_ = false, shutdown_ = false, clientProgress_ = false, clientLensRefresh_ = false;
   int exitCode_ = 1;
   DocumentStore docs_;
   ResultCache cache_;

@@ -23,7 +23,7 @@ class Client:
         self.q = queue.Queue()
         self.next_id = 100
         threading.Thread(target=self._read, daemon=True).start()
-        caps = {"window": {"workDoneProgress": progress}}
+        caps = {"window": {"workDoneProgress": progress}, "workspace": {"codeLens": {"refreshSupport": progress}}}
         self.root = root
         r = self.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + root,
                                         "capabilities": caps, "initializationOptions": options or {}})
@@ -70,7 +70,7 @@ class Client:
             if m is None:
                 return None
             self.seen.append(m)
-            if m.get("method") == "window/workDoneProgress/create":
+            if m.get("method") in ("window/workDoneProgress/create", "workspace/codeLens/refresh"):
                 self.send({"jsonrpc": "2.0", "id": m["id"], "result": None})
             if pred(m):
                 return m
@@ -141,6 +141,9 @@ def main():
     done = c.wait(lambda m: m.get("method") == "tsocheck/status" and m["params"]["uri"] == uri
                   and not m["params"]["checking"], 5) if st and st[-1]["checking"] else {"params": st[-1]}
     fin = done["params"] if done else {}
+    refresh = c.wait(lambda m: m.get("method") == "workspace/codeLens/refresh", 5) or \
+        next((m for m in c.seen if m.get("method") == "workspace/codeLens/refresh"), None)
+    check(refresh is not None and "id" in refresh, "code lens refresh requested after a check")
     check(fin.get("checks") and fin["checks"][0]["function"] == "dekker" and fin["checks"][0]["status"] == "violation"
           and fin["checks"][0]["model"] == "TSO" and fin["executions"] >= 1, "tsocheck/status: final summary %s" % fin)
 

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Entry point for ctest: runs one VS Code end-to-end test in code-server.
+#
+#   tests/vscode/run.sh extension-tests <tsocheck binary>   # extension-host test suite
+#   tests/vscode/run.sh ui-test         <tsocheck binary>   # Playwright UI test on the .vsix
+#
+# Exit status: 0 pass, 1 fail, 77 skip.  It skips only when the code-server
+# install (scripts/install-code-server.sh, which also brings Chromium) or
+# tests/vscode/node_modules is absent AND $CI is unset; with $CI set a missing
+# install is a failure.  Artefacts (screenshots, logs) go to
+# build/test-artifacts/vscode/<test>/ (override: TSOCHECK_VSCODE_ARTIFACTS).
+# TSOCHECK_DAP_BINARY=<binary with `tsocheck dap`> sets tsocheck.debugAdapterPath
+# for the extension-host suite; TSOCHECK_VSIX overrides the .vsix for ui-test.
+set -uo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+
+usage() { echo "usage: $0 extension-tests|ui-test <tsocheck binary>" >&2; exit 2; }
+[ $# -eq 2 ] || usage
+test_name="$1"
+tsocheck="$2"
+case "$test_name" in extension-tests|ui-test) ;; *) usage ;; esac
+
+missing_install() {
+  if [ -z "${CI:-}" ]; then
+    echo "SKIP: $1 (run scripts/setup.sh; set CI=1 to make this a failure)"
+    exit 77
+  fi
+  echo "FAIL: $1 (CI is set, so the VS Code tests must run)" >&2
+  exit 1
+}
+
+code_server="$("$REPO/scripts/install-code-server.sh" --print 2>/dev/null)" \
+  || missing_install "code-server is not installed (scripts/install-code-server.sh)"
+[ -x /usr/bin/chromium ] || missing_install "/usr/bin/chromium is not installed (scripts/install-code-server.sh)"
+[ -d "$HERE/node_modules/playwright-core" ] || missing_install "playwright-core missing (npm ci in tests/vscode)"
+
+[ -x "$tsocheck" ] || { echo "FAIL: tsocheck binary not found: $tsocheck" >&2; exit 1; }
+ext="$REPO/vscode-extension"
+artifacts="${TSOCHECK_VSCODE_ARTIFACTS:-$REPO/build/test-artifacts/vscode}/$test_name"
+rm -rf "$artifacts"
+
+case "$test_name" in
+  extension-tests)
+    [ -f "$ext/dist/test/suite/index.js" ] \
+      || { echo "FAIL: $ext/dist/test/suite/index.js missing: build the extension (npm run build in vscode-extension)" >&2; exit 1; }
+    dap_args=()
+    [ -n "${TSOCHECK_DAP_BINARY:-}" ] && dap_args=(--debug-adapter "$TSOCHECK_DAP_BINARY")
+    exec node "$HERE/run-extension-tests.js" --code-server "$code_server" --tsocheck "$tsocheck" \
+      --extension "$ext" --samples "$REPO/samples" --artifacts "$artifacts" "${dap_args[@]}"
+    ;;
+  ui-test)
+    vsix="${TSOCHECK_VSIX:-$(ls -t "$ext"/*.vsix 2>/dev/null | head -n 1)}"
+    [ -n "$vsix" ] && [ -f "$vsix" ] \
+      || { echo "FAIL: no .vsix in $ext: package the extension (npm run package in vscode-extension)" >&2; exit 1; }
+    exec node "$HERE/ui-test.js" --code-server "$code_server" --tsocheck "$tsocheck" \
+      --vsix "$vsix" --samples "$REPO/samples" --artifacts "$artifacts"
+    ;;
+esac
