@@ -204,10 +204,14 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
   auto remaining = [&]() {
     return fopts.timeBudgetSeconds - std::chrono::duration<double>(Clock::now() - start).count();
   };
+  // Robustness search in the checks: as asked for the first one, then only
+  // when robustness is the goal (it would only slow the violation search).
+  bool robustGoal = opts.robustness;
   // Every check below stops at the first error and reports nothing per execution.
   auto run = [&](const Program& p, Model model, bool* outOfTime) {
     CheckOptions o = opts;
     o.model = model;
+    o.robustness = robustGoal;
     o.stopAtFirstError = true;
     o.onExecution = nullptr;
     double left = remaining();
@@ -225,20 +229,33 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
   FenceSynthesisResult res;
   bool outOfTime = false;
   CheckResult first = initial ? *initial : run(prog, opts.model, &outOfTime);
-  if (first.status != Status::Violation || !first.violation) {
+  // The goal: no violation; or, with CheckOptions::robustness and a check that
+  // does not fail but has a non-SC witness, robustness (no witness).
+  robustGoal = opts.robustness && first.status != Status::Violation && first.robustness &&
+               first.robustness->witness;
+  res.forRobustness = robustGoal;
+  auto counterexample = [&](const CheckResult& r) -> const Violation* {
+    if (r.status == Status::Violation && r.violation) return &*r.violation;
+    if (robustGoal && r.robustness && r.robustness->witness) return &*r.robustness->witness;
+    return nullptr;
+  };
+  if (robustGoal) {
+    // SC is robust by definition: no SC pre-check; every fenced check looks for a witness.
+    res.lastCheck = first;
+  } else if (first.status != Status::Violation || !first.violation) {
     res.outcome = outOfTime || first.status == Status::Timeout ? FenceOutcome::GaveUp : FenceOutcome::NotNeeded;
     res.message = res.outcome == FenceOutcome::NotNeeded ? "the check does not fail: no fence is needed"
                                                          : "synthesis gave up: the check did not finish in time";
     res.lastCheck = first;
     return res;
   }
-  if (opts.model == Model::SC) {
+  if (!robustGoal && opts.model == Model::SC) {
     res.outcome = FenceOutcome::ScViolation;
     res.message = "the violation occurs under SC: no fence can fix it";
     res.lastCheck = first;
     return res;
   }
-  CheckResult sc = run(prog, Model::SC, &outOfTime);
+  CheckResult sc = robustGoal ? CheckResult{} : run(prog, Model::SC, &outOfTime);
   if (sc.status == Status::Violation) {
     res.outcome = FenceOutcome::ScViolation;
     res.message = "the violation also occurs under SC: no fence can fix it";
@@ -270,7 +287,7 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
   for (size_t f = 0; f < prog.functions.size(); ++f)
     for (uint32_t pc = 0; pc < prog.functions[f].code.size(); ++pc) identity[f].push_back(pc);
   res.lastCheck = first;
-  if (!learn(prog, identity, *first.violation)) {
+  if (!learn(prog, identity, *counterexample(first))) {
     res.message = "synthesis gave up: the counterexample has no store delayed past a later access";
     return res;
   }
@@ -297,16 +314,17 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
                     std::string(statusName(r.status)) + ")";
       break;
     }
-    if (r.status != Status::Violation) {
+    const Violation* cex = counterexample(r);
+    if (!cex) {
       res.outcome = FenceOutcome::Fixed;
       res.fences = chosen;
       res.message = std::to_string(chosen.size()) + (chosen.size() == 1 ? " fence makes" : " fences make") +
-                    " the check pass (" + std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds") +
+                    (robustGoal ? " the check robust (" : " the check pass (") + std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds") +
                     ")";
       break;
     }
     size_t before = sets.size();
-    if (!r.violation || !learn(fenced, back, *r.violation) || sets.size() == before) {
+    if (!learn(fenced, back, *cex) || sets.size() == before) {
       res.message = "synthesis gave up: a counterexample of the fenced program has no new delayed store";
       break;
     }

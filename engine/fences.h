@@ -63,9 +63,14 @@ struct FenceSynthesisResult {
   int rounds = 0;                     // checks of fenced programs
   size_t counterexamples = 0;         // distinct candidate sets collected
   std::string message;                // one sentence
+  // The goal was robustness (CheckOptions::robustness, no violation, a non-SC
+  // witness): `fences` make every execution an SC execution.
+  bool forRobustness = false;
   CheckResult lastCheck;              // the final check (of the fenced program when Fixed)
 };
 
+// With opts.robustness and a check that does not fail but is not robust, the
+// witnesses are the counterexamples and the fences restore robustness.
 // `initial`: the result of check(prog, opts) when the caller has it (saves a check).
 FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& opts,
                                       const CheckResult* initial = nullptr,

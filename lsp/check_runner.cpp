@@ -187,9 +187,13 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
       // Engine-side limitation (e.g. mixed-size accesses): message is "file:line:col: text".
       rep.errorAt = frontend::Diagnostic{fn.file, fn.line, fn.column, "error", rep.result.message};
     }
-    if (rep.result.status == Status::Violation && model != Model::SC && opts.fences && ann.fences.value_or(true)) {
+    const bool nonRobust = rep.result.robustness && !rep.result.robustness->robust;
+    if ((rep.result.status == Status::Violation || nonRobust) && model != Model::SC && opts.fences &&
+        ann.fences.value_or(true)) {
       FenceFixInput fi{prog.get(), co, &low.module, path, {}, {}, opts.fenceStyle};
-      fi.options.robustness = false;  // fences fix the violation; robustness is reported as found
+      // Fences fix the violation if there is one (robustness is then reported
+      // as found); otherwise they make the check robust.
+      fi.options.robustness = rep.result.status != Status::Violation;
       fi.lowering.model = model;
       fi.lowering.loopBound = rep.loopBound;
       std::shared_ptr<Program> graphProg;

@@ -55,7 +55,12 @@ std::string plural(size_t n, const char* word) { return std::to_string(n) + " " 
 }  // namespace
 
 void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
-  if (rep.result.status != Status::Violation || rep.model == Model::SC || !in.program || !in.module) return;
+  // The goal: make the check pass; or, for a check that passes but is not
+  // robust (robustness asked for), make it robust.
+  const RobustnessResult* rb = rep.result.robustness ? &*rep.result.robustness : nullptr;
+  const bool robustGoal = rep.result.status != Status::Violation && in.options.robustness && rb && !rb->robust;
+  if ((rep.result.status != Status::Violation && !robustGoal) || rep.model == Model::SC || !in.program || !in.module)
+    return;
   const std::string text = fenceText(in.style).value_or(*fenceText(""));
 
   FenceSynthesisOptions fo;
@@ -116,13 +121,17 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
       CheckOptions co = in.options;
       co.stopAtFirstError = true;
       co.onExecution = nullptr;
+      co.robustness = robustGoal;
       CheckResult r = check(p, co);
       if (r.status == Status::Violation || r.status == Status::Error || r.status == Status::Timeout)
         failure = std::string("the edited source still gives ") + statusName(r.status) +
                   (r.violation ? " (" + r.violation->message + ")" : std::string());
+      else if (robustGoal && (!r.robustness || !r.robustness->robust))
+        failure = "the edited source is still not robust";
       else
         rep.fenceNote = plural(edits.size(), "fence") + " make" + (edits.size() == 1 ? "s" : "") +
-                        " this check pass under " + modelName(rep.model) + " (found in " + plural(size_t(syn.rounds), "round") +
+                        (robustGoal ? " this check robust under " : " this check pass under ") + modelName(rep.model) +
+                        " (found in " + plural(size_t(syn.rounds), "round") +
                         "; re-checked on the edited source: " + statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "");
     }
   }

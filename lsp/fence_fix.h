@@ -41,7 +41,8 @@ struct FenceFixInput {
 };
 
 // Fills rep.fences, rep.fenceNote and rep.fencesVerified for a violation
-// under TSO/PSO (does nothing otherwise).
+// under TSO/PSO, or, with options.robustness, for a check that passes but is
+// not robust (the fences make it robust). Does nothing otherwise.
 void addFenceFix(CheckReport& rep, const FenceFixInput& in);
 
 }  // namespace tsocheck

@@ -141,12 +141,6 @@ json checkDiagnostics(const json& check, const std::string& path, const std::str
     json d = diag(rangeIn(str(v, "file"), path, text, num(v, "line"), num(v, "column")), 1, codeFor(check), msg);
     d["relatedInformation"] = relatedSteps(traceOf(check), path, text);
     out.push_back(d);
-    if (check.contains("fences") && check["fences"].is_array())
-      for (const json& f : check["fences"]) {
-        if (!sameFile(str(f, "file"), path)) continue;
-        out.push_back(diag(rangeIn(path, path, text, num(f, "line"), 1), 4, "fence",
-                           "a fence after this statement fixes `" + function + "`: " + str(f, "text")));
-      }
   } else if (status == "bounded" || status == "timeout") {
     out.push_back(diag(rangeIn(path, path, text, num(check, "line"), num(check, "column")), 2, status,
                        "`" + function + "`: " + str(check, "message") + " (" + boundsText(check) + ")"));
@@ -174,6 +168,16 @@ json checkDiagnostics(const json& check, const std::string& path, const std::str
     d["relatedInformation"] = relatedSteps(trace, path, text);
     out.push_back(d);
   }
+  // Hints where the synthesized fences go (they fix the violation, or make
+  // the check robust).
+  if (check.contains("fences") && check["fences"].is_array())
+    for (const json& f : check["fences"]) {
+      if (!sameFile(str(f, "file"), path)) continue;
+      out.push_back(diag(rangeIn(path, path, text, num(f, "line"), 1), 4, "fence",
+                         std::string("a fence after this statement ") +
+                             (status == "violation" ? "fixes `" : "makes `") + function +
+                             (status == "violation" ? "`: " : "` robust: ") + str(f, "text")));
+    }
   return out;
 }
 
@@ -217,16 +221,27 @@ std::optional<json> includeEdit(const std::string& text, const std::string& fenc
 
 json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range) {
   json out = json::array();
-  if (str(check, "status") != "violation" || !check.contains("fences") || !check["fences"].is_array())
-    return out;
+  // Fences fix a violation, or make a non-robust check robust.
+  const json rb = check.value("robustness", json());
+  const bool nonRobust = rb.is_object() && rb.value("robust", true) == false && rb["witness"].is_object();
+  const bool violation = str(check, "status") == "violation";
+  if ((!violation && !nonRobust) || !check.contains("fences") || !check["fences"].is_array()) return out;
   const json& fences = check["fences"];
   if (fences.empty()) return out;
-  bool relevant = touches(range, num(check, "line")) || touches(range, num(check["violation"], "line"));
+  bool relevant = touches(range, num(check, "line")) ||
+                  (violation && touches(range, num(check["violation"], "line"))) ||
+                  (nonRobust && touches(range, num(rb["witness"], "line")));
   for (const json& f : fences) relevant = relevant || touches(range, num(f, "line"));
   if (!relevant) return out;
   const std::string path = uriToPath(uri);
-  json diags = checkDiagnostics(check, path, text);
-  json errorDiag = diags.empty() ? json::array() : json::array({diags[0]});
+  json errorDiag = json::array();  // the diagnostic the fences fix: the Error, else the robustness Warning
+  for (const json& d : checkDiagnostics(check, path, text)) {
+    const std::string code = str(d, "code");
+    if (violation ? d.value("severity", 0) == 1 : code.size() > 11 && code.rfind("-robustness") == code.size() - 11) {
+      errorDiag.push_back(d);
+      break;
+    }
+  }
   auto action = [&](const std::string& title, const std::vector<const json*>& which, bool preferred) {
     json edits = json::array();
     if (auto inc = includeEdit(text, str(*which.front(), "text"))) edits.push_back(*inc);

@@ -286,6 +286,17 @@ void writeInterleaving(std::ostream& os, const Program& prog, const std::vector<
   }
 }
 
+// "fix: insert N fences" with one line per fence, and the synthesis note.
+void writeFences(std::ostream& os, const CheckReport& c) {
+  if (!c.fences.empty()) {
+    os << "  fix: insert " << c.fences.size() << (c.fences.size() == 1 ? " fence" : " fences") << ":\n";
+    for (const FenceEdit& fe : c.fences)
+      os << "    after " << fe.file.substr(fe.file.find_last_of('/') + 1) << ":" << fe.line << ":" << fe.column << "  "
+         << fe.text << "\n";
+  }
+  if (!c.fenceNote.empty()) os << "  " << c.fenceNote << "\n";
+}
+
 // The robustness verdict; a witness with its interleaving unless it is the
 // violation's own execution (already shown).
 void writeRobustness(std::ostream& os, const CheckReport& c, SourceCache& src) {
@@ -344,6 +355,7 @@ std::string textReport(const FileReport& f) {
       os << "  " << r.message << "\n";
       for (const std::string& l : r.limitsHit) os << "  limit: " << l << "\n";
       writeRobustness(os, c, src);
+      writeFences(os, c);  // fences that make a non-robust check robust
       continue;
     }
     const Violation& v = *r.violation;
@@ -360,13 +372,7 @@ std::string textReport(const FileReport& f) {
          << "\n";
     os << "  interleaving:\n";
     writeInterleaving(os, prog, v.trace, src);
-    if (!c.fences.empty()) {
-      os << "  fix: insert " << c.fences.size() << (c.fences.size() == 1 ? " fence" : " fences") << ":\n";
-      for (const FenceEdit& fe : c.fences)
-        os << "    after " << fe.file.substr(fe.file.find_last_of('/') + 1) << ":" << fe.line << ":" << fe.column
-           << "  " << fe.text << "\n";
-    }
-    if (!c.fenceNote.empty()) os << "  " << c.fenceNote << "\n";
+    writeFences(os, c);
     writeRobustness(os, c, src);
   }
   return os.str();

@@ -707,3 +707,36 @@ TEST_CASE("robustness: --robustness on the samples; the fixed ones are robust, s
   CHECK(st["results"][0]["status"] == "error");
   CHECK(st["results"][0]["message"].get<std::string>().find("robustness") != std::string::npos);
 }
+
+TEST_CASE("robustness fences: the smallest set that makes SB and MP robust, validated on the edited source",
+          "[cli][robustness][fences]") {
+  // SB needs one fence per thread under TSO and PSO; MP needs one fence in the
+  // writer under PSO and none under TSO (it is robust there).
+  const std::vector<std::tuple<std::string, std::string, size_t>> cases = {
+      {"sb_no_assert.c", "tso", 2}, {"sb_no_assert.c", "pso", 2}, {"mp_no_assert.c", "pso", 1}};
+  for (const auto& [file, model, want] : cases) {
+    INFO(file << " under " << model);
+    json j = checkJson(quote(inputs(file)) + " --model " + model);
+    const json& r = j["results"][0];
+    CHECK(r["status"] == "verified");
+    CHECK(r["robustness"]["robust"] == false);
+    CHECK(r["fences_verified"] == true);
+    CHECK(r["fences"].size() == want);
+    CHECK(r["fence_note"].get<std::string>().find("robust under") != std::string::npos);
+    // Apply the edits and check again: robust now.
+    fs::path dir = scratchDir();
+    fs::path edited = dir / file;
+    std::ofstream(edited) << applyEdits(readFile(inputs(file)), r["fences"]);
+    json k = checkJson(quote(edited.string()) + " --model " + model);
+    fs::remove_all(dir);
+    CHECK(k["results"][0]["robustness"]["robust"] == true);
+    CHECK(k["results"][0]["fences"].empty());
+  }
+  json mpTso = checkJson(quote(inputs("mp_no_assert.c")) + " --model tso");
+  CHECK(mpTso["results"][0]["robustness"]["robust"] == true);
+  CHECK(mpTso["results"][0]["fences"].empty());
+  // --no-fences: the verdict only.
+  json off = checkJson(quote(inputs("sb_no_assert.c")) + " --no-fences");
+  CHECK(off["results"][0]["fences"].empty());
+  CHECK(off["results"][0]["robustness"]["robust"] == false);
+}

@@ -11,6 +11,7 @@
 
 #include "engine/check.h"
 #include "engine/examples/litmus.h"
+#include "engine/fences.h"
 #include "tests/engine/random_programs.h"
 
 using namespace tsocheck;
@@ -141,4 +142,38 @@ TEST_CASE("robustness: random programs are robust exactly when their weak traces
   CHECK(nonRobust[0] > 10);
   CHECK(robust[0] > 10);
   CHECK(nonRobust[1] > 10);
+}
+
+TEST_CASE("robustness fences: non-robust random programs become robust, and every fence is needed",
+          "[robustness][fences][property]") {
+  testing::RandomProgramSpec spec;
+  int fixedCount = 0;
+  for (uint64_t seed = 1; seed <= 120; ++seed) {
+    Program p = testing::randomProgram(seed, spec);
+    for (Model m : {Model::TSO, Model::PSO}) {
+      CheckOptions o = robustnessUnder(m);
+      CheckResult r = check(p, o);
+      REQUIRE(r.robustness);
+      if (r.robustness->robust || r.status == Status::Violation) continue;
+      INFO("seed " << seed << " under " << modelName(m));
+      FenceSynthesisResult syn = synthesizeFences(p, o, &r);
+      CHECK(syn.forRobustness);
+      REQUIRE(syn.outcome == FenceOutcome::Fixed);
+      REQUIRE_FALSE(syn.fences.empty());
+      ++fixedCount;
+      CheckResult after = check(insertFences(p, syn.fences), o);
+      REQUIRE(after.robustness);
+      CHECK(after.robustness->robust);
+      CHECK(after.robustness->complete);
+      // Minimal: leaving out any one fence brings a non-SC execution back.
+      for (size_t i = 0; i < syn.fences.size(); ++i) {
+        std::vector<FencePosition> fewer = syn.fences;
+        fewer.erase(fewer.begin() + long(i));
+        CheckResult less = check(insertFences(p, fewer), o);
+        REQUIRE(less.robustness);
+        CHECK_FALSE(less.robustness->robust);
+      }
+    }
+  }
+  CHECK(fixedCount > 20);
 }

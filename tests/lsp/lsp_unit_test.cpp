@@ -117,3 +117,27 @@ TEST_CASE("robustness witness: a Warning at the stale read with one related step
   check["robustness"] = {{"robust", true}, {"complete", true}, {"witness", nullptr}};
   CHECK(checkDiagnostics(check, path, text).empty());
 }
+
+TEST_CASE("robustness fences: hints and a quick fix attached to the robustness warning") {
+  const std::string path = "/w/sb.c", uri = "file:///w/sb.c";
+  const std::string text = "int x, y;\nvoid *t0(void *p) {\n  x = 1;\n  r1 = y;\n}\nvoid *t1(void *p) {\n  y = 1;\n  r2 = x;\n}\n";
+  json check = {{"function", "sb"}, {"line", 10}, {"column", 1}, {"model", "TSO"}, {"status", "verified"},
+                {"robustness", {{"robust", false}, {"complete", true}, {"witness_is_violation", false},
+                                {"witness", {{"file", path}, {"line", 8}, {"column", 8}, {"thread", 2}, {"trace", json::array()}}}}},
+                {"fences", json::array({{{"file", path}, {"line", 3}, {"column", 8}, {"text", "__sync_synchronize();"}},
+                                        {{"file", path}, {"line", 7}, {"column", 8}, {"text", "__sync_synchronize();"}}})}};
+  json diags = checkDiagnostics(check, path, text);
+  REQUIRE(diags.size() == 3);
+  CHECK(diags[0]["code"] == "tso-robustness");
+  CHECK(diags[1]["severity"] == 4);
+  CHECK(diags[1]["message"].get<std::string>().find("robust") != std::string::npos);
+  json at = {{"start", {{"line", 7}, {"character", 0}}}, {"end", {{"line", 7}, {"character", 0}}}};
+  json acts = fenceActions(check, uri, text, at);
+  REQUIRE(acts.size() == 3);
+  CHECK(acts[2]["isPreferred"] == true);
+  CHECK(acts[2]["diagnostics"][0]["code"] == "tso-robustness");
+  CHECK(acts[2]["edit"]["changes"][uri].size() == 2);  // no #include for __sync_synchronize
+  // A robust check offers nothing.
+  check["robustness"]["robust"] = true;
+  CHECK(fenceActions(check, uri, text, at).empty());
+}
