@@ -135,9 +135,13 @@ struct RobustnessResult {
   bool complete = true;   // the search covered every execution (no bound, limit or timeout cut it)
   std::string message;    // one sentence
   // A non-SC execution: trace in the model's chronological order; `loc` and
-  // `thread` name its first stale read (a load that missed another thread's
-  // buffered store), or its first load past a buffered store of its own.
+  // `thread` name the step `point` describes.
   std::optional<Violation> witness;
+  // What the witness's loc points at: "stale read", "reordered load" (a load
+  // taken while its thread's own older store was buffered), "reordered
+  // flush" (PSO: a store reached memory before an older one of its thread)
+  // or "" (loc is then the trace's first step).
+  std::string point;
   bool witnessIsViolation = false;  // the witness is the reported violation's execution
 };
 

@@ -709,19 +709,28 @@ void Explorer::checkRobust(const State& s) {
   w.trace = buildTrace(prog_, s.g, mm_, order);
   // Where to point: the first load that missed another thread's buffered
   // store to its address (a stale read); else the first load taken while its
-  // own thread still had stores buffered (the reordering itself).
+  // own thread still had stores buffered; else (PSO, cycles of stores only)
+  // the first flush that overtook an older store of its thread.
   const TraceStep* stale = nullptr;
-  const TraceStep* reordered = nullptr;
-  for (size_t i = 0; i < w.trace.size() && !stale; ++i) {
+  const TraceStep* reorderedLoad = nullptr;
+  const TraceStep* reorderedFlush = nullptr;
+  for (size_t i = 1; i < w.trace.size() && !stale; ++i) {
     const TraceStep& st = w.trace[i];
+    const auto& before = w.trace[i - 1].buffers;
+    if (st.thread >= before.size()) continue;
+    const auto& own = before[st.thread];
+    if (st.kind == StepKind::Flush) {
+      if (!reorderedFlush && !own.empty() && own.front().addr != st.addr) reorderedFlush = &st;
+      continue;
+    }
     if (st.kind != StepKind::LoadMem && st.kind != StepKind::Rmw) continue;
-    const auto& before = i ? w.trace[i - 1].buffers : std::vector<std::vector<BufferEntry>>();
     for (size_t u = 0; u < before.size() && !stale; ++u)
       for (const BufferEntry& e : before[u])
         if (u != st.thread && e.addr == st.addr) stale = &st;
-    if (!reordered && st.thread < before.size() && !before[st.thread].empty()) reordered = &st;
+    if (!reorderedLoad && !own.empty()) reorderedLoad = &st;
   }
-  const TraceStep* at = stale ? stale : reordered;
+  const TraceStep* at = stale ? stale : reorderedLoad ? reorderedLoad : reorderedFlush;
+  std::string point = stale ? "stale read" : reorderedLoad ? "reordered load" : reorderedFlush ? "reordered flush" : "";
   if (!at && !w.trace.empty()) at = &w.trace.front();
   if (at) {
     w.loc = at->loc;
@@ -732,6 +741,7 @@ void Explorer::checkRobust(const State& s) {
   if (!res_.robustness) res_.robustness.emplace();
   res_.robustness->robust = false;
   res_.robustness->witness = std::move(w);
+  res_.robustness->point = std::move(point);
   // The search went on past an error only to find this witness.
   if (opts_.stopAtFirstError && res_.violation && !res_.violation->aboveBound) stopped_ = true;
 }

@@ -134,7 +134,13 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     const bool stateful = opts.stateful || ann.stateful;
     if ((deepenFrom || stateful) && !opts.loopBound && !ann.loopBound) rep.loopBound = 0;
     const std::optional<int> preemptionFrom = opts.preemptionBound ? opts.preemptionFrom : ann.preemptionFrom;
-    const bool robustness = opts.robustness || ann.robustness;
+    // Robustness needs the graph explorer. Asked for by this check's own
+    // annotation together with the stateful search, it is an error; asked for
+    // globally (--robustness, the editor setting), a stateful check runs
+    // without it and says so.
+    bool robustness = opts.robustness || ann.robustness;
+    const bool robustnessSkipped = robustness && !ann.robustness && (deepenFrom || stateful);
+    if (robustnessSkipped) robustness = false;
     if ((rep.preemptionBound || robustness) && (deepenFrom || stateful)) {
       frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",
                               std::string(robustness ? "robustness checking" : "a preemption bound") +
@@ -183,6 +189,12 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
       rep.result = checkPreemptionRounds(*prog, co, preemptionFrom.value_or(*rep.preemptionBound),
                                          *rep.preemptionBound, rep);
     else rep.result = check(*prog, co);
+    if (robustnessSkipped && rep.result.status != Status::Error) {
+      RobustnessResult rb;  // no witness looked for: not a proof
+      rb.complete = false;
+      rb.message = "robustness not checked: this check uses the stateful search, which does not check it";
+      rep.result.robustness = std::move(rb);
+    }
     if (rep.result.status == Status::Error) {
       // Engine-side limitation (e.g. mixed-size accesses): message is "file:line:col: text".
       rep.errorAt = frontend::Diagnostic{fn.file, fn.line, fn.column, "error", rep.result.message};

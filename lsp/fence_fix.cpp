@@ -132,7 +132,10 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
         rep.fenceNote = plural(edits.size(), "fence") + " make" + (edits.size() == 1 ? "s" : "") +
                         (robustGoal ? " this check robust under " : " this check pass under ") + modelName(rep.model) +
                         " (found in " + plural(size_t(syn.rounds), "round") +
-                        "; re-checked on the edited source: " + statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "");
+                        "; re-checked on the edited source: " + statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "") +
+                        (robustGoal && !r.robustness->complete
+                             ? "; within the check's bounds only: " + r.robustness->message
+                             : std::string());
     }
   }
   if (!failure.empty()) {

@@ -6,6 +6,19 @@
 namespace tsocheck::lsp {
 
 std::optional<Frame> FrameReader::next() {
+  if (resync_) {
+    static const std::string kKey = "content-length:";
+    std::string lower = buf_;
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    size_t at = lower.find(kKey);
+    if (at == std::string::npos) {
+      // Keep a tail that may be the start of the next header.
+      if (buf_.size() >= kKey.size()) buf_.erase(0, buf_.size() - (kKey.size() - 1));
+      return std::nullopt;
+    }
+    buf_.erase(0, at);
+    resync_ = false;
+  }
   size_t end = buf_.find("\r\n\r\n");
   if (end == std::string::npos) {
     if (buf_.size() > kMaxHeader) {
@@ -39,6 +52,7 @@ std::optional<Frame> FrameReader::next() {
   }
   if (bad || !length) {
     buf_.erase(0, end + 4);
+    resync_ = true;
     return Frame{false, "", bad ? "invalid Content-Length" : "missing Content-Length"};
   }
   if (buf_.size() < end + 4 + *length) return std::nullopt;

@@ -38,6 +38,9 @@ class FrameReader {
   std::optional<Frame> next();
 
  private:
+  // After a bad header the body that followed it (of unknown length) is
+  // skipped: input is dropped up to the next "Content-Length:".
+  bool resync_ = false;
   std::string buf_;
 };
 

@@ -167,6 +167,7 @@ class Server {
         }
         out_.send({{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
                    {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
+        notifyStatus(uri, false, 0, json::array());  // nothing runs for it any more
       } else if (method == "workspace/didChangeConfiguration") {
         configure(params.value("settings", json::object()));
         for (const std::string& uri : docs_.uris()) {

@@ -114,6 +114,7 @@ json robustnessJson(const CheckReport& r) {
               {"complete", rb.complete},
               {"message", rb.message},
               {"witness", rb.witness && r.program ? violationJson(*r.program, *rb.witness) : json(nullptr)},
+              {"point", rb.point},
               {"witness_is_violation", rb.witnessIsViolation}};
 }
 
@@ -305,7 +306,12 @@ void writeRobustness(std::ostream& os, const CheckReport& c, SourceCache& src) {
   os << "  " << rb.message << "\n";
   if (!rb.witness || !c.program) return;
   const Violation& w = *rb.witness;
-  os << "  non-SC execution: " << w.message << "; first stale read at " << c.program->locString(w.loc) << "\n";
+  os << "  non-SC execution: " << w.message;
+  if (rb.point == "stale read") os << "; first stale read at ";
+  else if (rb.point == "reordered load") os << "; first load past its thread's own buffered store at ";
+  else if (rb.point == "reordered flush") os << "; first store that reached memory before an older one at ";
+  else os << "; first step at ";
+  os << c.program->locString(w.loc) << "\n";
   if (rb.witnessIsViolation) {
     os << "  (the violation's interleaving above is such an execution)\n";
     return;

@@ -689,7 +689,7 @@ TEST_CASE("robustness: a non-SC execution without a failing assert is reported w
   CHECK(plain["results"][0]["robustness"].is_null());
 }
 
-TEST_CASE("robustness: --robustness on the samples; the fixed ones are robust, stateful is refused", "[cli][robustness]") {
+TEST_CASE("robustness: --robustness on the samples: the fixed ones are robust, stateful is refused", "[cli][robustness]") {
   const std::string dir = std::string(TSOCHECK_SAMPLES_DIR) + "/";
   json fixed = checkJson("--robustness " + quote(dir + "peterson_fixed.c") + " " + quote(dir + "dekker_fixed.c"));
   for (const json& r : fixed["results"]) {

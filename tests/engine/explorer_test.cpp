@@ -205,7 +205,7 @@ TEST_CASE("zero complete executions are never verified", "[explorer]") {
   REQUIRE(r.status == Status::Bounded);
 }
 
-TEST_CASE("a spin-wait on a flag nobody sets is a hang; one that is set is fine", "[explorer]") {
+TEST_CASE("a spin-wait on a flag nobody sets is a hang, one that is set is fine", "[explorer]") {
   for (bool setter : {true, false}) {
     ProgramBuilder pb("spin.c");
     auto flag = pb.global("flag");

@@ -79,10 +79,27 @@ TEST_CASE("robustness: SB's witness points at a stale load and shows the buffere
         if (u != s.thread && e.addr == s.addr) found = true;
   }
   CHECK(found);
+  CHECK(r.robustness->point == "stale read");
   CHECK(r.robustness->message.find("not robust") == 0);
 }
 
-TEST_CASE("robustness: SC is robust by definition; bounds make the answer incomplete", "[robustness]") {
+TEST_CASE("robustness: 2+2W under PSO points at the store that overtook an older one", "[robustness]") {
+  CheckResult r = check(litmusNamed("2+2W").program, robustnessUnder(Model::PSO));
+  REQUIRE(r.robustness);
+  REQUIRE(r.robustness->witness);
+  CHECK(r.robustness->point == "reordered flush");
+  const Violation& w = *r.robustness->witness;
+  bool found = false;  // a flush at the witness location while an older store of its thread was pending
+  for (size_t i = 1; i < w.trace.size(); ++i) {
+    const TraceStep& s = w.trace[i];
+    const auto& own = w.trace[i - 1].buffers[s.thread];
+    if (s.kind == StepKind::Flush && s.loc.line == w.loc.line && !own.empty() && own.front().addr != s.addr)
+      found = true;
+  }
+  CHECK(found);
+}
+
+TEST_CASE("robustness: SC is robust by definition, bounds make the answer incomplete", "[robustness]") {
   const litmus::LitmusTest* mp = &litmusNamed("MP");
   CheckResult sc = check(mp->program, robustnessUnder(Model::SC));
   REQUIRE(sc.robustness);

@@ -25,6 +25,21 @@ TEST_CASE("framing: split frames, bad lengths, recovery") {
   std::string none = "X: 1\r\n\r\n";
   r.feed(none.data(), none.size());
   CHECK(r.next()->error == "missing Content-Length");
+  // A bad header with a body: the body is skipped, the next frames arrive,
+  // also when the next header comes in pieces.
+  std::string withBody = "Content-Length: abc\r\n\r\n{\"lost\":1}";
+  r.feed(withBody.data(), withBody.size());
+  CHECK(r.next()->error == "invalid Content-Length");
+  CHECK(!r.next());
+  std::string after = frame("{\"b\":2}") + frame("{\"c\":3}");
+  r.feed(after.data(), 9);
+  CHECK(!r.next());
+  r.feed(after.data() + 9, after.size() - 9);
+  auto b = r.next();
+  REQUIRE(b);
+  CHECK(b->ok);
+  CHECK(b->body == "{\"b\":2}");
+  CHECK(r.next()->body == "{\"c\":3}");
 }
 
 TEST_CASE("incremental sync in UTF-16 positions") {

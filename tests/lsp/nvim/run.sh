@@ -1,7 +1,8 @@
 #!/bin/sh
 # Headless Neovim end-to-end test: run.sh TSOCHECK_BIN SAMPLES_DIR
-# Exit 77 (ctest: skipped) when nvim is not installed.
+# Exit 77 (ctest: skipped) when nvim is not installed, a failure with $CI set.
 if ! command -v nvim >/dev/null 2>&1; then
+  if [ -n "${CI:-}" ]; then echo "FAIL: nvim not found (CI is set, so this test must run)"; exit 1; fi
   echo "SKIP: nvim not found (scripts/setup.sh installs Debian's neovim)"
   exit 77
 fi
