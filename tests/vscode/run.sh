@@ -40,6 +40,16 @@ ext="$REPO/vscode-extension"
 artifacts="${TSOCHECK_VSCODE_ARTIFACTS:-$REPO/build/test-artifacts/vscode}/$test_name"
 rm -rf "$artifacts"
 
+# Test what the sources say now: rebuild (extension-tests) or repackage
+# (ui-test) the extension first; a few seconds.
+if [ -d "$ext/node_modules" ]; then
+  if [ "$test_name" = extension-tests ]; then
+    (cd "$ext" && npm run -s build >/dev/null) || { echo "FAIL: npm run build in $ext failed" >&2; exit 1; }
+  elif [ -z "${TSOCHECK_VSIX:-}" ]; then
+    (cd "$ext" && npm run -s package >/dev/null) || { echo "FAIL: npm run package in $ext failed" >&2; exit 1; }
+  fi
+fi
+
 case "$test_name" in
   extension-tests)
     [ -f "$ext/dist/test/suite/index.js" ] \

@@ -189,7 +189,11 @@ export class Server implements vscode.Disposable {
     }
   }
 
-  /** Asks VS Code to fetch the lenses again (the server sends no codeLens/refresh). */
+  /**
+   * Asks VS Code to fetch the lenses again. Called on every tsocheck/status so
+   * the "checking… N executions" lens follows a running check; the server's
+   * workspace/codeLens/refresh comes only when a check ends.
+   */
   refreshLenses(uri?: string): void {
     const c = this.client;
     if (!c || c.state !== State.Running) return;

@@ -25,6 +25,21 @@ export class ConfigurationProvider implements vscode.DebugConfigurationProvider 
     return [{ type: debugType, request: 'launch', name: 'tsocheck: replay the violation', program: '${file}', stopOnEntry: true }];
   }
 
+  // The adapter checks the file on disk; the language server checks the
+  // editor's text. Save unsaved changes first so both see the same program.
+  async resolveDebugConfigurationWithSubstitutedVariables(
+    _folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration | undefined> {
+    if (typeof config.program === 'string') {
+      const program = path.resolve(config.program);
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === program);
+      if (doc?.isDirty && !(await doc.save())) {
+        void vscode.window.showErrorMessage(`tsocheck: save ${path.basename(program)} first: the replay checks the file on disk.`);
+        return undefined;
+      }
+    }
+    return config;
+  }
+
   resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
     const editor = activeC();
     if (!config.type && !config.request && !config.name) {
@@ -47,9 +62,9 @@ export class ConfigurationProvider implements vscode.DebugConfigurationProvider 
       if (f) config.function = f.name;
     }
     const settings = vscode.workspace.getConfiguration('tsocheck');
-    for (const key of ['model', 'bufferBound', 'preemptionBound', 'loopBound', 'timeLimit']) {
+    for (const key of ['model', 'bufferBound', 'preemptionBound', 'loopBound', 'timeLimit', 'compileCommandsDir']) {
       const v = settings.get(key);
-      if (config[key] === undefined && v !== null && v !== undefined) config[key] = v;
+      if (config[key] === undefined && v !== null && v !== undefined && v !== '') config[key] = v;
     }
     if (config.stopOnEntry === undefined) config.stopOnEntry = true;
     return config;
