@@ -233,7 +233,29 @@ function onSignals(cleanup) {
   }
 }
 
+/**
+ * The clean-up of a run, done once (also on SIGINT/SIGTERM/SIGHUP): flush the
+ * browser console, close the browser, stop code-server, remove the temp dir
+ * (kept with TSOCHECK_KEEP_TMP). `current()` gives the browser context and
+ * console flusher as they are at clean-up time.
+ */
+function cleanupOnce(server, root, current) {
+  let done = false;
+  const cleanup = async () => {
+    if (done) return;
+    done = true;
+    const { context, flushConsole } = current();
+    flushConsole();
+    await closeBrowser(context);
+    await server.stop();
+    if (!process.env.TSOCHECK_KEEP_TMP) fs.rmSync(root, { recursive: true, force: true });
+    else log(`kept ${root}`);
+  };
+  onSignals(cleanup);
+  return cleanup;
+}
+
 module.exports = {
   SKIP, CHROMIUM, parseArgs, log, sleep, freePort, copyDir, mkTemp, userSettings,
-  CodeServer, launchBrowser, closeBrowser, recordConsole, saveServerLogs, remoteUri, onSignals,
+  CodeServer, launchBrowser, closeBrowser, recordConsole, saveServerLogs, remoteUri, onSignals, cleanupOnce,
 };

@@ -79,17 +79,7 @@ async function main() {
   });
 
   let context = null, page = null, flushConsole = () => {};
-  let cleanedUp = false;
-  const cleanup = async () => {
-    if (cleanedUp) return;
-    cleanedUp = true;
-    flushConsole();
-    await L.closeBrowser(context);
-    await server.stop();
-    if (!process.env.TSOCHECK_KEEP_TMP) fs.rmSync(root, { recursive: true, force: true });
-    else L.log(`kept ${root}`);
-  };
-  L.onSignals(cleanup);
+  const cleanup = L.cleanupOnce(server, root, () => ({ context, flushConsole }));
 
   const started = Date.now();
   let failure = null;            // string describing why the run failed
