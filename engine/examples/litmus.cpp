@@ -36,6 +36,7 @@
 #include "engine/examples/litmus.h"
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -242,6 +243,13 @@ std::vector<LitmusTest> all() {
     out.push_back(std::move(t));
   }
   return out;
+}
+
+const LitmusTest& byName(const std::string& name) {
+  static const std::vector<LitmusTest> tests = all();
+  for (const LitmusTest& t : tests)
+    if (t.name == name) return t;
+  throw std::invalid_argument("no litmus test named " + name);
 }
 
 }  // namespace tsocheck::litmus

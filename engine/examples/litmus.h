@@ -23,5 +23,7 @@ struct LitmusTest {
 };
 
 std::vector<LitmusTest> all();
+// The test named `name` (built once); std::invalid_argument if there is none.
+const LitmusTest& byName(const std::string& name);
 
 }  // namespace tsocheck::litmus

@@ -16,14 +16,6 @@ using namespace tsocheck;
 
 namespace {
 
-const litmus::LitmusTest& byName(const std::string& name) {
-  static const std::vector<litmus::LitmusTest> all = litmus::all();
-  for (const auto& t : all)
-    if (t.name == name) return t;
-  FAIL("no litmus test named " << name);
-  throw std::logic_error("unreachable");
-}
-
 CheckOptions under(Model m) {
   CheckOptions o;
   o.model = m;
@@ -98,7 +90,7 @@ Program peterson(bool fenced) {
 }  // namespace
 
 TEST_CASE("fences: SB needs one fence per thread under TSO and PSO", "[fences]") {
-  const Program& p = byName("SB").program;
+  const Program& p = litmus::byName("SB").program;
   for (Model m : {Model::TSO, Model::PSO}) {
     FenceSynthesisResult r = fixedBy(p, m);
     REQUIRE(r.fences.size() == 2);
@@ -110,7 +102,7 @@ TEST_CASE("fences: SB needs one fence per thread under TSO and PSO", "[fences]")
 }
 
 TEST_CASE("fences: MP needs one store-store fence in the writer under PSO, none under TSO", "[fences]") {
-  const Program& p = byName("MP").program;
+  const Program& p = litmus::byName("MP").program;
   FenceSynthesisResult pso = fixedBy(p, Model::PSO);
   REQUIRE(pso.fences.size() == 1);
   CHECK(fencedFunctions(p, pso.fences) == std::multiset<std::string>{"t1"});
@@ -126,7 +118,7 @@ TEST_CASE("fences: MP needs one store-store fence in the writer under PSO, none 
 }
 
 TEST_CASE("fences: 2+2W needs two fences under PSO", "[fences]") {
-  const Program& p = byName("2+2W").program;
+  const Program& p = litmus::byName("2+2W").program;
   FenceSynthesisResult r = fixedBy(p, Model::PSO);
   CHECK(r.fences.size() == 2);
   CHECK(fencedFunctions(p, r.fences) == std::multiset<std::string>{"t1", "t2"});
@@ -136,7 +128,7 @@ TEST_CASE("fences: programs that pass get none", "[fences]") {
   for (const char* name : {"SB+fences", "LB", "IRIW"})
     for (Model m : {Model::TSO, Model::PSO}) {
       INFO(name << " " << modelName(m));
-      FenceSynthesisResult r = synthesizeFences(byName(name).program, under(m));
+      FenceSynthesisResult r = synthesizeFences(litmus::byName(name).program, under(m));
       CHECK(r.outcome == FenceOutcome::NotNeeded);
       CHECK(r.fences.empty());
       CHECK(r.rounds == 0);
@@ -157,7 +149,7 @@ TEST_CASE("fences: Peterson needs two fences under TSO, fenced Peterson none", "
 }
 
 TEST_CASE("fences: synthesis gives up honestly when its budget runs out", "[fences]") {
-  const Program& p = byName("SB").program;
+  const Program& p = litmus::byName("SB").program;
   CheckResult first = check(p, under(Model::TSO));
   REQUIRE(first.status == Status::Violation);
   FenceSynthesisOptions tiny;

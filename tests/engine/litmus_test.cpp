@@ -18,13 +18,6 @@ const std::vector<litmus::LitmusTest>& tests() {
   return all;
 }
 
-const litmus::LitmusTest& byName(const std::string& name) {
-  for (const auto& t : tests())
-    if (t.name == name) return t;
-  FAIL("no litmus test named " << name);
-  throw std::logic_error("unreachable");
-}
-
 uint64_t expected(const litmus::LitmusTest& t, Model m) {
   return m == Model::SC ? t.expectedSC : m == Model::TSO ? t.expectedTSO : t.expectedPSO;
 }
@@ -133,7 +126,7 @@ TEST_CASE("litmus verdicts and counterexamples", "[litmus]") {
 }
 
 TEST_CASE("SB under TSO depends on the store-buffer bound", "[litmus][bound]") {
-  const auto& sb = byName("SB");
+  const auto& sb = litmus::byName("SB");
   SECTION("bound 0 behaves like SC") {
     CheckResult counted = run(sb.program, Model::TSO, 0, false);
     CHECK(counted.executions == 3);
@@ -154,7 +147,7 @@ TEST_CASE("SB under TSO depends on the store-buffer bound", "[litmus][bound]") {
 }
 
 TEST_CASE("MP under PSO depends on the store-buffer bound", "[litmus][bound]") {
-  const auto& mp = byName("MP");
+  const auto& mp = litmus::byName("MP");
   SECTION("bound 1: one pending store per thread, like TSO") {
     CheckResult counted = run(mp.program, Model::PSO, 1, false);
     CHECK(counted.executions == 3);

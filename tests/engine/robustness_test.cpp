@@ -6,7 +6,6 @@
 #include <catch2/catch.hpp>
 
 #include <set>
-#include <stdexcept>
 #include <string>
 
 #include "engine/check.h"
@@ -36,14 +35,6 @@ std::set<std::string> traceKeys(const Program& p, Model m) {
   return keys;
 }
 
-const litmus::LitmusTest& litmusNamed(const std::string& name) {
-  static const std::vector<litmus::LitmusTest> all = litmus::all();
-  for (const auto& t : all)
-    if (t.name == name) return t;
-  FAIL("no litmus test named " << name);
-  throw std::logic_error("unreachable");
-}
-
 }  // namespace
 
 TEST_CASE("robustness: litmus tests are non-robust exactly where their weak outcome is reachable", "[robustness]") {
@@ -63,7 +54,7 @@ TEST_CASE("robustness: litmus tests are non-robust exactly where their weak outc
 }
 
 TEST_CASE("robustness: SB's witness points at a stale load and shows the buffered store", "[robustness]") {
-  CheckResult r = check(litmusNamed("SB").program, robustnessUnder(Model::TSO));
+  CheckResult r = check(litmus::byName("SB").program, robustnessUnder(Model::TSO));
   REQUIRE(r.robustness);
   REQUIRE(r.robustness->witness);
   const Violation& w = *r.robustness->witness;
@@ -84,7 +75,7 @@ TEST_CASE("robustness: SB's witness points at a stale load and shows the buffere
 }
 
 TEST_CASE("robustness: 2+2W under PSO points at the store that overtook an older one", "[robustness]") {
-  CheckResult r = check(litmusNamed("2+2W").program, robustnessUnder(Model::PSO));
+  CheckResult r = check(litmus::byName("2+2W").program, robustnessUnder(Model::PSO));
   REQUIRE(r.robustness);
   REQUIRE(r.robustness->witness);
   CHECK(r.robustness->point == "reordered flush");
@@ -100,7 +91,7 @@ TEST_CASE("robustness: 2+2W under PSO points at the store that overtook an older
 }
 
 TEST_CASE("robustness: SC is robust by definition, bounds make the answer incomplete", "[robustness]") {
-  const litmus::LitmusTest* mp = &litmusNamed("MP");
+  const litmus::LitmusTest* mp = &litmus::byName("MP");
   CheckResult sc = check(mp->program, robustnessUnder(Model::SC));
   REQUIRE(sc.robustness);
   CHECK(sc.robustness->robust);

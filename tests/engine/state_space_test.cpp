@@ -22,14 +22,6 @@ CheckOptions opts(Model m) {
   return o;
 }
 
-const litmus::LitmusTest& litmusNamed(const std::string& name) {
-  static const std::vector<litmus::LitmusTest> all = litmus::all();
-  for (const auto& t : all)
-    if (t.name == name) return t;
-  FAIL("no litmus test " << name);
-  return all.front();
-}
-
 // T1: do { x = 1; x = 2; } while (flag == 0);   T2: flag = 1;
 // main joins both and asserts x == 2 (true in every model: T1's last store to
 // x is 2 and it drains before exiting). T1's buffer grows without bound under
@@ -109,7 +101,7 @@ TEST_CASE("deepening finds the smallest buffer bound of each litmus violation", 
   };
   for (const Want& w : wants) {
     CAPTURE(w.name, modelName(w.model));
-    const litmus::LitmusTest& t = litmusNamed(w.name);
+    const litmus::LitmusTest& t = litmus::byName(w.name);
     DeepeningResult d = deepenBufferBound(t.program, opts(w.model), 0, 3);
     if (w.k < 0) {
       REQUIRE(d.result.status == Status::Verified);
