@@ -701,7 +701,7 @@ void Explorer::noteLimit(const std::string& message, const SourceLoc& loc) {
 }
 
 void Explorer::checkRobust(const State& s) {
-  if (!opts_.robustness || mm_.isSC() || (res_.robustness && res_.robustness->witness)) return;
+  if (!opts_.robustness || mm_.isSC() || hasWitness()) return;
   if (scChecker_.consistent(s.g)) return;
   Violation w;
   std::vector<OrderNode> order;
@@ -853,10 +853,10 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   int lb = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
   const bool above = opts_.preemptionBound >= 0 && lb > opts_.preemptionBound;
   if (!opts_.stopAtFirstError) ++res_.executions;
-  const bool hadWitness = res_.robustness && res_.robustness->witness;
+  const bool hadWitness = hasWitness();
   checkRobust(s);
-  const bool newWitness = !hadWitness && res_.robustness && res_.robustness->witness;
-  const bool awaitWitness = opts_.robustness && !mm_.isSC() && !(res_.robustness && res_.robustness->witness);
+  const bool newWitness = !hadWitness && hasWitness();
+  const bool awaitWitness = opts_.robustness && !mm_.isSC() && !hasWitness();
   if (opts_.stopAtFirstError && !above && !awaitWitness) stopped_ = true;
   if (res_.violation && !(res_.violation->aboveBound && !above)) return;
   Violation v;

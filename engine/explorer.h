@@ -69,6 +69,7 @@ class Explorer {
   // Robustness: records s as the witness when SC does not allow its graph.
   void checkRobust(const State& s);
   void finishRobustness();
+  bool hasWitness() const { return res_.robustness && res_.robustness->witness; }
   bool consistent(const Graph& g) { return checker_.consistent(g); }
   bool timeUp();
   // With a preemption bound: false (and counted) when g is pruned by it.

@@ -240,32 +240,34 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
     return nullptr;
   };
   if (robustGoal) {
-    // SC is robust by definition: no SC pre-check; every fenced check looks for a witness.
+    // SC is robust by definition: nothing to pre-check; every fenced check looks for a witness.
     res.lastCheck = first;
-  } else if (first.status != Status::Violation || !first.violation) {
-    res.outcome = outOfTime || first.status == Status::Timeout ? FenceOutcome::GaveUp : FenceOutcome::NotNeeded;
-    res.message = res.outcome == FenceOutcome::NotNeeded ? "the check does not fail: no fence is needed"
-                                                         : "synthesis gave up: the check did not finish in time";
-    res.lastCheck = first;
-    return res;
-  }
-  if (!robustGoal && opts.model == Model::SC) {
-    res.outcome = FenceOutcome::ScViolation;
-    res.message = "the violation occurs under SC: no fence can fix it";
-    res.lastCheck = first;
-    return res;
-  }
-  CheckResult sc = robustGoal ? CheckResult{} : run(prog, Model::SC, &outOfTime);
-  if (sc.status == Status::Violation) {
-    res.outcome = FenceOutcome::ScViolation;
-    res.message = "the violation also occurs under SC: no fence can fix it";
-    res.lastCheck = sc;
-    return res;
-  }
-  if (outOfTime || sc.status == Status::Timeout || sc.status == Status::Error) {
-    res.message = "synthesis gave up: the check under SC did not finish (" + std::string(statusName(sc.status)) + ")";
-    res.lastCheck = sc;
-    return res;
+  } else {
+    if (first.status != Status::Violation || !first.violation) {
+      res.outcome = outOfTime || first.status == Status::Timeout ? FenceOutcome::GaveUp : FenceOutcome::NotNeeded;
+      res.message = res.outcome == FenceOutcome::NotNeeded ? "the check does not fail: no fence is needed"
+                                                           : "synthesis gave up: the check did not finish in time";
+      res.lastCheck = first;
+      return res;
+    }
+    if (opts.model == Model::SC) {
+      res.outcome = FenceOutcome::ScViolation;
+      res.message = "the violation occurs under SC: no fence can fix it";
+      res.lastCheck = first;
+      return res;
+    }
+    CheckResult sc = run(prog, Model::SC, &outOfTime);
+    if (sc.status == Status::Violation) {
+      res.outcome = FenceOutcome::ScViolation;
+      res.message = "the violation also occurs under SC: no fence can fix it";
+      res.lastCheck = sc;
+      return res;
+    }
+    if (outOfTime || sc.status == Status::Timeout || sc.status == Status::Error) {
+      res.message = "synthesis gave up: the check under SC did not finish (" + std::string(statusName(sc.status)) + ")";
+      res.lastCheck = sc;
+      return res;
+    }
   }
 
   std::vector<std::vector<FencePosition>> sets;
@@ -319,8 +321,8 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
       res.outcome = FenceOutcome::Fixed;
       res.fences = chosen;
       res.message = std::to_string(chosen.size()) + (chosen.size() == 1 ? " fence makes" : " fences make") +
-                    (robustGoal ? " the check robust (" : " the check pass (") + std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds") +
-                    ")";
+                    (robustGoal ? " the check robust (" : " the check pass (") + std::to_string(res.rounds) +
+                    (res.rounds == 1 ? " round" : " rounds") + ")";
       break;
     }
     size_t before = sets.size();
