@@ -41,11 +41,27 @@ json rangeIn(const std::string& file, const std::string& path, const std::string
   return lineRange(sameFile(file, path) ? text : std::string(), line, column);
 }
 
+// "tso": the model as it appears in diagnostic codes.
+std::string modelCode(const json& check) {
+  std::string model = str(check, "model");
+  for (char& c : model) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return model;
+}
+
+// The witness of a check found not robust, or nullptr.
+const json* robustnessWitness(const json& check) {
+  auto rb = check.find("robustness");
+  if (rb == check.end() || !rb->is_object() || rb->value("robust", true)) return nullptr;
+  auto w = rb->find("witness");
+  return w != rb->end() && w->is_object() ? &*w : nullptr;
+}
+
+std::string robustnessCode(const json& check) { return modelCode(check) + "-robustness"; }
+
 std::string codeFor(const json& check) {
   const json& v = check["violation"];
   std::string kind = str(v, "kind");
-  std::string model = str(check, "model");
-  for (char& c : model) c = char(std::tolower(static_cast<unsigned char>(c)));
+  std::string model = modelCode(check);
   if (kind == "assertion") return model + "-assertion";
   if (kind == "deadlock") return "deadlock";
   if (kind == "memory") return "memory-error";
@@ -153,16 +169,12 @@ json checkDiagnostics(const json& check, const std::string& path, const std::str
   }
   // Robustness: a Warning at the witness's first stale read, with its steps,
   // unless the witness is the violation already shown as an Error.
-  const json rb = check.value("robustness", json());
-  if (rb.is_object() && rb.value("robust", true) == false && rb["witness"].is_object() &&
-      !rb.value("witness_is_violation", false)) {
-    const json& w = rb["witness"];
-    const json trace = w.value("trace", json::array());
-    std::string model = str(check, "model"), lower = model;
-    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const json* w = robustnessWitness(check);
+  if (w && !check["robustness"].value("witness_is_violation", false)) {
+    const json trace = w->value("trace", json::array());
     std::string why = staleReadIn(trace);
-    json d = diag(rangeIn(str(w, "file"), path, text, num(w, "line"), num(w, "column")), 2, lower + "-robustness",
-                  "`" + function + "` is not robust under " + model + ": " +
+    json d = diag(rangeIn(str(*w, "file"), path, text, num(*w, "line"), num(*w, "column")), 2, robustnessCode(check),
+                  "`" + function + "` is not robust under " + str(check, "model") + ": " +
                       (why.empty() ? std::string("an execution SC does not allow") : why) +
                       " — SC does not allow this execution");
     d["relatedInformation"] = relatedSteps(trace, path, text);
@@ -222,26 +234,25 @@ std::optional<json> includeEdit(const std::string& text, const std::string& fenc
 json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range) {
   json out = json::array();
   // Fences fix a violation, or make a non-robust check robust.
-  const json rb = check.value("robustness", json());
-  const bool nonRobust = rb.is_object() && rb.value("robust", true) == false && rb["witness"].is_object();
+  const json* witness = robustnessWitness(check);
   const bool violation = str(check, "status") == "violation";
-  if ((!violation && !nonRobust) || !check.contains("fences") || !check["fences"].is_array()) return out;
+  if ((!violation && !witness) || !check.contains("fences") || !check["fences"].is_array()) return out;
   const json& fences = check["fences"];
   if (fences.empty()) return out;
   bool relevant = touches(range, num(check, "line")) ||
                   (violation && touches(range, num(check["violation"], "line"))) ||
-                  (nonRobust && touches(range, num(rb["witness"], "line")));
+                  (witness && touches(range, num(*witness, "line")));
   for (const json& f : fences) relevant = relevant || touches(range, num(f, "line"));
   if (!relevant) return out;
   const std::string path = uriToPath(uri);
-  json errorDiag = json::array();  // the diagnostic the fences fix: the Error, else the robustness Warning
-  for (const json& d : checkDiagnostics(check, path, text)) {
-    const std::string code = str(d, "code");
-    if (violation ? d.value("severity", 0) == 1 : code.size() > 11 && code.rfind("-robustness") == code.size() - 11) {
+  // The diagnostic the fences fix: the violation's Error, else the robustness Warning.
+  const std::string fixedCode = violation ? codeFor(check) : robustnessCode(check);
+  json errorDiag = json::array();
+  for (const json& d : checkDiagnostics(check, path, text))
+    if (str(d, "code") == fixedCode) {
       errorDiag.push_back(d);
       break;
     }
-  }
   auto action = [&](const std::string& title, const std::vector<const json*>& which, bool preferred) {
     json edits = json::array();
     if (auto inc = includeEdit(text, str(*which.front(), "text"))) edits.push_back(*inc);

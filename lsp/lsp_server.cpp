@@ -241,16 +241,23 @@ class Server {
     cv_.notify_all();
   }
 
+  // True when the boolean at `path` in the initialize params is true; any
+  // missing or mistyped level means false.
+  static bool capability(const json& p, std::initializer_list<const char*> path) {
+    const json* at = &p;
+    for (const char* key : path) {
+      if (!at->is_object()) return false;
+      auto it = at->find(key);
+      if (it == at->end()) return false;
+      at = &*it;
+    }
+    return at->is_boolean() && at->get<bool>();
+  }
+
   json initialize(const json& p) {
     if (initialized_) throw RpcError{kInvalidRequest, "initialize was already called"};
-    clientProgress_ = p.contains("capabilities") && p["capabilities"].contains("window") &&
-                      p["capabilities"]["window"].value("workDoneProgress", false);
-    {
-      const json caps = p.value("capabilities", json::object());
-      const json ws = caps.is_object() ? caps.value("workspace", json::object()) : json::object();
-      const json cl = ws.is_object() ? ws.value("codeLens", json::object()) : json::object();
-      clientLensRefresh_ = cl.is_object() && cl.value("refreshSupport", false);
-    }
+    clientProgress_ = capability(p, {"capabilities", "window", "workDoneProgress"});
+    clientLensRefresh_ = capability(p, {"capabilities", "workspace", "codeLens", "refreshSupport"});
     std::string root;
     if (p.contains("rootUri") && p["rootUri"].is_string()) root = uriToPath(p["rootUri"]);
     else if (p.contains("rootPath") && p["rootPath"].is_string()) root = p["rootPath"];
