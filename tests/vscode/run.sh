@@ -21,19 +21,12 @@ test_name="$1"
 tsocheck="$2"
 case "$test_name" in extension-tests|ui-test) ;; *) usage ;; esac
 
-missing_install() {
-  if [ -z "${CI:-}" ]; then
-    echo "SKIP: $1 (run scripts/setup.sh; set CI=1 to make this a failure)"
-    exit 77
-  fi
-  echo "FAIL: $1 (CI is set, so the VS Code tests must run)" >&2
-  exit 1
-}
+. "$HERE/../skip_or_fail.sh"
 
 code_server="$("$REPO/scripts/install-code-server.sh" --print 2>/dev/null)" \
-  || missing_install "code-server is not installed (scripts/install-code-server.sh)"
-[ -x /usr/bin/chromium ] || missing_install "/usr/bin/chromium is not installed (scripts/install-code-server.sh)"
-[ -d "$HERE/node_modules/playwright-core" ] || missing_install "playwright-core missing (npm ci in tests/vscode)"
+  || skip_or_fail "code-server is not installed (scripts/install-code-server.sh)"
+[ -x /usr/bin/chromium ] || skip_or_fail "/usr/bin/chromium is not installed (scripts/install-code-server.sh)"
+[ -d "$HERE/node_modules/playwright-core" ] || skip_or_fail "playwright-core missing (npm ci in tests/vscode)"
 
 [ -x "$tsocheck" ] || { echo "FAIL: tsocheck binary not found: $tsocheck" >&2; exit 1; }
 ext="$REPO/vscode-extension"

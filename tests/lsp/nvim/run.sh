@@ -1,11 +1,9 @@
 #!/bin/sh
 # Headless Neovim end-to-end test: run.sh TSOCHECK_BIN SAMPLES_DIR
 # Exit 77 (ctest: skipped) when nvim is not installed, a failure with $CI set.
-if ! command -v nvim >/dev/null 2>&1; then
-  if [ -n "${CI:-}" ]; then echo "FAIL: nvim not found (CI is set, so this test must run)"; exit 1; fi
-  echo "SKIP: nvim not found (scripts/setup.sh installs Debian's neovim)"
-  exit 77
-fi
+. "$(dirname "$0")/../../skip_or_fail.sh"
+command -v nvim >/dev/null 2>&1 || skip_or_fail "nvim not found (scripts/setup.sh installs Debian's neovim)"
+
 dir=$(mktemp -d)
 cp "$2/dekker_buggy.c" "$dir/"
 cd "$dir" || exit 1

@@ -2,11 +2,9 @@
 # Headless Neovim test of lsp/nvim/lua/tsocheck (trace walking):
 #   trace_run.sh TSOCHECK_BIN SAMPLES_DIR
 # Exit 77 (ctest: skipped) when nvim is not installed, a failure with $CI set.
-if ! command -v nvim >/dev/null 2>&1; then
-  if [ -n "${CI:-}" ]; then echo "FAIL: nvim not found (CI is set, so this test must run)"; exit 1; fi
-  echo "SKIP: nvim not found (scripts/setup.sh installs Debian's neovim)"
-  exit 77
-fi
+. "$(dirname "$0")/../../skip_or_fail.sh"
+command -v nvim >/dev/null 2>&1 || skip_or_fail "nvim not found (scripts/setup.sh installs Debian's neovim)"
+
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 dir=$(mktemp -d)
