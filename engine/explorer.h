@@ -47,7 +47,11 @@ class Explorer {
   void handleRead(State& s, uint32_t t);
   void handleWrite(State& s, uint32_t t);
   void handleRmw(State& s, uint32_t t);
-  void revisits(State& s, uint32_t t, EventId w);
+  // Backward revisits by the write w of thread t: every read of w's location
+  // outside w's porf-prefix may be made to read w. `completeT`: deliver w's
+  // result to thread t in each revisited state (false when t already has it:
+  // the re-added write of a revisited RMW).
+  void revisits(State& s, uint32_t t, EventId w, bool completeT = true);
   bool maximallyAdded(const Graph& g, EventId e, EventId w, const std::vector<uint32_t>& view) const;
 
   Event makeEvent(const State& s, uint32_t t, EvKind kind) const;

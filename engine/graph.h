@@ -49,6 +49,10 @@ struct Event {
   FenceKind fence = FenceKind::Full;
   RmwOp rmw = RmwOp::Xchg;
   uint32_t stamp = 0;    // order in which events were added to the graph
+  // When the write part was added: equal to `stamp`, except for an RMW-like
+  // event whose read a backward revisit changed — its write (a new value) is
+  // then added afresh, after every event kept by that revisit.
+  uint32_t wstamp = 0;
   Addr addr = 0;
   Value operand = 0;     // store value, RMW operand, exit value
   Value expected = 0;    // CAS expected value
@@ -95,6 +99,7 @@ class Graph {
     return id.isInit() || (id.thread < threads.size() && id.index < threads[id.thread].events.size());
   }
   uint32_t stampOf(EventId id) const { return id.isInit() ? 0 : ev(id).stamp; }
+  uint32_t writeStampOf(EventId id) const { return id.isInit() ? 0 : ev(id).wstamp; }
 
   Location* findLoc(Addr a);
   const Location* findLoc(Addr a) const;
