@@ -1,0 +1,102 @@
+#include "tests/engine/differential.h"
+
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "engine/state_space.h"
+#include "tests/engine/naive_explorer.h"
+
+namespace tsocheck::testing {
+
+namespace {
+using Finals = std::set<std::vector<std::pair<Addr, Value>>>;
+
+std::string showFinals(const Finals& f) {
+  std::ostringstream o;
+  for (const auto& s : f) {
+    o << "  {";
+    for (const auto& [a, v] : s) o << " 0x" << std::hex << a << "=" << std::dec << v;
+    o << " }\n";
+  }
+  return o.str();
+}
+}  // namespace
+
+DiffOutcome differential(const Program& prog, const DiffConfig& c) {
+  DiffOutcome out;
+  std::ostringstream why;
+  const char* cfg = modelName(c.model);
+
+  NaiveResult naive = exploreNaive(prog, c.model, c.bound);
+  const bool naiveError = naive.errorRuns > 0 || naive.deadlockRuns > 0;
+
+  std::set<std::string> keys;
+  uint64_t callbacks = 0;
+  Finals graphFinals, stateFinals;
+  CheckOptions opts;
+  opts.model = c.model;
+  opts.bufferBound = c.bound;
+  opts.stopAtFirstError = false;
+  opts.onExecution = [&](const ExecutionInfo& info) {
+    if (info.blocked) return;
+    ++callbacks;
+    keys.insert(info.traceKey);
+    graphFinals.insert(info.finalMemory);
+  };
+  CheckResult g = check(prog, opts);
+  out.executions = g.executions;
+  out.violation = bool(g.violation);
+
+  StateSpaceOptions so;
+  so.model = c.model;
+  so.bufferBound = c.bound;
+  so.stopAtFirstError = false;
+  so.maxStates = c.maxStates;
+  so.onExecution = [&](const ExecutionInfo& info) {
+    if (!info.blocked) stateFinals.insert(info.finalMemory);
+  };
+  StateSpaceResult ss = exploreStates(prog, so);
+  const CheckResult& s = ss.result;
+  out.statefulSkipped = ss.stateLimitHit;
+
+  auto fail = [&](const std::string& what) {
+    if (out.agree) why << cfg << " bound " << c.bound << ": ";
+    else why << "; ";
+    why << what;
+    out.agree = false;
+  };
+  if (g.status == Status::Error || s.status == Status::Error) fail("engine error: " + g.message + " / " + s.message);
+  if (g.cut || (!ss.exhaustive && !ss.stateLimitHit && !s.violation)) fail("a limit cut the search");
+  if (bool(g.violation) != naiveError)
+    fail(std::string("verdict: explorer ") + (g.violation ? "violation" : "no violation") + ", naive " +
+         (naiveError ? "error runs" : "no error"));
+  if (!out.statefulSkipped && bool(s.violation) != naiveError)
+    fail(std::string("verdict: stateful ") + (s.violation ? "violation" : "no violation") + ", naive " +
+         (naiveError ? "error runs" : "no error"));
+  if (!naiveError && out.agree) {
+    if (graphFinals != naive.finalStates)
+      fail("final states: explorer\n" + showFinals(graphFinals) + "naive\n" + showFinals(naive.finalStates));
+    if (!out.statefulSkipped && stateFinals != naive.finalStates)
+      fail("final states: stateful\n" + showFinals(stateFinals) + "naive\n" + showFinals(naive.finalStates));
+    if (callbacks != keys.size()) fail("the explorer produced a trace twice");
+    if (c.compareTraces) {
+      if (g.executions != naive.traces.size())
+        fail("executions: explorer " + std::to_string(g.executions) + ", naive distinct traces " +
+             std::to_string(naive.traces.size()));
+      if (keys != naive.traces) {
+        std::string missing;
+        for (const std::string& k : naive.traces)
+          if (!keys.count(k)) {
+            missing = k;
+            break;
+          }
+        fail("trace keys differ" + (missing.empty() ? std::string() : "; first trace only in naive:\n" + missing));
+      }
+    }
+  }
+  out.why = why.str();
+  return out;
+}
+
+}  // namespace tsocheck::testing

@@ -1,0 +1,82 @@
+// tsocheck-soak: the three-way differential check (differential.h) on the
+// stress families (stress_programs.h) for a number of seeds or minutes.
+//   tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]
+// Prints programs and configurations checked, executions explored,
+// mismatches, and the first mismatching program as C-like text. Exit 1 on a
+// mismatch.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/check.h"
+#include "tests/engine/differential.h"
+#include "tests/engine/stress_programs.h"
+
+using namespace tsocheck;
+using namespace tsocheck::testing;
+
+int main(int argc, char** argv) {
+  double minutes = 0;
+  uint64_t seeds = 0, first = 1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--minutes")) minutes = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seeds")) seeds = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--first-seed")) first = std::strtoull(argv[i + 1], nullptr, 10);
+    else {
+      std::fprintf(stderr, "usage: tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]\n");
+      return 2;
+    }
+  }
+  if (minutes <= 0 && seeds == 0) seeds = 50;
+  const std::vector<DiffConfig> configs = {{Model::SC, -1}, {Model::TSO, -1}, {Model::PSO, -1},
+                                           {Model::TSO, 1}, {Model::TSO, 2}, {Model::PSO, 1}, {Model::PSO, 2}};
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  uint64_t programs = 0, checks = 0, mismatches = 0, execs = 0, violations = 0, skipped = 0;
+  uint64_t perFamily[kStressFamilies] = {};
+  std::string firstMismatch;
+  double lastReport = 0;
+  for (uint64_t seed = first;; ++seed) {
+    if (seeds && seed >= first + seeds) break;
+    if (minutes > 0 && elapsed() > minutes * 60) break;
+    for (int f = 0; f < kStressFamilies; ++f) {
+      StressProgram sp = stressProgram(seed, StressFamily(f));
+      Program p = buildStress(sp);
+      ++programs;
+      ++perFamily[f];
+      for (DiffConfig c : configs) {
+        c.compareTraces = sp.family != StressFamily::Nested;
+        DiffOutcome d = differential(p, c);
+        ++checks;
+        execs += d.executions;
+        violations += d.violation;
+        skipped += d.statefulSkipped;
+        if (!d.agree) {
+          ++mismatches;
+          if (firstMismatch.empty())
+            firstMismatch = "seed " + std::to_string(seed) + " family " + stressFamilyName(sp.family) + "\n" +
+                            stressToC(sp) + d.why + "\n";
+        }
+      }
+    }
+    if (elapsed() - lastReport > 60) {
+      lastReport = elapsed();
+      std::printf("[%.0f s] seed %llu: %llu programs, %llu checks, %llu mismatches\n", elapsed(),
+                  (unsigned long long)seed, (unsigned long long)programs, (unsigned long long)checks,
+                  (unsigned long long)mismatches);
+      std::fflush(stdout);
+    }
+  }
+  std::printf("soak: %.1f minutes, %llu programs (", elapsed() / 60, (unsigned long long)programs);
+  for (int f = 0; f < kStressFamilies; ++f)
+    std::printf("%s%s %llu", f ? ", " : "", stressFamilyName(StressFamily(f)), (unsigned long long)perFamily[f]);
+  std::printf("), %llu checks (x %zu configurations), %llu graph-explorer executions, %llu with a violation, "
+              "%llu without the state space (over its state cap), %llu mismatches\n",
+              (unsigned long long)checks, configs.size(), (unsigned long long)execs,
+              (unsigned long long)violations, (unsigned long long)skipped, (unsigned long long)mismatches);
+  if (!firstMismatch.empty()) std::printf("first mismatch:\n%s", firstMismatch.c_str());
+  return mismatches ? 1 : 0;
+}
