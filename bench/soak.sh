@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Long differential soak: graph explorer vs naive explorer vs state space on
+# the stress families (tests/engine/stress_programs.h), SC/TSO/PSO, k in {1,2}.
+#   bench/soak.sh [MINUTES]   (default 30)
+# Prints programs checked, mismatches, and the first mismatching program.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+minutes="${1:-30}"
+[ -x build/tests/tsocheck-soak ] || cmake --build build --target tsocheck-soak
+exec build/tests/tsocheck-soak --minutes "$minutes"
