@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Benchmark programs of the kinds GenMC and Nidhugg are measured on, written
+# for tsocheck (bench/programs/), with the execution counts the peers report
+# for the same shapes. Prints per program and model: executions (and whether
+# they match the expected count), CPU seconds, executions/s and peak RSS —
+# and, when peer binaries are found ($GENMC / $NIDHUGGC, or genmc / nidhuggc
+# on PATH), their CPU seconds and the ratio tsocheck/peer in the same run.
+# Figures only: nothing passes or fails.
+#   bench/peers.sh [--quick]     (--quick: the smaller parameters only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=build/lsp/tsocheck
+[ -x "$bin" ] || cmake --build build --target tsocheck
+genmc="${GENMC:-$(command -v genmc || true)}"
+nidhugg="${NIDHUGGC:-$(command -v nidhuggc || true)}"
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+# label | file | model | expected executions (- when no peer figure) | tsocheck args | -D defines
+programs=(
+  "readers(13)|readers.c|sc|8192||-DN=13"
+  "readers(13)|readers.c|tso|8192||-DN=13"
+  "indexer(13)|indexer_classic.c|sc|64||-DN=13"
+  "indexer(13)|indexer_classic.c|tso|64||-DN=13"
+  "lastzero(10)|lastzero.c|sc|-|--loop-bound 12|-DN=10"
+  "fib_bench(4)|fib_bench.c|sc|-||-DNUM=4"
+  "fib_bench(4)|fib_bench.c|tso|-||-DNUM=4"
+)
+if [ "$quick" = 0 ]; then
+  programs+=(
+    "indexer(15)|indexer_classic.c|sc|4096||-DN=15"
+    "indexer(15)|indexer_classic.c|tso|4096||-DN=15"
+    "lastzero(15)|lastzero.c|sc|147456|--loop-bound 17|-DN=15"
+    "lastzero(15)|lastzero.c|tso|147456|--loop-bound 17|-DN=15"
+    "fib_bench(5)|fib_bench.c|sc|-||-DNUM=5"
+    "fib_bench(5)|fib_bench.c|tso|-||-DNUM=5"
+  )
+fi
+
+cpu() {  # command... -> prints "user+sys seconds peakKB"
+  /usr/bin/time -f "%U %S %M" -o /tmp/tsocheck-peers.$$ "$@" >/dev/null 2>&1 || true
+  awk '{printf "%.2f %d\n", $1 + $2, $3}' /tmp/tsocheck-peers.$$
+  rm -f /tmp/tsocheck-peers.$$
+}
+
+printf '%-14s %-4s %10s %10s %-5s %8s %10s %8s %9s %9s\n' program model execs expected ok cpu_s execs/s rss_MB genmc_x nidhugg_x
+for p in "${programs[@]}"; do
+  IFS='|' read -r label file model expected args defines <<<"$p"
+  src="bench/programs/$file"
+  # shellcheck disable=SC2086
+  json=$("$bin" check "$src" --json --no-fences --model "$model" $args -- $defines 2>/dev/null || true)
+  execs=$(printf '%s' "$json" | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["executions"])' 2>/dev/null || echo "?")
+  # shellcheck disable=SC2086
+  read -r secs rss < <(cpu "$bin" check "$src" --no-fences --model "$model" $args -- $defines)
+  ok="-"
+  [ "$expected" != "-" ] && { [ "$execs" = "$expected" ] && ok=yes || ok=NO; }
+  rate=$(python3 -c "print('%.0f' % ($execs / max($secs, 0.01)))" 2>/dev/null || echo "?")
+  gx="-"; nx="-"
+  if [ -n "$genmc" ]; then
+    # shellcheck disable=SC2086
+    read -r gs _ < <(cpu "$genmc" "--$model" --disable-estimation --disable-mm-detector --disable-race-detection -- -I frontend/include $defines "$src")
+    gx=$(python3 -c "print('%.2f' % ($secs / max($gs, 0.01)))")
+  fi
+  if [ -n "$nidhugg" ]; then
+    # shellcheck disable=SC2086
+    read -r ns _ < <(cpu "$nidhugg" -O0 -I frontend/include $defines -- "--$model" "$src")
+    nx=$(python3 -c "print('%.2f' % ($secs / max($ns, 0.01)))")
+  fi
+  printf '%-14s %-4s %10s %10s %-5s %8s %10s %8.1f %9s %9s\n' "$label" "$model" "$execs" "$expected" "$ok" "$secs" "$rate" \
+    "$(python3 -c "print($rss / 1024)")" "$gx" "$nx"
+done
+[ -n "$genmc$nidhugg" ] || echo "(no GenMC or Nidhugg found: set GENMC / NIDHUGGC to compare side by side)"
