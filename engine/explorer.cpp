@@ -489,6 +489,12 @@ void Explorer::handleRmw(State& s, uint32_t t) {
     Location* loc = s.g.findLoc(a.addr);
     Event& ev = s.g.ev(id);
     Value old = s.g.valueOf(*loc, w);
+    // A lock that finds the mutex held blocks; reading a held value that is
+    // not the newest one can only end in a blocked execution (the lock can
+    // never be revisited: it was not added maximally). Only the newest write
+    // is read when it holds the mutex; the unlock that frees it later
+    // revisits the lock.
+    if (kind == EvKind::Lock && old != 0 && w != (loc->co.empty() ? kInit : loc->co.back())) continue;
     bool writes = true;
     Value wv = 0, result = 0;
     switch (kind) {

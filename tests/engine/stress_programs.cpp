@@ -159,6 +159,23 @@ StressProgram stressProgram(uint64_t seed, StressFamily family) {
       break;
     }
   }
+  // One program in four asserts something about a value read (some of these
+  // fail in some executions: the verdicts must agree too).
+  if (g.pick(4) == 0) {
+    std::vector<std::pair<uint32_t, size_t>> reads;
+    for (uint32_t t = 0; t < p.threads.size(); ++t)
+      for (size_t i = 0; i < p.threads[t].ops.size(); ++i) {
+        StressOp::Kind k = p.threads[t].ops[i].kind;
+        if (k == StressOp::Load || k == StressOp::FetchAdd || k == StressOp::Xchg || k == StressOp::Cas ||
+            k == StressOp::CasSeen)
+          reads.push_back({t, i});
+      }
+    if (!reads.empty()) {
+      auto [t, i] = reads[g.pick(uint32_t(reads.size()))];
+      auto& ops = p.threads[t].ops;
+      ops.insert(ops.begin() + long(i) + 1, StressOp{StressOp::AssertNot, 0, g.pick(6), 0});
+    }
+  }
   for (uint32_t i = 0; i < p.locations; ++i)
     p.init.push_back((p.hasMutex || family == StressFamily::Await) && i == 0 ? 0 : (g.pick(4) == 0 ? 1 : 0));
   for (uint32_t t = 0; t < p.threads.size(); ++t) p.spawnOrder.push_back(t);
@@ -219,6 +236,9 @@ void emitOps(FunctionBuilder& f, const StressProgram& p, const std::vector<uint3
         f.assume(f.cmpImm(CmpOp::Eq, v, op.value), true);
         break;
       }
+      case StressOp::AssertNot:
+        if (lastRead != kNoReg) f.assertTrue(f.cmpImm(CmpOp::Ne, lastRead, op.value), "assertion");
+        break;
     }
   }
 }
@@ -280,6 +300,7 @@ std::string stressToC(const StressProgram& p) {
       case StressOp::TryLockBegin: return "if (pthread_mutex_trylock(&" + l + ") == 0) {";
       case StressOp::TryLockEnd: return "pthread_mutex_unlock(&" + l + "); }";
       case StressOp::Await: return "while (" + l + " != " + v + ") ;";
+      case StressOp::AssertNot: return "assert(r != " + v + ");";
     }
     return "?";
   };

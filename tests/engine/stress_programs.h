@@ -31,7 +31,8 @@ const char* stressFamilyName(StressFamily f);
 struct StressOp {
   enum Kind : uint8_t {
     Store, Load, FetchAdd, Xchg, Cas, CasSeen,  // CasSeen: expected = the value this thread read last
-    FenceFull, FenceStoreStore, Lock, Unlock, TryLockBegin, TryLockEnd, Await
+    FenceFull, FenceStoreStore, Lock, Unlock, TryLockBegin, TryLockEnd, Await,
+    AssertNot  // assert(the value this thread read last != value)
   } kind = Store;
   uint32_t loc = 0;
   Value value = 0;     // stored value / operand / CAS desired / awaited value
