@@ -27,15 +27,28 @@ bool Explorer::withinPreemptionSlack(State& s) {
 }
 
 bool Explorer::timeUp() {
-  if (opts_.onProgress) opts_.onProgress(res_.executions);
+  // Polled on every visit (one event added): a reading of the clock costs far
+  // less than the consistency check that comes with each event, and a single
+  // long execution must not overrun the limit. Progress is reported less often.
+  if (opts_.onProgress && (visits_ & 255) == 0) opts_.onProgress(res_.executions);
+  return outOfTime();
+}
+
+bool Explorer::outOfTime() const {
   if (opts_.cancel && opts_.cancel->load(std::memory_order_relaxed)) return true;
-  if (opts_.timeLimitSeconds <= 0) return false;
-  std::chrono::duration<double> d = std::chrono::steady_clock::now() - start_;
-  return d.count() > opts_.timeLimitSeconds;
+  return opts_.limits.deadline != std::chrono::steady_clock::time_point::max() &&
+         std::chrono::steady_clock::now() >= opts_.limits.deadline;
 }
 
 CheckResult Explorer::run() {
   start_ = std::chrono::steady_clock::now();
+  // Threads poll the deadline and the cancel flag while they run (interp.h).
+  // (A deadline the caller set, e.g. for a whole check with fence synthesis, stays if earlier.)
+  if (opts_.timeLimitSeconds > 0)
+    opts_.limits.deadline = std::min(opts_.limits.deadline,
+                                     start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                  std::chrono::duration<double>(opts_.timeLimitSeconds)));
+  opts_.limits.cancel = opts_.cancel;
   State s;
   ThreadInfo main;
   main.alive = true;
@@ -197,7 +210,8 @@ int Explorer::pickThread(const State& s) const {
 void Explorer::visit(State& s) {
   for (;;) {
     if (stopped_) return;
-    if ((++visits_ & 255) == 0 && timeUp()) {
+    ++visits_;
+    if (timeUp()) {
       timedOut_ = stopped_ = true;
       return;
     }
@@ -209,13 +223,24 @@ void Explorer::visit(State& s) {
     }
     const uint32_t t = uint32_t(ti);
     const Action a = s.ts[t]->pending();
-    if (s.g.numEvents() >= opts_.limits.maxEvents && a.kind != ActionKind::Error) {
-      // A runaway execution: cut it here, like a step limit.
-      ++res_.cut;
-      noteLimit("event limit (" + std::to_string(opts_.limits.maxEvents) + " events per execution) reached in T" +
-                    std::to_string(t),
-                a.loc);
-      return;
+    if (a.kind != ActionKind::Error) {
+      if (s.g.threads[t].events.size() >= opts_.limits.maxEvents) {
+        // A runaway thread (`while (1) x++;`): cut it here, like a step limit,
+        // and let the others go on, so that what they reach (an assertion
+        // failure, ...) is still found. The execution ends as cut when
+        // nothing else can move (finishExecution).
+        s.ts[t]->cut("event limit (" + std::to_string(opts_.limits.maxEvents) +
+                     " events per thread) reached in T" + std::to_string(t));
+        continue;
+      }
+      if (s.g.numEvents() >= opts_.limits.maxExecutionEvents) {
+        // Threads that spawn threads without end: cut the whole execution.
+        ++res_.cut;
+        noteLimit("event limit (" + std::to_string(opts_.limits.maxExecutionEvents) +
+                      " events per execution) reached in T" + std::to_string(t),
+                  a.loc);
+        return;
+      }
     }
     switch (a.kind) {
       case ActionKind::Error:

@@ -74,8 +74,18 @@ class Explorer {
   void checkRobust(const State& s);
   void finishRobustness();
   bool hasWitness() const { return res_.robustness && res_.robustness->witness; }
-  bool consistent(const Graph& g) { return checker_.consistent(g); }
-  bool timeUp();
+  // Every candidate graph passes here: once the time is up (or the check is
+  // cancelled) no candidate is accepted any more, so that loops over many
+  // candidates in one long execution end promptly too.
+  bool consistent(const Graph& g) {
+    if (outOfTime()) {
+      timedOut_ = stopped_ = true;
+      return false;
+    }
+    return checker_.consistent(g);
+  }
+  bool timeUp();      // outOfTime(), and progress reports
+  bool outOfTime() const;  // the deadline passed or the check was cancelled
   // With a preemption bound: false (and counted) when g is pruned by it.
   bool withinPreemptionSlack(State& s);
 

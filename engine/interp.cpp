@@ -194,6 +194,11 @@ void ThreadState::complete(Value result) {
   run();
 }
 
+void ThreadState::cut(std::string message) {
+  pending_.kind = ActionKind::Limit;
+  pending_.message = std::move(message);
+}
+
 void ThreadState::run() {
   for (;;) {
     if (frames_.empty()) return;  // Exit already set by doReturn
@@ -209,6 +214,16 @@ void ThreadState::run() {
       stop(ActionKind::Limit, in);
       pending_.message = "step limit (" + std::to_string(limits_.maxSteps) +
                          " instructions) reached in " + f.name;
+      return;
+    }
+    // A long run between visible actions still honours the time limit.
+    if ((steps_ & 0xffff) == 0 &&
+        ((limits_.cancel && limits_.cancel->load(std::memory_order_relaxed)) ||
+         (limits_.deadline != std::chrono::steady_clock::time_point::max() &&
+          std::chrono::steady_clock::now() >= limits_.deadline))) {
+      stop(ActionKind::Limit, in);
+      pending_.message = "time limit reached";
+      stoppedByTime_ = true;
       return;
     }
     auto R = [&](Reg r) -> Value& { return fr.regs[r]; };

@@ -7,6 +7,8 @@
 // and feeding it the same results reproduces exactly the same actions.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -64,7 +66,17 @@ struct HeapBlock {
 struct Limits {
   uint64_t maxSteps = 200000;   // instructions per thread per execution
   uint32_t maxCallDepth = 64;
-  uint32_t maxEvents = 10000;   // visible events per execution (all threads)
+  // Visible events per thread per execution: a thread that reaches it is cut
+  // (it takes no more steps) and the other threads go on.
+  uint32_t maxEvents = 10000;
+  // Visible events per execution (all threads): reaching it cuts the whole
+  // execution (keeps executions finite when threads spawn threads without end).
+  uint32_t maxExecutionEvents = 50000;
+  // Set by the explorer / state-space search from the time limit and the
+  // cancel flag: a thread running long between visible actions polls them
+  // and stops with a Limit action ("time limit reached") once either fires.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class ThreadState {
@@ -82,6 +94,14 @@ class ThreadState {
   // Deliver the pending action's result (ignored where there is none) and run
   // to the next visible action. Not allowed on Exit/Error/Blocked/Limit.
   void complete(Value result);
+
+  // Cuts the thread where it stands: its pending action becomes a Limit with
+  // this message (same place), so it takes no more steps (the explorer's
+  // per-thread event limit).
+  void cut(std::string message);
+  // Whether the thread stopped because the deadline passed or the check was
+  // cancelled (a Limit that is not a bound of the program).
+  bool stoppedByTime() const { return stoppedByTime_; }
 
   // The heap block containing a (allocated by this thread), or nullptr.
   const HeapBlock* heapBlockAt(Addr a) const;
@@ -129,6 +149,7 @@ class ThreadState {
   std::vector<HeapBlock> heap_;
   uint64_t heapTop_ = 0;
   uint64_t steps_ = 0;
+  bool stoppedByTime_ = false;
   Action pending_;
 };
 

@@ -118,13 +118,13 @@ class Search {
   uint32_t nextThreadId_ = 1;
   bool stopped_ = false, timedOut_ = false, stateLimit_ = false;
   std::chrono::steady_clock::time_point start_;
+  Limits limits_;  // opts_.limits with the deadline and cancel flag the threads poll
 };
 
 bool Search::timeUp() const {
   if (opts_.cancel && opts_.cancel->load(std::memory_order_relaxed)) return true;
-  if (opts_.timeLimitSeconds <= 0) return false;
-  std::chrono::duration<double> d = std::chrono::steady_clock::now() - start_;
-  return d.count() > opts_.timeLimitSeconds;
+  return limits_.deadline != std::chrono::steady_clock::time_point::max() &&
+         std::chrono::steady_clock::now() >= limits_.deadline;
 }
 
 uint32_t Search::spawnId(uint32_t parent, uint32_t ordinal) {
@@ -379,6 +379,10 @@ void Search::expand(const State& s, uint32_t node) {
         reportError(s, node, nullptr, t, a.error, a.message, a.loc, false);
         return;
       case ActionKind::Limit:
+        if (th.ts->stoppedByTime()) {  // the deadline passed while the thread ran
+          timedOut_ = stopped_ = true;
+          return;
+        }
         cutHere = true;
         noteLimit(a.message + " at " + prog_.locString(a.loc));
         continue;
@@ -500,7 +504,7 @@ void Search::expand(const State& s, uint32_t node) {
         if (c.th.size() <= child) c.th.resize(child + 1);
         Thread& ch = c.th[child];
         ch = Thread{};
-        ch.ts.emplace(prog_, child, a.func, a.value, opts_.limits);
+        ch.ts.emplace(prog_, child, a.func, a.value, limits_);
         Thread& ct = c.th[t];
         ++ct.spawned;
         ct.recentReads.clear();
@@ -742,16 +746,22 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
 
 StateSpaceResult Search::run() {
   start_ = std::chrono::steady_clock::now();
+  limits_ = opts_.limits;
+  if (opts_.timeLimitSeconds > 0)
+    limits_.deadline = std::min(limits_.deadline,
+                                start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(opts_.timeLimitSeconds)));
+  limits_.cancel = opts_.cancel;
   State init;
   init.th.resize(1);
-  init.th[0].ts.emplace(prog_, 0, prog_.entry, 0, opts_.limits);
+  init.th[0].ts.emplace(prog_, 0, prog_.entry, 0, limits_);
   nodes_.push_back(Node{});
   if (opts_.collectProjections) res_.projections.insert(projection(init));
   visited_.insert(key(init));
   queue_.emplace_back(std::move(init), 0);
-  uint64_t polls = 0;
   while (!queue_.empty() && !stopped_) {
-    if ((++polls & 255) == 0 && timeUp()) {
+    // Every expansion polls the clock (cheap next to copying and hashing states).
+    if (timeUp()) {
       timedOut_ = stopped_ = true;
       break;
     }

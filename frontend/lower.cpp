@@ -41,7 +41,10 @@
 // incremented on every back edge taken after a non-idle iteration (idle ones
 // stop the thread anyway); when it reaches the bound the thread executes
 // Op::Cut ("loop at f.c:12 cut after 8 iterations (loop bound)"), so the
-// result is `bounded`, never `verified`. A module that never calls
+// result is `bounded`, never `verified`. A loop with no exit condition at all
+// (`for (;;)` without a break) is bounded the same way when an iteration
+// touches shared memory, calls a defined function or does a thread/mutex
+// operation. A module that never calls
 // pthread_create has no other threads: nothing is bounded there.
 #include "frontend/lower.h"
 
@@ -1337,7 +1340,6 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
       if (std::find(succs[i].begin(), succs[i].end(), to) == succs[i].end()) succs[i].push_back(to);
       leaves = leaves || to == kLeave;
     }
-  if (!leaves) return false;  // leaves only by exit()/abort()/return in a callee
   // Post-dominators within the iteration (iterative, from "everything").
   std::vector<llvm::BitVector> pdom(n + 2, llvm::BitVector(unsigned(n + 2), true));
   for (size_t sink : {kCont, kLeave}) {
@@ -1388,6 +1390,49 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
       if (isStdStream(g) || (g->isConstant() && g->hasDefinitiveInitializer())) return false;
     return true;
   };
+  if (!leaves) {
+    // No exit condition at all (`for (;;)`, `while (1)` without a break; it
+    // ends only by exit()/abort()/a callee): bounded when an iteration touches
+    // what other threads see — a shared access, a call to a defined function,
+    // a thread or mutex operation — so that a runaway worker is cut at the
+    // loop bound like other shared-dependent loops rather than at the engine's
+    // event limit. Loops over registers and private memory run to the step limit.
+    for (llvm::BasicBlock* bb : L->blocks())
+      for (llvm::Instruction& I : *bb) {
+        if (auto* ld = dyn_cast<llvm::LoadInst>(&I)) {
+          if (sharedMemory(ld->getPointerOperand())) return true;
+        } else if (auto* st = dyn_cast<llvm::StoreInst>(&I)) {
+          if (sharedMemory(st->getPointerOperand())) return true;
+        } else if (isa<llvm::AtomicRMWInst>(&I) || isa<llvm::AtomicCmpXchgInst>(&I)) {
+          const llvm::Value* ptr = isa<llvm::AtomicRMWInst>(&I)
+                                       ? cast<llvm::AtomicRMWInst>(&I)->getPointerOperand()
+                                       : cast<llvm::AtomicCmpXchgInst>(&I)->getPointerOperand();
+          if (sharedMemory(ptr)) return true;
+        } else if (auto* mi = dyn_cast<llvm::MemIntrinsic>(&I)) {
+          if (sharedMemory(mi->getRawDest())) return true;
+          if (auto* mt = dyn_cast<llvm::MemTransferInst>(mi); mt && sharedMemory(mt->getRawSource())) return true;
+        } else if (auto* call = dyn_cast<llvm::CallInst>(&I)) {
+          auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
+          if (!callee || !callee->isDeclaration()) return true;  // indirect, inline asm or defined
+          if (callee->isIntrinsic()) continue;
+          switch (classifyExternal(callee->getName())) {
+            case Ext::Unknown:
+            case Ext::PthreadCreate:
+            case Ext::PthreadJoin:
+            case Ext::MutexLock:
+            case Ext::MutexUnlock:
+            case Ext::MutexTryLock:
+            case Ext::CondWait:
+            case Ext::Realloc:
+            case Ext::Free:
+              return true;
+            default:
+              continue;  // output, malloc, pthread_self, error paths: nothing another thread sees
+          }
+        }
+      }
+    return false;
+  }
   // Instructions of the loop that write private slots (a load from one depends on them).
   std::unordered_map<const llvm::AllocaInst*, std::vector<const llvm::Instruction*>> writers;
   for (llvm::BasicBlock* bb : L->blocks())

@@ -174,6 +174,13 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     co.limits = opts.limits;
     co.stopAtFirstError = !opts.keepGoing;
     co.timeLimitSeconds = opts.timeLimit ? *opts.timeLimit : ann.timeLimit.value_or(0);
+    // The time limit is a hard limit for the whole check: the exploration (every
+    // round of it), fence synthesis and the re-check of the edited source share
+    // one deadline, which the engine also polls inside long executions.
+    if (co.timeLimitSeconds > 0)
+      co.limits.deadline = std::chrono::steady_clock::now() +
+                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(co.timeLimitSeconds));
     co.cancel = opts.cancel;
     co.onProgress = opts.onProgress;
     co.stateful = stateful;

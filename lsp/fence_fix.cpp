@@ -1,6 +1,8 @@
 #include "lsp/fence_fix.h"
 
 #include <algorithm>
+#include <chrono>
+#include <limits>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -52,6 +54,12 @@ bool sameFile(const std::string& a, const std::string& b) {
 
 std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
+// Seconds left before the check's deadline (CheckOptions::limits.deadline); +inf without one.
+double secondsLeft(const Limits& l) {
+  if (l.deadline == std::chrono::steady_clock::time_point::max()) return std::numeric_limits<double>::infinity();
+  return std::chrono::duration<double>(l.deadline - std::chrono::steady_clock::now()).count();
+}
+
 }  // namespace
 
 void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
@@ -63,8 +71,14 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
     return;
   const std::string text = fenceText(in.style).value_or(*fenceText(""));
 
+  // The check's time limit covers synthesis and the re-check too.
+  const double left = secondsLeft(in.options.limits);
+  if (left <= 0) {
+    rep.fenceNote = "fence synthesis skipped: the check's time limit was reached";
+    return;
+  }
   FenceSynthesisOptions fo;
-  if (in.options.timeLimitSeconds > 0) fo.timeBudgetSeconds = in.options.timeLimitSeconds;
+  if (in.options.timeLimitSeconds > 0) fo.timeBudgetSeconds = std::min(in.options.timeLimitSeconds, left);
   FenceSynthesisResult syn = synthesizeFences(*in.program, in.options, in.reuseResult ? &rep.result : nullptr, fo);
   if (syn.outcome == FenceOutcome::ScViolation) {
     rep.fenceNote = "the violation also occurs under SC: no fence can fix it";
@@ -100,9 +114,13 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
   const bool needInclude = (in.style.empty() || in.style == "seq_cst") && !includesStdatomic(in.source);
   std::string edited = applyFenceEdits(in.source, in.path, edits);
   if (needInclude) edited = "#include <stdatomic.h>\n" + edited;
-  frontend::FrontendResult low = frontend::lowerSource(in.path, edited, in.lowering);
   std::string failure;
-  if (!low.ok) {
+  const bool outOfTime = secondsLeft(in.options.limits) <= 0;
+  frontend::FrontendResult low;
+  if (!outOfTime) low = frontend::lowerSource(in.path, edited, in.lowering);
+  if (outOfTime) {
+    failure = "the check's time limit was reached before the edited source was re-checked";
+  } else if (!low.ok) {
     failure = "the edited source does not lower";
     for (const auto& d : low.diagnostics)
       if (d.severity == "error") {
@@ -123,7 +141,9 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
       co.onExecution = nullptr;
       co.robustness = robustGoal;
       CheckResult r = check(p, co);
-      if (r.status == Status::Violation || r.status == Status::Error || r.status == Status::Timeout)
+      if (r.status == Status::Timeout && secondsLeft(co.limits) <= 0)
+        failure = "the check's time limit was reached before the re-check of the edited source finished";
+      else if (r.status == Status::Violation || r.status == Status::Error || r.status == Status::Timeout)
         failure = std::string("the edited source still gives ") + statusName(r.status) +
                   (r.violation ? " (" + r.violation->message + ")" : std::string());
       else if (robustGoal && (!r.robustness || !r.robustness->robust))

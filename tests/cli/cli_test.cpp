@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -295,6 +296,62 @@ TEST_CASE("a thread that runs forever gives a bounded result at its location, no
   CHECK(r["executions"] == 0);
   REQUIRE(r["limits"].size() >= 1);
   CHECK(r["limits"][0].get<std::string>().find("runaway_loop.c:5") != std::string::npos);
+}
+
+TEST_CASE("a thread that never blocks does not starve the others", "[cli][limits]") {
+  // Issue 11. With the loop bound (default) the endless loop is cut after 8
+  // iterations; with --loop-bound 0 the engine's per-thread event limit cuts it
+  // (SC keeps the 10,000-event trace cheap). Either way the other thread runs.
+  for (const char* extra : {"", " --loop-bound 0 --model sc"}) {
+    CAPTURE(extra);
+    json j = checkJson(quote(inputs("starvation.c")) + extra);
+    CHECK(j["_exit"] == 1);
+    const json& r = j["results"][0];
+    CHECK(r["status"] == "violation");
+    CHECK(r["violation"]["kind"] == "assertion");
+    CHECK(r["violation"]["line"] == 9);
+  }
+  // The same for a thread that creates threads in an endless loop.
+  json k = checkJson(quote(inputs("spawn_loop.c")));
+  CHECK(k["results"][0]["status"] == "violation");
+  CHECK(k["results"][0]["violation"]["line"] == 12);
+}
+
+TEST_CASE("a loop without an exit condition over shared state is bounded by the loop bound", "[cli][limits]") {
+  json j = checkJson(quote(inputs("exitless_loop.c")));
+  CHECK(j["_exit"] == 0);
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "bounded");
+  CHECK(r["executions"].get<int>() > 0);  // the worker that never enters the loop completes
+  CHECK(r["cut"].get<int>() > 0);
+  REQUIRE(r["limits"].size() >= 1);
+  CHECK(r["limits"][0].get<std::string>().find("exitless_loop.c:9 cut after 8 iterations (loop bound)") != std::string::npos);
+  CHECK(r["limits"][0].get<std::string>().find("loop at") == 0);
+  json k = checkJson(quote(inputs("exitless_loop.c")) + " --loop-bound 3");
+  CHECK(k["results"][0]["limits"][0].get<std::string>().find("cut after 3 iterations") != std::string::npos);
+}
+
+TEST_CASE("--time-limit is a hard limit: long executions, fence synthesis and its re-checks", "[cli][limits]") {
+  // Issue 11: the run ends within about a second of the limit (4 s: a generous
+  // margin on a shared machine for a 2 s limit).
+  auto timed = [](const std::string& args, json* out) {
+    auto t0 = std::chrono::steady_clock::now();
+    *out = checkJson(args);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  json j;
+  double s = timed(quote(inputs("long_executions.c")) + " --time-limit 2 --loop-bound 100000", &j);
+  CHECK(s < 4.0);
+  CHECK(j["results"][0]["status"] == "timeout");
+  // A violation found late (about 3 s in here) leaves little time for fence
+  // synthesis: it gives up (or is skipped) rather than overrun. (Before the
+  // fix: the SC pre-check and the fenced re-check had budgets of their own, 6-7 s.)
+  json k;
+  double t = timed(quote(inputs("late_violation.c")) + " --time-limit 4", &k);
+  CHECK(t < 5.5);
+  const std::string st = k["results"][0]["status"];
+  CHECK((st == "violation" || st == "timeout"));
+  if (st == "violation") CHECK(k["results"][0]["fences"].empty());
 }
 
 TEST_CASE("realloc keeps the contents and frees the old block", "[cli]") {

@@ -2,6 +2,7 @@
 // errors, limits, blocked executions and what each status promises.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <set>
 
 #include "engine/builder.h"
@@ -283,4 +284,149 @@ TEST_CASE("the time limit stops a large exploration with status timeout", "[expl
   o.timeLimitSeconds = 0.05;
   CheckResult r = check(counter(4, 4, true), o);
   REQUIRE(r.status == Status::Timeout);
+}
+
+namespace {
+// main spawns `runaway` (an endless loop of `body`) and then `bad`, which fails
+// an assertion: the runaway thread is leftmost and never blocks.
+enum class Runaway { Increment, Spawn, Private };
+Program starvation(Runaway kind) {
+  ProgramBuilder pb("starve.c");
+  auto x = pb.global("x");
+  auto& m = pb.function("main");
+  auto& nop = pb.function("nop", 1);
+  nop.ret();
+  auto& r = pb.function("runaway", 1);
+  auto& bad = pb.function("bad", 1);
+  Label top = r.newLabel();
+  Reg acc = r.constant(0);
+  r.bind(top);
+  switch (kind) {
+    case Runaway::Increment: {
+      Reg v = r.at(5).loadGlobal(x);
+      r.at(5).storeGlobalReg(x, r.binImm(BinOp::Add, v, 1));
+      break;
+    }
+    case Runaway::Spawn: r.at(5).spawn(nop.index()); break;
+    case Runaway::Private: r.at(5).mov(acc, r.binImm(BinOp::Add, acc, 1)); break;
+  }
+  r.jmp(top);
+  bad.at(8).fail("assertion `0` failed");
+  bad.ret();
+  Reg a = m.at(10).spawn(r.index());
+  Reg b = m.at(11).spawn(bad.index());
+  m.at(12).joinDiscard(a);
+  m.at(13).joinDiscard(b);
+  m.ret();
+  pb.setEntry(m.index());
+  return pb.build();
+}
+}  // namespace
+
+TEST_CASE("a thread cut by a limit does not starve the others", "[explorer][limits]") {
+  // Issue 11: the leftmost thread loops forever without blocking; once the
+  // per-thread event limit (or the step limit) cuts it, the other threads go
+  // on and the assertion in `bad` is found.
+  for (Runaway kind : {Runaway::Increment, Runaway::Spawn, Runaway::Private}) {
+    for (Model md : {Model::SC, Model::TSO, Model::PSO})
+    for (bool stateful : {false, true}) {
+      CAPTURE(int(kind), modelName(md), stateful);
+      CheckOptions o;
+      o.model = md;
+      o.stateful = stateful;  // the state-space search interleaves every thread anyway
+      o.limits.maxEvents = 60;
+      o.limits.maxSteps = 2000;
+      o.timeLimitSeconds = 20;
+      CheckResult r = check(starvation(kind), o);
+      REQUIRE(r.status == Status::Violation);
+      REQUIRE(r.violation->kind == ErrorKind::Assertion);
+      CHECK(r.violation->loc.line == 8);
+    }
+  }
+}
+
+TEST_CASE("a cut thread stays cut and the execution ends as cut", "[explorer][limits]") {
+  // runaway x++ beside a thread that reads x once: the reader's executions all
+  // end with the runaway thread cut (bounded, never verified), and there are
+  // finitely many of them.
+  ProgramBuilder pb("cut.c");
+  auto x = pb.global("x");
+  auto& m = pb.function("main");
+  auto& r = pb.function("runaway", 1);
+  auto& rd = pb.function("reader", 1);
+  Label top = r.newLabel();
+  r.bind(top);
+  Reg v = r.at(5).loadGlobal(x);
+  r.at(5).storeGlobalReg(x, r.binImm(BinOp::Add, v, 1));
+  r.jmp(top);
+  rd.at(8).loadGlobal(x);
+  rd.ret();
+  Reg a = m.at(10).spawn(r.index());
+  Reg b = m.at(11).spawn(rd.index());
+  m.at(12).joinDiscard(b);
+  m.at(13).joinDiscard(a);
+  m.ret();
+  pb.setEntry(m.index());
+  CheckOptions o;
+  o.limits.maxEvents = 40;
+  o.timeLimitSeconds = 20;
+  CheckResult res = check(pb.build(), o);
+  REQUIRE(res.status == Status::Bounded);
+  CHECK(res.executions == 0);
+  // The reader reads the initial value or one of the runaway thread's 20 stores.
+  CHECK(res.cut == 21);
+  REQUIRE_FALSE(res.limitsHit.empty());
+  CHECK(res.limitsHit[0].find("event limit (40 events per thread) reached in T1") == 0);
+}
+
+TEST_CASE("threads spawning threads without end hit the per-execution event limit", "[explorer][limits]") {
+  // Every thread spawns one more and exits: a chain no per-thread limit ends.
+  ProgramBuilder pb("chain.c");
+  auto& m = pb.function("main");
+  auto& c = pb.function("child", 1);
+  c.at(4).spawn(c.index());
+  c.ret();
+  m.at(7).spawn(c.index());
+  m.ret();
+  pb.setEntry(m.index());
+  CheckOptions o;
+  o.limits.maxExecutionEvents = 300;
+  o.timeLimitSeconds = 20;
+  CheckResult r = check(pb.build(), o);
+  REQUIRE(r.status == Status::Bounded);
+  CHECK(r.cut == 1);
+  REQUIRE_FALSE(r.limitsHit.empty());
+  CHECK(r.limitsHit[0].find("event limit (300 events per execution)") == 0);
+}
+
+TEST_CASE("the time limit holds inside one long execution", "[explorer][limits]") {
+  // One thread runs a private loop of 10^10 steps between two visible
+  // actions: the interpreter polls the deadline, so the run ends on time.
+  ProgramBuilder pb("long.c");
+  auto x = pb.global("x");
+  auto& m = pb.function("main");
+  Label top = m.newLabel();
+  Reg i = m.constant(0);
+  m.bind(top);
+  m.at(3).mov(i, m.binImm(BinOp::Add, i, 1));
+  Label done = m.newLabel();
+  m.at(3).br(m.cmpImm(CmpOp::Ult, i, 10000000000LL), top, done);
+  m.bind(done);
+  m.at(4).storeGlobal(x, 1);
+  m.ret();
+  pb.setEntry(m.index());
+  const Program prog = pb.build();
+  for (bool stateful : {false, true}) {
+    CAPTURE(stateful);
+    CheckOptions o;
+    o.limits.maxSteps = uint64_t(1) << 40;
+    o.timeLimitSeconds = 0.3;
+    o.stateful = stateful;
+    auto t0 = std::chrono::steady_clock::now();
+    CheckResult r = check(prog, o);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(r.status == Status::Timeout);
+    CHECK(s < 2.0);
+    CHECK(r.limitsHit.empty());
+  }
 }

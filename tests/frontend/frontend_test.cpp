@@ -1152,7 +1152,12 @@ TSOCHECK void loops(void) {
       {"int b[4] = {0}; for (int i = 0; b[0] < 3; i++) b[0] += 1 + flag;", 1},  // b[0] gets flag
       {"int b[4] = {0}; for (int i = 0; b[0] < 3; i++) { b[0]++; arr[i] = flag; }", 0},
       {"for (int i = 0; i < 8; i++) { if (flag) attempts++; }", 0},
-      {"while (1) { attempts++; }", 0},  // no exit at all
+      // No exit condition at all: bounded when an iteration touches shared state (issue 11).
+      {"while (1) { attempts++; }", 1},
+      {"for (;;) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); }", 1},
+      {"for (;;) { pthread_t u; pthread_create(&u, 0, t, 0); }", 1},
+      {"for (;;) helper(1);", 1},
+      {"int k = 0; while (1) { k = k * 3 + 1; }", 0},  // registers only: the step limit ends it
   };
   for (const Case& c : cases) {
     INFO(c.body);
