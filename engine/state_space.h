@@ -31,7 +31,8 @@ struct StateSpaceOptions {
   const std::atomic<bool>* cancel = nullptr;  // set by another thread: stop (result `timeout`)
   uint64_t maxStates = 200000;    // distinct states; reaching it cuts the search
   uint64_t maxKeyBytes = uint64_t(256) << 20;  // rough memory for states; likewise
-  bool stopAtFirstError = true;
+  bool stopAtFirstError = true;     // deadlocks and non-termination never stop it
+  DeadlockMode deadlocks = DeadlockMode::Error;
   bool collectProjections = false;  // fill StateSpaceResult::projections (for the fixpoint)
   // Partial-order reduction: buffered stores and fences on an empty buffer
   // run alone when that is safe (state_space.cpp). Never with projections.

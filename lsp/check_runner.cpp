@@ -128,6 +128,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     rep.bufferBound = opts.bufferBound ? opts.bufferBound : ann.bufferBound;
     rep.preemptionBound = opts.preemptionBound ? opts.preemptionBound : ann.preemptionBound;
     rep.loopBound = opts.loopBound.value_or(ann.loopBound.value_or(defaultLoopBound));
+    rep.deadlocks = opts.deadlocks.value_or(ann.deadlocks.value_or(DeadlockMode::Error));
     // Buffer-bound deepening (A..K) and the stateful search: the visited-state
     // table ends loops over finite data, so loops are not bounded unless asked.
     const std::optional<int> deepenFrom = opts.bufferBound ? opts.bufferBoundFrom : ann.bufferBoundFrom;
@@ -173,6 +174,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     co.bufferBound = rep.bufferBound ? *rep.bufferBound : -1;
     co.limits = opts.limits;
     co.stopAtFirstError = !opts.keepGoing;
+    co.deadlocks = rep.deadlocks;
     co.timeLimitSeconds = opts.timeLimit ? *opts.timeLimit : ann.timeLimit.value_or(0);
     co.cancel = opts.cancel;
     co.onProgress = opts.onProgress;
