@@ -156,9 +156,13 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
       else if (robustGoal && (!r.robustness || !r.robustness->robust))
         failure = "the edited source is still not robust";
       else
-        rep.fenceNote = plural(edits.size(), "fence") + " make" + (edits.size() == 1 ? "s" : "") +
-                        (robustGoal ? " this check robust under " : " this check pass under ") + modelName(rep.model) +
-                        (remains.empty() ? "" : " except for what SC has too (" + remains + ")") +
+        rep.fenceNote = plural(edits.size(), "fence") + (robustGoal || remains.empty() ? " make" : " remove") +
+                        (edits.size() == 1 ? "s" : "") +
+                        (robustGoal        ? " this check robust under " + std::string(modelName(rep.model))
+                         : remains.empty() ? " this check pass under " + std::string(modelName(rep.model))
+                                           : " the errors SC does not have under " +
+                                                 std::string(modelName(rep.model)) + "; the " + remains +
+                                                 " also occurs under SC and stays") +
                         " (found in " + plural(size_t(syn.rounds), "round") +
                         "; re-checked on the edited source: " + statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "") +
                         (robustGoal && !r.robustness->complete
