@@ -824,6 +824,24 @@ void Explorer::finishExecution(State& s) {
     const Location* l = s.g.findLoc(e.addr);
     return l && (l->co.empty() ? e.rf.isInit() : l->co.back() == e.rf);
   };
+  // For a spin: no other thread wrote the location after the write e read
+  // from. The thread's own later writes (the write part of an RMW, lock or
+  // unlock of its idle iteration, which writes back what was there, or of
+  // the unlock a cond_wait loop does before it stops) do not change what a
+  // re-run of the iteration reads.
+  auto noOtherWriteAfter = [&](const Event& e, uint32_t u) {
+    const Location* l = s.g.findLoc(e.addr);
+    if (!l) return false;
+    size_t from = 0;
+    if (!e.rf.isInit()) {
+      auto it = std::find(l->co.begin(), l->co.end(), e.rf);
+      if (it == l->co.end()) return false;
+      from = size_t(it - l->co.begin()) + 1;
+    }
+    for (size_t i = from; i < l->co.size(); ++i)
+      if (l->co[i].thread != u) return false;
+    return true;
+  };
   bool stale = false, waits = false;
   int waiter = -1;  // the first thread waiting on a mutex or a condition variable
   std::vector<std::pair<uint32_t, std::string>> stuck, spinning;
@@ -848,7 +866,7 @@ void Explorer::finishExecution(State& s) {
         for (auto it = th.events.rbegin(); it != th.events.rend() && seen < want; ++it)
           if (it->reads) {
             ++seen;
-            if (!readsNewest(*it)) stale = true;
+            if (!noOtherWriteAfter(*it, u)) stale = true;
           }
         if (stale) break;
         if (p.value == 2) {

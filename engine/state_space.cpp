@@ -470,6 +470,12 @@ void Search::expand(const State& s, uint32_t node) {
         if (writes) cl->value = maskToSize(wv, a.size);
         Thread& ct = c.th[t];
         noteRead(ct, a.addr, old);
+        // A re-run of a spin iteration reads the thread's own writes: the
+        // hang check compares memory with them, not with the older values
+        // (as the graph explorer ignores the thread's own later writes).
+        if (writes)
+          for (auto& [addr, v] : ct.recentReads)
+            if (addr == a.addr) v = cl->value;
         ct.ts->complete(result);
         Node x = step(t, k, a);
         x.hasAddr = x.hasValue = true;

@@ -443,3 +443,39 @@ TEST_CASE("deadlocks=warning and deadlocks=ignore", "[explorer][kinds]") {
     }
   }
 }
+
+TEST_CASE("a spin on an exchange whose lock is never released does not terminate", "[explorer][kinds]") {
+  // holder: xchg(l, 1). spinner: while (xchg(l, 1)) — its idle iteration
+  // writes back the 1 it read. When the holder goes first the spinner never
+  // gets out; its own write after the read is not another thread's progress
+  // (this used to be taken for a stale read: "verified").
+  ProgramBuilder pb("tas.c");
+  auto l = pb.global("l");
+  auto& m = pb.function("main");
+  auto& holder = pb.function("holder", 1);
+  auto& spinner = pb.function("spinner", 1);
+  holder.at(3).rmwGlobal(RmwOp::Xchg, l, 1);
+  holder.ret();
+  Reg r = spinner.at(6).rmwGlobal(RmwOp::Xchg, l, 1);
+  spinner.assume(spinner.cmpImm(CmpOp::Eq, r, 0), true);
+  spinner.ret();
+  Reg h1 = m.at(9).spawn(holder.index());
+  Reg h2 = m.at(10).spawn(spinner.index());
+  m.at(11).joinDiscard(h1);
+  m.at(12).joinDiscard(h2);
+  m.ret();
+  pb.setEntry(m.index());
+  Program p = pb.build();
+  for (Model md : {Model::SC, Model::TSO}) {
+    for (bool stateful : {false, true}) {
+      CAPTURE(modelName(md), stateful);
+      CheckOptions o;
+      o.model = md;
+      o.stateful = stateful;
+      CheckResult c = check(p, o);
+      REQUIRE(c.status == Status::Violation);
+      CHECK(c.violation->kind == ErrorKind::NonTermination);
+      CHECK(c.violation->loc.line == 6);
+    }
+  }
+}
