@@ -56,10 +56,12 @@ bool CheckResult::addViolation(Violation v) {
   } else {
     violations.push_back(std::move(v));
   }
-  // Most severe first; within a severity, one within the preemption bound
-  // before one met only above it, then the order found.
+  // Those within the preemption bound before those met only above it (a
+  // violation above the bound is what `aboveBound` on `violation` tells the
+  // caller: nothing was found within it); then most severe first, then the
+  // order found.
   std::stable_sort(violations.begin(), violations.end(), [](const Violation& a, const Violation& b) {
-    return std::make_pair(severity(a.kind), a.aboveBound) < std::make_pair(severity(b.kind), b.aboveBound);
+    return std::make_pair(a.aboveBound, severity(a.kind)) < std::make_pair(b.aboveBound, severity(b.kind));
   });
   violation.reset();
   for (const Violation& x : violations)

@@ -178,8 +178,9 @@ struct CheckResult {
   double elapsedMs = 0;
   std::string message;         // one-sentence summary
   std::vector<std::string> limitsHit;  // e.g. "step limit ... at file:12:3"
-  // The first violation of each kind found (warnings included), most severe
-  // first (severity(), then the order found).
+  // The first violation of each kind found (warnings included): those within
+  // the preemption bound first, then most severe first (severity()), then
+  // the order found.
   std::vector<Violation> violations;
   // The most severe error-level entry of `violations` (status violation).
   std::optional<Violation> violation;

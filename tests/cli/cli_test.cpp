@@ -882,3 +882,19 @@ TEST_CASE("--deadlocks=warning|ignore and the annotation deadlocks=", "[cli][kin
   CHECK(bad.exitCode == 2);
   CHECK(bad.out.find("--deadlocks must be error, warning or ignore") != std::string::npos);
 }
+
+TEST_CASE("preemption rounds go on past a round whose only violation is a hang", "[cli][kinds][preemption]") {
+  json j = checkJson(quote(inputs("hang_then_race.c")) + " --preemption-bound 0..2");
+  const json& r = j["results"][0];
+  CHECK(j["_exit"] == 1);
+  CHECK(r["status"] == "violation");
+  CHECK(r["violation"]["kind"] == "assertion");
+  CHECK(r["violation"]["above_bound"] == false);
+  CHECK(r["preemption_bound"] == 1);
+  CHECK(r["bounds"]["preemptions"].is_null());  // round 0 hung: not "no violation with 0 preemptions"
+  REQUIRE(r["violations"].size() == 2);
+  CHECK(r["violations"][1]["kind"] == "nontermination");
+  // With only the hang in reach (bound 0), the hang is the answer.
+  json h = checkJson(quote(inputs("hang_then_race.c")) + " --preemption-bound 0");
+  CHECK(h["results"][0]["violation"]["kind"] == "nontermination");
+}
