@@ -897,6 +897,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
     if (hangOnly && !hang) {
       hang = r.result;
       hangK = k;
+      d.hangK = k;
     }
     if (r.result.status == Status::Timeout && hang) return violationAt(std::move(*hang), hangK);
     if ((r.result.status == Status::Violation && !hangOnly) || r.result.status == Status::Error ||

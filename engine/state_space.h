@@ -67,6 +67,9 @@ struct DeepeningResult {
   CheckResult result;
   int largestK = -1;               // largest k fully checked without a violation
   std::optional<int> violationK;   // smallest k with a violation
+  // Smallest k with a deadlock or non-termination, when the deepening went on
+  // past it (hangs do not stop it) to look for an assertion or memory error.
+  std::optional<int> hangK;
   std::optional<int> fixpointK;    // S_k and S_{k+1} have equal projections
   std::vector<DeepeningStep> steps;
 };

@@ -45,12 +45,16 @@ void runDeepening(const Program& prog, const CheckOptions& co, int from, CheckRe
     const int k = *d.violationK;
     rep.bufferBound = k;
     rep.bounds.buffer = k;
+    // Smaller k passed, unless one of them only hung (the deepening went on).
+    const bool smallerHung = d.hangK && *d.hangK < k;
     rep.boundsNote = co.model == Model::SC || k == 0
                          ? "the violation occurs under sequential consistency (buffer bound 0)"
                          : "needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry" : " entries") +
-                               (k - 1 == from   ? " (k=" + std::to_string(from) + " passes)"
-                                : k - 1 > from ? " (k=" + std::to_string(from) + ".." + std::to_string(k - 1) + " pass)"
-                                               : "");
+                               (smallerHung     ? " (k=" + std::to_string(*d.hangK) + " shows only a hang: " +
+                                                  errorKindName(rep.result.violations.back().kind) + ")"
+                                : k - 1 == from ? " (k=" + std::to_string(from) + " passes)"
+                                : k - 1 > from  ? " (k=" + std::to_string(from) + ".." + std::to_string(k - 1) + " pass)"
+                                                : "");
     return;
   }
   if (d.largestK >= 0) rep.bounds.buffer = d.largestK;

@@ -832,6 +832,8 @@ TEST_CASE("a deadlock or non-termination does not hide an assertion failure", "[
     json s = checkJson(quote(inputs("hang_or_cs.c")) + " --no-fences " + how);
     CHECK(s["results"][0]["violation"]["kind"] == "assertion");
   }
+  Run deep = tsocheck("check --no-fences --buffer-bound 0..2 " + quote(inputs("hang_or_cs.c")));
+  CHECK(deep.out.find("needs a store buffer of 1 entry (k=0 shows only a hang: nontermination)") != std::string::npos);
   // Dekker (samples/dekker_buggy.c) under TSO: its mutual-exclusion failure.
   json d = checkJson(quote(std::string(TSOCHECK_SAMPLES_DIR) + "/dekker_buggy.c") + " --model tso");
   CHECK(d["results"][0]["violation"]["kind"] == "assertion");
