@@ -65,8 +65,10 @@ class FunctionBuilder {
   void unlock(Reg mutex);
   void assertTrue(Reg cond, const std::string& message = "");
   // spin=true marks the load+assume that replaces a spin loop: a thread stuck
-  // there while reading the newest value is a hang, not a pruned execution.
-  void assume(Reg cond, bool spin = false);
+  // there while reading the newest value is a hang, not a pruned execution
+  // (non-termination; with condWait, the wait of a pthread_cond_wait loop: a
+  // deadlock).
+  void assume(Reg cond, bool spin = false, bool condWait = false);
   void fail(const std::string& message = "abort() called");
   void cut(const std::string& message);  // Op::Cut
   Reg malloc(Reg size);

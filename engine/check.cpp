@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "engine/explorer.h"
@@ -27,6 +28,60 @@ const char* statusName(Status s) {
     case Status::Error: return "error";
   }
   return "?";
+}
+
+const char* deadlockModeName(DeadlockMode m) {
+  switch (m) {
+    case DeadlockMode::Error: return "error";
+    case DeadlockMode::Warning: return "warning";
+    case DeadlockMode::Ignore: return "ignore";
+  }
+  return "?";
+}
+
+bool isHang(ErrorKind k) { return k == ErrorKind::Deadlock || k == ErrorKind::NonTermination; }
+
+int severity(ErrorKind k) { return k == ErrorKind::Deadlock ? 1 : k == ErrorKind::NonTermination ? 2 : 0; }
+
+bool sameError(const Violation& a, const Violation& b) {
+  if (a.kind != b.kind) return false;
+  return isHang(a.kind) || (a.loc.file == b.loc.file && a.loc.line == b.loc.line && a.loc.column == b.loc.column);
+}
+
+bool CheckResult::addViolation(Violation v) {
+  auto same = std::find_if(violations.begin(), violations.end(), [&](const Violation& o) { return o.kind == v.kind; });
+  if (same != violations.end()) {
+    if (!same->aboveBound || v.aboveBound) return false;
+    *same = std::move(v);
+  } else {
+    violations.push_back(std::move(v));
+  }
+  // Those within the preemption bound before those met only above it (a
+  // violation above the bound is what `aboveBound` on `violation` tells the
+  // caller: nothing was found within it); then most severe first, then the
+  // order found.
+  std::stable_sort(violations.begin(), violations.end(), [](const Violation& a, const Violation& b) {
+    return std::make_pair(a.aboveBound, severity(a.kind)) < std::make_pair(b.aboveBound, severity(b.kind));
+  });
+  violation.reset();
+  for (const Violation& x : violations)
+    if (!x.warning) {
+      violation = x;
+      break;
+    }
+  return true;
+}
+
+bool CheckResult::hasHardError() const {
+  return std::any_of(violations.begin(), violations.end(),
+                     [](const Violation& v) { return !isHang(v.kind) && !v.aboveBound; });
+}
+
+std::string CheckResult::warningsNote() const {
+  std::string kinds;
+  for (const Violation& v : violations)
+    if (v.warning) kinds += (kinds.empty() ? "" : ", ") + std::string(errorKindName(v.kind));
+  return kinds.empty() ? kinds : "; warnings: " + kinds;
 }
 
 const char* stepKindName(StepKind k) {
@@ -81,6 +136,7 @@ CheckResult check(const Program& prog, const CheckOptions& opts) {
     so.timeLimitSeconds = opts.timeLimitSeconds;
     so.cancel = opts.cancel;
     so.stopAtFirstError = opts.stopAtFirstError;
+    so.deadlocks = opts.deadlocks;
     so.onExecution = opts.onExecution;
     return exploreStates(prog, so).result;
   }

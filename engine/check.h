@@ -42,12 +42,23 @@ struct ExecutionInfo {
 };
 using ExecutionCallback = std::function<void(const ExecutionInfo&)>;
 
+// What deadlocks and non-termination are (CheckOptions::deadlocks).
+enum class DeadlockMode : uint8_t {
+  Error,    // violations (status violation), like assertion failures
+  Warning,  // reported in CheckResult::violations as warnings; the status ignores them
+  Ignore,   // not reported (the execution counts as a complete one)
+};
+const char* deadlockModeName(DeadlockMode m);  // "error", "warning", "ignore"
+
 struct CheckOptions {
   Model model = Model::TSO;
   int bufferBound = -1;        // pending stores per thread; -1 = unbounded; 0 = SC
   Limits limits;               // per-thread step and call-depth limits
   double timeLimitSeconds = 0; // 0 = none
+  // Stop at the first assertion, memory or arithmetic error. Deadlocks and
+  // non-termination never stop the search: it goes on looking for those.
   bool stopAtFirstError = true;
+  DeadlockMode deadlocks = DeadlockMode::Error;
   // Explicit-state search with a visited-state table (engine/state_space.h)
   // instead of the graph explorer: ends loops over finite data by itself.
   bool stateful = false;
@@ -126,7 +137,18 @@ struct Violation {
   // exceeds the bound, i.e. the violation was met only thanks to the slack.
   int preemptions = -1;
   bool aboveBound = false;
+  bool warning = false;  // a deadlock or non-termination under DeadlockMode::Warning
 };
+
+// Deadlock or non-termination: does not stop the search.
+bool isHang(ErrorKind k);
+// 0 assertion, memory and arithmetic errors, 1 deadlock, 2 non-termination.
+int severity(ErrorKind k);
+// The same error: same kind and, for an assertion, memory or arithmetic
+// error, the same source location. A deadlock or non-termination matches
+// any of its kind: which stuck thread is named (and where) depends on the
+// interleaving the search met first.
+bool sameError(const Violation& a, const Violation& b);
 
 // Robustness against the weak model: is every Shasha–Snir trace the model
 // allows (reads-from + coherence) also allowed by SC?
@@ -156,8 +178,21 @@ struct CheckResult {
   double elapsedMs = 0;
   std::string message;         // one-sentence summary
   std::vector<std::string> limitsHit;  // e.g. "step limit ... at file:12:3"
+  // The first violation of each kind found (warnings included): those within
+  // the preemption bound first, then most severe first (severity()), then
+  // the order found.
+  std::vector<Violation> violations;
+  // The most severe error-level entry of `violations` (status violation).
   std::optional<Violation> violation;
   std::optional<RobustnessResult> robustness;  // set when CheckOptions::robustness
+  // Keeps `violations` (v as the first of its kind, or in place of one met
+  // only above the preemption bound when v is within it) and `violation`;
+  // false when v was not kept.
+  bool addViolation(Violation v);
+  // An assertion, memory or arithmetic error within the preemption bound.
+  bool hasHardError() const;
+  // "; warnings: deadlock" for the warnings in `violations` ("" if none).
+  std::string warningsNote() const;
 };
 
 CheckResult check(const Program& prog, const CheckOptions& opts);

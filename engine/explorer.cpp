@@ -62,6 +62,8 @@ CheckResult Explorer::run() {
   res_.elapsedMs = ms.count();
   if (res_.status == Status::Error) return res_;
   if (opts_.robustness) finishRobustness();
+  if (res_.robustness && res_.violation && witnessKind_ != ErrorKind::None)
+    res_.robustness->witnessIsViolation = res_.violation->kind == witnessKind_;
   const bool bufferCut = opts_.bufferBound >= 0 && opts_.model != Model::SC;
   if (res_.violation) {
     res_.status = Status::Violation;
@@ -89,6 +91,7 @@ CheckResult Explorer::run() {
     res_.status = Status::Verified;
     res_.message = "no violation in any execution";
   }
+  if (res_.status != Status::Violation) res_.message += res_.warningsNote();
   return res_;
 }
 
@@ -793,7 +796,7 @@ void Explorer::checkRobust(const State& s) {
   res_.robustness->witness = std::move(w);
   res_.robustness->point = std::move(point);
   // The search went on past an error only to find this witness.
-  if (opts_.stopAtFirstError && res_.violation && !res_.violation->aboveBound) stopped_ = true;
+  if (opts_.stopAtFirstError && res_.hasHardError()) stopped_ = true;
 }
 
 void Explorer::finishRobustness() {
@@ -845,13 +848,34 @@ void Explorer::finishExecution(State& s) {
     }
   }
   // Every live thread waits. A wait on a stale value is an artefact of this
-  // execution (blocked); a wait on the newest value lasts forever (deadlock).
+  // execution (blocked); a wait on the newest value lasts forever: a deadlock
+  // when some thread waits on a mutex or a condition variable, else (threads
+  // spin, the rest wait to join) non-termination.
   auto readsNewest = [&](const Event& e) {
     const Location* l = s.g.findLoc(e.addr);
     return l && (l->co.empty() ? e.rf.isInit() : l->co.back() == e.rf);
   };
-  bool stale = false;
-  std::vector<std::pair<uint32_t, std::string>> stuck;
+  // For a spin: no other thread wrote the location after the write e read
+  // from. The thread's own later writes (the write part of an RMW, lock or
+  // unlock of its idle iteration, which writes back what was there, or of
+  // the unlock a cond_wait loop does before it stops) do not change what a
+  // re-run of the iteration reads.
+  auto noOtherWriteAfter = [&](const Event& e, uint32_t u) {
+    const Location* l = s.g.findLoc(e.addr);
+    if (!l) return false;
+    size_t from = 0;
+    if (!e.rf.isInit()) {
+      auto it = std::find(l->co.begin(), l->co.end(), e.rf);
+      if (it == l->co.end()) return false;
+      from = size_t(it - l->co.begin()) + 1;
+    }
+    for (size_t i = from; i < l->co.size(); ++i)
+      if (l->co[i].thread != u) return false;
+    return true;
+  };
+  bool stale = false, waits = false;
+  int waiter = -1;  // the first thread waiting on a mutex or a condition variable
+  std::vector<std::pair<uint32_t, std::string>> stuck, spinning;
   for (uint32_t u = 0; u < s.g.threads.size() && !stale; ++u) {
     const ThreadInfo& th = s.g.threads[u];
     if (!th.alive || (!th.events.empty() && th.events.back().kind == EvKind::Exit)) continue;
@@ -861,6 +885,8 @@ void Explorer::finishExecution(State& s) {
       if (!readsNewest(l)) stale = true;
       else stuck.push_back({u, threadName(u) + " waits for mutex " + addressName(prog_, l.addr) + " (" +
                                    prog_.locString(l.loc) + ")"});
+      waits = true;
+      if (waiter < 0) waiter = int(u);
     } else if (p.kind == ActionKind::Blocked) {
       if (p.value == 0) {
         stale = true;  // a plain assume cut this execution on purpose
@@ -871,28 +897,43 @@ void Explorer::finishExecution(State& s) {
         for (auto it = th.events.rbegin(); it != th.events.rend() && seen < want; ++it)
           if (it->reads) {
             ++seen;
-            if (!readsNewest(*it)) stale = true;
+            if (!noOtherWriteAfter(*it, u)) stale = true;
           }
-        if (!stale) stuck.push_back({u, threadName(u) + " spins forever at " + prog_.locString(p.loc)});
+        if (stale) break;
+        if (p.value == 2) {
+          waits = true;
+          if (waiter < 0) waiter = int(u);
+          stuck.push_back({u, threadName(u) + " waits on a condition variable no thread will signal (" +
+                                  prog_.locString(p.loc) + ")"});
+        } else {
+          spinning.push_back({u, threadName(u) + " spins forever at " + prog_.locString(p.loc)});
+        }
       }
     } else if (p.kind == ActionKind::Join) {
       stuck.push_back({u, threadName(u) + " waits to join T" + std::to_string(p.target) + " (" +
                                prog_.locString(p.loc) + ")"});
     }
   }
-  if (stale || stuck.empty()) {
+  if (stale || (stuck.empty() && spinning.empty())) {
     ++res_.blocked;
     recordExecution(s, true);
     return;
   }
-  std::string msg = "deadlock: every live thread is blocked: ";
+  const ErrorKind kind = waits || spinning.empty() ? ErrorKind::Deadlock : ErrorKind::NonTermination;
+  // Non-termination names the spinning threads first and points at the first.
+  if (kind == ErrorKind::NonTermination) stuck.insert(stuck.begin(), spinning.begin(), spinning.end());
+  else stuck.insert(stuck.end(), spinning.begin(), spinning.end());
+  std::string msg = kind == ErrorKind::Deadlock ? "every live thread is blocked: "
+                                                : "no thread can make progress (spinning threads read values no other thread will change): ";
   for (size_t i = 0; i < stuck.size(); ++i) msg += (i ? "; " : "") + stuck[i].second;
-  uint32_t first = stuck.front().first;
+  // A deadlock points at the first wait on a mutex or condition variable,
+  // non-termination at the first spinning thread.
+  uint32_t first = kind == ErrorKind::Deadlock && waiter >= 0 ? uint32_t(waiter) : stuck.front().first;
   const Action& p = s.ts[first]->pending();
   SourceLoc loc = p.loc;
   const auto& fe = s.g.threads[first].events;
   if (!fe.empty() && fe.back().kind == EvKind::Lock) loc = fe.back().loc;
-  reportError(s, first, ErrorKind::Deadlock, msg, loc, false);
+  reportError(s, first, kind, msg, loc, false);
 }
 
 void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::string& msg, const SourceLoc& loc,
@@ -902,13 +943,20 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   // search: one within the bound may still come and replaces it.
   int lb = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
   const bool above = opts_.preemptionBound >= 0 && lb > opts_.preemptionBound;
-  if (!opts_.stopAtFirstError) ++res_.executions;
+  // Deadlocks and non-termination end their execution but not the search:
+  // an assertion or memory error may still be found (counted as executions).
+  const bool hang = isHang(kind);
+  if (!opts_.stopAtFirstError || hang) ++res_.executions;
+  if (hang && opts_.deadlocks == DeadlockMode::Ignore) return;
   const bool hadWitness = hasWitness();
   checkRobust(s);
   const bool newWitness = !hadWitness && hasWitness();
   const bool awaitWitness = opts_.robustness && !mm_.isSC() && !hasWitness();
-  if (opts_.stopAtFirstError && !above && !awaitWitness) stopped_ = true;
-  if (res_.violation && !(res_.violation->aboveBound && !above)) return;
+  if (opts_.stopAtFirstError && !above && !awaitWitness && !hang) stopped_ = true;
+  if (std::any_of(res_.violations.begin(), res_.violations.end(), [&](const Violation& o) {
+        return o.kind == kind && !(o.aboveBound && !above);
+      }))
+    return;
   Violation v;
   v.preemptions = lb;
   v.aboveBound = above;
@@ -916,6 +964,7 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   v.message = msg;
   v.thread = t;
   v.loc = loc;
+  v.warning = hang && opts_.deadlocks == DeadlockMode::Warning;
   std::vector<OrderNode> order;
   if (!checker_.consistent(s.g, &order)) order.clear();
   v.trace = buildTrace(prog_, s.g, mm_, order);
@@ -929,7 +978,7 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
     st.buffers = v.trace.empty() ? std::vector<std::vector<BufferEntry>>(s.g.threads.size()) : v.trace.back().buffers;
     v.trace.push_back(std::move(st));
   };
-  if (kind == ErrorKind::Deadlock) {
+  if (hang) {
     for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
       const ThreadInfo& th = s.g.threads[u];
       if (!th.alive || (!th.events.empty() && th.events.back().kind == EvKind::Exit) || !s.ts[u]) continue;
@@ -941,8 +990,9 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   }
   addStep(t, StepKind::Error, loc, msg);
   (void)pendingIsError;
-  res_.violation = std::move(v);
-  if (newWitness) res_.robustness->witnessIsViolation = true;
+  res_.addViolation(std::move(v));
+  if (newWitness) witnessKind_ = kind;
+  else if (witnessKind_ == kind) witnessKind_ = ErrorKind::None;  // replaced: not the witness's execution
 }
 
 }  // namespace tsocheck

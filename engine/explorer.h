@@ -98,6 +98,7 @@ class Explorer {
   CheckResult res_;
   bool stopped_ = false;
   bool timedOut_ = false;
+  ErrorKind witnessKind_ = ErrorKind::None;  // the violation recorded in the robustness witness's execution
   uint64_t visits_ = 0;
   std::chrono::steady_clock::time_point start_;
   std::vector<std::pair<std::pair<uint32_t, uint32_t>, uint32_t>> spawnIds_;

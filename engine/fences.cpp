@@ -197,6 +197,16 @@ greedy:
   }
 }
 
+const Violation* violationNotUnderSc(const CheckResult& r, const CheckResult& sc) {
+  for (const Violation& v : r.violations) {
+    if (v.warning) continue;
+    bool underSc = false;
+    for (const Violation& o : sc.violations) underSc = underSc || sameError(v, o);
+    if (!underSc) return &v;
+  }
+  return nullptr;
+}
+
 FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& opts, const CheckResult* initial,
                                       const FenceSynthesisOptions& fopts) {
   using Clock = std::chrono::steady_clock;
@@ -234,10 +244,10 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
   robustGoal = opts.robustness && first.status != Status::Violation && first.robustness &&
                first.robustness->witness;
   res.forRobustness = robustGoal;
+  CheckResult sc;  // the program under SC (violation goal)
   auto counterexample = [&](const CheckResult& r) -> const Violation* {
-    if (r.status == Status::Violation && r.violation) return &*r.violation;
-    if (robustGoal && r.robustness && r.robustness->witness) return &*r.robustness->witness;
-    return nullptr;
+    if (robustGoal) return r.robustness && r.robustness->witness ? &*r.robustness->witness : nullptr;
+    return r.status == Status::Violation ? violationNotUnderSc(r, sc) : nullptr;
   };
   if (robustGoal) {
     // SC is robust by definition: nothing to pre-check; every fenced check looks for a witness.
@@ -256,8 +266,11 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
       res.lastCheck = first;
       return res;
     }
-    CheckResult sc = run(prog, Model::SC, &outOfTime);
-    if (sc.status == Status::Violation) {
+    sc = run(prog, Model::SC, &outOfTime);
+    res.scCheck = sc;
+    // Fences cannot fix what SC shows too; only the same error (kind and
+    // location) counts: an SC deadlock does not excuse a TSO-only assertion failure.
+    if (sc.status == Status::Violation && !counterexample(first)) {
       res.outcome = FenceOutcome::ScViolation;
       res.message = "the violation also occurs under SC: no fence can fix it";
       res.lastCheck = sc;

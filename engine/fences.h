@@ -2,6 +2,10 @@
 // PSO but not under SC, find a smallest set of program points where a full
 // fence makes the check pass.
 //
+// Only errors SC does not have (same kind and location) are targets: a
+// program that deadlocks under SC and fails an assertion only under TSO gets
+// the fences that remove the assertion failure (the deadlock stays).
+//
 // A counterexample is not sequentially consistent because some store of a
 // thread was still in its buffer when a later event of that thread took
 // effect: a load (TSO and PSO) or the flush of a later store to another
@@ -67,7 +71,14 @@ struct FenceSynthesisResult {
   // witness): `fences` make every execution an SC execution.
   bool forRobustness = false;
   CheckResult lastCheck;              // the final check (of the fenced program when Fixed)
+  // The check of the program under SC (violation goal, model TSO/PSO). The
+  // goal is the errors SC does not have: a deadlock SC also has stays.
+  CheckResult scCheck;
 };
+
+// The first error-level violation of r that sc does not have (same kind and
+// source location), or nullptr: what fences may fix.
+const Violation* violationNotUnderSc(const CheckResult& r, const CheckResult& sc);
 
 // With opts.robustness and a check that does not fail but is not robust, the
 // witnesses are the counterexamples and the fences restore robustness.

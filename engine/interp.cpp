@@ -12,6 +12,7 @@ const char* errorKindName(ErrorKind k) {
     case ErrorKind::Deadlock: return "deadlock";
     case ErrorKind::Memory: return "memory";
     case ErrorKind::Arithmetic: return "arithmetic";
+    case ErrorKind::NonTermination: return "nontermination";
   }
   return "?";
 }
@@ -450,7 +451,7 @@ void ThreadState::run() {
         if (R(in.a) == 0) {
           Value reads = (in.sub && in.b != kNoReg) ? R(in.b) : 1;
           stop(ActionKind::Blocked, in);
-          pending_.value = in.sub;  // 1: a spin loop's await, 0: a plain assume
+          pending_.value = in.sub;  // 1: a spin loop's await, 2: a cond_wait loop's, 0: a plain assume
           pending_.target = uint32_t(reads);  // await: reads made by the idle iteration
           return;
         }

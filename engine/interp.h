@@ -32,11 +32,16 @@ enum class ActionKind : uint8_t {
   BlockSize, // result: size of the heap block starting at addr (for realloc)
   Error,     // the thread hit an error (assertion, abort, arithmetic)
   Blocked,   // assume(false): the thread never runs again (value 1: spin-loop await,
-             // target: how many of the thread's last reads the idle iteration made)
+             // 2: the await of a loop around pthread_cond_wait; target: how many of
+             // the thread's last reads the idle iteration made)
   Limit,     // step or recursion limit reached: exploration is cut here
 };
 
-enum class ErrorKind : uint8_t { None, Assertion, Deadlock, Memory, Arithmetic };
+// Deadlock: every live thread waits on a mutex, a join or a condition
+// variable (at least one on a mutex or condition variable). NonTermination:
+// a thread spins forever on values no other thread will change (the others
+// have exited, wait to join, or spin too).
+enum class ErrorKind : uint8_t { None, Assertion, Deadlock, Memory, Arithmetic, NonTermination };
 const char* errorKindName(ErrorKind k);
 
 struct Action {

@@ -51,7 +51,8 @@ enum class Op : uint8_t {
   Unlock,   // release mutex at r[b]
   Assert,   // if r[a] == 0: assertion failure; message = strings[name]
   Assume,   // if r[a] == 0: this thread blocks for good; sub=1: spin-loop await whose
-            // idle iteration made r[b] reads (b may be kNoReg: one read)
+            // idle iteration made r[b] reads (b may be kNoReg: one read); sub=2: the
+            // same for a loop around pthread_cond_wait (a hang there is a deadlock)
   Fail,     // unconditional error (abort()); message = strings[name]
   Cut,      // a bound was reached: the execution is cut here (result `bounded`);
             // message = strings[name], e.g. "loop at f.c:12 cut after 8 iterations"

@@ -474,6 +474,12 @@ void Search::expand(const State& s, uint32_t node) {
         if (writes) cl->value = maskToSize(wv, a.size);
         Thread& ct = c.th[t];
         noteRead(ct, a.addr, old);
+        // A re-run of a spin iteration reads the thread's own writes: the
+        // hang check compares memory with them, not with the older values
+        // (as the graph explorer ignores the thread's own later writes).
+        if (writes)
+          for (auto& [addr, v] : ct.recentReads)
+            if (addr == a.addr) v = cl->value;
         ct.ts->complete(result);
         Node x = step(t, k, a);
         x.hasAddr = x.hasValue = true;
@@ -658,8 +664,11 @@ void Search::finalState(const State& s, uint32_t node) {
       if (c.addr == a) return c.value;
     return Value(0);
   };
-  bool stale = false;
-  std::vector<std::pair<uint32_t, std::string>> stuck;
+  // As in the graph explorer: a deadlock when some thread waits on a mutex
+  // or a condition variable, else (spins, joins) non-termination.
+  bool stale = false, waits = false;
+  int waiter = -1;  // the first thread waiting on a mutex or a condition variable
+  std::vector<std::pair<uint32_t, std::string>> stuck, spinning;
   for (uint32_t u = 0; u < s.th.size() && !stale; ++u) {
     const Thread& th = s.th[u];
     if (!th.ts || th.exited) continue;
@@ -667,6 +676,8 @@ void Search::finalState(const State& s, uint32_t node) {
     const std::string name = "T" + std::to_string(u);
     if (p.kind == ActionKind::Lock) {
       stuck.push_back({u, name + " waits for mutex " + addressName(prog_, p.addr) + " (" + prog_.locString(p.loc) + ")"});
+      waits = true;
+      if (waiter < 0) waiter = int(u);
     } else if (p.kind == ActionKind::Blocked) {
       if (p.value == 0) {
         stale = true;
@@ -676,28 +687,43 @@ void Search::finalState(const State& s, uint32_t node) {
         const size_t want = std::min<size_t>(std::max<uint32_t>(p.target, 1), th.recentReads.size());
         for (size_t i = th.recentReads.size() - want; i < th.recentReads.size(); ++i)
           if (memValue(th.recentReads[i].first) != th.recentReads[i].second) stale = true;
-        if (!stale) stuck.push_back({u, name + " spins forever at " + prog_.locString(p.loc)});
+        if (stale) break;
+        if (p.value == 2) {
+          waits = true;
+          if (waiter < 0) waiter = int(u);
+          stuck.push_back({u, name + " waits on a condition variable no thread will signal (" +
+                                  prog_.locString(p.loc) + ")"});
+        } else {
+          spinning.push_back({u, name + " spins forever at " + prog_.locString(p.loc)});
+        }
       }
     } else if (p.kind == ActionKind::Join) {
       stuck.push_back({u, name + " waits to join T" + std::to_string(p.target) + " (" + prog_.locString(p.loc) + ")"});
     }
   }
-  if (stale || stuck.empty()) {
+  if (stale || (stuck.empty() && spinning.empty())) {
     ++res_.result.blocked;
     record(true);
     return;
   }
-  std::string msg = "deadlock: every live thread is blocked: ";
+  const ErrorKind kind = waits || spinning.empty() ? ErrorKind::Deadlock : ErrorKind::NonTermination;
+  if (kind == ErrorKind::NonTermination) stuck.insert(stuck.begin(), spinning.begin(), spinning.end());
+  else stuck.insert(stuck.end(), spinning.begin(), spinning.end());
+  std::string msg = kind == ErrorKind::Deadlock ? "every live thread is blocked: " : "no thread can make progress (spinning threads read values no other thread will change): ";
   for (size_t i = 0; i < stuck.size(); ++i) msg += (i ? "; " : "") + stuck[i].second;
-  const uint32_t first = stuck.front().first;
-  reportError(s, node, nullptr, first, ErrorKind::Deadlock, msg, s.th[first].ts->pending().loc, true);
+  const uint32_t first = kind == ErrorKind::Deadlock && waiter >= 0 ? uint32_t(waiter) : stuck.front().first;
+  reportError(s, node, nullptr, first, kind, msg, s.th[first].ts->pending().loc, true);
 }
 
 void Search::reportError(const State& s, uint32_t node, const Node* last, uint32_t t, ErrorKind kind,
                          const std::string& msg, const SourceLoc& loc, bool deadlock) {
-  if (opts_.stopAtFirstError) stopped_ = true;
+  // Deadlocks and non-termination end this path, not the search.
+  const bool hang = isHang(kind);
+  if (opts_.stopAtFirstError && !hang) stopped_ = true;
   else ++res_.result.executions;
-  if (res_.result.violation) return;
+  if (hang && opts_.deadlocks == DeadlockMode::Ignore) return;
+  for (const Violation& o : res_.result.violations)
+    if (o.kind == kind) return;
   std::vector<Node> path;
   if (last) path.push_back(*last);
   for (uint32_t x = node; x != 0; x = nodes_[x].parent) path.push_back(nodes_[x]);
@@ -707,6 +733,7 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
   v.message = msg;
   v.thread = t;
   v.loc = loc;
+  v.warning = hang && opts_.deadlocks == DeadlockMode::Warning;
   std::vector<std::vector<BufferEntry>> bufs(s.th.size());
   auto add = [&](uint32_t thread, StepKind k, const SourceLoc& l, const std::string& note) -> TraceStep& {
     TraceStep st;
@@ -741,7 +768,7 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
     for (uint32_t u = 0; u < s.th.size(); ++u)
       if (s.th[u].ts && !s.th[u].exited) add(u, StepKind::Blocked, s.th[u].ts->pending().loc, "blocked");
   add(t, StepKind::Error, loc, msg);
-  res_.result.violation = std::move(v);
+  res_.result.addViolation(std::move(v));
 }
 
 StateSpaceResult Search::run() {
@@ -780,7 +807,7 @@ StateSpaceResult Search::run() {
               std::to_string(opts_.maxKeyBytes >> 20) + " MB of states) reached");
   }
   res_.stateLimitHit = stateLimit_;
-  res_.exhaustive = !timedOut_ && r.cut == 0 && r.status != Status::Error && !r.violation;
+  res_.exhaustive = !timedOut_ && r.cut == 0 && r.status != Status::Error && !r.hasHardError();
   if (r.status == Status::Error) return res_;
   const bool bufferCut = opts_.bufferBound >= 0 && opts_.model != Model::SC;
   if (r.violation) {
@@ -802,6 +829,7 @@ StateSpaceResult Search::run() {
     r.status = Status::Verified;
     r.message = "no violation in any reachable state";
   }
+  if (r.status != Status::Violation) r.message += r.warningsNote();
   return res_;
 }
 
@@ -825,17 +853,38 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
   so.maxStates = maxStates;
   so.cancel = opts.cancel;
   so.stopAtFirstError = opts.stopAtFirstError;
+  so.deadlocks = opts.deadlocks;
   so.collectProjections = opts.model != Model::SC;
   fromK = std::max(fromK, 0);
   if (opts.model == Model::SC) toK = fromK;  // k does not matter under SC
   std::optional<std::unordered_set<std::string>> prev;  // projections of k-1 (exhaustive only)
   CheckResult total;
   bool anyCut = false;
+  // A deadlock or non-termination does not end the deepening: a larger k may
+  // still show an assertion or memory error. The first k with one is kept.
+  std::optional<CheckResult> hang;
+  int hangK = -1;
+  auto violationAt = [&](CheckResult&& r, int k) {
+    d.result = std::move(r);
+    d.result.executions = total.executions;
+    d.result.blocked = total.blocked;
+    d.result.cut = total.cut;
+    d.result.events = total.events;
+    for (const Violation& v : total.violations) d.result.addViolation(v);  // warnings of smaller k
+    d.result.elapsedMs = elapsed();
+    d.violationK = k;
+    d.result.status = Status::Violation;
+    d.result.message += opts.model == Model::SC || k == 0
+                            ? " (the bug exists under sequential consistency)"
+                            : " (needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry)" : " entries)");
+    return d;
+  };
   for (int k = fromK; k <= toK; ++k) {
     so.bufferBound = k;
     if (opts.timeLimitSeconds > 0) {
       so.timeLimitSeconds = opts.timeLimitSeconds - elapsed() / 1000;
       if (so.timeLimitSeconds <= 0) {
+        if (hang) return violationAt(std::move(*hang), hangK);
         d.result = total;
         d.result.status = Status::Timeout;
         d.result.message = "time limit reached at buffer bound " + std::to_string(k) + "; no violation so far";
@@ -852,21 +901,30 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
     for (const std::string& l : r.result.limitsHit)
       if (std::find(total.limitsHit.begin(), total.limitsHit.end(), l) == total.limitsHit.end())
         total.limitsHit.push_back(l);
-    if (r.result.status == Status::Violation || r.result.status == Status::Error ||
+    for (const Violation& v : r.result.violations)
+      if (v.warning) total.addViolation(v);
+    const bool hangOnly = r.result.status == Status::Violation && !r.result.hasHardError();
+    if (hangOnly && !hang) {
+      hang = r.result;
+      hangK = k;
+      d.hangK = k;
+    }
+    if (r.result.status == Status::Timeout && hang) return violationAt(std::move(*hang), hangK);
+    if ((r.result.status == Status::Violation && !hangOnly) || r.result.status == Status::Error ||
         r.result.status == Status::Timeout) {
-      d.result = std::move(r.result);
-      d.result.executions = total.executions;
-      d.result.blocked = total.blocked;
-      d.result.cut = total.cut;
-      d.result.events = total.events;
-      d.result.elapsedMs = elapsed();
-      if (d.result.status == Status::Violation) {
-        d.violationK = k;
-        d.result.message += opts.model == Model::SC || k == 0
-                                ? " (the bug exists under sequential consistency)"
-                                : " (needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry)" : " entries)");
+      if (r.result.status != Status::Violation) {
+        d.result = std::move(r.result);
+        d.result.executions = total.executions;
+        d.result.blocked = total.blocked;
+        d.result.cut = total.cut;
+        d.result.events = total.events;
+        d.result.elapsedMs = elapsed();
+        return d;
       }
-      return d;
+      CheckResult hard = std::move(r.result);
+      if (hang)
+        for (const Violation& v : hang->violations) hard.addViolation(v);
+      return violationAt(std::move(hard), k);
     }
     anyCut = anyCut || !r.exhaustive;
     if (r.stateLimitHit) break;  // this k is not fully checked; larger ones are bigger still
@@ -884,6 +942,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
     if (r.exhaustive) prev = std::move(r.projections);
     else prev.reset();
   }
+  if (hang) return violationAt(std::move(*hang), hangK);
   d.result = total;
   d.result.elapsedMs = elapsed();
   if (d.fixpointK && !anyCut && total.executions > 0) {
@@ -901,6 +960,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
     else if (total.executions == 0) d.result.message += ", but every execution was blocked";
     else d.result.message += "; no fixpoint reached";
   }
+  d.result.message += d.result.warningsNote();
   return d;
 }
 

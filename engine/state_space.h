@@ -31,7 +31,8 @@ struct StateSpaceOptions {
   const std::atomic<bool>* cancel = nullptr;  // set by another thread: stop (result `timeout`)
   uint64_t maxStates = 200000;    // distinct states; reaching it cuts the search
   uint64_t maxKeyBytes = uint64_t(256) << 20;  // rough memory for states; likewise
-  bool stopAtFirstError = true;
+  bool stopAtFirstError = true;     // deadlocks and non-termination never stop it
+  DeadlockMode deadlocks = DeadlockMode::Error;
   bool collectProjections = false;  // fill StateSpaceResult::projections (for the fixpoint)
   // Partial-order reduction: buffered stores and fences on an empty buffer
   // run alone when that is safe (state_space.cpp). Never with projections.
@@ -66,6 +67,9 @@ struct DeepeningResult {
   CheckResult result;
   int largestK = -1;               // largest k fully checked without a violation
   std::optional<int> violationK;   // smallest k with a violation
+  // Smallest k with a deadlock or non-termination, when the deepening went on
+  // past it (hangs do not stop it) to look for an assertion or memory error.
+  std::optional<int> hangK;
   std::optional<int> fixpointK;    // S_k and S_{k+1} have equal projections
   std::vector<DeepeningStep> steps;
 };

@@ -2106,7 +2106,7 @@ void FunctionLowering::emitSpinStop(SpinLoop* spin, Reg diff) {
   Instr& as = emit(Op::Assume);
   as.a = diff;
   as.b = spin->reads;
-  as.sub = 1;
+  as.sub = spin->hasCondWait ? 2 : 1;  // 2: a hang there waits on a condition variable (deadlock)
 }
 
 // Back edge of a shared-dependent loop after a non-idle iteration: one more

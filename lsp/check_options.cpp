@@ -15,6 +15,13 @@ std::optional<Model> parseModel(const std::string& s) {
   return std::nullopt;
 }
 
+std::optional<DeadlockMode> parseDeadlockMode(const std::string& s) {
+  if (s == "error") return DeadlockMode::Error;
+  if (s == "warning") return DeadlockMode::Warning;
+  if (s == "ignore") return DeadlockMode::Ignore;
+  return std::nullopt;
+}
+
 namespace {
 std::optional<long> parseInt(const std::string& v) {
   if (v.empty()) return std::nullopt;
@@ -94,6 +101,9 @@ AnnotationOptions parseAnnotation(const std::string& text) {
       if (val == "on") o.fences = true;
       else if (val == "off") o.fences = false;
       else o.errors.push_back("fences must be on or off, got `" + val + "`");
+    } else if (key == "deadlocks") {
+      if (auto m = parseDeadlockMode(val)) o.deadlocks = *m;
+      else o.errors.push_back("deadlocks must be error, warning or ignore, got `" + val + "`");
     } else {
       o.errors.push_back("unknown option `" + key + "`");
     }

@@ -20,11 +20,13 @@ struct AnnotationOptions {
   std::optional<uint32_t> loopBound;
   std::optional<double> timeLimit;
   std::optional<bool> fences;  // fences=on|off: fence synthesis after a TSO/PSO violation
+  std::optional<DeadlockMode> deadlocks;  // deadlocks=error|warning|ignore
   std::vector<std::string> errors;  // unknown keys or bad values
 };
 
 AnnotationOptions parseAnnotation(const std::string& text);
 std::optional<Model> parseModel(const std::string& s);  // "sc" | "tso" | "pso" (any case)
+std::optional<DeadlockMode> parseDeadlockMode(const std::string& s);  // "error" | "warning" | "ignore"
 // "K" -> {K, K}; "A..K" -> {A, K} with A <= K; nullopt when malformed.
 std::optional<std::pair<int, int>> parseBoundRange(const std::string& s);
 

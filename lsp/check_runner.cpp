@@ -45,12 +45,16 @@ void runDeepening(const Program& prog, const CheckOptions& co, int from, CheckRe
     const int k = *d.violationK;
     rep.bufferBound = k;
     rep.bounds.buffer = k;
+    // Smaller k passed, unless one of them only hung (the deepening went on).
+    const bool smallerHung = d.hangK && *d.hangK < k;
     rep.boundsNote = co.model == Model::SC || k == 0
                          ? "the violation occurs under sequential consistency (buffer bound 0)"
                          : "needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry" : " entries") +
-                               (k - 1 == from   ? " (k=" + std::to_string(from) + " passes)"
-                                : k - 1 > from ? " (k=" + std::to_string(from) + ".." + std::to_string(k - 1) + " pass)"
-                                               : "");
+                               (smallerHung     ? " (k=" + std::to_string(*d.hangK) + " shows only a hang: " +
+                                                  errorKindName(rep.result.violations.back().kind) + ")"
+                                : k - 1 == from ? " (k=" + std::to_string(from) + " passes)"
+                                : k - 1 > from  ? " (k=" + std::to_string(from) + ".." + std::to_string(k - 1) + " pass)"
+                                                : "");
     return;
   }
   if (d.largestK >= 0) rep.bounds.buffer = d.largestK;
@@ -128,6 +132,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     rep.bufferBound = opts.bufferBound ? opts.bufferBound : ann.bufferBound;
     rep.preemptionBound = opts.preemptionBound ? opts.preemptionBound : ann.preemptionBound;
     rep.loopBound = opts.loopBound.value_or(ann.loopBound.value_or(defaultLoopBound));
+    rep.deadlocks = opts.deadlocks.value_or(ann.deadlocks.value_or(DeadlockMode::Error));
     // Buffer-bound deepening (A..K) and the stateful search: the visited-state
     // table ends loops over finite data, so loops are not bounded unless asked.
     const std::optional<int> deepenFrom = opts.bufferBound ? opts.bufferBoundFrom : ann.bufferBoundFrom;
@@ -173,6 +178,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     co.bufferBound = rep.bufferBound ? *rep.bufferBound : -1;
     co.limits = opts.limits;
     co.stopAtFirstError = !opts.keepGoing;
+    co.deadlocks = rep.deadlocks;
     co.timeLimitSeconds = opts.timeLimit ? *opts.timeLimit : ann.timeLimit.value_or(0);
     // The time limit is a hard limit for the whole check: the exploration (every
     // round of it), fence synthesis and the re-check of the edited source share

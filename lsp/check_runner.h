@@ -49,6 +49,7 @@ struct RunOptions {
   std::optional<std::string> contents;    // unsaved buffer contents
   Limits limits;
   bool keepGoing = false;                 // explore everything after the first violation
+  std::optional<DeadlockMode> deadlocks;  // --deadlocks / setting; overrides the annotation
   std::string fenceStyle;                 // "" = atomic_thread_fence(memory_order_seq_cst);
   // Language server hooks: stop flag and progress for every check; `reuse`
   // sees each check's options and lowered program (entry set) before it runs
@@ -68,6 +69,7 @@ struct CheckReport {
   std::optional<int> bufferBound;
   std::optional<int> preemptionBound;
   uint32_t loopBound = 8;
+  DeadlockMode deadlocks = DeadlockMode::Error;  // what deadlocks and non-termination are
   double lowerMs = 0;  // parse + lower time of the module this check ran on
   CheckResult result;
   // For status "error": where the problem is (unsupported construct, bad option).

@@ -141,16 +141,48 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
       co.onExecution = nullptr;
       co.robustness = robustGoal;
       CheckResult r = check(p, co);
+      // What remains must be errors SC has too (syn.scCheck), located in the
+      // original source: the edits add a line (the include) and shift columns.
+      auto underSc = [&](const Violation& v) {
+        SourceLoc at = v.loc;
+        const std::string file = at.file < p.files.size() ? p.files[at.file] : std::string();
+        if (sameFile(file, in.path)) {
+          if (needInclude && at.line > 1) --at.line;
+          uint32_t shift = 0;
+          for (const FenceEdit& e : edits)  // sorted by column within a line
+            if (e.line == at.line && at.column > 0 && at.column - 1 >= e.column + shift)
+              shift += uint32_t(e.text.size() + 1);
+          at.column -= std::min(shift, at.column);
+        }
+        for (const Violation& o : syn.scCheck.violations) {
+          if (o.kind != v.kind) continue;
+          if (isHang(v.kind)) return true;
+          const std::string of = o.loc.file < in.program->files.size() ? in.program->files[o.loc.file] : std::string();
+          if (sameFile(of, file) && o.loc.line == at.line && o.loc.column == at.column) return true;
+        }
+        return false;
+      };
+      const Violation* left = nullptr;
+      for (const Violation& v : r.violations)
+        if (!v.warning && !underSc(v) && !left) left = &v;
+      std::string remains;  // errors SC has too, still there after the fences
+      for (const Violation& v : r.violations)
+        if (!v.warning && underSc(v)) remains += (remains.empty() ? "" : ", ") + std::string(errorKindName(v.kind));
       if (r.status == Status::Timeout && secondsLeft(co.limits) <= 0)
         failure = "the check's time limit was reached before the re-check of the edited source finished";
-      else if (r.status == Status::Violation || r.status == Status::Error || r.status == Status::Timeout)
+      else if (r.status == Status::Error || r.status == Status::Timeout || left)
         failure = std::string("the edited source still gives ") + statusName(r.status) +
-                  (r.violation ? " (" + r.violation->message + ")" : std::string());
+                  (left ? " (" + left->message + ")" : std::string());
       else if (robustGoal && (!r.robustness || !r.robustness->robust))
         failure = "the edited source is still not robust";
       else
-        rep.fenceNote = plural(edits.size(), "fence") + " make" + (edits.size() == 1 ? "s" : "") +
-                        (robustGoal ? " this check robust under " : " this check pass under ") + modelName(rep.model) +
+        rep.fenceNote = plural(edits.size(), "fence") + (robustGoal || remains.empty() ? " make" : " remove") +
+                        (edits.size() == 1 ? "s" : "") +
+                        (robustGoal        ? " this check robust under " + std::string(modelName(rep.model))
+                         : remains.empty() ? " this check pass under " + std::string(modelName(rep.model))
+                                           : " the errors SC does not have under " +
+                                                 std::string(modelName(rep.model)) + "; the " + remains +
+                                                 " also occurs under SC and stays") +
                         " (found in " + plural(size_t(syn.rounds), "round") +
                         "; re-checked on the edited source: " + statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "") +
                         (robustGoal && !r.robustness->complete

@@ -139,6 +139,7 @@ std::string checkKey(const CheckReport& rep, const Program& prog, const std::str
   f.pod(rep.bufferBound.value_or(-1));
   f.pod(rep.preemptionBound.value_or(-1));
   f.pod(rep.loopBound);
+  f.pod(rep.deadlocks);
   f.str(settings);
   f.str(version);
   char buf[17];

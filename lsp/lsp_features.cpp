@@ -58,14 +58,25 @@ const json* robustnessWitness(const json& check) {
 
 std::string robustnessCode(const json& check) { return modelCode(check) + "-robustness"; }
 
-std::string codeFor(const json& check) {
-  const json& v = check["violation"];
+// The diagnostic code of one violation (an entry of "violations").
+std::string codeOf(const json& check, const json& v) {
   std::string kind = str(v, "kind");
-  std::string model = modelCode(check);
-  if (kind == "assertion") return model + "-assertion";
-  if (kind == "deadlock") return "deadlock";
+  if (kind == "assertion") return modelCode(check) + "-assertion";
+  if (kind == "deadlock" || kind == "nontermination") return kind;
   if (kind == "memory") return "memory-error";
   return kind.empty() ? "violation" : kind + "-error";
+}
+
+std::string codeFor(const json& check) { return codeOf(check, check["violation"]); }
+
+// The first violation of each kind (JSON "violations"; a check stored before
+// that field existed has only "violation").
+json violationsOf(const json& check) {
+  auto all = check.find("violations");
+  if (all != check.end() && all->is_array()) return *all;
+  json one = json::array();
+  if (check.contains("violation") && check["violation"].is_object()) one.push_back(check["violation"]);
+  return one;
 }
 
 std::string boundsText(const json& check) {
@@ -146,18 +157,27 @@ json checkDiagnostics(const json& check, const std::string& path, const std::str
               {"code", std::move(code)}, {"message", std::move(message)}, {"data", data}};
     return d;
   };
-  if (status == "violation" && check["violation"].is_object()) {
-    const json& v = check["violation"];
-    std::string kind = str(v, "kind");
-    std::string what = kind == "assertion" ? "assertion fails" : kind == "deadlock" ? "deadlock" : str(v, "message");
+  // One diagnostic per kind found: an Error, or a Warning for a deadlock or
+  // non-termination under deadlocks=warning.
+  for (const json& v : violationsOf(check)) {
+    if (!v.is_object()) continue;
+    const std::string kind = str(v, "kind");
+    const json trace = v.contains("trace") && v["trace"].is_array() ? v["trace"] : json::array();
+    std::string what = kind == "assertion"        ? "assertion fails"
+                       : kind == "deadlock"       ? "deadlock"
+                       : kind == "nontermination" ? "non-termination"
+                                                  : str(v, "message");
     std::string msg = what + " " + boundsText(check);
-    std::string why = staleReadExplanation(check);
+    std::string why = kind == "deadlock" || kind == "nontermination" ? std::string() : staleReadIn(trace);
     msg += ": " + (why.empty() ? str(v, "message") : why);
     if (kind == "assertion" && !why.empty()) msg += " (" + str(v, "message") + ")";
-    json d = diag(rangeIn(str(v, "file"), path, text, num(v, "line"), num(v, "column")), 1, codeFor(check), msg);
-    d["relatedInformation"] = relatedSteps(traceOf(check), path, text);
+    const bool warning = str(v, "severity") == "warning";
+    json d = diag(rangeIn(str(v, "file"), path, text, num(v, "line"), num(v, "column")), warning ? 2 : 1,
+                  codeOf(check, v), msg);
+    d["relatedInformation"] = relatedSteps(trace, path, text);
     out.push_back(d);
-  } else if (status == "bounded" || status == "timeout") {
+  }
+  if (status == "bounded" || status == "timeout") {
     out.push_back(diag(rangeIn(path, path, text, num(check, "line"), num(check, "column")), 2, status,
                        "`" + function + "`: " + str(check, "message") + " (" + boundsText(check) + ")"));
   } else if (status == "error") {

@@ -50,6 +50,13 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
     else if (v.is_null()) s.run.robustness = false;
     else bad.push_back("robustness must be true or false");
   }
+  if (j.contains("deadlocks")) {
+    const json& v = j["deadlocks"];
+    std::optional<DeadlockMode> m = v.is_string() ? parseDeadlockMode(v.get<std::string>()) : std::nullopt;
+    if (v.is_null()) s.run.deadlocks.reset();
+    else if (m) s.run.deadlocks = m;
+    else bad.push_back("deadlocks must be \"error\", \"warning\" or \"ignore\"");
+  }
   if (j.contains("checkOn")) {
     const json& v = j["checkOn"];
     if (v == "change") s.checkOnSave = false;
@@ -61,7 +68,8 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
 
 std::string outcomeSettings(const Settings& s) {
   json j = {{"fenceStyle", s.run.fenceStyle}, {"compileCommandsDir", s.run.compileCommandsDir},
-            {"steps", s.run.limits.maxSteps}, {"robustness", s.run.robustness}};
+            {"steps", s.run.limits.maxSteps}, {"robustness", s.run.robustness},
+            {"deadlocks", s.run.deadlocks ? deadlockModeName(*s.run.deadlocks) : ""}};
   return j.dump();
 }
 

@@ -52,13 +52,17 @@ const char* kUsage =
     "  --no-fences               no fence synthesis after a TSO/PSO violation\n"
     "  --fence-style S           seq_cst (default: atomic_thread_fence(memory_order_seq_cst);),\n"
     "                            sync (__sync_synchronize();) or mfence (asm volatile)\n"
+    "  --deadlocks MODE          deadlocks and non-termination (threads spinning forever):\n"
+    "                            error (default), warning (reported, exit 0) or ignore;\n"
+    "                            either way the search goes on looking for assertion and\n"
+    "                            memory errors after one\n"
     "  --keep-going              explore every execution after the first violation\n"
     "                            (counts all executions; reports the first violation)\n"
     "  --json                    print one JSON object instead of text\n"
     "  --sarif OUT.sarif         also write SARIF 2.1.0\n"
     "  --compile-commands-dir D  use D/compile_commands.json (default: search upward)\n"
     "\n"
-    "exit status: 0 no violation, 1 a violation, 2 usage or input error\n";
+    "exit status: 0 no violation, 1 a violation (an error-level problem), 2 usage or input error\n";
 
 int usage(const std::string& msg) {
   std::fprintf(stderr, "tsocheck: %s\n\n%s", msg.c_str(), kUsage);
@@ -105,6 +109,10 @@ int runCheck(int argc, char** argv) {
     } else if (key == "--fence-style") {
       if (!value(&v) || !fenceText(v)) return usage("--fence-style must be seq_cst, sync or mfence");
       opts.fenceStyle = v;
+    } else if (key == "--deadlocks") {
+      auto m = value(&v) ? parseDeadlockMode(v) : std::nullopt;
+      if (!m) return usage("--deadlocks must be error, warning or ignore");
+      opts.deadlocks = *m;
     } else if (key == "--keep-going") {
       opts.keepGoing = true;
     } else if (key == "--model") {

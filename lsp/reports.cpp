@@ -103,6 +103,7 @@ json violationJson(const Program& prog, const Violation& vi) {
               {"thread", vi.thread},
               {"preemptions", vi.preemptions >= 0 ? json(vi.preemptions) : json(nullptr)},  // a lower bound
               {"above_bound", vi.aboveBound},
+              {"severity", vi.warning ? "warning" : "error"},
               {"trace", trace}};
 }
 
@@ -121,8 +122,10 @@ json robustnessJson(const CheckReport& r) {
 }  // namespace
 
 json checkJson(const CheckReport& r) {
-  json v = nullptr;
+  json v = nullptr, all = json::array();
   if (r.result.violation && r.program) v = violationJson(*r.program, *r.result.violation);
+  if (r.program)
+    for (const Violation& x : r.result.violations) all.push_back(violationJson(*r.program, x));
   json j{{"file", r.file},
          {"function", r.function},
          {"line", r.line},
@@ -140,7 +143,9 @@ json checkJson(const CheckReport& r) {
          {"events", r.result.events},
          {"message", r.result.message},
          {"limits", r.result.limitsHit},
-         {"violation", v},
+         {"violation", v},     // the most severe error-level one
+         {"violations", all},  // the first of each kind, most severe first (warnings included)
+         {"deadlocks", deadlockModeName(r.deadlocks)},
          {"bounds", boundsJson(r.bounds)},
          {"bound_blocked", r.result.boundBlocked},        // partial executions pruned by the preemption bound
          {"slack_executions", r.result.slackExecutions},  // complete executions known to exceed it
@@ -193,7 +198,8 @@ json sarifFixes(const CheckReport& c, const Uri& uri) {
 json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersion) {
   static const std::map<ErrorKind, std::pair<const char*, const char*>> rules = {
       {ErrorKind::Assertion, {"assertion", "An assertion can fail under the memory model"}},
-      {ErrorKind::Deadlock, {"deadlock", "Every live thread can end up blocked"}},
+      {ErrorKind::Deadlock, {"deadlock", "Every live thread can end up blocked on a mutex, a join or a condition variable"}},
+      {ErrorKind::NonTermination, {"nontermination", "A thread can spin forever on values no other thread changes"}},
       {ErrorKind::Memory, {"memory-error", "An invalid memory access can happen"}},
       {ErrorKind::Arithmetic, {"arithmetic", "An arithmetic error (division by zero) can happen"}},
   };
@@ -254,10 +260,10 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
                                                  std::to_string(v.loc.line)}}},
                            {"fixes", fixes ? sarifFixes(c, uri) : json::array()}});
       };
-      if (c.result.violation) {
-        const Violation& v = *c.result.violation;
-        addResult(v, rules.count(v.kind) ? rules.at(v.kind).first : "error", "error", true);
-      }
+      // One result per kind found; the fences fix the most severe error.
+      for (const Violation& v : c.result.violations)
+        addResult(v, rules.count(v.kind) ? rules.at(v.kind).first : "error", v.warning ? "warning" : "error",
+                  c.result.violation && v.kind == c.result.violation->kind && !v.warning);
       if (c.result.robustness && c.result.robustness->witness && !c.result.robustness->witnessIsViolation)
         addResult(*c.result.robustness->witness, "robustness", "warning", false);
     }
@@ -357,8 +363,18 @@ std::string textReport(const FileReport& f) {
       else os << "  " << r.message << "\n";
       continue;
     }
+    // The other kinds found (and warnings): one line each, their
+    // interleavings are in --json / the editor.
+    auto writeOthers = [&]() {
+      for (const Violation& o : r.violations) {
+        if (r.violation && o.kind == r.violation->kind && !o.warning) continue;
+        os << "  " << (o.warning ? "warning: " : "also: ") << errorKindName(o.kind) << ": " << o.message << " at "
+           << c.program->locString(o.loc) << "\n";
+      }
+    };
     if (r.status != Status::Violation) {
       os << "  " << r.message << "\n";
+      if (c.program) writeOthers();
       for (const std::string& l : r.limitsHit) os << "  limit: " << l << "\n";
       writeRobustness(os, c, src);
       writeFences(os, c);  // fences that make a non-robust check robust
@@ -367,6 +383,7 @@ std::string textReport(const FileReport& f) {
     const Violation& v = *r.violation;
     const Program& prog = *c.program;
     os << "  " << errorKindName(v.kind) << ": " << v.message << " at " << prog.locString(v.loc) << "\n";
+    writeOthers();
     if (!c.boundsNote.empty()) os << "  " << c.boundsNote << "\n";
     if (c.preemptionBound && v.aboveBound)
       os << "  above the preemption bound " << *c.preemptionBound << ": met only in a slack execution (at least "

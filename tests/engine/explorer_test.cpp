@@ -228,7 +228,7 @@ TEST_CASE("a spin-wait on a flag nobody sets is a hang, one that is set is fine"
       REQUIRE(r.blocked == 1);  // the read of the stale 0
     } else {
       REQUIRE(r.status == Status::Violation);
-      REQUIRE(r.violation->kind == ErrorKind::Deadlock);
+      REQUIRE(r.violation->kind == ErrorKind::NonTermination);  // issue 11: no longer called a deadlock
       REQUIRE(r.violation->message.find("spins forever") != std::string::npos);
     }
   }
@@ -428,5 +428,200 @@ TEST_CASE("the time limit holds inside one long execution", "[explorer][limits]"
     CHECK(r.status == Status::Timeout);
     CHECK(s < 2.0);
     CHECK(r.limitsHit.empty());
+  }
+}
+
+namespace {
+
+// Dekker's entry without the back-off (tests/cli/inputs/hang_or_cs.c): a
+// thread that sees the other's flag waits for `go`, which nobody sets (a spin,
+// or with `viaMutex` a second lock of a mutex it holds). Under SC one of them
+// always sees the other's flag: every execution hangs. Under TSO both may read
+// 0 and enter the critical section together: T1's assertion fails.
+Program hangOrCriticalSection(bool viaMutex) {
+  ProgramBuilder pb("hang_or_cs.c");
+  auto x = pb.global("x"), y = pb.global("y"), go = pb.global("go"), in1 = pb.global("in1"),
+       in2 = pb.global("in2"), mtx = pb.global("m");
+  auto& m = pb.function("main");
+  auto& t1 = pb.function("t1", 1);
+  auto& t2 = pb.function("t2", 1);
+  auto body = [&](FunctionBuilder& t, uint32_t mine, uint32_t other, uint32_t inMine, uint32_t inOther,
+                  uint32_t line, bool asserts) {
+    t.at(line).storeGlobal(mine, 1);
+    Reg seen = t.at(line + 1).loadGlobal(other);
+    Label wait = t.newLabel(), enter = t.newLabel();
+    t.br(seen, wait, enter);
+    t.bind(wait);
+    if (viaMutex) {
+      t.at(line + 2).lock(t.globalAddr(mtx));
+      t.at(line + 3).lock(t.globalAddr(mtx));
+    } else {
+      Reg g = t.at(line + 2).loadGlobal(go);
+      t.assume(t.cmpImm(CmpOp::Ne, g, 0), true);
+    }
+    t.jmp(enter);
+    t.bind(enter);
+    t.at(line + 4).storeGlobal(inMine, 1);
+    if (asserts) {
+      Reg o = t.at(line + 5).loadGlobal(inOther);
+      t.assertTrue(t.cmpImm(CmpOp::Eq, o, 0), "!in2");
+    }
+    t.ret();
+  };
+  body(t1, x, y, in1, in2, 10, true);
+  body(t2, y, x, in2, in1, 20, false);
+  Reg h1 = m.at(30).spawn(t1.index());
+  Reg h2 = m.at(31).spawn(t2.index());
+  m.at(32).joinDiscard(h1);
+  m.at(33).joinDiscard(h2);
+  m.ret();
+  pb.setEntry(m.index());
+  return pb.build();
+}
+
+}  // namespace
+
+TEST_CASE("assertion, deadlock and non-termination are distinct kinds", "[explorer][kinds]") {
+  for (bool stateful : {false, true}) {
+    for (bool viaMutex : {false, true}) {
+      CAPTURE(stateful, viaMutex);
+      CheckOptions o;
+      o.model = Model::SC;
+      o.stateful = stateful;
+      CheckResult r = check(hangOrCriticalSection(viaMutex), o);
+      REQUIRE(r.status == Status::Violation);
+      const ErrorKind want = viaMutex ? ErrorKind::Deadlock : ErrorKind::NonTermination;
+      REQUIRE(r.violation->kind == want);
+      REQUIRE(r.violations.size() == 1);
+      CHECK(r.violations[0].kind == want);
+      CHECK(r.violation->message.rfind("deadlock", 0) == std::string::npos);  // no "deadlock: " prefix
+      if (viaMutex) {
+        CHECK(r.violation->message.find("waits for mutex m") != std::string::npos);
+      } else {
+        CHECK(r.violation->message.find("spins forever at hang_or_cs.c:") != std::string::npos);
+        // It points at the spinning thread, not at main's join.
+        CHECK((r.violation->loc.line == 12 || r.violation->loc.line == 22));
+      }
+    }
+  }
+  CHECK(std::string(errorKindName(ErrorKind::NonTermination)) == "nontermination");
+  CHECK(severity(ErrorKind::Assertion) < severity(ErrorKind::Deadlock));
+  CHECK(severity(ErrorKind::Deadlock) < severity(ErrorKind::NonTermination));
+}
+
+TEST_CASE("a wait on a condition variable nobody signals is a deadlock, a spin is not", "[explorer][kinds]") {
+  for (bool condWait : {false, true}) {
+    ProgramBuilder pb("cond.c");
+    auto flag = pb.global("flag");
+    auto& m = pb.function("main");
+    Reg v = m.at(5).loadGlobal(flag);
+    m.assume(m.cmpImm(CmpOp::Ne, v, 0), true, condWait);
+    m.ret();
+    Program p = pb.build();
+    for (bool stateful : {false, true}) {
+      CAPTURE(condWait, stateful);
+      CheckOptions o;
+      o.stateful = stateful;
+      CheckResult r = check(p, o);
+      REQUIRE(r.status == Status::Violation);
+      CHECK(r.violation->kind == (condWait ? ErrorKind::Deadlock : ErrorKind::NonTermination));
+      CHECK(r.violation->message.find(condWait ? "condition variable" : "spins forever") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a deadlock does not hide an assertion failure found later", "[explorer][kinds]") {
+  for (bool viaMutex : {false, true}) {
+    for (Model md : {Model::TSO, Model::PSO}) {
+      for (bool stateful : {false, true}) {
+        CAPTURE(viaMutex, modelName(md), stateful);
+        CheckOptions o;
+        o.model = md;
+        o.stateful = stateful;
+        Program p = hangOrCriticalSection(viaMutex);
+        // The graph explorer meets a hang before the assertion failure (it
+        // used to stop there and report only the hang); the breadth-first
+        // state search may meet the failure first.
+        CheckResult r = check(p, o);
+        REQUIRE(r.status == Status::Violation);
+        REQUIRE(r.violation->kind == ErrorKind::Assertion);
+        REQUIRE(r.violation->message.find("!in2") != std::string::npos);
+        if (stateful) continue;
+        REQUIRE(r.violations.size() == 2);
+        CHECK(r.violations[0].kind == ErrorKind::Assertion);
+        CHECK(r.violations[1].kind == (viaMutex ? ErrorKind::Deadlock : ErrorKind::NonTermination));
+        CHECK(!r.violations[1].trace.empty());
+        CHECK(r.executions >= 1);  // the hanging executions before the failure
+      }
+    }
+  }
+}
+
+TEST_CASE("deadlocks=warning and deadlocks=ignore", "[explorer][kinds]") {
+  for (bool stateful : {false, true}) {
+    for (bool viaMutex : {false, true}) {
+      CAPTURE(stateful, viaMutex);
+      Program p = hangOrCriticalSection(viaMutex);
+      CheckOptions o;
+      o.model = Model::SC;  // every execution hangs, nothing else fails
+      o.stateful = stateful;
+      o.deadlocks = DeadlockMode::Warning;
+      CheckResult w = check(p, o);
+      CHECK(w.status == Status::Verified);
+      CHECK(!w.violation);
+      REQUIRE(w.violations.size() == 1);
+      CHECK(w.violations[0].warning);
+      CHECK(w.message.find("warnings: ") != std::string::npos);
+      o.deadlocks = DeadlockMode::Ignore;
+      CheckResult i = check(p, o);
+      CHECK(i.status == Status::Verified);
+      CHECK(i.violations.empty());
+      CHECK(i.executions > 0);
+      // Under TSO the assertion failure stays an error either way.
+      o.model = Model::TSO;
+      for (DeadlockMode dm : {DeadlockMode::Warning, DeadlockMode::Ignore}) {
+        o.deadlocks = dm;
+        CheckResult t = check(p, o);
+        REQUIRE(t.status == Status::Violation);
+        CHECK(t.violation->kind == ErrorKind::Assertion);
+        CHECK(t.violations.size() == (dm == DeadlockMode::Warning ? 2u : 1u));
+      }
+    }
+  }
+}
+
+TEST_CASE("a spin on an exchange whose lock is never released does not terminate", "[explorer][kinds]") {
+  // holder: xchg(l, 1). spinner: while (xchg(l, 1)) — its idle iteration
+  // writes back the 1 it read. When the holder goes first the spinner never
+  // gets out; its own write after the read is not another thread's progress
+  // (this used to be taken for a stale read: "verified").
+  ProgramBuilder pb("tas.c");
+  auto l = pb.global("l");
+  auto& m = pb.function("main");
+  auto& holder = pb.function("holder", 1);
+  auto& spinner = pb.function("spinner", 1);
+  holder.at(3).rmwGlobal(RmwOp::Xchg, l, 1);
+  holder.ret();
+  Reg r = spinner.at(6).rmwGlobal(RmwOp::Xchg, l, 1);
+  spinner.assume(spinner.cmpImm(CmpOp::Eq, r, 0), true);
+  spinner.ret();
+  Reg h1 = m.at(9).spawn(holder.index());
+  Reg h2 = m.at(10).spawn(spinner.index());
+  m.at(11).joinDiscard(h1);
+  m.at(12).joinDiscard(h2);
+  m.ret();
+  pb.setEntry(m.index());
+  Program p = pb.build();
+  for (Model md : {Model::SC, Model::TSO}) {
+    for (bool stateful : {false, true}) {
+      CAPTURE(modelName(md), stateful);
+      CheckOptions o;
+      o.model = md;
+      o.stateful = stateful;
+      CheckResult c = check(p, o);
+      REQUIRE(c.status == Status::Violation);
+      CHECK(c.violation->kind == ErrorKind::NonTermination);
+      CHECK(c.violation->loc.line == 6);
+    }
   }
 }

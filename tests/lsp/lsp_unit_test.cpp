@@ -156,3 +156,56 @@ TEST_CASE("robustness fences: hints and a quick fix attached to the robustness w
   check["robustness"]["robust"] = true;
   CHECK(fenceActions(check, uri, text, at).empty());
 }
+
+TEST_CASE("one diagnostic per kind of violation, warnings for deadlocks=warning") {
+  const std::string path = "/w/hang.c";
+  const std::string text = "int x;\nvoid *t1(void *p) {\n  x = 1;\n  while (!go);\n  assert(!in2);\n}\n";
+  auto violation = [&](const char* kind, uint32_t line, const char* severity, const char* message) {
+    json step = {{"step", 1}, {"thread", 1}, {"event", "store"}, {"address", "x"}, {"value", 1}, {"file", path},
+                 {"line", 3}, {"column", 3}, {"buffers", json::array()}};
+    return json{{"kind", kind}, {"message", message}, {"file", path}, {"line", line}, {"column", 3},
+                {"severity", severity}, {"trace", json::array({step})}};
+  };
+  json a = violation("assertion", 5, "error", "assertion `!in2` failed");
+  json n = violation("nontermination", 4, "error", "no thread can make progress: T1 spins forever at hang.c:4:3");
+  json check = {{"function", "hang"}, {"line", 7}, {"column", 1}, {"model", "TSO"}, {"status", "violation"},
+                {"violation", a}, {"violations", json::array({a, n})}};
+  json diags = checkDiagnostics(check, path, text);
+  REQUIRE(diags.size() == 2);
+  CHECK(diags[0]["code"] == "tso-assertion");
+  CHECK(diags[0]["severity"] == 1);
+  CHECK(diags[0]["range"]["start"]["line"] == 4);
+  CHECK(diags[1]["code"] == "nontermination");
+  CHECK(diags[1]["severity"] == 1);
+  CHECK(diags[1]["range"]["start"]["line"] == 3);
+  CHECK(diags[1]["message"].get<std::string>().find("non-termination under TSO") == 0);
+  CHECK(diags[1]["message"].get<std::string>().find("spins forever") != std::string::npos);
+  CHECK(diags[1]["relatedInformation"].size() == 1);
+  // deadlocks=warning: the hang alone, as a Warning, with status verified.
+  json d = violation("deadlock", 4, "warning", "every live thread is blocked: T1 waits for mutex m");
+  json warned = {{"function", "hang"}, {"line", 7}, {"column", 1}, {"model", "TSO"}, {"status", "verified"},
+                 {"violation", nullptr}, {"violations", json::array({d})}};
+  json w = checkDiagnostics(warned, path, text);
+  REQUIRE(w.size() == 1);
+  CHECK(w[0]["severity"] == 2);
+  CHECK(w[0]["code"] == "deadlock");
+  // A stored check from before `violations` existed: its one violation.
+  json old = check;
+  old.erase("violations");
+  json o = checkDiagnostics(old, path, text);
+  REQUIRE(o.size() == 1);
+  CHECK(o[0]["code"] == "tso-assertion");
+}
+
+TEST_CASE("settings: deadlocks") {
+  Settings s;
+  CHECK(applySettings(s, {{"deadlocks", "warning"}}).empty());
+  REQUIRE(s.run.deadlocks);
+  CHECK(*s.run.deadlocks == tsocheck::DeadlockMode::Warning);
+  const std::string key = outcomeSettings(s);
+  CHECK(applySettings(s, {{"deadlocks", "sometimes"}}).size() == 1);
+  CHECK(*s.run.deadlocks == tsocheck::DeadlockMode::Warning);
+  CHECK(applySettings(s, {{"deadlocks", nullptr}}).empty());
+  CHECK(!s.run.deadlocks);
+  CHECK(outcomeSettings(s) != key);  // part of the cache key
+}

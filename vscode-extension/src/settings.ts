@@ -2,7 +2,7 @@
 
 export const serverSettingKeys = [
   'model', 'bufferBound', 'preemptionBound', 'loopBound', 'timeLimit', 'fenceStyle',
-  'compileCommandsDir', 'checkOn', 'maxWorkers', 'debounceMs', 'robustness',
+  'compileCommandsDir', 'checkOn', 'maxWorkers', 'debounceMs', 'robustness', 'deadlocks',
 ] as const;
 
 export type ServerSettingKey = (typeof serverSettingKeys)[number];

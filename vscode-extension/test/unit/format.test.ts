@@ -26,6 +26,6 @@ test('server settings: every key, unset as null, serverPath left out', () => {
   const s = serverSettings((k) => cfg[k]);
   assert.deepStrictEqual(s, {
     model: 'pso', bufferBound: null, preemptionBound: null, loopBound: 4, timeLimit: null, fenceStyle: 'sync',
-    compileCommandsDir: '', checkOn: null, maxWorkers: null, debounceMs: null, robustness: null,
+    compileCommandsDir: '', checkOn: null, maxWorkers: null, debounceMs: null, robustness: null, deadlocks: null,
   });
 });
