@@ -740,3 +740,84 @@ TEST_CASE("robustness fences: the smallest set that makes SB and MP robust, vali
   CHECK(off["results"][0]["fences"].empty());
   CHECK(off["results"][0]["robustness"]["robust"] == false);
 }
+
+// ---------------------------------------------------------------------------
+// Issue 11, section 3: spin loops through calls and _Atomic pointers, and
+// memory errors peers report.
+
+namespace {
+
+// The result of check function `fn` in a JSON answer.
+const json& resultOf(const json& j, const std::string& fn) {
+  for (const json& r : j["results"])
+    if (r["function"] == fn) return r;
+  FAIL("no result for " << fn);
+  static json none;
+  return none;
+}
+
+void expectMemoryError(const json& r, int line, const std::string& text) {
+  INFO(r.dump(2).substr(0, 2000));
+  CHECK(r["status"] == "violation");
+  CHECK(r["violation"]["kind"] == "memory");
+  CHECK(r["violation"]["line"] == line);
+  CHECK(r["violation"]["message"].get<std::string>().find(text) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("spin loops whose reads are in called functions count all of them", "[cli][spin]") {
+  for (const char* m : {"sc", "tso", "pso"}) {
+    for (const char* mode : {"", " --stateful"}) {
+      INFO(m << mode);
+      json j = checkJson(quote(inputs("spin_callee.c")) + " --model " + m + mode);
+      for (const char* fn : {"three_reads", "nested_calls"}) {
+        const json& r = resultOf(j, fn);
+        INFO(fn << ": " << r.dump().substr(0, 1500));
+        CHECK(r["status"] == "verified");
+        CHECK(r["executions"] == 1);
+        CHECK(r["cut"] == 0);
+      }
+      const json& hang = resultOf(j, "nobody_sets");
+      CHECK(hang["status"] == "violation");
+      CHECK(hang["violation"]["line"] == 34);
+      CHECK(hang["violation"]["message"].get<std::string>().find("spins forever") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a spin loop on an _Atomic pointer (the MCS wait) is one execution, not cut", "[cli][spin]") {
+  for (const char* m : {"sc", "tso", "pso"}) {
+    for (const char* mode : {"", " --stateful"}) {
+      INFO(m << mode);
+      json j = checkJson(quote(inputs("spin_atomic_ptr.c")) + " --model " + m + mode);
+      for (const char* fn : {"pointer_wait", "mcs_wait"}) {
+        const json& r = resultOf(j, fn);
+        INFO(fn << ": " << r.dump().substr(0, 1500));
+        CHECK(r["status"] == "verified");
+        CHECK(r["executions"] == 1);
+        CHECK(r["cut"] == 0);
+        CHECK(r["limits"].empty());
+      }
+    }
+  }
+}
+
+TEST_CASE("memory errors: stack after return, destroyed mutex, absurd malloc, unlock by a non-owner", "[cli][memory]") {
+  for (const char* m : {"sc", "tso", "pso"}) {
+    for (const char* mode : {"", " --stateful"}) {
+      INFO(m << mode);
+      json s = checkJson(quote(inputs("stack_after_return.c")) + " --model " + m + mode);
+      expectMemoryError(resultOf(s, "use_after_return"), 18, "use after return");
+      json d = checkJson(quote(inputs("mutex_destroyed.c")) + " --model " + m + mode);
+      expectMemoryError(resultOf(d, "lock_after_destroy"), 10, "pthread_mutex_lock of a destroyed mutex (m)");
+      expectMemoryError(resultOf(d, "unlock_after_destroy"), 26, "pthread_mutex_unlock of a destroyed mutex (m)");
+      CHECK(resultOf(d, "destroy_then_init")["status"] == "verified");
+      json a = checkJson(quote(inputs("malloc_absurd.c")) + " --model " + m + mode);
+      expectMemoryError(resultOf(a, "negative_size"), 8, "malloc of a negative size (-1)");
+      expectMemoryError(resultOf(a, "huge_size"), 14, "malloc of 2147483648 bytes");
+      json u = checkJson(quote(inputs("unlock_not_owner.c")) + " --model " + m + mode);
+      expectMemoryError(resultOf(u, "unlock_by_other"), 9, "does not hold");
+    }
+  }
+}
