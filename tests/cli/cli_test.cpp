@@ -813,6 +813,11 @@ TEST_CASE("memory errors: stack after return, destroyed mutex, absurd malloc, un
       expectMemoryError(resultOf(d, "lock_after_destroy"), 10, "pthread_mutex_lock of a destroyed mutex (m)");
       expectMemoryError(resultOf(d, "unlock_after_destroy"), 26, "pthread_mutex_unlock of a destroyed mutex (m)");
       CHECK(resultOf(d, "destroy_then_init")["status"] == "verified");
+      const json& w = resultOf(d, "destroyed_while_used");
+      CHECK(w["status"] == "violation");
+      CHECK(w["violation"]["kind"] == "memory");
+      CHECK((w["violation"]["line"] == 50 || w["violation"]["line"] == 51));
+      CHECK(w["violation"]["message"].get<std::string>().find("of a destroyed mutex (m)") != std::string::npos);
       json a = checkJson(quote(inputs("malloc_absurd.c")) + " --model " + m + mode);
       expectMemoryError(resultOf(a, "negative_size"), 8, "malloc of a negative size (-1)");
       expectMemoryError(resultOf(a, "huge_size"), 14, "malloc of 2147483648 bytes");

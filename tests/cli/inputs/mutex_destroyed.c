@@ -37,3 +37,17 @@ TSOCHECK void destroy_then_init(void) {
   pthread_mutex_unlock(&m);
   pthread_mutex_destroy(&m);
 }
+
+static void *destroyer(void *arg) {
+  pthread_mutex_destroy(&m);
+  return 0;
+}
+
+/* The destroy may come between the lock and the unlock, or before both. */
+TSOCHECK void destroyed_while_used(void) {
+  pthread_t t;
+  pthread_create(&t, 0, destroyer, 0);
+  pthread_mutex_lock(&m); /* line 50 */
+  pthread_mutex_unlock(&m); /* line 51 */
+  pthread_join(t, 0);
+}
