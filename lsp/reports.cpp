@@ -120,6 +120,13 @@ json robustnessJson(const CheckReport& r) {
 
 }  // namespace
 
+static json warningsJson(const std::vector<frontend::Diagnostic>& ws) {
+  json a = json::array();
+  for (const frontend::Diagnostic& w : ws)
+    a.push_back({{"message", w.message}, {"file", w.file}, {"line", w.line}, {"column", w.column}});
+  return a;
+}
+
 json checkJson(const CheckReport& r) {
   json v = nullptr;
   if (r.result.violation && r.program) v = violationJson(*r.program, *r.result.violation);
@@ -140,6 +147,7 @@ json checkJson(const CheckReport& r) {
          {"events", r.result.events},
          {"message", r.result.message},
          {"limits", r.result.limitsHit},
+         {"warnings", warningsJson(r.warnings)},
          {"violation", v},
          {"bounds", boundsJson(r.bounds)},
          {"bound_blocked", r.result.boundBlocked},        // partial executions pruned by the preemption bound
@@ -352,6 +360,8 @@ std::string textReport(const FileReport& f) {
          << (r.boundBlocked ? ", " + std::to_string(r.boundBlocked) + " pruned by the preemption bound" : "") << ", "
          << ms;
     os << "\n";
+    for (const frontend::Diagnostic& w : c.warnings)
+      os << "  warning: " << w.message << " at " << w.file << ":" << w.line << ":" << w.column << "\n";
     if (r.status == Status::Error) {
       if (c.errorAt) os << "  " << frontend::formatDiagnostic(*c.errorAt) << "\n";
       else os << "  " << r.message << "\n";

@@ -826,3 +826,30 @@ TEST_CASE("memory errors: stack after return, destroyed mutex, absurd malloc, un
     }
   }
 }
+
+TEST_CASE("reading an uninitialised local is a warning in the result, not a violation", "[cli][warnings]") {
+  json j = checkJson(quote(inputs("uninit_local.c")));
+  CHECK(j["_exit"] == 0);
+  for (const char* fn : {"sometimes_uninit", "initialised"}) {
+    const json& r = resultOf(j, fn);
+    INFO(fn << ": " << r.dump().substr(0, 1500));
+    CHECK(r["status"] == "verified");
+    REQUIRE(r["warnings"].size() == 1);  // the file's warnings go with each of its checks
+    const json& w = r["warnings"][0];
+    CHECK(w["line"] == 10);
+    CHECK(w["column"] == 7);
+    CHECK(w["file"].get<std::string>().find("uninit_local.c") != std::string::npos);
+    CHECK(w["message"].get<std::string>().find("'x' is used uninitialized") != std::string::npos);
+  }
+  Run text = tsocheck("check " + quote(inputs("uninit_local.c")));
+  CHECK(text.exitCode == 0);
+  CHECK(text.out.find("warning: variable 'x' is used uninitialized") != std::string::npos);
+  CHECK(text.out.find("uninit_local.c:10:7") != std::string::npos);
+  // -Wno-uninitialized turns it off.
+  json off = checkJson(quote(inputs("uninit_local.c")) + " -- -Wno-uninitialized");
+  CHECK(resultOf(off, "sometimes_uninit")["warnings"].empty());
+  // A clean file has an empty list.
+  json clean = checkJson(quote(inputs("realloc_ok.c")));
+  CHECK(clean["results"][0]["warnings"].is_array());
+  CHECK(clean["results"][0]["warnings"].empty());
+}
