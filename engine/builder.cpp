@@ -156,6 +156,20 @@ Reg FunctionBuilder::self() {
   emit(Op::Self).a = r;
   return r;
 }
+Reg FunctionBuilder::readCountBegin() {
+  Reg r = newReg();
+  Instr& in = emit(Op::ReadCount);
+  in.a = r;
+  in.sub = 1;
+  return r;
+}
+Reg FunctionBuilder::readCountEnd(Reg saved) {
+  Reg r = newReg();
+  Instr& in = emit(Op::ReadCount);
+  in.a = r;
+  in.b = saved;
+  return r;
+}
 void FunctionBuilder::lock(Reg mutex) { emit(Op::Lock).b = mutex; }
 Reg FunctionBuilder::trylock(Reg mutex) {
   Reg r = newReg();

@@ -60,6 +60,10 @@ class FunctionBuilder {
   void joinDiscard(Reg tid);
   void exit(Reg value = kNoReg);
   Reg self();
+  // Op::ReadCount: begin returns the saved counter; end(saved) returns the
+  // shared reads made since the matching begin.
+  Reg readCountBegin();
+  Reg readCountEnd(Reg saved);
   void lock(Reg mutex);
   Reg trylock(Reg mutex);
   void unlock(Reg mutex);

@@ -12,6 +12,11 @@ namespace tsocheck {
 namespace {
 constexpr Value kEBusy = 16;
 
+const char* mutexOpName(EvKind k) {
+  return k == EvKind::Lock ? "pthread_mutex_lock" : k == EvKind::TryLock ? "pthread_mutex_trylock"
+                                                                          : "pthread_mutex_unlock";
+}
+
 std::string threadName(uint32_t t) { return "T" + std::to_string(t); }
 }  // namespace
 
@@ -268,7 +273,8 @@ void Explorer::visit(State& s) {
       case ActionKind::Exit: {
         Event e = makeEvent(s, t, EvKind::Exit);
         e.operand = a.value;
-        append(s, t, e);
+        EventId xid = append(s, t, e);
+        if (stackUsedAfterExit(s, xid)) return;
         complete(s, t);
         continue;
       }
@@ -399,6 +405,26 @@ bool Explorer::useAfterFree(State& s, EventId access) {
                     "use after free: " + addressName(prog_, x.addr) + " was freed by " + threadName(u) + " (" +
                         prog_.locString(f.loc) + ")",
                     x.loc, false);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// A thread's stack slots die with it: any access by another thread to them
+// that some allowed order puts after the exit is a use after return. (An
+// access explored after the exit is caught by checkAccess.)
+bool Explorer::stackUsedAfterExit(State& s, EventId exitId) {
+  const Addr lo = layout::kStackBase + Addr(exitId.thread) * layout::kThreadStride, hi = lo + layout::kThreadStride;
+  for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
+    if (u == exitId.thread) continue;
+    const auto& evs = s.g.threads[u].events;
+    for (uint32_t i = 0; i < evs.size(); ++i) {
+      const Event& x = evs[i];
+      if (!(x.reads || x.writes) || x.addr < lo || x.addr >= hi) continue;
+      if (checker_.canOrderBefore(s.g, exitId, EventId{u, i})) {
+        reportError(s, u, ErrorKind::Memory, stackAfterReturn(prog_, x.addr, exitId.thread), x.loc, false);
         return true;
       }
     }
@@ -542,7 +568,10 @@ void Explorer::handleRmw(State& s, uint32_t t) {
     ev.writes = writes;
     if (writes) loc->co.insert(loc->co.begin() + (Graph::coIndex(*loc, w) + 1), id);
     if (!writes || consistent(s.g)) {
-      if (kind == EvKind::Unlock && old != t + 1) {
+      if (std::string err = destroyedMutexUse(prog_, mutexOpName(kind), kind == EvKind::Rmw ? 0 : old, a.addr);
+          !err.empty()) {
+        reportError(s, t, ErrorKind::Memory, err, a.loc, false);
+      } else if (kind == EvKind::Unlock && old != t + 1) {
         reportError(s, t, ErrorKind::Memory,
                     "pthread_mutex_unlock of a mutex this thread does not hold (" + addressName(prog_, a.addr) + ")",
                     a.loc, false);
@@ -673,7 +702,11 @@ void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT) {
       default: break;
     }
     re.writes = rw;
-    if (re.kind == EvKind::Unlock && old != r.thread + 1) continue;  // not an allowed outcome for a holder
+    // A mutex operation that now finds the mutex destroyed is a memory error.
+    const bool mutexOp = re.kind == EvKind::Lock || re.kind == EvKind::TryLock || re.kind == EvKind::Unlock;
+    const std::string destroyed = mutexOp ? destroyedMutexUse(prog_, mutexOpName(re.kind), old, re.addr) : "";
+    if (!destroyed.empty()) re.writes = rw = false;
+    else if (re.kind == EvKind::Unlock && old != r.thread + 1) continue;  // not an allowed outcome for a holder
     // r's write part carries a new value: it is added now, after everything
     // kept, and (below) revisits reads of its own like any new write.
     if (rw) re.wstamp = c.g.nextStamp++;
@@ -693,6 +726,11 @@ void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT) {
       for (uint32_t u = 0; u < nThreads; ++u) {
         if (u == t || !d.g.threads[u].alive) continue;
         if (u == r.thread || keep[u] != s.g.threads[u].events.size()) d.ts[u].emplace(replay(d.g, u));
+      }
+      if (!destroyed.empty()) {
+        reportError(d, r.thread, ErrorKind::Memory, destroyed, c.g.ev(r).loc, false);
+        if (stopped_) return;
+        continue;
       }
       if (completeT) complete(d, t);
       if (rw) {

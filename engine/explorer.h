@@ -64,6 +64,7 @@ class Explorer {
   // Empty when the access is fine; otherwise a description of the memory error.
   std::string checkAccess(const State& s, Addr a, uint64_t size) const;
   bool useAfterFree(State& s, EventId access);
+  bool stackUsedAfterExit(State& s, EventId exitId);
   bool sizeConflict(State& s, uint32_t t, Addr a, uint8_t size);
 
   void reportError(State& s, uint32_t t, ErrorKind kind, const std::string& msg, const SourceLoc& loc,

@@ -108,6 +108,9 @@ void ThreadState::stop(ActionKind k, const Instr& in) {
   pending_.pc = frames_.empty() ? 0 : frames_.back().pc;
   pending_.loc = in.loc;
   pending_.name = in.name;
+  if (countDepth_ > 0 && (k == ActionKind::Load || k == ActionKind::Rmw || k == ActionKind::Lock ||
+                          k == ActionKind::TryLock || k == ActionKind::Unlock))
+    ++readCount_;
 }
 
 void ThreadState::fail(ErrorKind e, const Instr& in, std::string msg) {
@@ -290,6 +293,19 @@ void ThreadState::run() {
         fr.pc++;
         break;
       case Op::Self: R(in.a) = tid_; fr.pc++; break;
+      case Op::ReadCount:
+        if (in.sub) {
+          R(in.a) = readCount_;
+          readCount_ = 0;
+          ++countDepth_;
+        } else {
+          R(in.a) = readCount_;
+          if (countDepth_ > 0) --countDepth_;
+          // The enclosing level counts the inner reads as its own.
+          readCount_ = countDepth_ > 0 ? (in.b == kNoReg ? 0 : R(in.b)) + readCount_ : 0;
+        }
+        fr.pc++;
+        break;
       case Op::Call:
         if (!doCall(uint32_t(in.imm), in, fr)) return;
         break;
@@ -330,6 +346,16 @@ void ThreadState::run() {
       }
       case Op::Malloc: {
         uint64_t n = R(in.b);
+        if (n > kMaxAllocation) {
+          fail(ErrorKind::Memory, in,
+               int64_t(n) < 0 ? "malloc of a negative size (" + std::to_string(int64_t(n)) + ")"
+                              : "malloc of " + std::to_string(n) + " bytes (more than 1 GiB)");
+          return;
+        }
+        if (heapTop_ + align16(std::max<uint64_t>(n, 1)) + 16 > layout::kThreadStride) {
+          fail(ErrorKind::Memory, in, "malloc of " + std::to_string(n) + " bytes: the thread's heap (4 GiB) is exhausted");
+          return;
+        }
         Addr a = layout::kHeapBase + tid_ * layout::kThreadStride + heapTop_;
         heapTop_ += align16(std::max<uint64_t>(n, 1)) + 16;  // a gap catches overruns
         heap_.push_back(HeapBlock{a, n});
@@ -502,6 +528,8 @@ void ThreadState::appendKey(std::string& out) const {
     putRaw(out, b.size);
   }
   putRaw(out, heapTop_);
+  putRaw(out, countDepth_);
+  putRaw(out, readCount_);
   const Action& a = pending_;
   putRaw(out, uint8_t(a.kind));
   putRaw(out, a.addr);

@@ -63,6 +63,10 @@ struct Action {
   uint32_t name = 0;   // address name hint (Program::strings)
 };
 
+// The largest heap block malloc/calloc/realloc may ask for; more (or a
+// negative size converted to size_t) is reported as a memory error.
+constexpr uint64_t kMaxAllocation = uint64_t(1) << 30;
+
 struct HeapBlock {
   Addr addr = 0;
   uint64_t size = 0;
@@ -155,6 +159,8 @@ class ThreadState {
   uint64_t heapTop_ = 0;
   uint64_t steps_ = 0;
   bool stoppedByTime_ = false;
+  uint32_t countDepth_ = 0;  // open Op::ReadCount levels (reads are counted while > 0)
+  Value readCount_ = 0;      // shared reads counted at the innermost open level
   Action pending_;
 };
 

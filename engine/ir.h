@@ -16,6 +16,9 @@ using Reg = int32_t;            // index into the current frame's registers
 using Value = uint64_t;         // every register holds 64 bits
 using Addr = uint64_t;
 constexpr Reg kNoReg = -1;
+// What pthread_mutex_destroy leaves in a mutex's 4-byte lock word (0: free,
+// t+1: held by thread t): a later lock, trylock or unlock is a memory error.
+constexpr Value kMutexDestroyed = 0xFFFFFFFF;
 
 struct SourceLoc {
   uint32_t file = 0;  // index into Program::files; 0 = unknown
@@ -60,6 +63,9 @@ enum class Op : uint8_t {
   Free,     // free(r[b]); r[b] == 0 is a no-op
   BlockSize,// r[a] = size of the heap block that starts at r[b] (0 when r[b] == 0)
   Alloca,   // r[a] = address of a new stack slot of imm bytes; sub=1: private (never escapes)
+  ReadCount,// counts the shared reads (load, RMW, lock, trylock, unlock actions) of a call:
+            // sub=1: r[a] = the thread's counter, counter = 0, one counting level deeper;
+            // sub=0: r[a] = reads since the matching sub=1, counter = r[b] + r[a], one level out
   Nop,
 };
 

@@ -13,6 +13,16 @@ Value initialMemoryValue(const Program& prog, Addr a, uint8_t size) {
   return v;
 }
 
+std::string stackAfterReturn(const Program& prog, Addr a, uint64_t owner) {
+  return "use after return: " + addressName(prog, a) + " is a stack slot of T" + std::to_string(owner) +
+         ", which has returned";
+}
+
+std::string destroyedMutexUse(const Program& prog, const char* op, Value old, Addr a) {
+  if (old != kMutexDestroyed) return "";
+  return std::string(op) + " of a destroyed mutex (" + addressName(prog, a) + ")";
+}
+
 std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const ThreadLookup& thread) {
   auto hex = [](Addr x) {
     char b[32];
@@ -40,7 +50,7 @@ std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const Thre
   if (a >= layout::kStackBase) {
     uint64_t owner = (a - layout::kStackBase) / layout::kThreadStride;
     const ThreadState* ts = thread(owner);
-    if (ts && ts->ownsStackAddress(a, size)) return "";
+    if (ts && ts->ownsStackAddress(a, size)) return ts->finished() ? stackAfterReturn(prog, a, owner) : "";
     return "access to an invalid stack address " + hex(a);
   }
   if (const Global* g = prog.globalAt(a)) {

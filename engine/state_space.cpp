@@ -452,6 +452,14 @@ void Search::expand(const State& s, uint32_t node) {
         if (a.kind == ActionKind::Rmw) {
           wv = rmwResult(a.rmw, old, a.value, a.expected, a.size, &writes);
           result = old;
+        } else if (std::string err = destroyedMutexUse(prog_,
+                                                         a.kind == ActionKind::Lock      ? "pthread_mutex_lock"
+                                                         : a.kind == ActionKind::TryLock ? "pthread_mutex_trylock"
+                                                                                         : "pthread_mutex_unlock",
+                                                         old, a.addr);
+                   !err.empty()) {
+          reportError(s, node, nullptr, t, ErrorKind::Memory, err, a.loc, false);
+          return;
         } else if (a.kind == ActionKind::Lock) {
           if (old != 0) continue;  // waits while the mutex is held
           wv = t + 1;

@@ -201,6 +201,9 @@ FrontendResult run(const std::string& path, const std::string* contents, const F
     args.push_back("-I");
     args.push_back(TSOCHECK_INCLUDE_DIR);
   }
+  // Reading an uninitialised local is a warning in every check's result
+  // (before the user's arguments: -Wno-uninitialized turns it off).
+  args.push_back("-Wuninitialized");
   for (const std::string& a : opts.clangArgs) args.push_back(a);
   // After the user's arguments, so that they cannot be overridden: the
   // lowering relies on unoptimised IR (one access per C access), 64-bit

@@ -22,8 +22,11 @@
 // execution consistent), so nothing is lost; a thread stuck there on the
 // newest values spins forever. This covers `while (!flag);`, `while (x != v)
 // {}`, do-while, conditions over several loads, `while (xchg(&l, 1));` and
-// CAS loops, and lock-protected polling. Loops around pthread_cond_wait get
-// one idle iteration (so that the wait can be followed by a successful
+// CAS loops, lock-protected polling, waits whose reads are in a called
+// read-only function (the engine counts them: Op::ReadCount around the call)
+// and waits on an _Atomic pointer that Clang passes through a temporary stack
+// slot (a store into a slot dead at the header is no effect). Loops around
+// pthread_cond_wait get one idle iteration (so that the wait can be followed by a successful
 // check) and release the mutex before stopping. Loops with real effects run
 // as written (the engine's step limit bounds them), except that
 // shared-dependent ones are cut at the loop bound:
@@ -116,6 +119,8 @@ enum class Ext {
   MutexLock,
   MutexUnlock,
   MutexTryLock,
+  MutexInit,     // a no-op, except in modules that destroy mutexes: makes a destroyed mutex usable again
+  MutexDestroy,  // leaves kMutexDestroyed in the lock word: later lock/unlock is a memory error
   CondWait,
   Malloc,
   Calloc,
@@ -143,13 +148,13 @@ Ext classifyExternal(llvm::StringRef n) {
       {"pthread_spin_unlock", Ext::MutexUnlock},
       {"pthread_spin_trylock", Ext::MutexTryLock},
       {"pthread_cond_wait", Ext::CondWait},
-      {"pthread_mutex_init", Ext::Ignored},
-      {"pthread_mutex_destroy", Ext::Ignored},
+      {"pthread_mutex_init", Ext::MutexInit},
+      {"pthread_mutex_destroy", Ext::MutexDestroy},
       {"pthread_mutexattr_init", Ext::Ignored},
       {"pthread_mutexattr_destroy", Ext::Ignored},
       {"pthread_mutexattr_settype", Ext::Ignored},
-      {"pthread_spin_init", Ext::Ignored},
-      {"pthread_spin_destroy", Ext::Ignored},
+      {"pthread_spin_init", Ext::MutexInit},
+      {"pthread_spin_destroy", Ext::MutexDestroy},
       {"pthread_cond_init", Ext::Ignored},
       {"pthread_cond_destroy", Ext::Ignored},
       {"pthread_cond_signal", Ext::Ignored},
@@ -371,6 +376,7 @@ class FunctionLowering {
   bool escapes(const llvm::Value* v, int depth);
   void findSpinLoops();
   bool sharedDependent(llvm::Loop* L);
+  bool slotLiveAtHeader(const llvm::AllocaInst* a, llvm::Loop* L);
   bool errorPath(const llvm::BasicBlock* b);
   std::vector<SpinLoop*> enclosingSpinLoops(const llvm::BasicBlock* bb);
   void markEffect();                 // the current instruction changed state
@@ -430,6 +436,7 @@ class FunctionLowering {
   llvm::DominatorTree dt_;
   std::unique_ptr<llvm::LoopInfo> li_;
   std::unordered_map<const llvm::Loop*, SpinLoop> spins_;
+  std::map<std::pair<const llvm::AllocaInst*, const llvm::Loop*>, bool> slotLive_;
   SourceLoc loc_;
   const llvm::Instruction* cur_ = nullptr;
   // Conditional-branch edges whose code is emitted after the block.
@@ -472,6 +479,7 @@ class ModuleLowering {
   // Whether calling f can change memory other threads (or the caller) see.
   bool readOnly(const llvm::Function* f);
   bool spawnsThreads_ = false;  // some lowered function calls pthread_create
+  bool destroysMutexes_ = false;  // some lowered function calls pthread_mutex_destroy
 
  private:
   std::unordered_map<const llvm::Function*, int> readOnly_;  // 0 = in progress/no, 1 = yes
@@ -917,8 +925,11 @@ void ModuleLowering::run() {
       for (llvm::Instruction& I : bb)
         if (auto* call = dyn_cast<llvm::CallInst>(&I))
           if (auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
-              callee && callee->isDeclaration() && classifyExternal(callee->getName()) == Ext::PthreadCreate)
-            spawnsThreads_ = true;
+              callee && callee->isDeclaration()) {
+            Ext k = classifyExternal(callee->getName());
+            if (k == Ext::PthreadCreate) spawnsThreads_ = true;
+            if (k == Ext::MutexDestroy) destroysMutexes_ = true;
+          }
   for (llvm::Function* f : funcs) {
     FunctionLowering fl(*this, *f, funcIndex_[f]);
     fl.run();
@@ -1593,6 +1604,63 @@ void FunctionLowering::markLock(Reg m, bool lock) {
   }
 }
 
+// Whether private slot `a` may be read, from the start of L's header on,
+// before a store overwrites all of it. Only then is a store into it inside L
+// state that the next iteration sees (an effect); a slot that every path
+// overwrites first is a temporary (Clang at -O0 passes an atomic load of a
+// pointer through one) and storing into it changes nothing.
+bool FunctionLowering::slotLiveAtHeader(const llvm::AllocaInst* a, llvm::Loop* L) {
+  auto key = std::make_pair(a, static_cast<const llvm::Loop*>(L));
+  if (auto it = slotLive_.find(key); it != slotLive_.end()) return it->second;
+  bool& live = slotLive_[key];
+  live = true;
+  if (a->isArrayAllocation()) return live;
+  const uint64_t slotSize = dl_.getTypeStoreSize(a->getAllocatedType());
+  // Instructions that use the slot: true = overwrites all of it, false = may read it.
+  std::unordered_map<const llvm::Instruction*, bool> uses;
+  std::vector<const llvm::Value*> work{a};
+  std::unordered_set<const llvm::Value*> seen{a};
+  while (!work.empty()) {
+    const llvm::Value* v = work.back();
+    work.pop_back();
+    for (const llvm::Use& u : v->uses()) {
+      auto* user = dyn_cast<llvm::Instruction>(u.getUser());
+      if (!user) return live;
+      if (isa<llvm::GetElementPtrInst>(user) || isa<llvm::BitCastInst>(user) || isa<llvm::AddrSpaceCastInst>(user)) {
+        if (seen.insert(user).second) work.push_back(user);
+        continue;
+      }
+      if (isa<llvm::ICmpInst>(user)) continue;
+      if (auto* st = dyn_cast<llvm::StoreInst>(user); st && u.getOperandNo() == st->getPointerOperandIndex()) {
+        bool whole = st->getPointerOperand()->stripPointerCasts() == a &&
+                     dl_.getTypeStoreSize(st->getValueOperand()->getType()) >= slotSize;
+        if (whole) uses[user] = true;  // a partial store neither reads nor overwrites
+        continue;
+      }
+      uses[user] = false;  // loads, and anything else that might read (calls, memcpy, RMW)
+    }
+  }
+  std::vector<const llvm::BasicBlock*> todo{L->getHeader()};
+  std::unordered_set<const llvm::BasicBlock*> visited{L->getHeader()};
+  while (!todo.empty()) {
+    const llvm::BasicBlock* bb = todo.back();
+    todo.pop_back();
+    bool killed = false;
+    for (const llvm::Instruction& I : *bb) {
+      auto it = uses.find(&I);
+      if (it == uses.end()) continue;
+      if (!it->second) return live;  // read before being overwritten
+      killed = true;
+      break;
+    }
+    if (killed) continue;
+    for (const llvm::BasicBlock* succ : llvm::successors(bb))
+      if (visited.insert(succ).second) todo.push_back(succ);
+  }
+  live = false;
+  return live;
+}
+
 std::vector<SpinLoop*> FunctionLowering::enclosingSpinLoops(const llvm::BasicBlock* bb) {
   std::vector<SpinLoop*> v;
   for (llvm::Loop* L = li_->getLoopFor(bb); L; L = L->getParentLoop()) {
@@ -2218,7 +2286,17 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
   in.size = uint8_t(size);
   in.name = addrName(I.getPointerOperand());
   emitFenceForStore(I.getOrdering(), false);
-  markEffect();
+  auto* slot = dyn_cast<llvm::AllocaInst>(baseObject(I.getPointerOperand()));
+  if (!slot || !private_.count(slot)) {
+    markEffect();
+    return;
+  }
+  for (SpinLoop* s : enclosingSpinLoops(I.getParent()))
+    if (slotLiveAtHeader(slot, s->loop)) {
+      Instr& c = emit(Op::Const);
+      c.a = s->flag;
+      c.imm = 1;
+    }
 }
 
 void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
@@ -2361,18 +2439,32 @@ void FunctionLowering::lowerCall(llvm::CallInst& I) {
   uint32_t argBegin = uint32_t(out_->args.size());
   out_->args.insert(out_->args.end(), args.begin(), args.end());
   Reg target = callee ? kNoReg : val(I.getCalledOperand());
+  const bool readOnlyCall = callee && ml_.readOnly(callee);
+  auto loops = enclosingSpinLoops(I.getParent());
+  // A read-only call inside a spin loop: the engine counts the callee's
+  // shared reads (however many), and they count as the iteration's reads.
+  Reg saved = kNoReg;
+  if (readOnlyCall && !loops.empty()) {
+    saved = newReg();
+    Instr& b = emit(Op::ReadCount);
+    b.sub = 1;
+    b.a = saved;
+  }
   Instr& in = emit(callee ? Op::Call : Op::CallInd);
   in.a = I.getType()->isVoidTy() ? kNoReg : resultReg(I);
   in.argBegin = argBegin;
   in.argCount = uint32_t(args.size());
   if (callee) in.imm = ml_.funcIndex_.at(callee);
   else in.b = target;
-  if (!callee || !ml_.readOnly(callee)) {
+  if (!readOnlyCall) {
     markEffect();
-  } else {
-    // The callee's reads are not counted one by one: make the iteration a multi-read one.
-    countSyncRead();
-    countSyncRead();
+  } else if (saved != kNoReg) {
+    Reg n = newReg();
+    Instr& e = emit(Op::ReadCount);
+    e.sub = 0;
+    e.a = n;
+    e.b = saved;
+    for (SpinLoop* s : loops) bin(BinOp::Add, s->reads, n, s->reads);
   }
 }
 
@@ -2669,6 +2761,28 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       in.name = addrName(I.getArgOperand(0));
       markLock(m, k == Ext::MutexLock);
       resultZero();
+      return;
+    }
+    case Ext::MutexInit:
+    case Ext::MutexDestroy: {
+      if (!needArgs(1)) return;
+      resultZero();
+      if (k == Ext::MutexInit && !ml_.destroysMutexes_) return;  // a mutex starts unlocked anyway
+      // destroy: xchg(lock word, kMutexDestroyed); init: cas(lock word, kMutexDestroyed → 0).
+      Reg m = arg(0);
+      Reg v = constVal(k == Ext::MutexDestroy ? kMutexDestroyed : 0);
+      Reg expected = k == Ext::MutexInit ? constVal(kMutexDestroyed) : kNoReg;
+      Reg old = newReg();
+      Instr& in = emit(Op::Rmw);
+      in.sub = uint8_t(k == Ext::MutexDestroy ? RmwOp::Xchg : RmwOp::Cas);
+      in.a = old;
+      in.b = m;
+      in.c = v;
+      in.d = expected;
+      in.size = 4;
+      in.name = addrName(I.getArgOperand(0));
+      countSyncRead();
+      markEffect();
       return;
     }
     case Ext::MutexTryLock: {

@@ -123,6 +123,19 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
       continue;
     }
     CheckReport rep;
+    const auto& ds = base.diagnostics;
+    for (size_t k = 0; k < ds.size(); ++k) {
+      if (ds[k].severity != "warning" || ds[k].message.find("uninitialized") == std::string::npos) continue;
+      frontend::Diagnostic w = ds[k];
+      // "used uninitialized whenever ...": the note after it says where the read is.
+      if (k + 1 < ds.size() && ds[k + 1].severity == "note" &&
+          ds[k + 1].message.find("uninitialized use occurs here") != std::string::npos) {
+        w.file = ds[k + 1].file;
+        w.line = ds[k + 1].line;
+        w.column = ds[k + 1].column;
+      }
+      rep.warnings.push_back(std::move(w));
+    }
     rep.file = fn.file;
     rep.function = fn.name;
     rep.annotation = fn.annotation;

@@ -84,6 +84,9 @@ struct CheckReport {
   // only filled when true.
   std::optional<bool> fencesVerified;
   std::string boundsNote;         // e.g. "needs a store buffer of 2 entries (k=0 and k=1 pass)"
+  // Clang's -Wuninitialized warnings in the file (a read of an uninitialised
+  // local): reported with every check of the file, never a violation.
+  std::vector<frontend::Diagnostic> warnings;
 };
 
 struct FileReport {

@@ -121,6 +121,13 @@ json robustnessJson(const CheckReport& r) {
 
 }  // namespace
 
+static json warningsJson(const std::vector<frontend::Diagnostic>& ws) {
+  json a = json::array();
+  for (const frontend::Diagnostic& w : ws)
+    a.push_back({{"message", w.message}, {"file", w.file}, {"line", w.line}, {"column", w.column}});
+  return a;
+}
+
 json checkJson(const CheckReport& r) {
   json v = nullptr, all = json::array();
   if (r.result.violation && r.program) v = violationJson(*r.program, *r.result.violation);
@@ -143,6 +150,7 @@ json checkJson(const CheckReport& r) {
          {"events", r.result.events},
          {"message", r.result.message},
          {"limits", r.result.limitsHit},
+         {"warnings", warningsJson(r.warnings)},
          {"violation", v},     // the most severe error-level one
          {"violations", all},  // the first of each kind, most severe first (warnings included)
          {"deadlocks", deadlockModeName(r.deadlocks)},
@@ -358,6 +366,8 @@ std::string textReport(const FileReport& f) {
          << (r.boundBlocked ? ", " + std::to_string(r.boundBlocked) + " pruned by the preemption bound" : "") << ", "
          << ms;
     os << "\n";
+    for (const frontend::Diagnostic& w : c.warnings)
+      os << "  warning: " << w.message << " at " << w.file << ":" << w.line << ":" << w.column << "\n";
     if (r.status == Status::Error) {
       if (c.errorAt) os << "  " << frontend::formatDiagnostic(*c.errorAt) << "\n";
       else os << "  " << r.message << "\n";

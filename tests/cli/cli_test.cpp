@@ -957,3 +957,118 @@ TEST_CASE("preemption rounds go on past a round whose only violation is a hang",
   json h = checkJson(quote(inputs("hang_then_race.c")) + " --preemption-bound 0");
   CHECK(h["results"][0]["violation"]["kind"] == "nontermination");
 }
+
+// ---------------------------------------------------------------------------
+// Issue 11, section 3: spin loops through calls and _Atomic pointers, and
+// memory errors peers report.
+
+namespace {
+
+// The result of check function `fn` in a JSON answer.
+const json& resultOf(const json& j, const std::string& fn) {
+  for (const json& r : j["results"])
+    if (r["function"] == fn) return r;
+  FAIL("no result for " << fn);
+  static json none;
+  return none;
+}
+
+void expectMemoryError(const json& r, int line, const std::string& text) {
+  INFO(r.dump(2).substr(0, 2000));
+  CHECK(r["status"] == "violation");
+  CHECK(r["violation"]["kind"] == "memory");
+  CHECK(r["violation"]["line"] == line);
+  CHECK(r["violation"]["message"].get<std::string>().find(text) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("spin loops whose reads are in called functions count all of them", "[cli][spin]") {
+  for (const char* m : {"sc", "tso", "pso"}) {
+    for (const char* mode : {"", " --stateful"}) {
+      INFO(m << mode);
+      json j = checkJson(quote(inputs("spin_callee.c")) + " --model " + m + mode);
+      for (const char* fn : {"three_reads", "nested_calls"}) {
+        const json& r = resultOf(j, fn);
+        INFO(fn << ": " << r.dump().substr(0, 1500));
+        CHECK(r["status"] == "verified");
+        CHECK(r["executions"] == 1);
+        CHECK(r["cut"] == 0);
+      }
+      const json& hang = resultOf(j, "nobody_sets");
+      CHECK(hang["status"] == "violation");
+      CHECK(hang["violation"]["line"] == 34);
+      CHECK(hang["violation"]["message"].get<std::string>().find("spins forever") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a spin loop on an _Atomic pointer (the MCS wait) is one execution, not cut", "[cli][spin]") {
+  for (const char* m : {"sc", "tso", "pso"}) {
+    for (const char* mode : {"", " --stateful"}) {
+      INFO(m << mode);
+      json j = checkJson(quote(inputs("spin_atomic_ptr.c")) + " --model " + m + mode);
+      for (const char* fn : {"pointer_wait", "mcs_wait"}) {
+        const json& r = resultOf(j, fn);
+        INFO(fn << ": " << r.dump().substr(0, 1500));
+        CHECK(r["status"] == "verified");
+        CHECK(r["executions"] == 1);
+        CHECK(r["cut"] == 0);
+        CHECK(r["limits"].empty());
+      }
+    }
+  }
+}
+
+TEST_CASE("memory errors: stack after return, destroyed mutex, absurd malloc, unlock by a non-owner", "[cli][memory]") {
+  for (const char* m : {"sc", "tso", "pso"}) {
+    for (const char* mode : {"", " --stateful"}) {
+      INFO(m << mode);
+      json s = checkJson(quote(inputs("stack_after_return.c")) + " --model " + m + mode);
+      expectMemoryError(resultOf(s, "use_after_return"), 18, "use after return");
+      // Explored before the owner's exit, which some order puts before it.
+      expectMemoryError(resultOf(s, "racing_return"), 38, "use after return");
+      json d = checkJson(quote(inputs("mutex_destroyed.c")) + " --model " + m + mode);
+      expectMemoryError(resultOf(d, "lock_after_destroy"), 10, "pthread_mutex_lock of a destroyed mutex (m)");
+      expectMemoryError(resultOf(d, "unlock_after_destroy"), 26, "pthread_mutex_unlock of a destroyed mutex (m)");
+      CHECK(resultOf(d, "destroy_then_init")["status"] == "verified");
+      const json& w = resultOf(d, "destroyed_while_used");
+      CHECK(w["status"] == "violation");
+      CHECK(w["violation"]["kind"] == "memory");
+      CHECK((w["violation"]["line"] == 50 || w["violation"]["line"] == 51));
+      CHECK(w["violation"]["message"].get<std::string>().find("of a destroyed mutex (m)") != std::string::npos);
+      json a = checkJson(quote(inputs("malloc_absurd.c")) + " --model " + m + mode);
+      expectMemoryError(resultOf(a, "negative_size"), 8, "malloc of a negative size (-1)");
+      expectMemoryError(resultOf(a, "huge_size"), 14, "malloc of 2147483648 bytes");
+      json u = checkJson(quote(inputs("unlock_not_owner.c")) + " --model " + m + mode);
+      expectMemoryError(resultOf(u, "unlock_by_other"), 9, "does not hold");
+    }
+  }
+}
+
+TEST_CASE("reading an uninitialised local is a warning in the result, not a violation", "[cli][warnings]") {
+  json j = checkJson(quote(inputs("uninit_local.c")));
+  CHECK(j["_exit"] == 0);
+  for (const char* fn : {"sometimes_uninit", "initialised"}) {
+    const json& r = resultOf(j, fn);
+    INFO(fn << ": " << r.dump().substr(0, 1500));
+    CHECK(r["status"] == "verified");
+    REQUIRE(r["warnings"].size() == 1);  // the file's warnings go with each of its checks
+    const json& w = r["warnings"][0];
+    CHECK(w["line"] == 10);
+    CHECK(w["column"] == 7);
+    CHECK(w["file"].get<std::string>().find("uninit_local.c") != std::string::npos);
+    CHECK(w["message"].get<std::string>().find("'x' is used uninitialized") != std::string::npos);
+  }
+  Run text = tsocheck("check " + quote(inputs("uninit_local.c")));
+  CHECK(text.exitCode == 0);
+  CHECK(text.out.find("warning: variable 'x' is used uninitialized") != std::string::npos);
+  CHECK(text.out.find("uninit_local.c:10:7") != std::string::npos);
+  // -Wno-uninitialized turns it off.
+  json off = checkJson(quote(inputs("uninit_local.c")) + " -- -Wno-uninitialized");
+  CHECK(resultOf(off, "sometimes_uninit")["warnings"].empty());
+  // A clean file has an empty list.
+  json clean = checkJson(quote(inputs("realloc_ok.c")));
+  CHECK(clean["results"][0]["warnings"].is_array());
+  CHECK(clean["results"][0]["warnings"].empty());
+}

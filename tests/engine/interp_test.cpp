@@ -172,6 +172,58 @@ TEST_CASE("interp: private stack slots need no visible action", "[interp]") {
   CHECK(t.exitValue() == 0x112233445566ab88ULL);
 }
 
+TEST_CASE("interp: ReadCount counts the shared reads of a call, nested calls included", "[interp]") {
+  ProgramBuilder pb("reads.c");
+  uint32_t x = pb.global("x"), y = pb.global("y");
+  auto& m = pb.function("main");
+  auto& outer = pb.function("outer");
+  auto& inner = pb.function("inner");
+  pb.setEntry(m.index());
+  inner.loadGlobal(x);
+  inner.loadGlobal(y);
+  inner.ret();
+  outer.loadGlobal(x);
+  Reg s = outer.readCountBegin();
+  outer.call(inner.index(), {}, false);
+  Reg n = outer.readCountEnd(s);   // 2: inner's reads
+  outer.storeGlobalReg(y, n);      // a store is not a read
+  outer.loadGlobal(y);
+  outer.ret();
+  m.loadGlobal(x);                 // outside any count
+  Reg s0 = m.readCountBegin();
+  m.call(outer.index(), {}, false);
+  Reg total = m.readCountEnd(s0);  // outer's 2 loads + inner's 2
+  Reg after = m.readCountBegin();  // the counter is 0 again outside
+  m.ret(m.bin(BinOp::Add, m.bin(BinOp::Mul, total, m.constant(10)), after));
+  Program p = pb.build();
+  Limits limits;
+  ThreadState t(p, 0, p.entry, 0, limits);
+  Value stored = 0;
+  for (int i = 0; i < 20 && !t.finished(); ++i) {
+    if (t.pending().kind == ActionKind::Store) stored = t.pending().value;
+    t.complete(0);
+  }
+  REQUIRE(t.finished());
+  CHECK(stored == 2);
+  CHECK(t.exitValue() == 40);
+}
+
+TEST_CASE("interp: malloc of a negative or absurd size is a memory error naming it", "[interp]") {
+  for (Value n : {~Value(0), (Value(1) << 30) + 1}) {
+    Program p = oneFunction([&](ProgramBuilder&, FunctionBuilder& f) { f.ret(f.malloc(f.constant(n))); });
+    Limits limits;
+    ThreadState t(p, 0, p.entry, 0, limits);
+    REQUIRE(t.pending().kind == ActionKind::Error);
+    CHECK(t.pending().error == ErrorKind::Memory);
+    CHECK(t.pending().message ==
+          (n == ~Value(0) ? std::string("malloc of a negative size (-1)") : "malloc of 1073741825 bytes (more than 1 GiB)"));
+  }
+  Program ok = oneFunction([&](ProgramBuilder&, FunctionBuilder& f) { f.ret(f.malloc(f.constant(Value(1) << 30))); });
+  Limits limits;
+  ThreadState t(ok, 0, ok.entry, 0, limits);
+  CHECK(t.finished());
+}
+
 TEST_CASE("interp: visible actions and delivered results", "[interp]") {
   ProgramBuilder pb("vis.c");
   uint32_t x = pb.global("x");
