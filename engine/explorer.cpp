@@ -871,7 +871,7 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   // search: one within the bound may still come and replaces it.
   int lb = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
   const bool above = opts_.preemptionBound >= 0 && lb > opts_.preemptionBound;
-  if (!opts_.stopAtFirstError) ++res_.executions;
+  ++res_.executions;  // the erroneous execution was explored too (never "violation after 0 executions")
   const bool hadWitness = hasWitness();
   checkRobust(s);
   const bool newWitness = !hadWitness && hasWitness();

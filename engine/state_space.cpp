@@ -692,7 +692,7 @@ void Search::finalState(const State& s, uint32_t node) {
 void Search::reportError(const State& s, uint32_t node, const Node* last, uint32_t t, ErrorKind kind,
                          const std::string& msg, const SourceLoc& loc, bool deadlock) {
   if (opts_.stopAtFirstError) stopped_ = true;
-  else ++res_.result.executions;
+  ++res_.result.executions;  // the erroneous execution counts (never "violation after 0 executions")
   if (res_.result.violation) return;
   std::vector<Node> path;
   if (last) path.push_back(*last);

@@ -1,6 +1,7 @@
 #include "lsp/check_runner.h"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -16,9 +17,11 @@ namespace tsocheck {
 
 namespace {
 
+// Compile errors (the frontend also reports a missing check function as an
+// error diagnostic: that one is not a compile error).
 bool hasErrors(const std::vector<frontend::Diagnostic>& ds) {
   for (const auto& d : ds)
-    if (d.severity == "error") return true;
+    if (d.severity == "error" && d.message.rfind("no check function", 0) != 0) return true;
   return false;
 }
 
@@ -100,6 +103,10 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
   const uint32_t defaultLoopBound = opts.loopBound.value_or(8);
   frontend::FrontendResult& base = lowerFor({opts.model.value_or(Model::TSO), defaultLoopBound});
   fr.diagnostics = base.diagnostics;
+  for (const std::string& w : flags.warnings) {  // a compile_commands.json ignored: say so, carry on
+    std::fprintf(stderr, "tsocheck: warning: %s\n", w.c_str());
+    fr.diagnostics.push_back({path, 0, 0, "warning", w});
+  }
   if (base.module.checks.empty()) {
     fr.inputError = true;
     fr.inputMessage = hasErrors(base.diagnostics)

@@ -1,6 +1,8 @@
 #include "lsp/lsp_settings.h"
+#include "lsp/json_text.h"
 
 #include "lsp/check_options.h"
+#include "lsp/fence_fix.h"
 
 namespace tsocheck::lsp {
 
@@ -40,7 +42,9 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
   }
   for (auto [key, field] : {std::pair{"fenceStyle", &s.run.fenceStyle}, std::pair{"compileCommandsDir", &s.run.compileCommandsDir}}) {
     if (!j.contains(key)) continue;
-    if (j[key].is_string()) *field = j[key].get<std::string>();
+    if (j[key].is_string() && std::string(key) == "fenceStyle" && !fenceText(j[key].get<std::string>()))
+      bad.push_back("fenceStyle must be \"seq_cst\", \"sync\" or \"mfence\" (ignored)");
+    else if (j[key].is_string()) *field = j[key].get<std::string>();
     else if (j[key].is_null()) field->clear();
     else bad.push_back(std::string(key) + " must be a string");
   }
@@ -62,7 +66,7 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
 std::string outcomeSettings(const Settings& s) {
   json j = {{"fenceStyle", s.run.fenceStyle}, {"compileCommandsDir", s.run.compileCommandsDir},
             {"steps", s.run.limits.maxSteps}, {"robustness", s.run.robustness}};
-  return j.dump();
+  return dumpJson(j);
 }
 
 }  // namespace tsocheck::lsp
