@@ -103,10 +103,8 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
   const uint32_t defaultLoopBound = opts.loopBound.value_or(8);
   frontend::FrontendResult& base = lowerFor({opts.model.value_or(Model::TSO), defaultLoopBound});
   fr.diagnostics = base.diagnostics;
-  for (const std::string& w : flags.warnings) {  // a compile_commands.json ignored: say so, carry on
-    std::fprintf(stderr, "tsocheck: warning: %s\n", w.c_str());
+  for (const std::string& w : flags.warnings)  // a compile_commands.json ignored (also said on stderr)
     fr.diagnostics.push_back({path, 0, 0, "warning", w});
-  }
   if (base.module.checks.empty()) {
     fr.inputError = true;
     fr.inputMessage = hasErrors(base.diagnostics)

@@ -1,6 +1,9 @@
 #include "lsp/compile_db.h"
 
+#include <cstdio>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -84,7 +87,25 @@ std::vector<std::string> filterArgs(const std::vector<std::string>& argv, const 
 
 }  // namespace
 
+namespace {
+
+// Each warning once per process on stderr (the language server's log).
+void warnOnce(const std::string& w) {
+  static std::mutex mu;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> l(mu);
+  if (said.size() < 1000 && said.insert(w).second) std::fprintf(stderr, "tsocheck: warning: %s\n", w.c_str());
+}
+
+}  // namespace
+
 CompileFlags compileFlagsFor(const std::string& file, const std::string& dir) {
+  CompileFlags flags = compileFlagsQuiet(file, dir);
+  for (const std::string& w : flags.warnings) warnOnce(w);
+  return flags;
+}
+
+CompileFlags compileFlagsQuiet(const std::string& file, const std::string& dir) {
   CompileFlags flags;
   std::error_code ec;
   fs::path target = fs::weakly_canonical(fs::absolute(file, ec), ec);

@@ -18,7 +18,9 @@ struct CompileFlags {
 inline constexpr size_t kMaxCompileDatabaseBytes = size_t(64) << 20;
 
 // Searches from `file`'s directory upward (or in `dir` when given).
+// Warnings are also printed on stderr, once per process each.
 CompileFlags compileFlagsFor(const std::string& file, const std::string& dir = "");
+CompileFlags compileFlagsQuiet(const std::string& file, const std::string& dir = "");  // without printing
 
 // Splits a shell-style command line (quotes and backslashes).
 std::vector<std::string> splitCommand(const std::string& cmd);

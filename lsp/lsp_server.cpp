@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <memory>
@@ -439,6 +440,11 @@ class Server {
         ++cachedN;
       } else {
         j = checkJson(c);
+        if (c.result.status == Status::Timeout && s.run.timeLimit) {
+          char limit[64];
+          std::snprintf(limit, sizeof limit, " (raise tsocheck.timeLimit, now %g s)", *s.run.timeLimit);
+          j["message"] = j.value("message", "") + limit;
+        }
         ++checked;
         if (c.result.status != Status::Timeout && keys.count(c.function)) cache_.put(keys[c.function], j);
       }

@@ -290,3 +290,18 @@ TEST_CASE("settings and URIs: bogus fenceStyle, remote file URIs", "[robustness]
   CHECK(uriToPath("file://localhost/x.c") == "/x.c");
   CHECK(uriToPath("file:///x.c") == "/x.c");
 }
+
+TEST_CASE("settings: background checks have a default time limit and several workers where cores allow",
+          "[robustness]") {
+  Settings s;
+  REQUIRE(s.run.timeLimit);
+  CHECK(*s.run.timeLimit == kDefaultTimeLimitSeconds);
+  CHECK(s.maxWorkers == defaultMaxWorkers());
+  CHECK(defaultMaxWorkers() >= 1);
+  CHECK(applySettings(s, {{"timeLimit", 0}}).empty());
+  CHECK(!s.run.timeLimit);  // 0: no limit
+  CHECK(applySettings(s, {{"timeLimit", nullptr}, {"maxWorkers", nullptr}}).empty());
+  CHECK(s.run.timeLimit == kDefaultTimeLimitSeconds);  // null (an unset editor setting): the default
+  CHECK(s.maxWorkers == defaultMaxWorkers());
+  CHECK(applySettings(s, {{"timeLimit", -1}}).size() == 1);
+}
