@@ -740,3 +740,45 @@ TEST_CASE("robustness fences: the smallest set that makes SB and MP robust, vali
   CHECK(off["results"][0]["fences"].empty());
   CHECK(off["results"][0]["robustness"]["robust"] == false);
 }
+
+// Issue 16: results carrying bytes that are not UTF-8 are written (the bytes
+// become U+FFFD), never an abort; odd compile_commands.json files are ignored
+// with a message; messages say what happened.
+TEST_CASE("invalid UTF-8 in a result: --json and --sarif still write", "[cli][robustness]") {
+  json j = checkJson(quote(inputs("latin1_assert.c")));
+  CHECK(j["_exit"] == 1);
+  REQUIRE(j["results"].size() == 1);
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "violation");
+  CHECK(r["message"].get<std::string>().find("caf\xef\xbf\xbd") != std::string::npos);  // U+FFFD
+  CHECK(r["executions"] == 1);  // found in the first execution: 1 execution, not 0
+  fs::path sarif = fs::temp_directory_path() / ("tsocheck-latin1-" + std::to_string(::getpid()) + ".sarif");
+  Run s = tsocheck("check " + quote(inputs("latin1_assert.c")) + " --sarif " + quote(sarif.string()));
+  CHECK(s.exitCode == 1);
+  CHECK(s.out.find("1 execution") != std::string::npos);
+  CHECK(s.out.find("0 executions") == std::string::npos);
+  json log = json::parse(readFile(sarif));
+  CHECK(log["runs"][0]["results"].size() >= 1);
+  fs::remove(sarif);
+}
+
+TEST_CASE("compile_commands.json with wrong types is ignored with a message", "[cli][robustness]") {
+  fs::path dir = fs::temp_directory_path() / ("tsocheck-badcdb-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(inputs("latin1_assert.c"), dir / "a.c", fs::copy_options::overwrite_existing);
+  {
+    std::ofstream db(dir / "compile_commands.json");
+    db << json::array({{{"directory", 5}, {"file", (dir / "a.c").string()}, {"command", "cc a.c"}}}).dump();
+  }
+  Run r = tsocheck("check " + quote((dir / "a.c").string()));
+  CHECK(r.exitCode == 1);  // checked anyway
+  CHECK(r.out.find("\"directory\" has the wrong type") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a file without a check function is not reported as not compiling", "[cli][robustness]") {
+  Run r = tsocheck("check " + quote(inputs("no_check.c")));
+  CHECK(r.exitCode == 2);
+  CHECK(r.out.find("no check function") != std::string::npos);
+  CHECK(r.out.find("does not compile") == std::string::npos);
+}

@@ -190,11 +190,32 @@ def time_limit(root):
     c.close()
 
 
+def dap():
+    """The debug adapter shares the framing and the nesting limit."""
+    p = subprocess.Popen([P.BIN, "dap"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    deep = b'{"seq":1,"type":"request","command":"launch","arguments":' + b"[" * 300000 + b"]" * 300000 + b"}"
+    init = json.dumps({"seq": 2, "type": "request", "command": "initialize", "arguments": {"adapterID": "tsocheck"}}).encode()
+    data = b"Content-Length: %d\r\n\r\n" % len(deep) + deep
+    data += b"Content-Length: 5\r\n\r\n" + init  # a short length, then a valid request
+    data += b"Content-Length: %d\r\n\r\n" % len(init) + init
+    out, _ = p.communicate(data, timeout=30)
+    msgs = []
+    while b"\r\n\r\n" in out:
+        h, rest = out.split(b"\r\n\r\n", 1)
+        n = int(h.split(b":")[1])
+        msgs.append(json.loads(rest[:n]))
+        out = rest[n:]
+    check(p.returncode is not None and p.returncode >= 0, "dap: no crash on 300k-deep launch arguments (exit %s)" % p.returncode)
+    check(any(m.get("type") == "response" and m.get("command") == "initialize" and m.get("success") for m in msgs),
+          "dap: the initialize after a deep launch and a short frame is answered")
+
+
 def main():
     root = tempfile.mkdtemp(prefix="tsocheck-robust-")
     os.environ["XDG_CACHE_HOME"] = os.path.join(root, "xdg-cache")
     try:
         framing(root)
+        dap()
         initialize_params(root)
         hostile_workspace(root)
         time_limit(root)
