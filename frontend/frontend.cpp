@@ -204,9 +204,10 @@ FrontendResult run(const std::string& path, const std::string* contents, const F
   for (const std::string& a : opts.clangArgs) args.push_back(a);
   // After the user's arguments, so that they cannot be overridden: the
   // lowering relies on unoptimised IR (one access per C access), 64-bit
-  // pointers and debug locations.
+  // pointers and debug locations. No typo correction: on a 100,000-character
+  // identifier it takes about a minute (issue 16) and only improves messages.
   for (const char* a : {"-target", "x86_64-unknown-linux-gnu", "-O0", "-g", "-Xclang", "-disable-O0-optnone",
-                        "-fno-discard-value-names", "-c", "-x", "c"})
+                        "-fno-discard-value-names", "-fno-spell-checking", "-c", "-x", "c"})
     args.push_back(a);
   args.push_back(path);
   std::vector<const char*> argv;

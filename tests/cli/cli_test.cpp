@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -781,4 +782,19 @@ TEST_CASE("a file without a check function is not reported as not compiling", "[
   CHECK(r.exitCode == 2);
   CHECK(r.out.find("no check function") != std::string::npos);
   CHECK(r.out.find("does not compile") == std::string::npos);
+}
+
+TEST_CASE("an undeclared 100,000-character identifier is reported without typo correction", "[cli][robustness]") {
+  fs::path f = fs::temp_directory_path() / ("tsocheck-longid-" + std::to_string(::getpid()) + ".c");
+  {
+    std::ofstream out(f);
+    out << "#include <tsocheck.h>\nint x;\nTSOCHECK void f(void) { x = " << std::string(100000, 'a') << "; }\n";
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  Run r = tsocheck("check " + quote(f.string()));
+  CHECK(r.exitCode == 2);
+  CHECK(r.out.find("does not compile") != std::string::npos);
+  // Clang's typo correction took about a minute here; without it, well under a second.
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
+  fs::remove(f);
 }
