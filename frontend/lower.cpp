@@ -473,6 +473,8 @@ class ModuleLowering {
  private:
   std::unordered_map<const llvm::Function*, int> readOnly_;  // 0 = in progress/no, 1 = yes
   std::unordered_set<const llvm::GlobalVariable*> usedGlobals_;  // referenced from lowered code
+  std::unordered_map<const llvm::GlobalVariable*, uint64_t> oversized_;  // globals above kMaxGlobalBytes
+  static constexpr uint64_t kMaxGlobalBytes = uint64_t(256) << 20;
   void findChecks(std::vector<std::pair<llvm::Function*, std::string>>& checks);
   void collectReachable(const std::vector<llvm::Function*>& roots, std::vector<llvm::Function*>& out);
   void layoutGlobals();
@@ -823,6 +825,12 @@ void ModuleLowering::layoutGlobals() {
     Global gl;
     gl.name = nameCount[name] > 1 ? g->getName().str() : name;  // static locals clash: use "f.x"
     gl.addr = next;
+    if (size > kMaxGlobalBytes) {
+      // Memory is materialised per byte: refuse (in fillInitialisers, at the
+      // definition, when a check uses it) instead of allocating gigabytes.
+      oversized_[g] = size;
+      size = 1;
+    }
     gl.size = uint32_t(size);
     gl.init.assign(size, 0);
     llvm::Type* et = t;
@@ -838,10 +846,20 @@ void ModuleLowering::fillInitialisers() {
   for (const llvm::GlobalVariable& gv : m_.globals()) {  // module order: stable diagnostics
     const llvm::GlobalVariable* g = &gv;
     auto it = globalIndex_.find(g);
-    if (it == globalIndex_.end() || !g->hasInitializer()) continue;
+    auto big = oversized_.find(g);
+    if (it == globalIndex_.end() || (!g->hasInitializer() && big == oversized_.end())) continue;
     Global& gl = p_.globals[it->second];
-    std::string err;
-    if (!writeConst(g->getInitializer(), gl.init.data(), gl.init.size(), err) && usedGlobals_.count(g)) {
+    std::string err, what = "initialiser of '" + gl.name + "': ";
+    bool bad = false;
+    if (big != oversized_.end()) {
+      what = "global '" + gl.name + "' is too large: ";
+      err = std::to_string(big->second) + " bytes; tsocheck supports globals of at most " +
+            std::to_string(kMaxGlobalBytes >> 20) + " MiB";
+      bad = true;
+    } else {
+      bad = !writeConst(g->getInitializer(), gl.init.data(), gl.init.size(), err);
+    }
+    if (bad && usedGlobals_.count(g)) {
       // Only an error if some check can see the global; report it at the definition.
       SourceLoc l;
       llvm::SmallVector<llvm::DIGlobalVariableExpression*, 1> dis;
@@ -851,7 +869,7 @@ void ModuleLowering::fillInitialisers() {
         l.line = dis[0]->getVariable()->getLine();
         l.column = 1;
       }
-      error(l, "initialiser of '" + gl.name + "': " + err);
+      error(l, what + err);
     }
   }
 }

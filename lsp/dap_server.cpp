@@ -328,7 +328,12 @@ class Adapter {
         fr.inputError = true;
         fr.inputMessage = std::string("the check failed: ") + e.what();
       }
-      auto outcome = std::make_shared<LaunchOutcome>(decide(fr, function));
+      auto outcome = std::make_shared<LaunchOutcome>();
+      try {  // nothing may escape the worker thread
+        *outcome = decide(fr, function);
+      } catch (const std::exception& e) {
+        outcome->error = std::string("the check failed: ") + e.what();
+      }
       asio::post(io_, [this, outcome] { checkDone(std::move(*outcome)); });
     });
   }

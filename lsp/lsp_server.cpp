@@ -185,6 +185,8 @@ class Server {
       // initialized, $/setTrace and other notifications need nothing.
     } catch (const json::exception& e) {
       log(1, "bad " + method + " notification: " + e.what());
+    } catch (const std::exception& e) {  // nothing may escape the I/O thread either
+      log(1, method + " failed: " + e.what());
     }
   }
 

@@ -798,3 +798,14 @@ TEST_CASE("an undeclared 100,000-character identifier is reported without typo c
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
   fs::remove(f);
 }
+
+TEST_CASE("a huge global is refused at its definition, not allocated", "[cli][robustness]") {
+  json j = checkJson(quote(inputs("huge_global.c")));
+  CHECK(j["_exit"] == 2);
+  REQUIRE(j["results"].size() == 1);
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "error");
+  CHECK(r["message"].get<std::string>().find("too large") != std::string::npos);
+  CHECK(r["error"]["line"] == 5);
+  CHECK(j["stats"]["peak_rss_kb"].get<long>() < 1024 * 1024);  // no gigabytes
+}
