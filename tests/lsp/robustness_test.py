@@ -193,7 +193,7 @@ def time_limit(root):
 def dap():
     """The debug adapter shares the framing and the nesting limit."""
     p = subprocess.Popen([P.BIN, "dap"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    deep = b'{"seq":1,"type":"request","command":"launch","arguments":' + b"[" * 300000 + b"]" * 300000 + b"}"
+    deep = b'{"seq":1,"type":"request","command":"launch","arguments":' + b'{"a":' * 300000 + b"1" + b"}" * 300000 + b"}"
     init = json.dumps({"seq": 2, "type": "request", "command": "initialize", "arguments": {"adapterID": "tsocheck"}}).encode()
     data = b"Content-Length: %d\r\n\r\n" % len(deep) + deep
     data += b"Content-Length: 5\r\n\r\n" + init  # a short length, then a valid request
