@@ -306,7 +306,10 @@ class Server {
       if (ec) return;  // replaced by a newer edit
       {
         std::lock_guard<std::mutex> l(mu_);
-        if (std::find(queue_.begin(), queue_.end(), uri) == queue_.end()) queue_.push_back(uri);
+        // The latest edited or opened document is the one in front of the
+        // user: it goes first (the queue is served front to back).
+        queue_.erase(std::remove(queue_.begin(), queue_.end(), uri), queue_.end());
+        queue_.push_front(uri);
       }
       cv_.notify_all();
     });
