@@ -157,11 +157,14 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
       continue;
     }
     frontend::FrontendResult& low = lowerFor({model, rep.loopBound});
-    if (!low.ok) {
-      // The file parses (checks were found) but some construct cannot be lowered.
-      std::optional<frontend::Diagnostic> at;
+    const std::optional<frontend::Diagnostic> blocked =
+        i < low.module.checks.size() ? low.module.checks[i].blockedBy : std::nullopt;
+    if ((!low.ok && (low.fileErrors || low.module.checks.empty())) || blocked) {
+      // The file parses (checks were found) but some construct this check
+      // reaches cannot be lowered (one only other checks reach does not matter).
+      std::optional<frontend::Diagnostic> at = blocked;
       for (const auto& d : low.diagnostics)
-        if (d.severity == "error") {
+        if (!at && d.severity == "error") {
           at = d;
           break;
         }

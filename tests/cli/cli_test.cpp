@@ -824,3 +824,15 @@ TEST_CASE("a 200000-term expression does not overflow the compiler's stack", "[c
   CHECK(r.out.find("f:") != std::string::npos);  // a result for the check (the frontend ran on a large stack)
   fs::remove(f);
 }
+
+TEST_CASE("an unsupported construct refuses only the checks that reach it", "[cli][robustness]") {
+  json j = checkJson(quote(inputs("unsupported_partial.c")));
+  REQUIRE(j["results"].size() == 2);
+  std::map<std::string, json> by;
+  for (const json& r : j["results"]) by[r["function"]] = r;
+  CHECK(by["uses_float"]["status"] == "error");
+  CHECK(by["uses_float"]["message"].get<std::string>().find("floating point") != std::string::npos);
+  CHECK(by["uses_float"]["error"]["line"] == 8);
+  CHECK(by["unrelated"]["status"] == "violation");  // checked: it never reaches the floating point
+  CHECK(j["_exit"] == 1);
+}
