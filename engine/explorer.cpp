@@ -982,9 +982,10 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   int lb = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
   const bool above = opts_.preemptionBound >= 0 && lb > opts_.preemptionBound;
   // Deadlocks and non-termination end their execution but not the search:
-  // an assertion or memory error may still be found (counted as executions).
+  // an assertion or memory error may still be found. The erroneous execution
+  // was explored too (never "violation after 0 executions").
   const bool hang = isHang(kind);
-  if (!opts_.stopAtFirstError || hang) ++res_.executions;
+  ++res_.executions;
   if (hang && opts_.deadlocks == DeadlockMode::Ignore) return;
   const bool hadWitness = hasWitness();
   checkRobust(s);

@@ -725,10 +725,11 @@ void Search::finalState(const State& s, uint32_t node) {
 
 void Search::reportError(const State& s, uint32_t node, const Node* last, uint32_t t, ErrorKind kind,
                          const std::string& msg, const SourceLoc& loc, bool deadlock) {
-  // Deadlocks and non-termination end this path, not the search.
+  // Deadlocks and non-termination end this path, not the search; the
+  // erroneous execution counts (never "violation after 0 executions").
   const bool hang = isHang(kind);
   if (opts_.stopAtFirstError && !hang) stopped_ = true;
-  else ++res_.result.executions;
+  ++res_.result.executions;
   if (hang && opts_.deadlocks == DeadlockMode::Ignore) return;
   for (const Violation& o : res_.result.violations)
     if (o.kind == kind) return;

@@ -41,6 +41,9 @@ struct CheckFunction {
   std::string file;
   uint32_t line = 0, column = 0;
   std::string annotation;  // text after "tsocheck", e.g. "model=pso buffer_bound=2"
+  // The first construct that cannot be lowered in code or data this check
+  // reaches (other checks of the file are not affected by it).
+  std::optional<Diagnostic> blockedBy;
 };
 
 // A statement of a function body that is a direct child of a block (compound
@@ -63,7 +66,11 @@ struct LoweredModule {
 };
 
 struct FrontendResult {
-  bool ok = false;
+  bool ok = false;  // no error at all
+  // Errors that concern the whole file (not one function or global: see
+  // CheckFunction::blockedBy); with ok false and none of these, the checks
+  // that are not blocked can run.
+  bool fileErrors = false;
   std::vector<Diagnostic> diagnostics;
   LoweredModule module;
 };

@@ -463,8 +463,12 @@ class ModuleLowering {
   std::unordered_map<const llvm::Function*, uint32_t> funcIndex_;
   std::unordered_map<const llvm::GlobalVariable*, uint32_t> globalIndex_;
   std::unordered_map<const llvm::GlobalVariable*, const llvm::DIType*> globalDIType_;
-  bool errors_ = false;
+  bool errors_ = false;  // errors that concern the whole file
   std::set<std::string> seenErrors_;
+  // Errors inside one function or one global's initialiser: only the checks
+  // that reach it are refused.
+  const llvm::Value* errorOwner_ = nullptr;
+  std::vector<std::pair<const llvm::Value*, Diagnostic>> ownedErrors_;
 
   void error(const SourceLoc& loc, const std::string& msg);
   void diag(const std::string& severity, const std::string& file, uint32_t line, uint32_t col,
@@ -484,8 +488,11 @@ class ModuleLowering {
  private:
   std::unordered_map<const llvm::Function*, int> readOnly_;  // 0 = in progress/no, 1 = yes
   std::unordered_set<const llvm::GlobalVariable*> usedGlobals_;  // referenced from lowered code
+  std::unordered_map<const llvm::GlobalVariable*, uint64_t> oversized_;  // globals above kMaxGlobalBytes
+  static constexpr uint64_t kMaxGlobalBytes = uint64_t(256) << 20;
   void findChecks(std::vector<std::pair<llvm::Function*, std::string>>& checks);
-  void collectReachable(const std::vector<llvm::Function*>& roots, std::vector<llvm::Function*>& out);
+  void collectReachable(const std::vector<llvm::Function*>& roots, std::vector<llvm::Function*>& out,
+                        std::unordered_set<const llvm::Value*>* reached = nullptr);
   void layoutGlobals();
   void fillInitialisers();
 };
@@ -505,8 +512,9 @@ void ModuleLowering::diag(const std::string& severity, const std::string& file, 
 }
 
 void ModuleLowering::error(const SourceLoc& loc, const std::string& msg) {
-  errors_ = true;
   std::string file = loc.file < p_.files.size() ? p_.files[loc.file] : std::string();
+  if (errorOwner_) ownedErrors_.push_back({errorOwner_, Diagnostic{file, loc.line, loc.column, "error", msg}});
+  else errors_ = true;
   std::string key = file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column) + ":" + msg;
   if (!seenErrors_.insert(key).second) return;
   diag("error", file, loc.line, loc.column, msg);
@@ -768,7 +776,8 @@ void ModuleLowering::findChecks(std::vector<std::pair<llvm::Function*, std::stri
   }
 }
 
-void ModuleLowering::collectReachable(const std::vector<llvm::Function*>& roots, std::vector<llvm::Function*>& out) {
+void ModuleLowering::collectReachable(const std::vector<llvm::Function*>& roots, std::vector<llvm::Function*>& out,
+                                      std::unordered_set<const llvm::Value*>* reached) {
   std::unordered_set<const llvm::Function*> seen;
   std::unordered_set<const llvm::Constant*> seenConst;
   std::vector<llvm::Function*> work;
@@ -788,6 +797,7 @@ void ModuleLowering::collectReachable(const std::vector<llvm::Function*>& roots,
     }
     if (auto* g = dyn_cast<llvm::GlobalVariable>(c)) {
       usedGlobals_.insert(g);
+      if (reached) reached->insert(g);
       if (g->hasInitializer()) walkConst(g->getInitializer());
       return;
     }
@@ -805,6 +815,7 @@ void ModuleLowering::collectReachable(const std::vector<llvm::Function*>& roots,
   }
   for (llvm::Function& f : m_)
     if (seen.count(&f)) out.push_back(&f);
+  if (reached) reached->insert(seen.begin(), seen.end());
 }
 
 void ModuleLowering::layoutGlobals() {
@@ -834,6 +845,12 @@ void ModuleLowering::layoutGlobals() {
     Global gl;
     gl.name = nameCount[name] > 1 ? g->getName().str() : name;  // static locals clash: use "f.x"
     gl.addr = next;
+    if (size > kMaxGlobalBytes) {
+      // Memory is materialised per byte: refuse (in fillInitialisers, at the
+      // definition, when a check uses it) instead of allocating gigabytes.
+      oversized_[g] = size;
+      size = 1;
+    }
     gl.size = uint32_t(size);
     gl.init.assign(size, 0);
     llvm::Type* et = t;
@@ -849,10 +866,21 @@ void ModuleLowering::fillInitialisers() {
   for (const llvm::GlobalVariable& gv : m_.globals()) {  // module order: stable diagnostics
     const llvm::GlobalVariable* g = &gv;
     auto it = globalIndex_.find(g);
-    if (it == globalIndex_.end() || !g->hasInitializer()) continue;
+    auto big = oversized_.find(g);
+    if (it == globalIndex_.end() || (!g->hasInitializer() && big == oversized_.end())) continue;
     Global& gl = p_.globals[it->second];
-    std::string err;
-    if (!writeConst(g->getInitializer(), gl.init.data(), gl.init.size(), err) && usedGlobals_.count(g)) {
+    std::string err, what = "initialiser of '" + gl.name + "': ";
+    bool bad = false;
+    if (big != oversized_.end()) {
+      what = "global '" + gl.name + "' is too large: ";
+      err = std::to_string(big->second) + " bytes; tsocheck supports globals of at most " +
+            std::to_string(kMaxGlobalBytes >> 20) + " MiB";
+      bad = true;
+    } else {
+      bad = !writeConst(g->getInitializer(), gl.init.data(), gl.init.size(), err);
+    }
+    if (bad && usedGlobals_.count(g)) {
+      errorOwner_ = g;
       // Only an error if some check can see the global; report it at the definition.
       SourceLoc l;
       llvm::SmallVector<llvm::DIGlobalVariableExpression*, 1> dis;
@@ -862,7 +890,8 @@ void ModuleLowering::fillInitialisers() {
         l.line = dis[0]->getVariable()->getLine();
         l.column = 1;
       }
-      error(l, "initialiser of '" + gl.name + "': " + err);
+      error(l, what + err);
+      errorOwner_ = nullptr;
     }
   }
 }
@@ -931,8 +960,10 @@ void ModuleLowering::run() {
             if (k == Ext::MutexDestroy) destroysMutexes_ = true;
           }
   for (llvm::Function* f : funcs) {
+    errorOwner_ = f;
     FunctionLowering fl(*this, *f, funcIndex_[f]);
     fl.run();
+    errorOwner_ = nullptr;
   }
   for (auto& [fn, text] : checks) {
     auto it = funcIndex_.find(fn);
@@ -944,13 +975,24 @@ void ModuleLowering::run() {
     cf.line = l.line;
     cf.column = l.column;
     cf.annotation = text;
+    if (!ownedErrors_.empty()) {
+      std::unordered_set<const llvm::Value*> reached;
+      std::vector<llvm::Function*> ignored;
+      collectReachable({fn}, ignored, &reached);
+      for (const auto& [owner, d] : ownedErrors_)
+        if (reached.count(owner)) {
+          cf.blockedBy = d;
+          break;
+        }
+    }
     res_.module.checks.push_back(cf);
     res_.module.entryOf.push_back(it->second);
   }
   if (!res_.module.entryOf.empty()) p_.entry = res_.module.entryOf.front();
   res_.module.model = opts_.model;
   res_.module.loopBound = opts_.loopBound;
-  res_.ok = !errors_ && !res_.module.checks.empty();
+  res_.ok = !errors_ && ownedErrors_.empty() && !res_.module.checks.empty();
+  res_.fileErrors = errors_;
 }
 
 // ---------------------------------------------------------------------------

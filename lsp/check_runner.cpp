@@ -1,6 +1,7 @@
 #include "lsp/check_runner.h"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -16,9 +17,11 @@ namespace tsocheck {
 
 namespace {
 
+// Compile errors (the frontend also reports a missing check function as an
+// error diagnostic: that one is not a compile error).
 bool hasErrors(const std::vector<frontend::Diagnostic>& ds) {
   for (const auto& d : ds)
-    if (d.severity == "error") return true;
+    if (d.severity == "error" && d.message.rfind("no check function", 0) != 0) return true;
   return false;
 }
 
@@ -104,6 +107,8 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
   const uint32_t defaultLoopBound = opts.loopBound.value_or(8);
   frontend::FrontendResult& base = lowerFor({opts.model.value_or(Model::TSO), defaultLoopBound});
   fr.diagnostics = base.diagnostics;
+  for (const std::string& w : flags.warnings)  // a compile_commands.json ignored (also said on stderr)
+    fr.diagnostics.push_back({path, 0, 0, "warning", w});
   if (base.module.checks.empty()) {
     fr.inputError = true;
     fr.inputMessage = hasErrors(base.diagnostics)
@@ -170,11 +175,14 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
       continue;
     }
     frontend::FrontendResult& low = lowerFor({model, rep.loopBound});
-    if (!low.ok) {
-      // The file parses (checks were found) but some construct cannot be lowered.
-      std::optional<frontend::Diagnostic> at;
+    const std::optional<frontend::Diagnostic> blocked =
+        i < low.module.checks.size() ? low.module.checks[i].blockedBy : std::nullopt;
+    if ((!low.ok && (low.fileErrors || low.module.checks.empty())) || blocked) {
+      // The file parses (checks were found) but some construct this check
+      // reaches cannot be lowered (one only other checks reach does not matter).
+      std::optional<frontend::Diagnostic> at = blocked;
       for (const auto& d : low.diagnostics)
-        if (d.severity == "error") {
+        if (!at && d.severity == "error") {
           at = d;
           break;
         }

@@ -1,9 +1,15 @@
 #include "lsp/compile_db.h"
 
+#include <cstdio>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
+
+#include "lsp/json_text.h"
+#include "lsp/safe_io.h"
 
 namespace fs = std::filesystem;
 
@@ -81,7 +87,25 @@ std::vector<std::string> filterArgs(const std::vector<std::string>& argv, const 
 
 }  // namespace
 
+namespace {
+
+// Each warning once per process on stderr (the language server's log).
+void warnOnce(const std::string& w) {
+  static std::mutex mu;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> l(mu);
+  if (said.size() < 1000 && said.insert(w).second) std::fprintf(stderr, "tsocheck: warning: %s\n", w.c_str());
+}
+
+}  // namespace
+
 CompileFlags compileFlagsFor(const std::string& file, const std::string& dir) {
+  CompileFlags flags = compileFlagsQuiet(file, dir);
+  for (const std::string& w : flags.warnings) warnOnce(w);
+  return flags;
+}
+
+CompileFlags compileFlagsQuiet(const std::string& file, const std::string& dir) {
   CompileFlags flags;
   std::error_code ec;
   fs::path target = fs::weakly_canonical(fs::absolute(file, ec), ec);
@@ -97,19 +121,40 @@ CompileFlags compileFlagsFor(const std::string& file, const std::string& dir) {
   }
   for (const fs::path& db : candidates) {
     if (!fs::exists(db, ec)) continue;
-    std::ifstream in(db);
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_array()) continue;
-    for (const auto& entry : j) {
+    // The database comes with the workspace: read only a regular file of sane
+    // size, and ignore (with a warning) anything of the wrong shape.
+    std::string why;
+    std::optional<std::string> text = readRegularFile(db.string(), kMaxCompileDatabaseBytes, &why);
+    if (!text) {
+      flags.warnings.push_back(db.string() + " ignored: it " + why);
+      continue;
+    }
+    std::optional<nlohmann::json> j = parseJsonText(*text, &why);
+    if (!j || !j->is_array()) {
+      flags.warnings.push_back(db.string() + " ignored: " + (j ? "it is not a JSON array" : why));
+      continue;
+    }
+    size_t index = 0;
+    for (const auto& entry : *j) {
+      ++index;
       if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string()) continue;
-      std::string edir = entry.value("directory", std::string());
+      auto wrongType = [&](const char* key, bool ok) {
+        if (!ok) flags.warnings.push_back(db.string() + ": entry " + std::to_string(index) + " ignored: \"" + key +
+                                          "\" has the wrong type");
+        return !ok;
+      };
+      if (wrongType("directory", !entry.contains("directory") || entry["directory"].is_string()) ||
+          wrongType("arguments", !entry.contains("arguments") || entry["arguments"].is_array()) ||
+          wrongType("command", !entry.contains("command") || entry["command"].is_string()))
+        continue;
+      std::string edir = entry.contains("directory") ? entry["directory"].get<std::string>() : std::string();
       fs::path ef = fs::weakly_canonical(absoluteIn(edir, entry["file"].get<std::string>()), ec);
       if (ef != target) continue;
       std::vector<std::string> argv;
-      if (entry.contains("arguments") && entry["arguments"].is_array()) {
+      if (entry.contains("arguments")) {
         for (const auto& a : entry["arguments"])
           if (a.is_string()) argv.push_back(a.get<std::string>());
-      } else if (entry.contains("command") && entry["command"].is_string()) {
+      } else if (entry.contains("command")) {
         argv = splitCommand(entry["command"].get<std::string>());
       }
       flags.database = db.string();

@@ -11,10 +11,16 @@ namespace tsocheck {
 struct CompileFlags {
   std::string database;            // path of the compile_commands.json used ("" = none)
   std::vector<std::string> args;   // flags that matter for parsing: -I -D -U -std -include ...
+  std::vector<std::string> warnings;  // databases or entries ignored (not a regular file, wrong types, ...)
 };
 
+// compile_commands.json files larger than this are ignored.
+inline constexpr size_t kMaxCompileDatabaseBytes = size_t(64) << 20;
+
 // Searches from `file`'s directory upward (or in `dir` when given).
+// Warnings are also printed on stderr, once per process each.
 CompileFlags compileFlagsFor(const std::string& file, const std::string& dir = "");
+CompileFlags compileFlagsQuiet(const std::string& file, const std::string& dir = "");  // without printing
 
 // Splits a shell-style command line (quotes and backslashes).
 std::vector<std::string> splitCommand(const std::string& cmd);

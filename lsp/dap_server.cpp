@@ -2,6 +2,7 @@
 // the adapter's state runs on the asio I/O thread; the check runs on one
 // worker thread and posts its result back to the I/O thread.
 #include "lsp/dap_server.h"
+#include "lsp/json_text.h"
 
 #include <csignal>
 #include <filesystem>
@@ -55,7 +56,7 @@ std::optional<std::pair<int, int>> boundArg(const json& args, const char* key) {
     r = std::make_pair(v.get<int>(), v.get<int>());
   else if (v.is_string())
     r = parseBoundRange(v.get<std::string>());
-  if (!r) throw DapError{std::string(key) + " must be a non-negative integer or \"A..B\", got " + v.dump()};
+  if (!r) throw DapError{std::string(key) + " must be a non-negative integer or \"A..B\", got " + dumpJson(v)};
   return r;
 }
 
@@ -65,7 +66,7 @@ RunOptions runOptionsFrom(const json& args) {
   o.fences = false;
   if (args.contains("model") && !args["model"].is_null()) {
     auto m = args["model"].is_string() ? parseModel(args["model"].get<std::string>()) : std::nullopt;
-    if (!m) throw DapError{"model must be \"sc\", \"tso\" or \"pso\", got " + args["model"].dump()};
+    if (!m) throw DapError{"model must be \"sc\", \"tso\" or \"pso\", got " + dumpJson(args["model"])};
     o.model = *m;
   }
   if (auto b = boundArg(args, "bufferBound")) {
@@ -79,13 +80,13 @@ RunOptions runOptionsFrom(const json& args) {
   if (args.contains("loopBound") && !args["loopBound"].is_null()) {
     const json& v = args["loopBound"];
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000000)
-      throw DapError{"loopBound must be a non-negative integer, got " + v.dump()};
+      throw DapError{"loopBound must be a non-negative integer, got " + dumpJson(v)};
     o.loopBound = v.get<uint32_t>();
   }
   if (args.contains("timeLimit") && !args["timeLimit"].is_null()) {
     const json& v = args["timeLimit"];
     if (!v.is_number() || v.get<double>() <= 0)
-      throw DapError{"timeLimit must be a positive number of seconds, got " + v.dump()};
+      throw DapError{"timeLimit must be a positive number of seconds, got " + dumpJson(v)};
     o.timeLimit = v.get<double>();
   }
   if (args.contains("compileCommandsDir") && !args["compileCommandsDir"].is_null()) {
@@ -96,7 +97,7 @@ RunOptions runOptionsFrom(const json& args) {
 }
 
 // "step 4": trace index i as the labels number it.
-std::string stepName(const Replay& r, size_t i) { return "step " + r.step(i).value("step", json(i + 1)).dump(); }
+std::string stepName(const Replay& r, size_t i) { return "step " + dumpJson(r.step(i).value("step", json(i + 1))); }
 
 // "`sb_fenced`: verified under TSO · 3 executions · 0.2 ms"
 std::string verdictLine(const json& c) {
@@ -104,7 +105,7 @@ std::string verdictLine(const json& c) {
   ms.precision(3);
   ms << c.value("elapsed_ms", 0.0);
   std::string s = "`" + str(c, "function") + "`: " + str(c, "status") + " under " + str(c, "model") + " · " +
-                  c.value("executions", json(0)).dump() + " executions · " + ms.str() + " ms";
+                  dumpJson(c.value("executions", json(0))) + " executions · " + ms.str() + " ms";
   const std::string status = str(c, "status");
   if (status != "verified" && status != "violation" && !str(c, "message").empty()) s += " (" + str(c, "message") + ")";
   return s;
@@ -194,8 +195,11 @@ class Adapter {
   // ---- messages ---------------------------------------------------------
   void onFrame(const lsp::Frame& f) {
     if (!f.ok) return log("framing error: " + f.error);
-    json m = json::parse(f.body, nullptr, false);
-    if (m.is_discarded() || !m.is_object()) return log("ignored a message that is not a JSON object");
+    std::string why;
+    std::optional<json> parsed = parseJsonText(f.body, &why);  // also refuses deep nesting
+    if (!parsed) return log("ignored a message: " + why);
+    json& m = *parsed;
+    if (!m.is_object()) return log("ignored a message that is not a JSON object");
     const bool hasSeq = m.contains("seq") && m["seq"].is_number_integer();
     if (str(m, "type") != "request" || !m.contains("command") || !m["command"].is_string()) {
       if (hasSeq && str(m, "type") == "request")
@@ -324,7 +328,12 @@ class Adapter {
         fr.inputError = true;
         fr.inputMessage = std::string("the check failed: ") + e.what();
       }
-      auto outcome = std::make_shared<LaunchOutcome>(decide(fr, function));
+      auto outcome = std::make_shared<LaunchOutcome>();
+      try {  // nothing may escape the worker thread
+        *outcome = decide(fr, function);
+      } catch (const std::exception& e) {
+        outcome->error = std::string("the check failed: ") + e.what();
+      }
       asio::post(io_, [this, outcome] { checkDone(std::move(*outcome)); });
     });
   }
@@ -480,33 +489,33 @@ class Adapter {
       vars.push_back({{"name", name}, {"value", value}, {"variablesReference", child}});
     };
     if (ref == kMemoryRef) {
-      for (const auto& [addr, v] : st.memory.items()) var(addr, v.dump());
+      for (const auto& [addr, v] : st.memory.items()) var(addr, dumpJson(v));
       if (st.memory.empty()) var("(none known yet)", "every location holds its initial value");
     } else if (ref == kBuffersRef) {
       for (uint32_t t = 0; t < r.threadCount(); ++t) {
         const auto& b = st.buffers[t];
         std::string summary;
-        for (const PendingStore& p : b) summary += (summary.empty() ? "" : ", ") + p.address + " = " + p.value.dump();
+        for (const PendingStore& p : b) summary += (summary.empty() ? "" : ", ") + p.address + " = " + dumpJson(p.value);
         var(r.threadName(t), b.empty() ? "empty" : "[" + summary + "]", b.empty() ? 0 : kBufferBase + t);
       }
     } else if (ref >= kBufferBase && ref < kBufferBase + int64_t(r.threadCount())) {
       for (const PendingStore& p : st.buffers[size_t(ref - kBufferBase)])
-        var(p.address + " = " + p.value.dump(),
+        var(p.address + " = " + dumpJson(p.value),
             p.line ? "line " + std::to_string(p.line) + " (" + where(basename(p.file), p.line, p.column) + ", " +
                          stepName(r, p.storeIndex) + ")"
                    : "line ?");
     } else if (ref >= kReadsBase && ref < kReadsBase + int64_t(r.threadCount())) {
       for (const ReadRecord& rd : st.reads[size_t(ref - kReadsBase)])
-        var(rd.address, rd.value.dump() + (rd.rmw ? " (read-modify-write" : rd.fromBuffer ? " (own buffer" : " (memory") +
+        var(rd.address, dumpJson(rd.value) + (rd.rmw ? " (read-modify-write" : rd.fromBuffer ? " (own buffer" : " (memory") +
                             ", line " + std::to_string(rd.line) + ", " + stepName(r, rd.index) + ")");
       if (vars.empty()) var("(nothing read yet)", "");
     } else if (ref == kNextRef) {
       var("next", r.nextEventLabel());
       if (st.staleRead) {
         const StaleRead& s = *st.staleRead;
-        var("stale read", "T" + std::to_string(s.thread) + " read " + s.address + " = " + s.value.dump() +
+        var("stale read", "T" + std::to_string(s.thread) + " read " + s.address + " = " + dumpJson(s.value) +
                               " from memory while T" + std::to_string(s.pendingIn) + " still buffers " + s.address +
-                              " = " + s.pendingValue.dump() + " (line " + std::to_string(s.pendingLine) + ")");
+                              " = " + dumpJson(s.pendingValue) + " (line " + std::to_string(s.pendingLine) + ")");
       }
     } else {
       throw DapError{"unknown variablesReference " + std::to_string(ref)};
@@ -527,11 +536,11 @@ class Adapter {
     std::string result;
     auto add = [&](const std::string& part) { result += (result.empty() ? "" : "; ") + part; };
     for (const auto& [addr, v] : st.memory.items())
-      if (!e.empty() && matches(addr)) add(addr + " = " + v.dump() + " in memory");
+      if (!e.empty() && matches(addr)) add(addr + " = " + dumpJson(v) + " in memory");
     for (uint32_t t = 0; t < r.threadCount(); ++t)
       for (const PendingStore& p : st.buffers[t])
         if (!e.empty() && matches(p.address))
-          add(p.address + " = " + p.value.dump() + " in T" + std::to_string(t) + "'s buffer (line " +
+          add(p.address + " = " + dumpJson(p.value) + " in T" + std::to_string(t) + "'s buffer (line " +
               std::to_string(p.line) + ")");
     if (result.empty()) throw DapError{"`" + e + "`: no value known at this step (shared locations only)"};
     reply(req, {{"result", result}, {"variablesReference", 0}});

@@ -1,6 +1,15 @@
 #include "lsp/lsp_cache.h"
+#include "lsp/json_text.h"
+#include "lsp/safe_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -147,6 +156,128 @@ std::string checkKey(const CheckReport& rep, const Program& prog, const std::str
   return buf;
 }
 
+// ---- validation of entries read back --------------------------------------
+// An entry is input: every field the features read must have the type
+// checkJson gives it, else the entry is a miss (never an exception later).
+
+namespace {
+
+enum class T { Str, Int, Num, Bool, IntOrNull, StrOrNull, BoolOrNull, StrArray };
+
+bool has(const nlohmann::json& v, T t) {
+  switch (t) {
+    case T::Str: return v.is_string();
+    case T::Int: return v.is_number_integer();
+    case T::Num: return v.is_number();
+    case T::Bool: return v.is_boolean();
+    case T::IntOrNull: return v.is_null() || v.is_number_integer();
+    case T::StrOrNull: return v.is_null() || v.is_string();
+    case T::BoolOrNull: return v.is_null() || v.is_boolean();
+    case T::StrArray:
+      if (!v.is_array()) return false;
+      for (const auto& e : v)
+        if (!e.is_string()) return false;
+      return true;
+  }
+  return false;
+}
+
+bool fields(const nlohmann::json& o, std::initializer_list<std::pair<const char*, T>> spec) {
+  if (!o.is_object()) return false;
+  for (const auto& [key, t] : spec) {
+    auto it = o.find(key);
+    if (it == o.end() || !has(*it, t)) return false;
+  }
+  return true;
+}
+
+bool validStep(const nlohmann::json& s) {
+  if (!fields(s, {{"step", T::Int}, {"thread", T::Int}, {"function", T::StrOrNull}, {"spawns", T::StrOrNull},
+                  {"event", T::Str}, {"address", T::StrOrNull}, {"value", T::IntOrNull}, {"file", T::Str},
+                  {"line", T::Int}, {"column", T::Int}, {"note", T::Str}}))
+    return false;
+  auto b = s.find("buffers");
+  if (b == s.end() || !b->is_array()) return false;
+  for (const auto& buf : *b) {
+    if (!buf.is_array()) return false;
+    for (const auto& e : buf)
+      if (!fields(e, {{"address", T::Str}, {"value", T::Int}})) return false;
+  }
+  return true;
+}
+
+bool validViolation(const nlohmann::json& v) {
+  if (!fields(v, {{"kind", T::Str}, {"message", T::Str}, {"file", T::Str}, {"line", T::Int}, {"column", T::Int},
+                  {"thread", T::Int}, {"preemptions", T::IntOrNull}, {"above_bound", T::Bool}}))
+    return false;
+  auto t = v.find("trace");
+  if (t == v.end() || !t->is_array()) return false;
+  for (const auto& s : *t)
+    if (!validStep(s)) return false;
+  return true;
+}
+
+}  // namespace
+
+bool validCacheEntry(const nlohmann::json& j) {
+  if (!fields(j, {{"file", T::Str}, {"function", T::Str}, {"line", T::Int}, {"column", T::Int}, {"model", T::Str},
+                  {"buffer_bound", T::IntOrNull}, {"preemption_bound", T::IntOrNull}, {"loop_bound", T::Int},
+                  {"status", T::Str}, {"executions", T::Int}, {"blocked", T::Int}, {"cut", T::Int},
+                  {"elapsed_ms", T::Num}, {"lower_ms", T::Num}, {"events", T::Int}, {"message", T::Str},
+                  {"limits", T::StrArray}, {"bound_blocked", T::Int}, {"slack_executions", T::Int},
+                  {"fence_note", T::Str}, {"fences_verified", T::BoolOrNull}}))
+    return false;
+  const auto& v = j["violation"];
+  if (!v.is_null() && !validViolation(v)) return false;
+  if (!fields(j["bounds"], {{"preemptions", T::IntOrNull}, {"buffer", T::IntOrNull}, {"loop", T::IntOrNull},
+                            {"fixpoint_k", T::IntOrNull}}))
+    return false;
+  if (!j["fences"].is_array()) return false;
+  for (const auto& f : j["fences"])
+    if (!fields(f, {{"file", T::Str}, {"line", T::Int}, {"column", T::Int}, {"text", T::Str}})) return false;
+  const auto& r = j["robustness"];
+  if (!r.is_null()) {
+    if (!fields(r, {{"robust", T::Bool}, {"complete", T::Bool}, {"message", T::Str}, {"point", T::Str},
+                    {"witness_is_violation", T::Bool}}))
+      return false;
+    if (!r.contains("witness") || (!r["witness"].is_null() && !validViolation(r["witness"]))) return false;
+  }
+  if (j.contains("error") &&
+      !fields(j["error"], {{"file", T::Str}, {"line", T::Int}, {"column", T::Int}, {"message", T::Str}}))
+    return false;
+  return true;
+}
+
+// ---- the cache ---------------------------------------------------------------
+
+namespace {
+
+bool keyOk(const std::string& key) {
+  if (key.empty() || key.size() > 64) return false;
+  for (char c : key)
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+// dir (and its parent) exist as real directories owned by this user: a
+// symlinked or foreign cache directory is refused (nothing is read or written).
+bool safeDir(const std::string& dir, bool create) {
+  namespace fs = std::filesystem;
+  fs::path d(dir);
+  std::error_code ec;
+  if (create) fs::create_directories(d.parent_path().parent_path(), ec);  // e.g. ~/.cache
+  for (const fs::path& p : {d.parent_path(), d}) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0) {
+      if (!create || errno != ENOENT || ::mkdir(p.c_str(), 0700) != 0 || ::lstat(p.c_str(), &st) != 0) return false;
+    }
+    if (!S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void ResultCache::setDir(const std::string& dir) {
   std::lock_guard<std::mutex> l(mu_);
   dir_ = dir;
@@ -159,12 +290,14 @@ std::optional<nlohmann::json> ResultCache::get(const std::string& key) {
     ++hits_;
     return it->second;
   }
-  if (dir_.empty()) return std::nullopt;
-  std::ifstream in(dir_ + "/" + key + ".json");
-  if (!in) return std::nullopt;
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;  // corrupt entry: re-check
-  mem_[key] = j;
+  if (dir_.empty() || !keyOk(key) || !safeDir(dir_, false)) return std::nullopt;
+  // Only a regular file (no FIFO, no symlink), of bounded size, that parses
+  // and has the right shape; anything else is a miss and the check runs.
+  std::optional<std::string> text = readRegularFile(dir_ + "/" + key + ".json", kMaxEntryBytes, nullptr, true);
+  if (!text) return std::nullopt;
+  std::optional<nlohmann::json> j = parseJsonText(*text);
+  if (!j || !validCacheEntry(*j)) return std::nullopt;
+  mem_[key] = *j;
   ++hits_;
   return j;
 }
@@ -172,24 +305,35 @@ std::optional<nlohmann::json> ResultCache::get(const std::string& key) {
 void ResultCache::put(const std::string& key, const nlohmann::json& value) {
   std::lock_guard<std::mutex> l(mu_);
   mem_[key] = value;
-  if (dir_.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  const std::string tmp = dir_ + "/" + key + ".json.tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) return;
-    out << value.dump();
+  if (dir_.empty() || !keyOk(key) || !safeDir(dir_, true)) return;
+  const std::string data = dumpJson(value);  // invalid UTF-8 becomes U+FFFD
+  if (data.size() > kMaxEntryBytes) return;
+  // A fresh temporary (O_EXCL: never an existing file, O_NOFOLLOW: never
+  // through a symlink), then an atomic rename over the entry.
+  static std::atomic<unsigned> serial{0};
+  const std::string tmp = dir_ + "/" + key + ".json.tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(serial.fetch_add(1));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  size_t off = 0;
+  bool ok = true;
+  while (off < data.size()) {
+    ssize_t w = ::write(fd, data.data() + off, data.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      ok = false;
+      break;
+    }
+    off += size_t(w);
   }
-  std::filesystem::rename(tmp, dir_ + "/" + key + ".json", ec);
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), (dir_ + "/" + key + ".json").c_str()) != 0) ::unlink(tmp.c_str());
 }
 
-std::string cacheDirFor(const std::string& workspaceRoot) {
-  std::error_code ec;
-  if (!workspaceRoot.empty() && std::filesystem::is_directory(workspaceRoot, ec))
-    return workspaceRoot + "/.tsocheck/cache";
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/tsocheck";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tsocheck";
+std::string cacheDirFor(const std::string& /*workspaceRoot*/) {
+  // Outside the workspace on purpose: a repository cannot bring entries along.
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/tsocheck/results";
+  if (const char* h = std::getenv("HOME"); h && *h == '/') return std::string(h) + "/.cache/tsocheck/results";
   return "";
 }
 

@@ -25,8 +25,13 @@ uint64_t reachableHash(const Program& prog);
 std::string checkKey(const CheckReport& rep, const Program& prog, const std::string& settings,
                      const std::string& version);
 
+// True when j has every field checkJson writes, each with its type (entries
+// read back from disk are input: anything else is a miss).
+bool validCacheEntry(const nlohmann::json& j);
+
 class ResultCache {
  public:
+  static constexpr size_t kMaxEntryBytes = size_t(16) << 20;  // larger entries are neither read nor written
   explicit ResultCache(std::string dir = "") : dir_(std::move(dir)) {}
   void setDir(const std::string& dir);
   std::optional<nlohmann::json> get(const std::string& key);
@@ -40,8 +45,10 @@ class ResultCache {
   size_t hits_ = 0;
 };
 
-// Where the disk cache lives: <workspace>/.tsocheck/cache, else
-// $XDG_CACHE_HOME/tsocheck or ~/.cache/tsocheck ("" if none is usable).
+// Where the disk cache lives: $XDG_CACHE_HOME/tsocheck/results or
+// ~/.cache/tsocheck/results ("" if neither is set), never inside the
+// workspace, so a repository cannot plant results; the directory must be a
+// real directory owned by the user (a symlinked one is not used).
 std::string cacheDirFor(const std::string& workspaceRoot);
 
 }  // namespace tsocheck::lsp

@@ -1,4 +1,5 @@
 #include "lsp/lsp_features.h"
+#include "lsp/json_text.h"
 
 #include <map>
 #include <sstream>
@@ -19,7 +20,7 @@ uint32_t num(const json& j, const char* key) {
 
 namespace {
 
-std::string valueText(const json& v) { return v.is_null() ? "?" : v.dump(); }
+std::string valueText(const json& v) { return v.is_null() ? "?" : dumpJson(v); }
 
 const json& traceOf(const json& check) {
   static const json empty = json::array();
@@ -82,8 +83,8 @@ json violationsOf(const json& check) {
 std::string boundsText(const json& check) {
   std::string s = "under " + str(check, "model");
   if (check.contains("buffer_bound") && check["buffer_bound"].is_number())
-    s += ", store buffers of at most " + check["buffer_bound"].dump() + " entries";
-  s += ", loop bound " + check.value("loop_bound", json(8)).dump();
+    s += ", store buffers of at most " + dumpJson(check["buffer_bound"]) + " entries";
+  s += ", loop bound " + dumpJson(check.value("loop_bound", json(8)));
   return s;
 }
 
@@ -310,7 +311,7 @@ json checkLenses(const json& check, const std::string& uri, const std::string& t
     ms.precision(3);
     ms << check.value("elapsed_ms", 0.0);
     title = std::string(status == "verified" ? "✓ verified" : "✓ no violation (bounded)") + " under " + model +
-            " · " + check.value("executions", json(0)).dump() + " executions · " + ms.str() + " ms";
+            " · " + dumpJson(check.value("executions", json(0))) + " executions · " + ms.str() + " ms";
   } else if (status == "violation") {
     title = "✗ " + model + " violation — show trace";
   } else if (status == "timeout") {
@@ -359,12 +360,12 @@ std::string traceHover(const json& check, const std::string& path, uint32_t line
       if (b[th].empty()) continue;
       bufs += " T" + std::to_string(th) + "[";
       for (size_t k = 0; k < b[th].size(); ++k)
-        bufs += (k ? ", " : "") + str(b[th][k], "address") + "=" + b[th][k]["value"].dump();
+        bufs += (k ? ", " : "") + str(b[th][k], "address") + "=" + dumpJson(b[th][k]["value"]);
       bufs += "]";
     }
     md += "- buffers:" + (bufs.empty() ? std::string(" all empty") : bufs) + "\n";
     std::string mem;
-    for (const auto& [a, v] : s["memory"].items()) mem += " " + a + "=" + v.dump();
+    for (const auto& [a, v] : s["memory"].items()) mem += " " + a + "=" + dumpJson(v);
     md += "- memory:" + (mem.empty() ? std::string(" initial values") : mem) + "\n\n";
   }
   return md;

@@ -29,7 +29,13 @@ struct Frame {
   std::string error;
 };
 
-// Incremental decoder of "Content-Length: N\r\n...\r\n\r\n<N bytes>" frames.
+// Incremental decoder of "Content-Length: N\r\n...\r\n\r\n<N bytes>" frames
+// (LF-only header lines are accepted too). It resynchronises on the next
+// "Content-Length:" after anything malformed, without losing the message that
+// follows: junk before a header is skipped, and a declared length that runs
+// into a raw header line (which no JSON text can contain: a raw line break is
+// never inside a JSON string, and "Content-Length" is no JSON token) is known
+// to be wrong, so the next frame starts there.
 class FrameReader {
  public:
   static constexpr size_t kMaxHeader = 8192;
@@ -38,9 +44,8 @@ class FrameReader {
   std::optional<Frame> next();
 
  private:
-  // After a bad header the body that followed it (of unknown length) is
-  // skipped: input is dropped up to the next "Content-Length:".
-  bool resync_ = false;
+  bool skipping_ = false;  // dropping input up to the next "Content-Length:" (error already reported)
+  size_t scanned_ = 0;     // bytes of the current body already searched for a header
   std::string buf_;
 };
 

@@ -3,12 +3,14 @@
 // running check's cancel flag (the explorer polls it); results go through the
 // cache and come back as diagnostics, code actions, lenses, hover and traces.
 #include "lsp/lsp_server.h"
+#include "lsp/json_text.h"
 
 #include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <memory>
@@ -68,7 +70,6 @@ class Server {
       std::lock_guard<std::mutex> l(mu_);
       for (auto& [id, c] : commandCancels_) c->store(true);
     }
-    for (auto& t : commandThreads_) t.join();
     return exitCode_;
   }
 
@@ -79,11 +80,13 @@ class Server {
       replyError(nullptr, {kParseError, f.error});
       return;
     }
-    json m = json::parse(f.body, nullptr, false);
-    if (m.is_discarded()) {
-      replyError(nullptr, {kParseError, "invalid JSON"});
+    std::string why;
+    std::optional<json> parsed = parseJsonText(f.body, &why);  // also refuses deep nesting
+    if (!parsed) {
+      replyError(nullptr, {kParseError, why});
       return;
     }
+    json& m = *parsed;
     if (!m.is_object()) {
       replyError(nullptr, {kInvalidRequest, "a message must be a JSON object"});
       return;
@@ -138,7 +141,7 @@ class Server {
       if (method == "textDocument/didOpen") {
         const json& td = params.at("textDocument");
         Document d{td.at("uri"), uriToPath(td.at("uri")), td.at("text"), td.value("version", int64_t(0))};
-        if (d.path.empty()) return log(2, "tsocheck only checks file: URIs, not " + d.uri);
+        if (d.path.empty()) return log(2, "tsocheck only checks local file: URIs (file:///path), not " + d.uri);
         docs_.open(d);
         schedule(d.uri, 0);
       } else if (method == "textDocument/didChange") {
@@ -176,12 +179,14 @@ class Server {
         }
       } else if (method == "$/cancelRequest") {
         std::lock_guard<std::mutex> l(mu_);
-        auto it = commandCancels_.find(params.at("id").dump());
+        auto it = commandCancels_.find(dumpJson(params.at("id")));
         if (it != commandCancels_.end()) it->second->store(true);
       }
       // initialized, $/setTrace and other notifications need nothing.
     } catch (const json::exception& e) {
       log(1, "bad " + method + " notification: " + e.what());
+    } catch (const std::exception& e) {  // nothing may escape the I/O thread either
+      log(1, method + " failed: " + e.what());
     }
   }
 
@@ -189,7 +194,7 @@ class Server {
     std::function<void(const json&)> cb;
     {
       std::lock_guard<std::mutex> l(mu_);
-      auto it = pending_.find(m["id"].dump());
+      auto it = pending_.find(dumpJson(m["id"]));
       if (it == pending_.end()) return;
       cb = std::move(it->second);
       pending_.erase(it);
@@ -256,14 +261,16 @@ class Server {
 
   json initialize(const json& p) {
     if (initialized_) throw RpcError{kInvalidRequest, "initialize was already called"};
+    // A failed initialize leaves the server uninitialized (a later valid one works).
+    if (!p.is_object()) throw RpcError{kInvalidParams, "initialize params must be an object"};
     clientProgress_ = capability(p, {"capabilities", "window", "workDoneProgress"});
     clientLensRefresh_ = capability(p, {"capabilities", "workspace", "codeLens", "refreshSupport"});
     std::string root;
     if (p.contains("rootUri") && p["rootUri"].is_string()) root = uriToPath(p["rootUri"]);
     else if (p.contains("rootPath") && p["rootPath"].is_string()) root = p["rootPath"];
-    cache_.setDir(cacheDirFor(root));
+    cache_.setDir(cacheDirFor(root));  // outside the workspace
+    configure(p.contains("initializationOptions") ? p["initializationOptions"] : json::object());
     initialized_ = true;
-    configure(p.value("initializationOptions", json::object()));
     json commands = json::array({"tsocheck.recheck", "tsocheck.showTrace", "tsocheck.runWithModel"});
     return {{"capabilities",
              {{"positionEncoding", "utf-16"},
@@ -299,7 +306,10 @@ class Server {
       if (ec) return;  // replaced by a newer edit
       {
         std::lock_guard<std::mutex> l(mu_);
-        if (std::find(queue_.begin(), queue_.end(), uri) == queue_.end()) queue_.push_back(uri);
+        // The latest edited or opened document is the one in front of the
+        // user: it goes first (the queue is served front to back).
+        queue_.erase(std::remove(queue_.begin(), queue_.end(), uri), queue_.end());
+        queue_.push_front(uri);
       }
       cv_.notify_all();
     });
@@ -312,10 +322,22 @@ class Server {
       cv_.wait(l, [&] {
         if (stopping_) return true;
         if (busy_ >= settings_.maxWorkers) return false;
+        if (!commandJobs_.empty()) return true;
         next = std::find_if(queue_.begin(), queue_.end(), [&](const std::string& u) { return !running_.count(u); });
         return next != queue_.end();
       });
       if (stopping_) return;
+      if (!commandJobs_.empty()) {  // tsocheck.runWithModel: on the same bounded pool
+        std::function<void()> job = std::move(commandJobs_.front());
+        commandJobs_.pop_front();
+        ++busy_;
+        l.unlock();
+        job();  // catches its own exceptions
+        l.lock();
+        --busy_;
+        cv_.notify_all();
+        continue;
+      }
       const std::string uri = *next;
       queue_.erase(next);
       std::optional<Document> doc = docs_.get(uri);
@@ -326,7 +348,14 @@ class Server {
       Settings s = settings_;
       const bool fresh = noCache_.erase(uri) > 0;
       l.unlock();
-      runJob(*doc, r, s, fresh);
+      // Nothing may escape a worker thread: a failure becomes an error diagnostic.
+      try {
+        runJob(*doc, r, s, fresh);
+      } catch (const std::exception& e) {
+        failJob(*doc, e.what());
+      } catch (...) {
+        failJob(*doc, "unknown exception");
+      }
       l.lock();
       auto it = running_.find(uri);
       if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
@@ -416,6 +445,11 @@ class Server {
         ++cachedN;
       } else {
         j = checkJson(c);
+        if (c.result.status == Status::Timeout && s.run.timeLimit) {
+          char limit[64];
+          std::snprintf(limit, sizeof limit, " (raise tsocheck.timeLimit, now %g s)", *s.run.timeLimit);
+          j["message"] = j.value("message", "") + limit;
+        }
         ++checked;
         if (c.result.status != Status::Timeout && keys.count(c.function)) cache_.put(keys[c.function], j);
       }
@@ -455,6 +489,20 @@ class Server {
                " checked, " + std::to_string(cachedN) + " from cache, " + std::to_string(int(msSince(t0))) + " ms");
   }
 
+  void failJob(const Document& doc, const std::string& what) {
+    try {
+      const std::string msg = "tsocheck failed on this file (internal error: " + what + ")";
+      log(1, msg + ": " + doc.path);
+      json at = {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}};
+      notify("textDocument/publishDiagnostics",
+             {{"uri", doc.uri}, {"version", doc.version},
+              {"diagnostics", json::array({{{"range", at}, {"severity", 1}, {"source", "tsocheck"},
+                                            {"code", "internal-error"}, {"message", msg}}})}});
+      notifyStatus(doc.uri, false, 0, json::array());
+    } catch (...) {
+    }
+  }
+
   // tsocheck/status: a document's checks started (checking, executions 0),
   // are running (executions so far, every 250 ms) or ended (checks summary).
   // Lets clients show a status bar without parsing $/progress.
@@ -482,11 +530,20 @@ class Server {
     return it == results_.end() ? std::vector<json>() : it->second.checks;
   }
 
+  // A line or character number: a non-negative integer (not `true`, not 1.5).
+  static uint32_t position(const json& v) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= int64_t(UINT32_MAX))
+      throw RpcError{kInvalidParams, "a line or character must be a non-negative integer, got " + dumpJson(v)};
+    return uint32_t(v.get<int64_t>());
+  }
+
   json codeActions(const json& p) {
     Document d = openDoc(p.at("textDocument"));
     const json& range = p.at("range");
-    range.at("start").at("line").get<uint32_t>();
-    range.at("end").at("line").get<uint32_t>();
+    for (const char* end : {"start", "end"}) {
+      position(range.at(end).at("line"));
+      position(range.at(end).at("character"));
+    }
     json out = json::array();
     for (const json& c : resultsOf(d.uri))
       for (json& a : fenceActions(c, d.uri, d.text, range)) out.push_back(std::move(a));
@@ -509,7 +566,8 @@ class Server {
 
   json hover(const json& p) {
     Document d = openDoc(p.at("textDocument"));
-    uint32_t line = p.at("position").at("line").get<uint32_t>() + 1;
+    uint32_t line = position(p.at("position").at("line")) + 1;
+    position(p.at("position").at("character"));
     std::string md;
     for (const json& c : resultsOf(d.uri)) md += traceHover(c, d.path, line);
     if (md.empty()) return nullptr;
@@ -545,30 +603,42 @@ class Server {
       auto cancel = std::make_shared<std::atomic<bool>>(false);
       {
         std::lock_guard<std::mutex> l(mu_);
-        commandCancels_[id.dump()] = cancel;
+        commandCancels_[dumpJson(id)] = cancel;
       }
       RunOptions opts = settings().run;
       opts.model = m;
       opts.contents = d.text;
-      // Answered from its own thread so the server keeps serving; $/cancelRequest stops it.
-      std::lock_guard<std::mutex> l(mu_);
-      commandThreads_.emplace_back([this, id, d, fn, opts, cancel]() mutable {
-        opts.cancel = cancel.get();
-        FileReport fr = runFile(d.path, opts);
-        {
-          std::lock_guard<std::mutex> l(mu_);
-          commandCancels_.erase(id.dump());
-        }
-        if (cancel->load()) return replyError(id, {kRequestCancelled, "cancelled"});
-        for (const CheckReport& c : fr.checks)
-          if (c.function == fn) {
-            json j = checkJson(c);
-            notify("window/showMessage", {{"type", 3}, {"message", "`" + fn + "` under " + modelName(*opts.model) +
-                                                                      ": " + j.value("status", "") + " — " + j.value("message", "")}});
-            return reply(id, tracePayload(j));
+      // Answered from the worker pool so the server keeps serving (bounded by
+      // maxWorkers, no thread per request); $/cancelRequest stops it.
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        commandJobs_.push_back([this, id, d, fn, opts, cancel]() mutable {
+          try {
+            opts.cancel = cancel.get();
+            FileReport fr = runFile(d.path, opts);
+            {
+              std::lock_guard<std::mutex> l(mu_);
+              commandCancels_.erase(dumpJson(id));
+            }
+            if (cancel->load()) return replyError(id, {kRequestCancelled, "cancelled"});
+            for (const CheckReport& c : fr.checks)
+              if (c.function == fn) {
+                json j = checkJson(c);
+                notify("window/showMessage", {{"type", 3}, {"message", "`" + fn + "` under " + modelName(*opts.model) +
+                                                                          ": " + j.value("status", "") + " — " + j.value("message", "")}});
+                return reply(id, tracePayload(j));
+              }
+            replyError(id, {kInvalidParams, "no check function " + fn});
+          } catch (const std::exception& e) {
+            {
+              std::lock_guard<std::mutex> l(mu_);
+              commandCancels_.erase(dumpJson(id));
+            }
+            replyError(id, {kInternalError, std::string("internal error: ") + e.what()});
           }
-        replyError(id, {kInvalidParams, "no check function " + fn});
-      });
+        });
+      }
+      cv_.notify_all();
       return;
     }
     throw RpcError{kInvalidParams, "unknown command " + cmd};
@@ -594,7 +664,8 @@ class Server {
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> commandCancels_;
   int64_t nextId_ = 1;
   std::condition_variable cv_;
-  std::vector<std::thread> workers_, commandThreads_;
+  std::vector<std::thread> workers_;
+  std::deque<std::function<void()>> commandJobs_;  // runWithModel requests waiting for a worker
   int busy_ = 0;
   bool stopping_ = false;
 };

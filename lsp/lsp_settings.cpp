@@ -1,10 +1,20 @@
 #include "lsp/lsp_settings.h"
 
+#include <algorithm>
+#include <thread>
+#include "lsp/json_text.h"
+
 #include "lsp/check_options.h"
+#include "lsp/fence_fix.h"
 
 namespace tsocheck::lsp {
 
 using nlohmann::json;
+
+int defaultMaxWorkers() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores > 2 ? int(std::min(cores - 1, 8u)) : 1;  // at most 8: each check can use much memory
+}
 
 std::vector<std::string> applySettings(Settings& s, const json& in) {
   std::vector<std::string> bad;
@@ -30,17 +40,20 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
   count("bufferBound", 1 << 20, [&](std::optional<long> v) { s.run.bufferBound = v ? std::optional<int>(int(*v)) : std::nullopt; });
   count("preemptionBound", 1 << 20, [&](std::optional<long> v) { s.run.preemptionBound = v ? std::optional<int>(int(*v)) : std::nullopt; });
   count("loopBound", 1 << 20, [&](std::optional<long> v) { s.run.loopBound = v ? std::optional<uint32_t>(uint32_t(*v)) : std::nullopt; });
-  count("maxWorkers", 64, [&](std::optional<long> v) { s.maxWorkers = v && *v > 0 ? int(*v) : 1; });
+  count("maxWorkers", 64, [&](std::optional<long> v) { s.maxWorkers = !v ? defaultMaxWorkers() : *v > 0 ? int(*v) : 1; });
   count("debounceMs", 60000, [&](std::optional<long> v) { s.debounceMs = v ? int(*v) : 300; });
   if (j.contains("timeLimit")) {
     const json& v = j["timeLimit"];
-    if (v.is_null()) s.run.timeLimit.reset();
+    if (v.is_null()) s.run.timeLimit = kDefaultTimeLimitSeconds;  // null = the default
+    else if (v.is_number() && v.get<double>() == 0) s.run.timeLimit.reset();  // 0 = no limit
     else if (v.is_number() && v.get<double>() > 0) s.run.timeLimit = v.get<double>();
-    else bad.push_back("timeLimit must be a positive number of seconds");
+    else bad.push_back("timeLimit must be a positive number of seconds (0: no limit)");
   }
   for (auto [key, field] : {std::pair{"fenceStyle", &s.run.fenceStyle}, std::pair{"compileCommandsDir", &s.run.compileCommandsDir}}) {
     if (!j.contains(key)) continue;
-    if (j[key].is_string()) *field = j[key].get<std::string>();
+    if (j[key].is_string() && std::string(key) == "fenceStyle" && !fenceText(j[key].get<std::string>()))
+      bad.push_back("fenceStyle must be \"seq_cst\", \"sync\" or \"mfence\" (ignored)");
+    else if (j[key].is_string()) *field = j[key].get<std::string>();
     else if (j[key].is_null()) field->clear();
     else bad.push_back(std::string(key) + " must be a string");
   }
@@ -70,7 +83,7 @@ std::string outcomeSettings(const Settings& s) {
   json j = {{"fenceStyle", s.run.fenceStyle}, {"compileCommandsDir", s.run.compileCommandsDir},
             {"steps", s.run.limits.maxSteps}, {"robustness", s.run.robustness},
             {"deadlocks", s.run.deadlocks ? deadlockModeName(*s.run.deadlocks) : ""}};
-  return j.dump();
+  return dumpJson(j);
 }
 
 }  // namespace tsocheck::lsp

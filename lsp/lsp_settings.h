@@ -11,10 +11,17 @@
 
 namespace tsocheck::lsp {
 
+// Defaults that keep the editor responsive: background checks stop after
+// 10 s (status `timeout`, "raise tsocheck.timeLimit"; 0 = no limit), and
+// max(1, min(cores - 1, 8)) files are checked at once.
+inline constexpr double kDefaultTimeLimitSeconds = 10;
+int defaultMaxWorkers();
+
 struct Settings {
+  Settings() { run.timeLimit = kDefaultTimeLimitSeconds; }
   RunOptions run;             // model, bounds, time limit, fence style, compile commands dir
   bool checkOnSave = false;   // checkOn: "change" (debounced) or "save"
-  int maxWorkers = 1;
+  int maxWorkers = defaultMaxWorkers();
   int debounceMs = 300;
 };
 

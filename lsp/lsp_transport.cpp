@@ -4,6 +4,8 @@
 
 #include <cerrno>
 
+#include "lsp/json_text.h"
+
 namespace tsocheck::lsp {
 
 Transport::Transport(asio::io_context& io, int inFd, int outFd) : in_(io, inFd), outFd_(outFd) {}
@@ -27,8 +29,7 @@ void Transport::readMore() {
 }
 
 void Transport::send(const nlohmann::json& message) {
-  const std::string data =
-      frame(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  const std::string data = frame(dumpJson(message));  // invalid UTF-8 becomes U+FFFD
   std::lock_guard<std::mutex> l(outMu_);
   size_t off = 0;
   while (off < data.size()) {

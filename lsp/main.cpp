@@ -17,6 +17,7 @@
 #include "lsp/dap_server.h"
 #include "lsp/lsp_server.h"
 #include "lsp/fence_fix.h"
+#include "lsp/json_text.h"
 #include "lsp/reports.h"
 
 #ifndef TSOCHECK_VERSION
@@ -181,7 +182,7 @@ int runCheck(int argc, char** argv) {
     struct rusage ru {};
     getrusage(RUSAGE_SELF, &ru);
     out["stats"] = {{"peak_rss_kb", ru.ru_maxrss}};
-    std::cout << out.dump(2) << std::endl;
+    std::cout << tsocheck::dumpJson(out, 2) << std::endl;  // invalid UTF-8 becomes U+FFFD
   }
   if (!sarifPath.empty()) {
     std::ofstream out(sarifPath);
@@ -189,7 +190,7 @@ int runCheck(int argc, char** argv) {
       std::fprintf(stderr, "tsocheck: cannot write %s\n", sarifPath.c_str());
       return 2;
     }
-    out << sarifLog(reports, TSOCHECK_VERSION).dump(2) << "\n";
+    out << tsocheck::dumpJson(sarifLog(reports, TSOCHECK_VERSION), 2) << "\n";
   }
   if (violation) return 1;
   return inputError ? 2 : 0;

@@ -1072,3 +1072,98 @@ TEST_CASE("reading an uninitialised local is a warning in the result, not a viol
   CHECK(clean["results"][0]["warnings"].is_array());
   CHECK(clean["results"][0]["warnings"].empty());
 }
+
+// Issue 16: results carrying bytes that are not UTF-8 are written (the bytes
+// become U+FFFD), never an abort; odd compile_commands.json files are ignored
+// with a message; messages say what happened.
+TEST_CASE("invalid UTF-8 in a result: --json and --sarif still write", "[cli][robustness]") {
+  json j = checkJson(quote(inputs("latin1_assert.c")));
+  CHECK(j["_exit"] == 1);
+  REQUIRE(j["results"].size() == 1);
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "violation");
+  CHECK(r["message"].get<std::string>().find("caf\xef\xbf\xbd") != std::string::npos);  // U+FFFD
+  CHECK(r["executions"] == 1);  // found in the first execution: 1 execution, not 0
+  fs::path sarif = fs::temp_directory_path() / ("tsocheck-latin1-" + std::to_string(::getpid()) + ".sarif");
+  Run s = tsocheck("check " + quote(inputs("latin1_assert.c")) + " --sarif " + quote(sarif.string()));
+  CHECK(s.exitCode == 1);
+  CHECK(s.out.find("1 execution") != std::string::npos);
+  CHECK(s.out.find("0 executions") == std::string::npos);
+  json log = json::parse(readFile(sarif));
+  CHECK(log["runs"][0]["results"].size() >= 1);
+  fs::remove(sarif);
+}
+
+TEST_CASE("compile_commands.json with wrong types is ignored with a message", "[cli][robustness]") {
+  fs::path dir = fs::temp_directory_path() / ("tsocheck-badcdb-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(inputs("latin1_assert.c"), dir / "a.c", fs::copy_options::overwrite_existing);
+  {
+    std::ofstream db(dir / "compile_commands.json");
+    db << json::array({{{"directory", 5}, {"file", (dir / "a.c").string()}, {"command", "cc a.c"}}}).dump();
+  }
+  Run r = tsocheck("check " + quote((dir / "a.c").string()));
+  CHECK(r.exitCode == 1);  // checked anyway
+  CHECK(r.out.find("\"directory\" has the wrong type") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a file without a check function is not reported as not compiling", "[cli][robustness]") {
+  Run r = tsocheck("check " + quote(inputs("no_check.c")));
+  CHECK(r.exitCode == 2);
+  CHECK(r.out.find("no check function") != std::string::npos);
+  CHECK(r.out.find("does not compile") == std::string::npos);
+}
+
+TEST_CASE("an undeclared 100000-character identifier is reported without typo correction", "[cli][robustness]") {
+  fs::path f = fs::temp_directory_path() / ("tsocheck-longid-" + std::to_string(::getpid()) + ".c");
+  {
+    std::ofstream out(f);
+    out << "#include <tsocheck.h>\nint x;\nTSOCHECK void f(void) { x = " << std::string(100000, 'a') << "; }\n";
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  Run r = tsocheck("check " + quote(f.string()));
+  CHECK(r.exitCode == 2);
+  CHECK(r.out.find("does not compile") != std::string::npos);
+  // Clang's typo correction took about a minute here; without it, well under a second.
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
+  fs::remove(f);
+}
+
+TEST_CASE("a huge global is refused at its definition, not allocated", "[cli][robustness]") {
+  json j = checkJson(quote(inputs("huge_global.c")));
+  CHECK(j["_exit"] == 2);
+  REQUIRE(j["results"].size() == 1);
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "error");
+  CHECK(r["message"].get<std::string>().find("too large") != std::string::npos);
+  CHECK(r["error"]["line"] == 5);
+  CHECK(j["stats"]["peak_rss_kb"].get<long>() < 1024 * 1024);  // no gigabytes
+}
+
+TEST_CASE("a 200000-term expression does not overflow the compiler's stack", "[cli][robustness]") {
+  fs::path f = fs::temp_directory_path() / ("tsocheck-deep-" + std::to_string(::getpid()) + ".c");
+  {
+    std::ofstream out(f);
+    out << "#include <tsocheck.h>\nint x;\nTSOCHECK void f(void) { x = x";
+    for (int i = 1; i < 200000; ++i) out << "+x";
+    out << "; }\n";
+  }
+  Run r = tsocheck("check --time-limit 5 " + quote(f.string()));
+  CHECK(r.exitCode >= 0);  // not killed by a signal (it was SIGSEGV)
+  CHECK(r.exitCode <= 2);
+  CHECK(r.out.find("f:") != std::string::npos);  // a result for the check (the frontend ran on a large stack)
+  fs::remove(f);
+}
+
+TEST_CASE("an unsupported construct refuses only the checks that reach it", "[cli][robustness]") {
+  json j = checkJson(quote(inputs("unsupported_partial.c")));
+  REQUIRE(j["results"].size() == 2);
+  std::map<std::string, json> by;
+  for (const json& r : j["results"]) by[r["function"]] = r;
+  CHECK(by["uses_float"]["status"] == "error");
+  CHECK(by["uses_float"]["message"].get<std::string>().find("floating point") != std::string::npos);
+  CHECK(by["uses_float"]["error"]["line"] == 8);
+  CHECK(by["unrelated"]["status"] == "violation");  // checked: it never reaches the floating point
+  CHECK(j["_exit"] == 1);
+}

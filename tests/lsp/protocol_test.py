@@ -113,6 +113,9 @@ def line_of(path, text):
 
 def main():
     root = tempfile.mkdtemp(prefix="tsocheck-lsp-")
+    # The result cache lives in the user's cache directory (never in the
+    # workspace): give the servers of this test a fresh one.
+    os.environ["XDG_CACHE_HOME"] = os.path.join(root, ".xdg-cache")
     dekker = copy(root, os.path.join(SAMPLES, "dekker_buggy.c"))
     fixed = copy(root, os.path.join(SAMPLES, "dekker_fixed.c"))
     two = copy(root, os.path.join(INPUTS, "two_checks.c"))
@@ -235,9 +238,11 @@ def main():
                                                                       "end": {"line": 0, "character": 0}}, "text": " "}]})
     m = c.log_with("cancelled check of " + slow, timeout=5)
     check(m is not None, "stale check cancelled")
-    if m:
+    if m:  # behaviour, not speed (the time is printed; benchmarks assert speed)
         ms = int(m["params"]["message"].split("stopped ")[1].split(" ms")[0])
-        check(ms < 100, "cancelled within 100 ms (%d ms)" % ms)
+        print("cancelled %d ms after the newer edit" % ms)
+    d = c.diagnostics(suri, version=2, timeout=60)
+    check(d is not None, "the newer version is checked after the cancellation")
     check(any(x.get("method") == "$/progress" and x["params"]["value"]["kind"] == "report" for x in c.seen),
           "work done progress reported")
     lens = c.request("textDocument/codeLens", {"textDocument": {"uri": suri}}, timeout=2)

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Fuzz driver for `tsocheck dap` (issue 16): a real launch of a buggy sample,
+then N mutated or hostile DAP requests (random JSON types in arguments,
+deep nesting, bad framing, invalid UTF-8); the adapter must stay up and answer
+a final `threads` request.
+
+usage: dap_fuzz.py TSOCHECK_BIN SAMPLES_DIR [--cases N] [--seed S]
+"""
+import argparse, json, os, queue, random, subprocess, sys, threading, time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("bin")
+ap.add_argument("samples")
+ap.add_argument("--cases", type=int, default=300)
+ap.add_argument("--seed", type=int, default=None)
+a = ap.parse_args()
+seed = a.seed if a.seed is not None else int(time.time())
+rng = random.Random(seed)
+PROGRAM = os.path.join(a.samples, "dekker_buggy.c")
+
+p = subprocess.Popen([a.bin, "dap"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+q = queue.Queue()
+
+
+def reader():
+    while True:
+        h = b""
+        while not h.endswith(b"\r\n\r\n"):
+            c = p.stdout.read(1)
+            if not c:
+                q.put(None)
+                return
+            h += c
+        n = int(h.split(b"Content-Length:")[1].split(b"\r\n")[0])
+        q.put(json.loads(p.stdout.read(n)))
+
+
+threading.Thread(target=reader, daemon=True).start()
+seq = [0]
+
+
+def raw(b):
+    p.stdin.write(b)
+    p.stdin.flush()
+
+
+def send(obj):
+    b = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+    raw(b"Content-Length: %d\r\n\r\n" % len(b) + b)
+
+
+def request(command, arguments):
+    seq[0] += 1
+    return {"seq": seq[0], "type": "request", "command": command, "arguments": arguments}
+
+
+def wait_response(s, timeout):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            m = q.get(timeout=max(0.01, end - time.time()))
+        except queue.Empty:
+            return None
+        if m is None:
+            return None
+        if m.get("type") == "response" and m.get("request_seq") == s:
+            return m
+    return None
+
+
+HOSTILE = [None, True, 0, -1, 2 ** 63, 1.5, "", "x" * 1000, [], {}, [[[]]], {"a": {}}]
+COMMANDS = [("next", {"threadId": 1}), ("stepBack", {"threadId": 1}), ("continue", {"threadId": 1}),
+            ("reverseContinue", {"threadId": 1}), ("stackTrace", {"threadId": 1}), ("scopes", {"frameId": 0}),
+            ("variables", {"variablesReference": 1}), ("evaluate", {"expression": "flag[0]", "context": "watch"}),
+            ("setBreakpoints", {"source": {"path": PROGRAM}, "breakpoints": [{"line": 20}]}), ("threads", {}),
+            ("exceptionInfo", {"threadId": 1}), ("tsocheckState", {}), ("restart", {"arguments": {"program": PROGRAM}}),
+            ("launch", {"program": PROGRAM, "model": "tso"}), ("initialize", {"adapterID": "x"})]
+
+
+def mutate(v, depth=0):
+    if depth > 3 or rng.random() < 0.2:
+        return rng.choice(HOSTILE)
+    if isinstance(v, dict):
+        v = dict(v)
+        if v:
+            k = rng.choice(list(v))
+            v[k] = mutate(v[k], depth + 1)
+        return v
+    return v
+
+
+s0 = request("initialize", {"adapterID": "tsocheck", "linesStartAt1": True})
+send(s0)
+ok = wait_response(s0["seq"], 20) is not None
+send(request("launch", {"program": PROGRAM, "model": "tso"}))
+send(request("configurationDone", {}))
+sent = 0
+t0 = time.time()
+for i in range(a.cases):
+    if p.poll() is not None:
+        break
+    cmd, args = rng.choice(COMMANDS)
+    m = request(cmd, args)
+    kind = rng.randrange(8)
+    try:
+        if kind < 4:
+            m["arguments"] = mutate(m["arguments"])
+            send(m)
+        elif kind == 4:
+            d = rng.choice([1000, 300000])
+            send(b'{"seq":1,"type":"request","command":"launch","arguments":' + b'{"a":' * d + b"1" + b"}" * d + b"}")
+        elif kind == 5:
+            b = json.dumps(m).encode()
+            raw(rng.choice([b"Content-Length: %d\r\n\r\n" % max(0, len(b) - 3) + b,
+                            b"Content-Length: %d\r\n\r\n" % (len(b) + 50) + b, b"junk\r\n" + b]))
+        elif kind == 6:
+            send(json.dumps(m).encode().replace(b"program", b"pro\xffgram", 1))
+        else:
+            send(m)
+        sent += 1
+    except BrokenPipeError:
+        break
+    while not q.empty():
+        if q.get() is None:
+            break
+final = request("threads", {})
+try:
+    send(final)
+    r = wait_response(final["seq"], 60)
+except BrokenPipeError:
+    r = None
+alive = p.poll() is None
+p.kill()
+p.wait()
+print("dap fuzz: seed %d, %d/%d cases sent in %.1f s, final request %s, adapter %s" %
+      (seed, sent, a.cases, time.time() - t0, "answered" if r else "LOST", "alive" if alive else "DEAD"))
+sys.exit(0 if ok and sent == a.cases and r is not None and alive else 1)

@@ -1,0 +1,307 @@
+// Hostile input to the language server's pieces (issue 16): framing that
+// must resynchronise without losing the next message, deeply nested JSON,
+// invalid UTF-8, cache entries of the wrong shape or kind, and odd
+// compile_commands.json files.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "lsp/compile_db.h"
+#include "lsp/json_text.h"
+#include "lsp/lsp_cache.h"
+#include "lsp/lsp_protocol.h"
+#include "lsp/lsp_settings.h"
+#include "lsp/reports.h"
+
+using namespace tsocheck::lsp;
+using tsocheck::dumpJson;
+using tsocheck::jsonNestingExceeds;
+using tsocheck::parseJsonText;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::vector<Frame> drain(FrameReader& r, const std::string& data) {
+  r.feed(data.data(), data.size());
+  std::vector<Frame> out;
+  while (auto f = r.next()) out.push_back(*f);
+  return out;
+}
+
+std::vector<std::string> okBodies(const std::vector<Frame>& fs) {
+  std::vector<std::string> out;
+  for (const Frame& f : fs)
+    if (f.ok) out.push_back(f.body);
+  return out;
+}
+
+const std::string kNext = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"next\"}";
+
+fs::path tempDir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("tsocheck-robust-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+void write(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
+
+}  // namespace
+
+TEST_CASE("framing: the message after a malformed frame is never lost", "[robustness]") {
+  const std::string body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"first\"}";
+  SECTION("short Content-Length") {
+    FrameReader r;
+    auto fs = drain(r, "Content-Length: 5\r\n\r\n" + body + frame(kNext));
+    CHECK(okBodies(fs).back() == kNext);
+  }
+  SECTION("LF-only header lines are accepted") {
+    FrameReader r;
+    auto fs = drain(r, "Content-Length: " + std::to_string(body.size()) + "\n\n" + body + frame(kNext));
+    CHECK(okBodies(fs) == std::vector<std::string>{body, kNext});
+  }
+  SECTION("a length longer than the message (within the cap)") {
+    FrameReader r;
+    auto fs = drain(r, "Content-Length: 100000\r\n\r\n" + body + frame(kNext));
+    REQUIRE(!fs.empty());
+    CHECK(!fs.front().ok);
+    CHECK(okBodies(fs) == std::vector<std::string>{kNext});
+  }
+  SECTION("a length longer than the message, the next frame arriving byte by byte") {
+    FrameReader r;
+    std::vector<Frame> fs = drain(r, "Content-Length: 100000\r\n\r\n" + body);
+    CHECK(fs.empty());
+    std::string rest = frame(kNext);
+    for (char c : rest) {
+      auto more = drain(r, std::string(1, c));
+      fs.insert(fs.end(), more.begin(), more.end());
+    }
+    CHECK(okBodies(fs) == std::vector<std::string>{kNext});
+  }
+  SECTION("an oversized length") {
+    FrameReader r;
+    auto fs = drain(r, "Content-Length: 99999999999999\r\n\r\n" + body + frame(kNext));
+    CHECK(okBodies(fs) == std::vector<std::string>{kNext});
+  }
+  SECTION("junk between frames") {
+    FrameReader r;
+    auto fs = drain(r, frame(body) + "garbage {\"x\": 1}\r\n" + frame(kNext));
+    CHECK(okBodies(fs) == std::vector<std::string>{body, kNext});
+  }
+  SECTION("a body mentioning Content-Length in a string is one message") {
+    FrameReader r;
+    const std::string tricky = "{\"text\":\"Content-Length: 5\\r\\n\\r\\n\"}";
+    auto fs = drain(r, frame(tricky) + frame(kNext));
+    CHECK(okBodies(fs) == std::vector<std::string>{tricky, kNext});
+  }
+}
+
+TEST_CASE("deeply nested JSON is refused before parsing", "[robustness]") {
+  const std::string deepId = "{\"jsonrpc\":\"2.0\",\"id\":" + std::string(50000, '[') + std::string(50000, ']') +
+                             ",\"method\":\"x\"}";
+  CHECK(jsonNestingExceeds(deepId));
+  std::string why;
+  CHECK(!parseJsonText(deepId, &why));
+  CHECK(why.find("nested deeper") != std::string::npos);
+  const std::string deepParams = "{\"method\":\"n\",\"params\":" + std::string(1000000, '{') + "}";
+  CHECK(!parseJsonText(deepParams));
+  // Brackets inside strings (escaped quotes too) do not count.
+  const std::string flat = "{\"a\":\"" + std::string(1000, '[') + "\\\"" + std::string(1000, '{') + "\"}";
+  CHECK(!jsonNestingExceeds(flat));
+  CHECK(parseJsonText(flat));
+  CHECK(parseJsonText(std::string(200, '[') + std::string(200, ']')));
+}
+
+TEST_CASE("invalid UTF-8 in a result is dumped, never thrown", "[robustness]") {
+  json j = {{"message", std::string("caf\xe9 \xff\xfe")}, {"file", std::string("\xff.c")}};
+  CHECK_THROWS(j.dump());
+  std::string s;
+  REQUIRE_NOTHROW(s = dumpJson(j));
+  CHECK(json::parse(s)["message"].get<std::string>().rfind("caf", 0) == 0);
+  CHECK(uriToPath("file:///tmp/%FF.c") == "/tmp/\xff.c");
+}
+
+TEST_CASE("cache entries of the wrong shape are a miss", "[robustness]") {
+  tsocheck::CheckReport rep;
+  rep.file = "/w/a.c";
+  rep.function = "f";
+  json good = tsocheck::checkJson(rep);
+  REQUIRE(validCacheEntry(good));
+  for (auto [key, bad] : std::vector<std::pair<std::string, json>>{{"executions", "many"},
+                                                                  {"status", 5},
+                                                                  {"function", 7},
+                                                                  {"robustness", {{"robust", "yes"}}},
+                                                                  {"violation", {{"trace", 3}}},
+                                                                  {"bounds", json::array()},
+                                                                  {"fences", {{{"line", "x"}}}},
+                                                                  {"limits", {1, 2}}}) {
+    json j = good;
+    j[key] = bad;
+    INFO(key);
+    CHECK(!validCacheEntry(j));
+  }
+  json missing = good;
+  missing.erase("status");
+  CHECK(!validCacheEntry(missing));
+  CHECK(!validCacheEntry(json::array()));
+  CHECK(!validCacheEntry(json::object()));
+}
+
+TEST_CASE("the disk cache: round trip, tampering, FIFOs, symlinks, size cap", "[robustness]") {
+  fs::path root = tempDir("cache");
+  const std::string dir = (root / "tsocheck" / "results").string();
+  tsocheck::CheckReport rep;
+  rep.file = "/w/a.c";
+  rep.function = "f";
+  rep.result.message = std::string("assert \xff failed");  // invalid UTF-8 is written, not thrown
+  json entry = tsocheck::checkJson(rep);
+  const std::string key = "00112233aabbccdd";
+  {
+    ResultCache c(dir);
+    REQUIRE_NOTHROW(c.put(key, entry));
+  }
+  const fs::path file = fs::path(dir) / (key + ".json");
+  REQUIRE(fs::is_regular_file(file));
+  CHECK((fs::status(file).permissions() & fs::perms::others_read) == fs::perms::none);
+  CHECK(ResultCache(dir).get(key).has_value());
+  SECTION("wrong field types") {
+    json j = json::parse(std::ifstream(file));
+    j["executions"] = "many";
+    write(file, j.dump());
+    CHECK(!ResultCache(dir).get(key).has_value());
+  }
+  SECTION("not JSON, or nested too deeply") {
+    write(file, "{\"status\":");
+    CHECK(!ResultCache(dir).get(key).has_value());
+    write(file, std::string(100000, '['));
+    CHECK(!ResultCache(dir).get(key).has_value());
+  }
+  SECTION("a FIFO does not block") {
+    fs::remove(file);
+    REQUIRE(::mkfifo(file.c_str(), 0600) == 0);
+    auto t0 = std::chrono::steady_clock::now();
+    CHECK(!ResultCache(dir).get(key).has_value());
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  }
+  SECTION("a symlinked entry (e.g. to /dev/stdin) is not followed") {
+    fs::remove(file);
+    fs::create_symlink("/dev/stdin", file);
+    CHECK(!ResultCache(dir).get(key).has_value());
+  }
+  SECTION("an oversized entry is not read") {
+    std::string big = dumpJson(entry);
+    big.insert(big.size() - 1, ",\"pad\":\"" + std::string(ResultCache::kMaxEntryBytes, 'x') + "\"");
+    write(file, big);
+    CHECK(!ResultCache(dir).get(key).has_value());
+  }
+  SECTION("a symlinked cache directory is refused") {
+    fs::path elsewhere = root / "elsewhere";
+    fs::create_directories(elsewhere);
+    fs::remove_all(dir);
+    fs::create_directory_symlink(elsewhere, dir);
+    ResultCache c(dir);
+    c.put(key, entry);
+    CHECK(fs::is_empty(elsewhere));
+    write(elsewhere / (key + ".json"), dumpJson(entry));
+    CHECK(!ResultCache(dir).get(key).has_value());
+  }
+  SECTION("a planted temporary symlink is never written through") {
+    fs::path victim = root / "victim";
+    write(victim, "keep");
+    for (int i = 0; i < 4; ++i)
+      fs::create_symlink(victim, fs::path(dir) / (key + ".json.tmp." + std::to_string(::getpid()) + "." + std::to_string(i)));
+    ResultCache c(dir);
+    for (int i = 0; i < 6; ++i) c.put(key, entry);
+    std::ifstream in(victim);
+    std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(s == "keep");
+  }
+  fs::remove_all(root);
+}
+
+TEST_CASE("the cache lives outside the workspace", "[robustness]") {
+  const char* old = std::getenv("XDG_CACHE_HOME");
+  std::string saved = old ? old : "";
+  ::setenv("XDG_CACHE_HOME", "/tmp/xdg-test", 1);
+  CHECK(cacheDirFor("/some/workspace") == "/tmp/xdg-test/tsocheck/results");
+  if (old) ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  else ::unsetenv("XDG_CACHE_HOME");
+}
+
+TEST_CASE("compile_commands.json of the wrong shape or kind is ignored with a message", "[robustness]") {
+  fs::path d = tempDir("cdb");
+  write(d / "a.c", "int x;\n");
+  const std::string file = (d / "a.c").string();
+  SECTION("non-string directory") {
+    write(d / "compile_commands.json",
+          json::array({{{"directory", 5}, {"file", file}, {"command", "cc -DX=1 a.c"}}}).dump());
+    tsocheck::CompileFlags f;
+    REQUIRE_NOTHROW(f = tsocheck::compileFlagsFor(file));
+    CHECK(f.database.empty());
+    REQUIRE(!f.warnings.empty());
+    CHECK(f.warnings[0].find("directory") != std::string::npos);
+  }
+  SECTION("wrong arguments/command types") {
+    write(d / "compile_commands.json", json::array({{{"directory", d.string()}, {"file", file}, {"arguments", "cc"}},
+                                                    {{"file", file}, {"command", 12}}})
+                                           .dump());
+    tsocheck::CompileFlags f;
+    REQUIRE_NOTHROW(f = tsocheck::compileFlagsFor(file));
+    CHECK(f.warnings.size() == 2);
+  }
+  SECTION("a FIFO does not block") {
+    REQUIRE(::mkfifo((d / "compile_commands.json").c_str(), 0600) == 0);
+    auto t0 = std::chrono::steady_clock::now();
+    tsocheck::CompileFlags f = tsocheck::compileFlagsFor(file, d.string());
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+    REQUIRE(f.warnings.size() == 1);
+    CHECK(f.warnings[0].find("not a regular file") != std::string::npos);
+  }
+  SECTION("a symlink to /dev/stdin does not read the client's messages") {
+    fs::create_symlink("/dev/stdin", d / "compile_commands.json");
+    tsocheck::CompileFlags f = tsocheck::compileFlagsFor(file, d.string());
+    CHECK(f.warnings.size() == 1);
+  }
+  SECTION("nested too deeply") {
+    write(d / "compile_commands.json", std::string(300000, '['));
+    tsocheck::CompileFlags f;
+    REQUIRE_NOTHROW(f = tsocheck::compileFlagsFor(file, d.string()));
+    CHECK(f.warnings.size() == 1);
+  }
+  fs::remove_all(d);
+}
+
+TEST_CASE("settings and URIs: bogus fenceStyle, remote file URIs", "[robustness]") {
+  Settings s;
+  s.run.fenceStyle = "sync";
+  auto bad = applySettings(s, {{"fenceStyle", "bogus"}});
+  REQUIRE(bad.size() == 1);
+  CHECK(bad[0].find("fenceStyle") != std::string::npos);
+  CHECK(s.run.fenceStyle == "sync");
+  CHECK(applySettings(s, {{"fenceStyle", "mfence"}}).empty());
+  CHECK(s.run.fenceStyle == "mfence");
+  CHECK(uriToPath("file://host/x.c").empty());
+  CHECK(uriToPath("file://localhost/x.c") == "/x.c");
+  CHECK(uriToPath("file:///x.c") == "/x.c");
+}
+
+TEST_CASE("settings: background checks have a default time limit and several workers where cores allow",
+          "[robustness]") {
+  Settings s;
+  REQUIRE(s.run.timeLimit);
+  CHECK(*s.run.timeLimit == kDefaultTimeLimitSeconds);
+  CHECK(s.maxWorkers == defaultMaxWorkers());
+  CHECK(defaultMaxWorkers() >= 1);
+  CHECK(applySettings(s, {{"timeLimit", 0}}).empty());
+  CHECK(!s.run.timeLimit);  // 0: no limit
+  CHECK(applySettings(s, {{"timeLimit", nullptr}, {"maxWorkers", nullptr}}).empty());
+  CHECK(s.run.timeLimit == kDefaultTimeLimitSeconds);  // null (an unset editor setting): the default
+  CHECK(s.maxWorkers == defaultMaxWorkers());
+  CHECK(applySettings(s, {{"timeLimit", -1}}).size() == 1);
+}
