@@ -331,7 +331,7 @@ TEST_CASE("a loop without an exit condition over shared state is bounded by the 
   CHECK(k["results"][0]["limits"][0].get<std::string>().find("cut after 3 iterations") != std::string::npos);
 }
 
-TEST_CASE("--time-limit is a hard limit: long executions, fence synthesis and its re-checks", "[cli][limits]") {
+TEST_CASE("the time limit (--time-limit) is a hard limit: long executions, fence synthesis and its re-checks", "[cli][limits]") {
   // Issue 11: the run ends within about a second of the limit (4 s: a generous
   // margin on a shared machine for a 2 s limit).
   auto timed = [](const std::string& args, json* out) {
@@ -897,7 +897,7 @@ TEST_CASE("a deadlock or non-termination does not hide an assertion failure", "[
   CHECK(d["results"][0]["fences_verified"] == true);
 }
 
-TEST_CASE("--deadlocks=warning|ignore and the annotation deadlocks=", "[cli][kinds]") {
+TEST_CASE("deadlocks: --deadlocks=warning|ignore and the annotation deadlocks=", "[cli][kinds]") {
   const std::string hang = quote(inputs("hang_or_cs.c"));
   json w = checkJson(hang + " --model sc --deadlocks=warning");
   CHECK(w["_exit"] == 0);

@@ -950,7 +950,7 @@ TSOCHECK void wait(void) {
   }
 }
 
-TEST_CASE("a temporary stack slot does not make a spin iteration effectful; a live one does", "[frontend][spin]") {
+TEST_CASE("a temporary stack slot does not make a spin iteration effectful, a live one does", "[frontend][spin]") {
   // Clang passes atomic_load of a pointer through a temporary slot at -O0.
   CheckResult tmp = run(R"(#include <tsocheck.h>
 #include <pthread.h>
