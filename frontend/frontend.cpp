@@ -180,6 +180,15 @@ bool hasErrors(const std::vector<Diagnostic>& ds) {
   return false;
 }
 
+// An error about the whole file (no line): the compiler could not run on it.
+Diagnostic fileError(const std::string& path, std::string message) {
+  Diagnostic d;
+  d.file = path;
+  d.severity = "error";
+  d.message = std::move(message);
+  return d;
+}
+
 FrontendResult run(const std::string& path, const std::string* contents, const FrontendOptions& opts) {
   FrontendResult res;
   res.module.model = opts.model;
@@ -231,11 +240,7 @@ FrontendResult run(const std::string& path, const std::string* contents, const F
   std::shared_ptr<clang::CompilerInvocation> inv = clang::createInvocation(argv, cio);
   if (!inv || hasErrors(res.diagnostics)) {
     if (!hasErrors(res.diagnostics)) {
-      Diagnostic d;
-      d.file = path;
-      d.severity = "error";
-      d.message = "could not create a compiler invocation for " + path;
-      res.diagnostics.push_back(d);
+      res.diagnostics.push_back(fileError(path, "could not create a compiler invocation for " + path));
     }
     return res;
   }
@@ -255,11 +260,7 @@ FrontendResult run(const std::string& path, const std::string* contents, const F
   std::unique_ptr<llvm::Module> mod = action.takeModule();
   if (!ok || !mod || hasErrors(res.diagnostics)) {
     if (!hasErrors(res.diagnostics)) {
-      Diagnostic d;
-      d.file = path;
-      d.severity = "error";
-      d.message = "compilation failed";
-      res.diagnostics.push_back(d);
+      res.diagnostics.push_back(fileError(path, "compilation failed"));
     }
     return res;
   }
@@ -331,11 +332,8 @@ FrontendResult runGuarded(const std::string& path, const std::string* contents, 
       kFrontendStackBytes);
   if (!ok) {
     res = FrontendResult();
-    Diagnostic d;
-    d.file = path;
-    d.severity = "error";
-    d.message = "the compiler crashed on this file (for example on an extremely deep expression); it was not checked";
-    res.diagnostics.push_back(d);
+    res.diagnostics.push_back(fileError(
+        path, "the compiler crashed on this file (for example on an extremely deep expression); it was not checked"));
   }
   return res;
 }

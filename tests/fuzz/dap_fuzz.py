@@ -18,35 +18,12 @@ seed = a.seed if a.seed is not None else int(time.time())
 rng = random.Random(seed)
 PROGRAM = os.path.join(a.samples, "dekker_buggy.c")
 
-p = subprocess.Popen([a.bin, "dap"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-q = queue.Queue()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rpc_pipe import RpcPipe  # noqa: E402
 
-
-def reader():
-    while True:
-        h = b""
-        while not h.endswith(b"\r\n\r\n"):
-            c = p.stdout.read(1)
-            if not c:
-                q.put(None)
-                return
-            h += c
-        n = int(h.split(b"Content-Length:")[1].split(b"\r\n")[0])
-        q.put(json.loads(p.stdout.read(n)))
-
-
-threading.Thread(target=reader, daemon=True).start()
+peer = RpcPipe([a.bin, "dap"])
+p, q, raw, send = peer.proc, peer.queue, peer.raw, peer.send
 seq = [0]
-
-
-def raw(b):
-    p.stdin.write(b)
-    p.stdin.flush()
-
-
-def send(obj):
-    b = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
-    raw(b"Content-Length: %d\r\n\r\n" % len(b) + b)
 
 
 def request(command, arguments):

@@ -26,35 +26,11 @@ shutil.copy(os.path.join(a.samples, "dekker_buggy.c"), src)
 URI = "file://" + src
 TEXT = open(src).read()
 
-p = subprocess.Popen([a.bin, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-q = queue.Queue()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rpc_pipe import RpcPipe  # noqa: E402
 
-
-def reader():
-    f = p.stdout
-    while True:
-        h = b""
-        while not h.endswith(b"\r\n\r\n"):
-            c = f.read(1)
-            if not c:
-                q.put(None)
-                return
-            h += c
-        n = int(h.split(b"Content-Length:")[1].split(b"\r\n")[0])
-        q.put(json.loads(f.read(n)))
-
-
-threading.Thread(target=reader, daemon=True).start()
-
-
-def raw(b):
-    p.stdin.write(b)
-    p.stdin.flush()
-
-
-def send(obj):
-    b = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
-    raw(b"Content-Length: %d\r\n\r\n" % len(b) + b)
+peer = RpcPipe([a.bin, "lsp"])
+p, q, raw, send = peer.proc, peer.queue, peer.raw, peer.send
 
 
 def wait_id(i, timeout):
