@@ -1,6 +1,6 @@
 // Clang-facing half of the frontend: runs Clang's C frontend in-process,
 // collects its diagnostics and the annotated check functions, runs mem2reg,
-// and hands the LLVM module to lower.cpp.
+// and hands the LLVM module to the lowering (lower.h).
 #include "frontend/frontend.h"
 
 #include <signal.h>

@@ -1,0 +1,582 @@
+// Calls: defined functions, intrinsics, and the models of libc and pthread
+// functions; classification of external functions and inline assembly
+// (lowering.h).
+#include "frontend/lowering.h"
+
+namespace tsocheck::frontend::lowering {
+
+// ---------------------------------------------------------------------------
+// Classification of external functions and inline assembly.
+
+
+Ext classifyExternal(llvm::StringRef n) {
+  static const std::unordered_map<std::string, Ext> table = {
+      {"pthread_create", Ext::PthreadCreate},
+      {"pthread_join", Ext::PthreadJoin},
+      {"pthread_exit", Ext::PthreadExit},
+      {"pthread_self", Ext::PthreadSelf},
+      {"pthread_equal", Ext::PthreadEqual},
+      {"pthread_mutex_lock", Ext::MutexLock},
+      {"pthread_mutex_unlock", Ext::MutexUnlock},
+      {"pthread_mutex_trylock", Ext::MutexTryLock},
+      {"pthread_spin_lock", Ext::MutexLock},
+      {"pthread_spin_unlock", Ext::MutexUnlock},
+      {"pthread_spin_trylock", Ext::MutexTryLock},
+      {"pthread_cond_wait", Ext::CondWait},
+      {"pthread_mutex_init", Ext::MutexInit},
+      {"pthread_mutex_destroy", Ext::MutexDestroy},
+      {"pthread_mutexattr_init", Ext::Ignored},
+      {"pthread_mutexattr_destroy", Ext::Ignored},
+      {"pthread_mutexattr_settype", Ext::Ignored},
+      {"pthread_spin_init", Ext::MutexInit},
+      {"pthread_spin_destroy", Ext::MutexDestroy},
+      {"pthread_cond_init", Ext::Ignored},
+      {"pthread_cond_destroy", Ext::Ignored},
+      {"pthread_cond_signal", Ext::Ignored},
+      {"pthread_cond_broadcast", Ext::Ignored},
+      {"pthread_attr_init", Ext::Ignored},
+      {"pthread_attr_destroy", Ext::Ignored},
+      {"pthread_attr_setdetachstate", Ext::Ignored},
+      {"pthread_yield", Ext::Ignored},
+      {"sched_yield", Ext::Ignored},
+      {"usleep", Ext::Ignored},
+      {"sleep", Ext::Ignored},
+      {"nanosleep", Ext::Ignored},
+      {"printf", Ext::Ignored},
+      {"fprintf", Ext::Ignored},
+      {"dprintf", Ext::Ignored},
+      {"vprintf", Ext::Ignored},
+      {"vfprintf", Ext::Ignored},
+      {"puts", Ext::Ignored},
+      {"fputs", Ext::Ignored},
+      {"putchar", Ext::Ignored},
+      {"putc", Ext::Ignored},
+      {"fputc", Ext::Ignored},
+      {"fflush", Ext::Ignored},
+      {"perror", Ext::Ignored},
+      {"__printf_chk", Ext::Ignored},
+      {"__fprintf_chk", Ext::Ignored},
+      {"malloc", Ext::Malloc},
+      {"calloc", Ext::Calloc},
+      {"realloc", Ext::Realloc},
+      {"free", Ext::Free},
+      {"__assert_fail", Ext::AssertFail},
+      {"__assert_rtn", Ext::AssertFail},
+      {"__assert", Ext::AssertFail},
+      {"abort", Ext::Abort},
+      {"exit", Ext::Exit},
+      {"_exit", Ext::Exit},
+      {"_Exit", Ext::Exit},
+      {"__VERIFIER_assume", Ext::Assume},
+      {"__tsocheck_assume", Ext::Assume},
+      {"__VERIFIER_error", Ext::VerifierError},
+      {"reach_error", Ext::VerifierError},
+      {"setjmp", Ext::SetJmp},
+      {"_setjmp", Ext::SetJmp},
+      {"__sigsetjmp", Ext::SetJmp},
+      {"sigsetjmp", Ext::SetJmp},
+      {"longjmp", Ext::SetJmp},
+      {"_longjmp", Ext::SetJmp},
+      {"siglongjmp", Ext::SetJmp},
+      {"__longjmp_chk", Ext::SetJmp},
+  };
+  auto it = table.find(n.str());
+  return it == table.end() ? Ext::Unknown : it->second;
+}
+
+
+// Fences and compiler barriers written as inline assembly.
+AsmKind classifyAsm(const llvm::InlineAsm* ia) {
+  std::string raw = ia->getAsmString();
+  std::string s;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    if (c == '$' && i + 1 < raw.size() && raw[i + 1] == '$') continue;  // "$$" is a literal '$'
+    if (std::isspace(static_cast<unsigned char>(c)) || c == ';') continue;
+    s += char(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (s.empty()) return AsmKind::Nothing;  // asm volatile("" ::: "memory")
+  if (s == "mfence") return AsmKind::Full;
+  if (s == "pause" || s == "repnop" || s == "nop" || s == "lfence") return AsmKind::Nothing;
+  if (s == "sfence") return AsmKind::StoreStore;
+  static const std::regex lockAdd(R"(^lock(add|or)[bwlq]?\$0,(-?(0x)?[0-9a-f]+)?\(%[re]sp\)$)");
+  if (std::regex_match(s, lockAdd)) return AsmKind::Full;
+  return AsmKind::Unsupported;
+}
+
+bool isIgnorableIntrinsic(llvm::Intrinsic::ID id) {
+  switch (id) {
+    case llvm::Intrinsic::dbg_declare:
+    case llvm::Intrinsic::dbg_value:
+    case llvm::Intrinsic::dbg_label:
+    case llvm::Intrinsic::dbg_assign:
+    case llvm::Intrinsic::lifetime_start:
+    case llvm::Intrinsic::lifetime_end:
+    case llvm::Intrinsic::assume:
+    case llvm::Intrinsic::donothing:
+    case llvm::Intrinsic::experimental_noalias_scope_decl:
+    case llvm::Intrinsic::var_annotation:
+    case llvm::Intrinsic::codeview_annotation:
+    case llvm::Intrinsic::sideeffect:
+      return true;
+    default:
+      return false;
+  }
+}
+
+
+// The access size the program uses on a realloc'ed block: the first load,
+// store or GEP element found among the users of the result or of the old
+// pointer (through GEPs); 8 when none says.
+unsigned FunctionLowering::reallocElementSize(llvm::CallInst& I) {
+  std::vector<const llvm::Value*> work{&I, I.getArgOperand(0)};
+  std::set<const llvm::Value*> seen;
+  while (!work.empty()) {
+    const llvm::Value* v = work.back();
+    work.pop_back();
+    if (!seen.insert(v).second) continue;
+    for (const llvm::User* u : v->users()) {
+      llvm::Type* t = nullptr;
+      if (auto* ld = dyn_cast<llvm::LoadInst>(u)) t = ld->getType();
+      else if (auto* st = dyn_cast<llvm::StoreInst>(u); st && st->getPointerOperand() == v) t = st->getValueOperand()->getType();
+      else if (auto* gep = dyn_cast<llvm::GetElementPtrInst>(u)) {
+        if (gep->getSourceElementType()->isIntegerTy() || gep->getSourceElementType()->isPointerTy())
+          t = gep->getSourceElementType();
+        else
+          work.push_back(gep);
+      }
+      if (t && (t->isIntegerTy() || t->isPointerTy())) {
+        uint64_t n = dl_.getTypeStoreSize(t);
+        if (n == 1 || n == 2 || n == 4 || n == 8) return unsigned(n);
+      }
+    }
+  }
+  return 8;
+}
+
+
+void FunctionLowering::lowerCall(llvm::CallInst& I) {
+  if (auto* ia = dyn_cast<llvm::InlineAsm>(I.getCalledOperand())) {
+    switch (classifyAsm(ia)) {
+      case AsmKind::Nothing:
+        break;
+      case AsmKind::Full: {
+        if (ml_.opts_.model == Model::SC) break;
+        Instr& in = emit(Op::Fence);
+        in.sub = uint8_t(FenceKind::Full);
+        break;
+      }
+      case AsmKind::StoreStore:
+        if (ml_.opts_.model == Model::PSO) {
+          Instr& in = emit(Op::Fence);
+          in.sub = uint8_t(FenceKind::StoreStore);
+        }
+        break;
+      case AsmKind::Unsupported:
+        unsupported("inline assembly \"" + ia->getAsmString() +
+                    "\" is not supported (only mfence, lock-prefixed add/or to the stack, sfence/lfence/pause "
+                    "and empty compiler barriers)");
+        return;
+    }
+    if (!I.getType()->isVoidTy()) {
+      unsupported("inline assembly with outputs is not supported: \"" + ia->getAsmString() + "\"");
+    }
+    return;
+  }
+  llvm::Function* callee = dyn_cast<llvm::Function>(I.getCalledOperand()->stripPointerCasts());
+  if (callee && callee->isIntrinsic()) {
+    lowerIntrinsic(I, callee);
+    return;
+  }
+  if (callee && callee->isDeclaration()) {
+    lowerExternal(I, callee);
+    return;
+  }
+  for (const llvm::Use& a : I.args())
+    if (a->getType()->isFPOrFPVectorTy()) {
+      unsupported("floating point is not supported (floating-point argument)");
+      return;
+    }
+  if (I.getType()->isStructTy()) {
+    unsupported("calls returning a struct value are not supported");
+    return;
+  }
+  std::vector<Reg> args;
+  for (const llvm::Use& a : I.args()) {
+    if (a->getType()->isStructTy() || a->getType()->isArrayTy() || a->getType()->isVectorTy()) {
+      unsupported("passing aggregate values by value is not supported");
+      return;
+    }
+    args.push_back(val(a.get()));
+  }
+  uint32_t argBegin = uint32_t(out_->args.size());
+  out_->args.insert(out_->args.end(), args.begin(), args.end());
+  Reg target = callee ? kNoReg : val(I.getCalledOperand());
+  const bool readOnlyCall = callee && ml_.readOnly(callee);
+  auto loops = enclosingSpinLoops(I.getParent());
+  // A read-only call inside a spin loop: the engine counts the callee's
+  // shared reads (however many), and they count as the iteration's reads.
+  Reg saved = kNoReg;
+  if (readOnlyCall && !loops.empty()) {
+    saved = newReg();
+    Instr& b = emit(Op::ReadCount);
+    b.sub = 1;
+    b.a = saved;
+  }
+  Instr& in = emit(callee ? Op::Call : Op::CallInd);
+  in.a = I.getType()->isVoidTy() ? kNoReg : resultReg(I);
+  in.argBegin = argBegin;
+  in.argCount = uint32_t(args.size());
+  if (callee) in.imm = ml_.funcIndex_.at(callee);
+  else in.b = target;
+  if (!readOnlyCall) {
+    markEffect();
+  } else if (saved != kNoReg) {
+    Reg n = newReg();
+    Instr& e = emit(Op::ReadCount);
+    e.sub = 0;
+    e.a = n;
+    e.b = saved;
+    for (SpinLoop* s : loops) bin(BinOp::Add, s->reads, n, s->reads);
+  }
+}
+
+void FunctionLowering::lowerIntrinsic(llvm::CallInst& I, llvm::Function* callee) {
+  auto id = callee->getIntrinsicID();
+  if (isIgnorableIntrinsic(id)) return;
+  switch (id) {
+    case llvm::Intrinsic::expect:
+    case llvm::Intrinsic::expect_with_probability:
+    case llvm::Intrinsic::ptr_annotation:
+    case llvm::Intrinsic::annotation:
+    case llvm::Intrinsic::launder_invariant_group:
+    case llvm::Intrinsic::strip_invariant_group:
+      setResult(I, val(I.getArgOperand(0)));
+      return;
+    case llvm::Intrinsic::memcpy:
+    case llvm::Intrinsic::memcpy_inline:
+    case llvm::Intrinsic::memmove:
+    case llvm::Intrinsic::memset:
+    case llvm::Intrinsic::memset_inline:
+      lowerMemIntrinsic(cast<llvm::MemIntrinsic>(I));
+      return;
+    case llvm::Intrinsic::stacksave:
+    case llvm::Intrinsic::stackrestore:
+      unsupported("variable-length arrays are not supported");
+      return;
+    case llvm::Intrinsic::trap:
+    case llvm::Intrinsic::debugtrap:
+    case llvm::Intrinsic::ubsantrap: {
+      Instr& in = emit(Op::Fail);
+      in.name = ml_.p_.intern("trap (__builtin_trap) reached");
+      return;
+    }
+    case llvm::Intrinsic::vastart:
+    case llvm::Intrinsic::vaend:
+    case llvm::Intrinsic::vacopy:
+      unsupported("variadic functions are not supported");
+      return;
+    case llvm::Intrinsic::threadlocal_address:
+      unsupported("thread-local variables are not supported");
+      return;
+    case llvm::Intrinsic::eh_sjlj_setjmp:
+    case llvm::Intrinsic::eh_sjlj_longjmp:
+      unsupported("setjmp/longjmp is not supported");
+      return;
+    default:
+      break;
+  }
+  if (callee->getName() == "llvm.x86.sse2.pause") return;
+  for (const llvm::Use& a : I.args())
+    if (a->getType()->isFPOrFPVectorTy()) {
+      unsupported("floating point is not supported (" + callee->getName().str() + ")");
+      return;
+    }
+  unsupported("intrinsic " + callee->getName().str() + " is not supported");
+}
+
+
+void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) {
+  std::string name = callee->getName().str();
+  Ext k = classifyExternal(name);
+  auto arg = [&](unsigned i) { return val(I.getArgOperand(i)); };
+  auto needArgs = [&](unsigned n) {
+    if (I.arg_size() < n) {
+      unsupported("call to " + name + " with too few arguments");
+      return false;
+    }
+    return true;
+  };
+  auto resultZero = [&]() {
+    if (!I.getType()->isVoidTy()) setResult(I, constVal(0));
+  };
+  switch (k) {
+    case Ext::Ignored:
+      for (const llvm::Use& a : I.args())
+        if (a->getType()->isFPOrFPVectorTy()) {
+          unsupported("floating point is not supported (floating-point argument to " + name + ")");
+          return;
+        }
+      resultZero();
+      return;
+    case Ext::PthreadCreate: {
+      if (!needArgs(4)) return;
+      Reg tidAddr = arg(0);
+      Reg a = arg(3);
+      Reg tid = newReg();
+      llvm::Value* fnV = I.getArgOperand(2)->stripPointerCasts();
+      if (auto* fn = dyn_cast<llvm::Function>(fnV)) {
+        auto it = ml_.funcIndex_.find(fn);
+        if (it == ml_.funcIndex_.end()) {
+          unsupported("thread start routine '" + fn->getName().str() + "' has no definition in this file");
+          return;
+        }
+        Instr& in = emit(Op::Spawn);
+        in.a = tid;
+        in.b = a;
+        in.imm = it->second;
+      } else {
+        Reg fr = arg(2);
+        Instr& in = emit(Op::SpawnInd);
+        in.a = tid;
+        in.b = a;
+        in.c = fr;
+      }
+      Instr& st = emit(Op::Store);
+      st.b = tidAddr;
+      st.c = tid;
+      st.size = 8;
+      st.name = addrName(I.getArgOperand(0));
+      markEffect();
+      resultZero();
+      return;
+    }
+    case Ext::PthreadJoin: {
+      if (!needArgs(2)) return;
+      Reg t = arg(0);
+      Reg r = newReg();
+      Instr& in = emit(Op::Join);
+      in.a = r;
+      in.b = t;
+      llvm::Value* retp = I.getArgOperand(1);
+      if (!isa<llvm::ConstantPointerNull>(retp)) {
+        Reg p = val(retp);
+        int lSt = newLabel(), lEnd = newLabel();
+        br(p, lSt, lEnd);
+        bind(lSt);
+        Instr& st = emit(Op::Store);
+        st.b = p;
+        st.c = r;
+        st.size = 8;
+        st.name = addrName(retp);
+        bind(lEnd);
+      }
+      markEffect();
+      resultZero();
+      return;
+    }
+    case Ext::PthreadExit: {
+      Instr& in = emit(Op::Exit);
+      in.a = I.arg_size() ? arg(0) : kNoReg;
+      return;
+    }
+    case Ext::PthreadSelf: {
+      Instr& in = emit(Op::Self);
+      in.a = resultReg(I);
+      return;
+    }
+    case Ext::PthreadEqual:
+      if (!needArgs(2)) return;
+      cmp(CmpOp::Eq, arg(0), arg(1), resultReg(I));
+      return;
+    case Ext::MutexLock:
+    case Ext::MutexUnlock: {
+      if (!needArgs(1)) return;
+      Reg m = arg(0);
+      Instr& in = emit(k == Ext::MutexLock ? Op::Lock : Op::Unlock);
+      in.b = m;
+      in.name = addrName(I.getArgOperand(0));
+      markLock(m, k == Ext::MutexLock);
+      resultZero();
+      return;
+    }
+    case Ext::MutexInit:
+    case Ext::MutexDestroy: {
+      if (!needArgs(1)) return;
+      resultZero();
+      if (k == Ext::MutexInit && !ml_.destroysMutexes_) return;  // a mutex starts unlocked anyway
+      // destroy: xchg(lock word, kMutexDestroyed); init: cas(lock word, kMutexDestroyed → 0).
+      Reg m = arg(0);
+      Reg v = constVal(k == Ext::MutexDestroy ? kMutexDestroyed : 0);
+      Reg expected = k == Ext::MutexInit ? constVal(kMutexDestroyed) : kNoReg;
+      Reg old = newReg();
+      Instr& in = emit(Op::Rmw);
+      in.sub = uint8_t(k == Ext::MutexDestroy ? RmwOp::Xchg : RmwOp::Cas);
+      in.a = old;
+      in.b = m;
+      in.c = v;
+      in.d = expected;
+      in.size = 4;
+      in.name = addrName(I.getArgOperand(0));
+      countSyncRead();
+      markEffect();
+      return;
+    }
+    case Ext::MutexTryLock: {
+      if (!needArgs(1)) return;
+      Reg m = arg(0);
+      Reg r = I.getType()->isVoidTy() ? newReg() : resultReg(I);
+      Instr& in = emit(Op::TryLock);
+      in.a = r;
+      in.b = m;
+      in.name = addrName(I.getArgOperand(0));
+      countSyncRead();
+      if (!enclosingSpinLoops(I.getParent()).empty()) markEffectIf(cmp(CmpOp::Eq, r, constVal(0)));
+      return;
+    }
+    case Ext::CondWait: {
+      // Spurious wake-ups are allowed: release and re-acquire the mutex.
+      if (!needArgs(2)) return;
+      Reg m = arg(1);
+      {
+        Instr& u = emit(Op::Unlock);
+        u.b = m;
+        u.name = addrName(I.getArgOperand(1));
+      }
+      {
+        Instr& l = emit(Op::Lock);
+        l.b = m;
+        l.name = addrName(I.getArgOperand(1));
+      }
+      countSyncRead();
+      countSyncRead();
+      for (SpinLoop* s : enclosingSpinLoops(I.getParent()))
+        if (s->mutex != kNoReg) mov(s->mutex, m);
+      resultZero();
+      return;
+    }
+    case Ext::Malloc:
+    case Ext::Calloc: {
+      if (!needArgs(k == Ext::Malloc ? 1 : 2)) return;
+      Reg n = k == Ext::Malloc ? arg(0) : bin(BinOp::Mul, arg(0), arg(1));
+      Instr& in = emit(Op::Malloc);
+      in.a = resultReg(I);
+      in.b = n;
+      markEffect();
+      return;
+    }
+    case Ext::Free: {
+      if (!needArgs(1)) return;
+      Instr& in = emit(Op::Free);
+      in.b = arg(0);
+      markEffect();
+      return;
+    }
+    case Ext::Realloc: {
+      // q = malloc(n); copy min(old size, n) bytes element-wise; free(p).
+      // The element size is the one the program uses on the new block (loads,
+      // stores and GEPs of the result), so the copies hit the same locations.
+      if (!needArgs(2)) return;
+      Reg p = arg(0), n = arg(1);
+      Reg q = resultReg(I);
+      {
+        Instr& in = emit(Op::Malloc);
+        in.a = q;
+        in.b = n;
+      }
+      unsigned esz = reallocElementSize(I);
+      int lCopy = newLabel(), lLoop = newLabel(), lBody = newLabel(), lEnd = newLabel(), lDone = newLabel();
+      br(cmp(CmpOp::Ne, p, constVal(0)), lCopy, lDone);
+      bind(lCopy);
+      Reg old = newReg();
+      {
+        Instr& in = emit(Op::BlockSize);
+        in.a = old;
+        in.b = p;
+      }
+      Reg m = newReg();
+      Reg smaller = cmp(CmpOp::Ult, old, n);
+      {
+        Instr& in = emit(Op::Select);
+        in.a = m;
+        in.b = smaller;
+        in.c = old;
+        in.d = n;
+      }
+      Reg i = newReg();
+      mov(i, constVal(0));
+      bind(lLoop);
+      Reg next = bin(BinOp::Add, i, constVal(esz));
+      br(cmp(CmpOp::Ule, next, m), lBody, lEnd);
+      bind(lBody);
+      Reg v = newReg();
+      Reg from = bin(BinOp::Add, p, i);
+      {
+        Instr& ld = emit(Op::Load);
+        ld.a = v;
+        ld.b = from;
+        ld.size = uint8_t(esz);
+      }
+      Reg to = bin(BinOp::Add, q, i);
+      {
+        Instr& st = emit(Op::Store);
+        st.b = to;
+        st.c = v;
+        st.size = uint8_t(esz);
+      }
+      mov(i, next);
+      jmp(lLoop);
+      bind(lEnd);
+      {
+        Instr& in = emit(Op::Free);
+        in.b = p;
+      }
+      bind(lDone);
+      markEffect();
+      return;
+    }
+    case Ext::AssertFail: {
+      std::string expr;
+      if (I.arg_size() >= 1) {
+        llvm::APInt off(64, 0);
+        const llvm::Value* b = I.getArgOperand(0)->stripAndAccumulateConstantOffsets(dl_, off, true);
+        if (auto* g = ml_.resolveGlobal(b); g && g->hasInitializer())
+          if (auto* d = dyn_cast<llvm::ConstantDataArray>(g->getInitializer()); d && d->isString())
+            expr = d->getAsCString().str();
+      }
+      Instr& in = emit(Op::Fail);
+      in.name = ml_.p_.intern(expr.empty() ? "assertion failed" : "assertion `" + expr + "` failed");
+      return;
+    }
+    case Ext::Abort: {
+      Instr& in = emit(Op::Fail);
+      in.name = ml_.p_.intern("abort() called");
+      return;
+    }
+    case Ext::VerifierError: {
+      Instr& in = emit(Op::Fail);
+      in.name = ml_.p_.intern(name + "() called");
+      return;
+    }
+    case Ext::Exit: {
+      Instr& in = emit(Op::Exit);
+      in.a = I.arg_size() ? arg(0) : kNoReg;
+      return;
+    }
+    case Ext::Assume: {
+      if (!needArgs(1)) return;
+      Instr& in = emit(Op::Assume);
+      in.a = arg(0);
+      in.sub = 0;
+      return;
+    }
+    case Ext::SetJmp:
+      unsupported("setjmp/longjmp is not supported (" + name + ")");
+      return;
+    case Ext::Unknown:
+      break;
+  }
+  unsupported("call to external function '" + name + "' is not supported (no definition in this file)");
+}
+
+}  // namespace tsocheck::frontend::lowering

@@ -1,0 +1,518 @@
+// Analyses of a function: escaping allocas, spin loops and their idle
+// iterations, shared-dependent loops and their bound (lowering.h; the rules
+// are described there).
+#include "frontend/lowering.h"
+
+namespace tsocheck::frontend::lowering {
+
+// ---------------------------------------------------------------------------
+// Analyses
+
+// An alloca stays private when its address is only used to access it.
+bool FunctionLowering::escapes(const llvm::Value* v, int depth) {
+  if (depth > 32) return true;
+  for (const llvm::Use& u : v->uses()) {
+    const llvm::User* user = u.getUser();
+    if (isa<llvm::LoadInst>(user)) continue;
+    if (auto* st = dyn_cast<llvm::StoreInst>(user)) {
+      if (u.getOperandNo() == st->getPointerOperandIndex()) continue;
+      return true;
+    }
+    if (auto* rmw = dyn_cast<llvm::AtomicRMWInst>(user)) {
+      if (u.getOperandNo() == rmw->getPointerOperandIndex()) continue;
+      return true;
+    }
+    if (auto* cx = dyn_cast<llvm::AtomicCmpXchgInst>(user)) {
+      if (u.getOperandNo() == cx->getPointerOperandIndex()) continue;
+      return true;
+    }
+    if (auto* gep = dyn_cast<llvm::GetElementPtrInst>(user)) {
+      if (u.getOperandNo() != 0) return true;
+      if (escapes(gep, depth + 1)) return true;
+      continue;
+    }
+    if (isa<llvm::BitCastInst>(user) || isa<llvm::AddrSpaceCastInst>(user)) {
+      if (escapes(user, depth + 1)) return true;
+      continue;
+    }
+    if (isa<llvm::ICmpInst>(user)) continue;
+    if (auto* call = dyn_cast<llvm::CallInst>(user)) {
+      llvm::Function* callee = call->getCalledFunction();
+      if (!callee || call->isBundleOperand(&u)) return true;
+      if (callee->isIntrinsic()) {
+        auto id = callee->getIntrinsicID();
+        if (isIgnorableIntrinsic(id)) continue;
+        if (isa<llvm::MemIntrinsic>(call)) continue;  // lowered to loads/stores
+        return true;
+      }
+      if (callee->isDeclaration()) {
+        Ext k = classifyExternal(callee->getName());
+        unsigned argNo = call->getArgOperandNo(&u);
+        if (k == Ext::PthreadCreate && argNo == 0) continue;  // receives the thread id
+        if (k == Ext::PthreadJoin && argNo == 1) continue;    // receives the return value
+        if (k == Ext::Ignored) continue;                      // printf("%p", &x) does not publish it
+      }
+      return true;
+    }
+    return true;
+  }
+  return false;
+}
+
+void FunctionLowering::computePrivateAllocas() {
+  for (llvm::BasicBlock& bb : f_)
+    for (llvm::Instruction& I : bb)
+      if (auto* a = dyn_cast<llvm::AllocaInst>(&I))
+        if (!escapes(a, 0)) private_.insert(a);
+}
+
+void FunctionLowering::findSpinLoops() {
+  for (llvm::Loop* L : li_->getLoopsInPreorder()) {
+    SpinLoop s;
+    s.loop = L;
+    s.flag = newReg();
+    s.reads = newReg();
+    bool locks = false;
+    for (llvm::BasicBlock* bb : L->blocks())
+      for (llvm::Instruction& I : *bb)
+        if (auto* call = dyn_cast<llvm::CallInst>(&I))
+          if (llvm::Function* callee = call->getCalledFunction(); callee && callee->isDeclaration()) {
+            Ext k = classifyExternal(callee->getName());
+            if (k == Ext::CondWait) s.hasCondWait = true;
+            if (k == Ext::MutexLock || k == Ext::MutexUnlock) locks = true;
+          }
+    if (locks) s.pending = newReg();
+    if (s.hasCondWait) {
+      s.idle = newReg();
+      s.mutex = newReg();
+    }
+    if (ml_.opts_.loopBound > 0 && ml_.spawnsThreads_ && sharedDependent(L)) {
+      s.bound = newReg();
+      llvm::DebugLoc dl = L->getStartLoc();
+      if (!dl || !dl.getLine())
+        for (llvm::Instruction& I : *L->getHeader())
+          if (I.getDebugLoc() && I.getDebugLoc().getLine()) {
+            dl = I.getDebugLoc();
+            break;
+          }
+      std::string file = "?";
+      if (dl && dl.getLine()) {
+        file = debugPath(dl->getFilename(), dl->getDirectory());
+        s.boundLoc.file = ml_.p_.fileIndex(file);
+        s.boundLoc.line = dl.getLine();
+        s.boundLoc.column = dl.getCol();
+      } else {
+        s.boundLoc = out_->loc;
+        if (s.boundLoc.file < ml_.p_.files.size()) file = ml_.p_.files[s.boundLoc.file];
+      }
+      s.boundMsg = ml_.p_.intern("loop at " + file + ":" + std::to_string(s.boundLoc.line) + " cut after " +
+                                 std::to_string(ml_.opts_.loopBound) +
+                                 (ml_.opts_.loopBound == 1 ? " iteration" : " iterations") + " (loop bound)");
+    }
+    spins_[L] = s;
+  }
+}
+
+// Whether every path from b ends in an error: `unreachable` after
+// assert/abort/__VERIFIER_error/trap (or on its own), never a return or an
+// exit()/pthread_exit()/call of a defined noreturn function.
+bool FunctionLowering::errorPath(const llvm::BasicBlock* b) {
+  std::vector<const llvm::BasicBlock*> todo{b};
+  std::unordered_set<const llvm::BasicBlock*> seen{b};
+  while (!todo.empty()) {
+    const llvm::BasicBlock* cur = todo.back();
+    todo.pop_back();
+    const llvm::Instruction* t = cur->getTerminator();
+    if (!t || isa<llvm::ReturnInst>(t)) return false;
+    if (isa<llvm::UnreachableInst>(t)) {
+      for (const llvm::Instruction& I : *cur)
+        if (auto* call = dyn_cast<llvm::CallInst>(&I)) {
+          auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
+          if (!callee) return false;
+          if (callee->isIntrinsic()) continue;
+          if (!callee->isDeclaration()) return false;
+          Ext k = classifyExternal(callee->getName());
+          if (k == Ext::Exit || k == Ext::PthreadExit || k == Ext::Unknown) return false;
+        }
+      continue;
+    }
+    for (const llvm::BasicBlock* succ : llvm::successors(cur))
+      if (seen.insert(succ).second) todo.push_back(succ);
+  }
+  return true;
+}
+
+// Whether whether L goes on can depend on what other threads write (see the
+// comment at the top): a backward walk from the exit conditions over the
+// values (and gating branches) computed inside the loop.
+bool FunctionLowering::sharedDependent(llvm::Loop* L) {
+  // One iteration as a graph: the loop's blocks plus two sinks, kCont (the
+  // back edge: next iteration) and kLeave (out of the loop). Edges into an
+  // error path (a failed assert) are dropped: they end the execution as a
+  // violation and never decide how often the loop runs.
+  const std::vector<llvm::BasicBlock*>& blocks = L->getBlocks();
+  const size_t n = blocks.size(), kCont = n, kLeave = n + 1;
+  std::unordered_map<const llvm::BasicBlock*, size_t> index;
+  for (size_t i = 0; i < n; ++i) index[blocks[i]] = i;
+  std::vector<std::vector<size_t>> succs(n);
+  bool leaves = false;
+  for (size_t i = 0; i < n; ++i)
+    for (const llvm::BasicBlock* succ : llvm::successors(blocks[i])) {
+      size_t to;
+      if (succ == L->getHeader()) to = kCont;
+      else if (L->contains(succ)) to = index.at(succ);
+      else if (!errorPath(succ)) to = kLeave;
+      else continue;
+      if (std::find(succs[i].begin(), succs[i].end(), to) == succs[i].end()) succs[i].push_back(to);
+      leaves = leaves || to == kLeave;
+    }
+  // Post-dominators within the iteration (iterative, from "everything").
+  std::vector<llvm::BitVector> pdom(n + 2, llvm::BitVector(unsigned(n + 2), true));
+  for (size_t sink : {kCont, kLeave}) {
+    pdom[sink].reset();
+    pdom[sink].set(unsigned(sink));
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = n; i-- > 0;) {
+      llvm::BitVector x(unsigned(n + 2), true);
+      for (size_t s : succs[i]) x &= pdom[s];
+      x.set(unsigned(i));
+      if (x != pdom[i]) {
+        pdom[i] = x;
+        changed = true;
+      }
+    }
+  }
+  // Blocks whose branch decides whether b runs in an iteration (control
+  // dependence, transitively): x has a successor that b post-dominates, and
+  // b does not post-dominate x.
+  auto controlDeps = [&](const llvm::BasicBlock* b, std::vector<const llvm::BasicBlock*>& out) {
+    std::vector<size_t> todo{index.at(b)};
+    std::vector<bool> seenB(n, false);
+    seenB[index.at(b)] = true;
+    while (!todo.empty()) {
+      size_t cur = todo.back();
+      todo.pop_back();
+      for (size_t x = 0; x < n; ++x) {
+        if (seenB[x] || succs[x].size() < 2 || pdom[x].test(unsigned(cur))) continue;
+        bool dep = false;
+        for (size_t s : succs[x]) dep = dep || pdom[s].test(unsigned(cur));
+        if (!dep) continue;
+        seenB[x] = true;
+        out.push_back(blocks[x]);
+        todo.push_back(x);
+      }
+    }
+  };
+  auto privateBase = [&](const llvm::Value* ptr) -> const llvm::AllocaInst* {
+    auto* a = dyn_cast<llvm::AllocaInst>(baseObject(ptr));
+    return a && private_.count(a) ? a : nullptr;
+  };
+  // Memory whose contents no other thread can change: private slots, constants, std streams.
+  auto sharedMemory = [&](const llvm::Value* ptr) {
+    if (privateBase(ptr)) return false;
+    if (auto* g = ml_.resolveGlobal(baseObject(ptr)))
+      if (isStdStream(g) || (g->isConstant() && g->hasDefinitiveInitializer())) return false;
+    return true;
+  };
+  if (!leaves) {
+    // No exit condition at all (`for (;;)`, `while (1)` without a break; it
+    // ends only by exit()/abort()/a callee): bounded when an iteration touches
+    // what other threads see — a shared access, a call to a defined function,
+    // a thread or mutex operation — so that a runaway worker is cut at the
+    // loop bound like other shared-dependent loops rather than at the engine's
+    // event limit. Loops over registers and private memory run to the step limit.
+    for (llvm::BasicBlock* bb : L->blocks())
+      for (llvm::Instruction& I : *bb) {
+        if (auto* ld = dyn_cast<llvm::LoadInst>(&I)) {
+          if (sharedMemory(ld->getPointerOperand())) return true;
+        } else if (auto* st = dyn_cast<llvm::StoreInst>(&I)) {
+          if (sharedMemory(st->getPointerOperand())) return true;
+        } else if (isa<llvm::AtomicRMWInst>(&I) || isa<llvm::AtomicCmpXchgInst>(&I)) {
+          const llvm::Value* ptr = isa<llvm::AtomicRMWInst>(&I)
+                                       ? cast<llvm::AtomicRMWInst>(&I)->getPointerOperand()
+                                       : cast<llvm::AtomicCmpXchgInst>(&I)->getPointerOperand();
+          if (sharedMemory(ptr)) return true;
+        } else if (auto* mi = dyn_cast<llvm::MemIntrinsic>(&I)) {
+          if (sharedMemory(mi->getRawDest())) return true;
+          if (auto* mt = dyn_cast<llvm::MemTransferInst>(mi); mt && sharedMemory(mt->getRawSource())) return true;
+        } else if (auto* call = dyn_cast<llvm::CallInst>(&I)) {
+          auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
+          if (!callee || !callee->isDeclaration()) return true;  // indirect, inline asm or defined
+          if (callee->isIntrinsic()) continue;
+          switch (classifyExternal(callee->getName())) {
+            case Ext::Unknown:
+            case Ext::PthreadCreate:
+            case Ext::PthreadJoin:
+            case Ext::MutexLock:
+            case Ext::MutexUnlock:
+            case Ext::MutexTryLock:
+            case Ext::CondWait:
+            case Ext::Realloc:
+            case Ext::Free:
+              return true;
+            default:
+              continue;  // output, malloc, pthread_self, error paths: nothing another thread sees
+          }
+        }
+      }
+    return false;
+  }
+  // Instructions of the loop that write private slots (a load from one depends on them).
+  std::unordered_map<const llvm::AllocaInst*, std::vector<const llvm::Instruction*>> writers;
+  for (llvm::BasicBlock* bb : L->blocks())
+    for (llvm::Instruction& I : *bb) {
+      const llvm::Value* ptr = nullptr;
+      if (auto* st = dyn_cast<llvm::StoreInst>(&I)) ptr = st->getPointerOperand();
+      else if (auto* rmw = dyn_cast<llvm::AtomicRMWInst>(&I)) ptr = rmw->getPointerOperand();
+      else if (auto* cx = dyn_cast<llvm::AtomicCmpXchgInst>(&I)) ptr = cx->getPointerOperand();
+      else if (auto* mi = dyn_cast<llvm::MemIntrinsic>(&I)) ptr = mi->getRawDest();
+      else if (auto* call = dyn_cast<llvm::CallInst>(&I)) {
+        for (const llvm::Use& a : call->args())
+          if (a->getType()->isPointerTy())
+            if (const llvm::AllocaInst* al = privateBase(a.get())) writers[al].push_back(&I);
+        continue;
+      }
+      if (ptr)
+        if (const llvm::AllocaInst* al = privateBase(ptr)) writers[al].push_back(&I);
+    }
+
+  bool shared = false;
+  std::unordered_set<const llvm::Value*> seen;
+  std::unordered_set<const llvm::BasicBlock*> seenCtl;
+  std::unordered_set<const llvm::AllocaInst*> seenSlot;
+  std::vector<const llvm::Value*> work;
+  auto push = [&](const llvm::Value* v) {
+    if (v && seen.insert(v).second) work.push_back(v);
+  };
+  auto pushTerm = [&](const llvm::BasicBlock* x) {  // the value x's terminator branches on
+    auto it = index.find(x);
+    if (it == index.end() || succs[it->second].size() < 2 || !seenCtl.insert(x).second) return;  // no choice
+    const llvm::Instruction* t = x->getTerminator();
+    if (auto* b = dyn_cast<llvm::BranchInst>(t); b && b->isConditional()) push(b->getCondition());
+    else if (auto* sw = dyn_cast<llvm::SwitchInst>(t)) push(sw->getCondition());
+  };
+  auto pushControl = [&](const llvm::BasicBlock* b) {
+    if (!index.count(b)) return;  // an unreachable predecessor
+    std::vector<const llvm::BasicBlock*> deps;
+    controlDeps(b, deps);
+    for (const llvm::BasicBlock* x : deps) pushTerm(x);
+  };
+  std::function<void(const llvm::AllocaInst*)> pushSlot = [&](const llvm::AllocaInst* al) {
+    if (!seenSlot.insert(al).second) return;
+    auto it = writers.find(al);
+    if (it == writers.end()) return;
+    for (const llvm::Instruction* w : it->second) {
+      if (auto* mt = dyn_cast<llvm::MemTransferInst>(w)) {
+        if (sharedMemory(mt->getRawSource())) shared = true;
+        push(mt->getRawSource());
+        if (const llvm::AllocaInst* src = privateBase(mt->getRawSource())) pushSlot(src);
+        push(mt->getRawDest());
+      } else if (auto* call = dyn_cast<llvm::CallInst>(w); call && !isa<llvm::MemIntrinsic>(w)) {
+        // pthread_create stores the new thread's id (deterministic); printf("%p") writes nothing.
+        auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
+        Ext k = callee && callee->isDeclaration() ? classifyExternal(callee->getName()) : Ext::Unknown;
+        if (callee && callee->isIntrinsic() && isIgnorableIntrinsic(callee->getIntrinsicID())) continue;
+        if (k != Ext::PthreadCreate && k != Ext::Ignored) shared = true;  // pthread_join's result, ...
+      } else {
+        for (const llvm::Use& u : w->operands()) push(u.get());  // stored values, addresses
+      }
+    }
+  };
+
+  for (size_t i = 0; i < n; ++i)
+    if (std::find(succs[i].begin(), succs[i].end(), kLeave) != succs[i].end()) {  // an exiting block
+      pushTerm(blocks[i]);
+      pushControl(blocks[i]);
+    }
+  while (!work.empty() && !shared) {
+    auto* I = dyn_cast<llvm::Instruction>(work.back());
+    work.pop_back();
+    if (!I || !L->contains(I)) continue;  // constants, arguments, values fixed before the loop
+    if (auto* ld = dyn_cast<llvm::LoadInst>(I)) {
+      if (sharedMemory(ld->getPointerOperand())) return true;
+      push(ld->getPointerOperand());
+      if (const llvm::AllocaInst* al = privateBase(ld->getPointerOperand())) pushSlot(al);
+      continue;
+    }
+    if (isa<llvm::AtomicRMWInst>(I) || isa<llvm::AtomicCmpXchgInst>(I)) {
+      const llvm::Value* ptr = isa<llvm::AtomicRMWInst>(I) ? cast<llvm::AtomicRMWInst>(I)->getPointerOperand()
+                                                            : cast<llvm::AtomicCmpXchgInst>(I)->getPointerOperand();
+      if (sharedMemory(ptr)) return true;
+      for (const llvm::Use& u : I->operands()) push(u.get());
+      if (const llvm::AllocaInst* al = privateBase(ptr)) pushSlot(al);
+      continue;
+    }
+    if (auto* phi = dyn_cast<llvm::PHINode>(I)) {
+      // The value also depends on the branches that chose the incoming edge.
+      bool header = phi->getParent() == L->getHeader();
+      for (unsigned i = 0; i < phi->getNumIncomingValues(); ++i) {
+        push(phi->getIncomingValue(i));
+        const llvm::BasicBlock* from = phi->getIncomingBlock(i);
+        if (header && !L->contains(from)) continue;  // the entry edge: fixed per loop instance
+        pushTerm(from);
+        pushControl(from);
+      }
+      continue;
+    }
+    if (auto* call = dyn_cast<llvm::CallInst>(I)) {
+      auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
+      if (!callee) return true;  // indirect call or inline assembly
+      if (callee->isIntrinsic()) {
+        for (const llvm::Use& a : call->args()) push(a.get());
+        continue;
+      }
+      if (!callee->isDeclaration()) return true;  // may read shared memory
+      switch (classifyExternal(callee->getName())) {
+        case Ext::MutexTryLock:
+        case Ext::PthreadJoin:
+        case Ext::PthreadSelf:
+        case Ext::Unknown:
+          return true;
+        case Ext::PthreadEqual:
+        case Ext::Malloc:
+        case Ext::Calloc:
+          for (const llvm::Use& a : call->args()) push(a.get());
+          continue;
+        default:
+          continue;  // result 0 (output, mutexes, cond_wait, ...) or no result
+      }
+    }
+    for (const llvm::Use& u : I->operands()) push(u.get());
+  }
+  return shared;
+}
+
+void FunctionLowering::markEffect() {
+  for (SpinLoop* s : enclosingSpinLoops(cur_->getParent())) {
+    Instr& in = emit(Op::Const);
+    in.a = s->flag;
+    in.imm = 1;
+  }
+}
+
+void FunctionLowering::markEffectIf(Reg changed) {
+  for (SpinLoop* s : enclosingSpinLoops(cur_->getParent())) bin(BinOp::Or, s->flag, changed, s->flag);
+}
+
+// pending == 0 → lock(m) makes pending = m; unlock(pending) clears it. Any
+// other lock/unlock (nested, or of a mutex held before the iteration) is an effect.
+void FunctionLowering::markLock(Reg m, bool lock) {
+  countSyncRead();
+  for (SpinLoop* s : enclosingSpinLoops(cur_->getParent())) {
+    if (s->pending == kNoReg) {
+      Instr& in = emit(Op::Const);
+      in.a = s->flag;
+      in.imm = 1;
+      continue;
+    }
+    Reg zero = constVal(0);
+    Reg ok = lock ? cmp(CmpOp::Eq, s->pending, zero) : cmp(CmpOp::Eq, s->pending, m);
+    Reg bad = bin(BinOp::Xor, ok, constVal(1));
+    bin(BinOp::Or, s->flag, bad, s->flag);
+    Instr& sel = emit(Op::Select);
+    sel.a = s->pending;
+    sel.b = ok;
+    sel.c = lock ? m : zero;
+    sel.d = s->pending;
+  }
+}
+
+// Whether private slot `a` may be read, from the start of L's header on,
+// before a store overwrites all of it. Only then is a store into it inside L
+// state that the next iteration sees (an effect); a slot that every path
+// overwrites first is a temporary (Clang at -O0 passes an atomic load of a
+// pointer through one) and storing into it changes nothing.
+bool FunctionLowering::slotLiveAtHeader(const llvm::AllocaInst* a, llvm::Loop* L) {
+  auto key = std::make_pair(a, static_cast<const llvm::Loop*>(L));
+  if (auto it = slotLive_.find(key); it != slotLive_.end()) return it->second;
+  bool& live = slotLive_[key];
+  live = true;
+  if (a->isArrayAllocation()) return live;
+  const uint64_t slotSize = dl_.getTypeStoreSize(a->getAllocatedType());
+  // Instructions that use the slot: true = overwrites all of it, false = may read it.
+  std::unordered_map<const llvm::Instruction*, bool> uses;
+  std::vector<const llvm::Value*> work{a};
+  std::unordered_set<const llvm::Value*> seen{a};
+  while (!work.empty()) {
+    const llvm::Value* v = work.back();
+    work.pop_back();
+    for (const llvm::Use& u : v->uses()) {
+      auto* user = dyn_cast<llvm::Instruction>(u.getUser());
+      if (!user) return live;
+      if (isa<llvm::GetElementPtrInst>(user) || isa<llvm::BitCastInst>(user) || isa<llvm::AddrSpaceCastInst>(user)) {
+        if (seen.insert(user).second) work.push_back(user);
+        continue;
+      }
+      if (isa<llvm::ICmpInst>(user)) continue;
+      if (auto* st = dyn_cast<llvm::StoreInst>(user); st && u.getOperandNo() == st->getPointerOperandIndex()) {
+        bool whole = st->getPointerOperand()->stripPointerCasts() == a &&
+                     dl_.getTypeStoreSize(st->getValueOperand()->getType()) >= slotSize;
+        if (whole) uses[user] = true;  // a partial store neither reads nor overwrites
+        continue;
+      }
+      uses[user] = false;  // loads, and anything else that might read (calls, memcpy, RMW)
+    }
+  }
+  std::vector<const llvm::BasicBlock*> todo{L->getHeader()};
+  std::unordered_set<const llvm::BasicBlock*> visited{L->getHeader()};
+  while (!todo.empty()) {
+    const llvm::BasicBlock* bb = todo.back();
+    todo.pop_back();
+    bool killed = false;
+    for (const llvm::Instruction& I : *bb) {
+      auto it = uses.find(&I);
+      if (it == uses.end()) continue;
+      if (!it->second) return live;  // read before being overwritten
+      killed = true;
+      break;
+    }
+    if (killed) continue;
+    for (const llvm::BasicBlock* succ : llvm::successors(bb))
+      if (visited.insert(succ).second) todo.push_back(succ);
+  }
+  live = false;
+  return live;
+}
+
+std::vector<SpinLoop*> FunctionLowering::enclosingSpinLoops(const llvm::BasicBlock* bb) {
+  std::vector<SpinLoop*> v;
+  for (llvm::Loop* L = li_->getLoopFor(bb); L; L = L->getParentLoop()) {
+    auto it = spins_.find(L);
+    if (it != spins_.end()) v.push_back(&it->second);
+  }
+  return v;
+}
+
+
+void FunctionLowering::countSyncRead() {
+  for (SpinLoop* s : enclosingSpinLoops(cur_->getParent())) bin(BinOp::Add, s->reads, constVal(1), s->reads);
+}
+
+// Assume(diff): stops the thread when the iteration was idle (diff == 0).
+void FunctionLowering::emitSpinStop(SpinLoop* spin, Reg diff) {
+  // The engine reports a hang only if all of the iteration's reads (Assume.b)
+  // saw the newest value; otherwise the execution was merely blocked.
+  Instr& as = emit(Op::Assume);
+  as.a = diff;
+  as.b = spin->reads;
+  as.sub = spin->hasCondWait ? 2 : 1;  // 2: a hang there waits on a condition variable (deadlock)
+}
+
+// Back edge of a shared-dependent loop after a non-idle iteration: one more
+// iteration done; the next one is cut when the bound is reached.
+void FunctionLowering::emitBoundCheck(SpinLoop* spin) {
+  if (spin->bound == kNoReg) return;
+  bin(BinOp::Add, spin->bound, constVal(1), spin->bound);
+  Reg hit = cmp(CmpOp::Uge, spin->bound, constVal(ml_.opts_.loopBound));
+  int lCut = newLabel(), lGo = newLabel();
+  br(hit, lCut, lGo);
+  bind(lCut);
+  Instr& c = emit(Op::Cut);
+  c.name = spin->boundMsg;
+  c.loc = spin->boundLoc;
+  bind(lGo);
+}
+
+}  // namespace tsocheck::frontend::lowering

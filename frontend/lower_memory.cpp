@@ -1,0 +1,307 @@
+// Memory accesses: loads, stores, RMWs, compare-and-swap and fences with
+// the fences each memory order needs per model, and mem* intrinsics as
+// sequences of accesses (lowering.h).
+#include "frontend/lowering.h"
+
+namespace tsocheck::frontend::lowering {
+
+void FunctionLowering::countRead(const llvm::Value* ptr) {
+  auto loops = enclosingSpinLoops(cur_->getParent());
+  if (loops.empty()) return;
+  if (auto* a = dyn_cast<llvm::AllocaInst>(baseObject(ptr)); a && private_.count(a)) return;
+  for (SpinLoop* s : loops) bin(BinOp::Add, s->reads, constVal(1), s->reads);
+}
+
+void FunctionLowering::lowerLoad(llvm::LoadInst& I) {
+  unsigned size = accessSize(I.getType(), "load");
+  if (!size) return;
+  // Loads from constant globals (string literals, initialiser templates) are folded.
+  {
+    llvm::APInt off(64, 0);
+    const llvm::Value* base = I.getPointerOperand()->stripAndAccumulateConstantOffsets(dl_, off, true);
+    uint64_t v = 0;
+    const llvm::GlobalVariable* g = ml_.resolveGlobal(base);
+    if (g && isStdStream(g)) {  // stdout/stderr only feed ignored output calls
+      Instr& in = emit(Op::Const);
+      in.a = resultReg(I);
+      return;
+    }
+    if (g && !I.isVolatile() && off.getSExtValue() >= 0 && ml_.constantBytes(g, off.getZExtValue(), size, v)) {
+      Instr& in = emit(Op::Const);
+      in.a = resultReg(I);
+      in.imm = int64_t(v);
+      return;
+    }
+  }
+  Reg addr = val(I.getPointerOperand());
+  Instr& in = emit(Op::Load);
+  in.a = resultReg(I);
+  in.b = addr;
+  in.size = uint8_t(size);
+  in.name = addrName(I.getPointerOperand());
+  countRead(I.getPointerOperand());
+}
+
+void FunctionLowering::emitFenceForStore(llvm::AtomicOrdering o, bool before) {
+  Model m = ml_.opts_.model;
+  if (m == Model::SC) return;
+  using AO = llvm::AtomicOrdering;
+  bool releaseLike = o == AO::Release || o == AO::AcquireRelease || o == AO::SequentiallyConsistent;
+  if (before) {
+    if (m == Model::PSO && releaseLike) {
+      Instr& in = emit(Op::Fence);
+      in.sub = uint8_t(FenceKind::StoreStore);
+    }
+  } else if (o == AO::SequentiallyConsistent) {
+    Instr& in = emit(Op::Fence);
+    in.sub = uint8_t(FenceKind::Full);
+  }
+}
+
+void FunctionLowering::lowerStore(llvm::StoreInst& I) {
+  unsigned size = accessSize(I.getValueOperand()->getType(), "store");
+  if (!size) return;
+  Reg addr = val(I.getPointerOperand());
+  Reg v = val(I.getValueOperand());
+  emitFenceForStore(I.getOrdering(), true);
+  Instr& in = emit(Op::Store);
+  in.b = addr;
+  in.c = v;
+  in.size = uint8_t(size);
+  in.name = addrName(I.getPointerOperand());
+  emitFenceForStore(I.getOrdering(), false);
+  auto* slot = dyn_cast<llvm::AllocaInst>(baseObject(I.getPointerOperand()));
+  if (!slot || !private_.count(slot)) {
+    markEffect();
+    return;
+  }
+  for (SpinLoop* s : enclosingSpinLoops(I.getParent()))
+    if (slotLiveAtHeader(slot, s->loop)) {
+      Instr& c = emit(Op::Const);
+      c.a = s->flag;
+      c.imm = 1;
+    }
+}
+
+void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
+  RmwOp op = RmwOp::Xchg;
+  switch (I.getOperation()) {
+    case llvm::AtomicRMWInst::Xchg: op = RmwOp::Xchg; break;
+    case llvm::AtomicRMWInst::Add: op = RmwOp::Add; break;
+    case llvm::AtomicRMWInst::Sub: op = RmwOp::Sub; break;
+    case llvm::AtomicRMWInst::And: op = RmwOp::And; break;
+    case llvm::AtomicRMWInst::Or: op = RmwOp::Or; break;
+    case llvm::AtomicRMWInst::Xor: op = RmwOp::Xor; break;
+    default:
+      unsupported("atomic read-modify-write '" + llvm::AtomicRMWInst::getOperationName(I.getOperation()).str() +
+                  "' is not supported (only xchg, add, sub, and, or, xor)");
+      return;
+  }
+  unsigned size = accessSize(I.getValOperand()->getType(), "atomic read-modify-write");
+  if (!size) return;
+  Reg addr = val(I.getPointerOperand());
+  Reg operand = val(I.getValOperand());
+  Reg old = resultReg(I);
+  Instr& in = emit(Op::Rmw);
+  in.sub = uint8_t(op);
+  in.a = old;
+  in.b = addr;
+  in.c = operand;
+  in.size = uint8_t(size);
+  in.name = addrName(I.getPointerOperand());
+  countRead(I.getPointerOperand());
+  if (!enclosingSpinLoops(I.getParent()).empty()) {
+    // An RMW that writes back the value it read (a failed test-and-set) changes nothing.
+    Reg changed = kNoReg;
+    Reg zero = constVal(0);
+    switch (op) {
+      case RmwOp::Xchg: changed = cmp(CmpOp::Ne, operand, old); break;
+      case RmwOp::Add:
+      case RmwOp::Sub:
+      case RmwOp::Xor: changed = cmp(CmpOp::Ne, operand, zero); break;
+      case RmwOp::And: changed = cmp(CmpOp::Ne, bin(BinOp::And, old, operand), old); break;
+      case RmwOp::Or: changed = cmp(CmpOp::Ne, bin(BinOp::Or, old, operand), old); break;
+      case RmwOp::Cas: break;
+    }
+    if (changed != kNoReg) markEffectIf(changed);
+  }
+}
+
+void FunctionLowering::lowerCmpXchg(llvm::AtomicCmpXchgInst& I) {
+  unsigned size = accessSize(I.getNewValOperand()->getType(), "compare-and-swap");
+  if (!size) return;
+  Reg addr = val(I.getPointerOperand());
+  Reg expected = val(I.getCompareOperand());
+  Reg desired = val(I.getNewValOperand());
+  Reg old = regs_.at(&I);
+  Instr& in = emit(Op::Rmw);
+  in.sub = uint8_t(RmwOp::Cas);
+  in.a = old;
+  in.b = addr;
+  in.c = desired;
+  in.d = expected;
+  in.size = uint8_t(size);
+  in.name = addrName(I.getPointerOperand());
+  Reg ok = cmp(CmpOp::Eq, old, expected, success_.at(&I));
+  countRead(I.getPointerOperand());
+  if (!enclosingSpinLoops(I.getParent()).empty()) {
+    // A failed CAS writes nothing; a successful one may write the old value back.
+    Reg changed = bin(BinOp::And, ok, cmp(CmpOp::Ne, old, desired));
+    markEffectIf(changed);
+  }
+}
+
+void FunctionLowering::lowerFence(llvm::FenceInst& I) {
+  if (I.getSyncScopeID() == llvm::SyncScope::SingleThread) return;  // atomic_signal_fence
+  Model m = ml_.opts_.model;
+  if (m == Model::SC) return;
+  using AO = llvm::AtomicOrdering;
+  AO o = I.getOrdering();
+  if (o == AO::SequentiallyConsistent) {
+    Instr& in = emit(Op::Fence);
+    in.sub = uint8_t(FenceKind::Full);
+  } else if (m == Model::PSO && (o == AO::Release || o == AO::AcquireRelease)) {
+    Instr& in = emit(Op::Fence);
+    in.sub = uint8_t(FenceKind::StoreStore);
+  }
+}
+
+
+// memcpy/memmove/memset of a small constant size: one access per scalar field.
+void FunctionLowering::lowerMemIntrinsic(llvm::MemIntrinsic& I) {
+  auto* lenC = dyn_cast<llvm::ConstantInt>(I.getLength());
+  if (!lenC) {
+    unsupported(std::string(isa<llvm::MemSetInst>(I) ? "memset" : "memcpy") + " with a non-constant size is not supported");
+    return;
+  }
+  uint64_t len = lenC->getZExtValue();
+  if (len == 0) return;
+  if (len > 4096) {
+    unsupported(std::string(isa<llvm::MemSetInst>(I) ? "memset" : "memcpy") + " of " + std::to_string(len) +
+                " bytes is too large (at most 4096)");
+    return;
+  }
+  // Scalar leaves (offset, size) of a type.
+  std::function<bool(llvm::Type*, uint64_t, std::vector<std::pair<uint64_t, unsigned>>&)> flatten =
+      [&](llvm::Type* t, uint64_t base, std::vector<std::pair<uint64_t, unsigned>>& out) -> bool {
+    if (t->isIntegerTy() || t->isPointerTy() || t->isFloatingPointTy()) {
+      uint64_t n = dl_.getTypeStoreSize(t);
+      if (n != 1 && n != 2 && n != 4 && n != 8) return false;
+      out.push_back({base, unsigned(n)});
+      return true;
+    }
+    if (auto* at = dyn_cast<llvm::ArrayType>(t)) {
+      uint64_t esz = dl_.getTypeAllocSize(at->getElementType());
+      if (at->getNumElements() > 4096) return false;
+      for (uint64_t i = 0; i < at->getNumElements(); ++i)
+        if (!flatten(at->getElementType(), base + i * esz, out)) return false;
+      return true;
+    }
+    if (auto* st = dyn_cast<llvm::StructType>(t)) {
+      const llvm::StructLayout* sl = dl_.getStructLayout(st);
+      for (unsigned i = 0; i < st->getNumElements(); ++i)
+        if (!flatten(st->getElementType(i), base + sl->getElementOffset(i), out)) return false;
+      return true;
+    }
+    return false;
+  };
+  auto typeOf = [&](const llvm::Value* p, uint64_t& off) -> llvm::Type* {
+    llvm::APInt o(64, 0);
+    const llvm::Value* b = p->stripAndAccumulateConstantOffsets(dl_, o, true);
+    off = o.getZExtValue();
+    if (auto* a = dyn_cast<llvm::AllocaInst>(b)) {
+      llvm::Type* t = a->getAllocatedType();
+      if (auto* c = dyn_cast<llvm::ConstantInt>(a->getArraySize()); c && c->getZExtValue() != 1)
+        t = llvm::ArrayType::get(t, c->getZExtValue());
+      return t;
+    }
+    if (auto* g = ml_.resolveGlobal(b)) return g->getValueType();
+    return nullptr;
+  };
+  std::vector<std::pair<uint64_t, unsigned>> leaves;  // relative to the start of the copy
+  bool found = false;
+  std::vector<const llvm::Value*> ptrs{I.getRawDest()};
+  if (auto* mt = dyn_cast<llvm::MemTransferInst>(&I)) ptrs.push_back(mt->getRawSource());
+  for (const llvm::Value* p : ptrs) {
+    uint64_t off = 0;
+    llvm::Type* t = typeOf(p, off);
+    if (!t) continue;
+    std::vector<std::pair<uint64_t, unsigned>> all;
+    if (!flatten(t, 0, all)) continue;
+    std::vector<std::pair<uint64_t, unsigned>> in;
+    bool partial = false;
+    for (auto& [o, n] : all) {
+      if (o + n <= off || o >= off + len) continue;
+      if (o < off || o + n > off + len) partial = true;
+      in.push_back({o - off, n});
+    }
+    if (partial || in.empty()) continue;
+    leaves = std::move(in);
+    found = true;
+    break;
+  }
+  if (!found) {
+    if (len == 1 || len == 2 || len == 4 || len == 8) {
+      leaves.push_back({0, unsigned(len)});
+    } else {
+      unsupported(std::string(isa<llvm::MemSetInst>(I) ? "memset" : "memcpy") + " of " + std::to_string(len) +
+                  " bytes through a pointer of unknown element type is not supported (copy field by field)");
+      return;
+    }
+  }
+  Reg dst = val(I.getRawDest());
+  if (auto* ms = dyn_cast<llvm::MemSetInst>(&I)) {
+    llvm::Value* byteV = ms->getValue();
+    for (auto& [o, n] : leaves) {
+      Reg v;
+      if (auto* c = dyn_cast<llvm::ConstantInt>(byteV)) {
+        uint64_t b = c->getZExtValue() & 0xff, pat = 0;
+        for (unsigned i = 0; i < n; ++i) pat |= b << (8 * i);
+        v = constVal(pat);
+      } else {
+        uint64_t ones = 0;
+        for (unsigned i = 0; i < n; ++i) ones |= uint64_t(1) << (8 * i);
+        v = bin(BinOp::Mul, val(byteV), constVal(ones));
+      }
+      Reg at = addOffset(dst, int64_t(o));
+      Instr& st = emit(Op::Store);
+      st.b = at;
+      st.c = v;
+      st.size = uint8_t(n);
+    }
+    markEffect();
+    return;
+  }
+  auto& mt = cast<llvm::MemTransferInst>(I);
+  llvm::APInt soff(64, 0);
+  const llvm::Value* sbase = mt.getRawSource()->stripAndAccumulateConstantOffsets(dl_, soff, true);
+  const llvm::GlobalVariable* sg = ml_.resolveGlobal(sbase);
+  Reg src = val(mt.getRawSource());
+  // memmove: read everything first, then write.
+  std::vector<Reg> vals;
+  for (auto& [o, n] : leaves) {
+    uint64_t cv = 0;
+    if (sg && !mt.isVolatile() && ml_.constantBytes(sg, soff.getZExtValue() + o, n, cv)) {
+      vals.push_back(constVal(cv));
+      continue;
+    }
+    Reg r = newReg();
+    Reg at = addOffset(src, int64_t(o));
+    Instr& ld = emit(Op::Load);
+    ld.a = r;
+    ld.b = at;
+    ld.size = uint8_t(n);
+    vals.push_back(r);
+    countRead(mt.getRawSource());
+  }
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    Reg at = addOffset(dst, int64_t(leaves[i].first));
+    Instr& st = emit(Op::Store);
+    st.b = at;
+    st.c = vals[i];
+    st.size = uint8_t(leaves[i].second);
+  }
+  markEffect();
+}
+
+}  // namespace tsocheck::frontend::lowering

@@ -1,0 +1,308 @@
+// Internal to the frontend: the lowering of LLVM IR (after mem2reg) to
+// engine IR, split by concern over lower_module.cpp (module, globals,
+// constants, checks), lower_function.cpp (emission, control flow,
+// arithmetic), lower_loops.cpp (escape analysis, spin loops, loop bounds),
+// lower_memory.cpp (loads, stores, atomics and fences per model, mem*
+// intrinsics) and lower_calls.cpp (calls, intrinsics, libc and pthread
+// models). The public entry point is lower.h.
+//
+// Registers hold every integer zero-extended to 64 bits (loads zero-extend,
+// so this is the natural invariant); operations that can leave garbage above
+// the value's width (add, sub, mul, shl, signed division, ashr, sext) are
+// masked again, and signed operations sign-extend their operands first.
+//
+// Memory keeps its program order: every load/store/RMW of the LLVM module is
+// one engine access. Allocas that provably do not escape become private stack
+// slots (no events); the others are shared stack slots.
+//
+// Spin loops (Nidhugg's load+assume, generalised): every loop is lowered as
+// written, but on its back edge the thread checks whether the iteration that
+// just ended was *idle*: it changed no memory (no store; no RMW that wrote a
+// new value; no successful CAS that changed the value; every mutex it locked
+// it also unlocked; no call that may have effects) and every header phi gets
+// back the value it had. The next iteration would then repeat the same
+// computation over possibly newer values, so the thread stops with
+// Assume(sub=1) instead of looping. An execution in which the loop exits
+// after k idle iterations is equivalent to one where they are removed (they
+// only read, and removing reads, fences and silent lock/unlock pairs keeps an
+// execution consistent), so nothing is lost; a thread stuck there on the
+// newest values spins forever. This covers `while (!flag);`, `while (x != v)
+// {}`, do-while, conditions over several loads, `while (xchg(&l, 1));` and
+// CAS loops, lock-protected polling, waits whose reads are in a called
+// read-only function (the engine counts them: Op::ReadCount around the call)
+// and waits on an _Atomic pointer that Clang passes through a temporary stack
+// slot (a store into a slot dead at the header is no effect). Loops around
+// pthread_cond_wait get one idle iteration (so that the wait can be followed by a successful
+// check) and release the mutex before stopping. Loops with real effects run
+// as written (the engine's step limit bounds them), except that
+// shared-dependent ones are cut at the loop bound:
+//
+// Loop bounding (FrontendOptions::loopBound, default 8; 0 = off): a loop is
+// *shared-dependent* when whether it goes on depends on what other threads
+// write: the condition of one of its exiting branches (or a switch value)
+// depends, through SSA data flow inside the loop (phis included, and the
+// branches that decide which incoming value a phi takes or whether an
+// exiting branch is reached), on a value produced inside the loop by a load
+// of non-private memory, an RMW/CAS, pthread_mutex_trylock, pthread_join,
+// pthread_self or a call to a defined function. Counting loops over
+// registers and private memory never are. A shared-dependent loop gets a
+// counter, zeroed on every edge that enters its header from outside and
+// incremented on every back edge taken after a non-idle iteration (idle ones
+// stop the thread anyway); when it reaches the bound the thread executes
+// Op::Cut ("loop at f.c:12 cut after 8 iterations (loop bound)"), so the
+// result is `bounded`, never `verified`. A loop with no exit condition at all
+// (`for (;;)` without a break) is bounded the same way when an iteration
+// touches shared memory, calls a defined function or does a thread/mutex
+// operation. A module that never calls
+// pthread_create has no other threads: nothing is bounded there.
+#pragma once
+
+#include "frontend/lower.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <llvm/ADT/BitVector.h>
+#include <llvm/ADT/MapVector.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/DebugInfo.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Operator.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+namespace tsocheck::frontend::lowering {
+
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+
+enum class Ext {
+  Unknown,
+  Ignored,       // output, yields, sleeps, attribute/condvar bookkeeping: result 0
+  PthreadCreate,
+  PthreadJoin,
+  PthreadExit,
+  PthreadSelf,
+  PthreadEqual,
+  MutexLock,
+  MutexUnlock,
+  MutexTryLock,
+  MutexInit,     // a no-op, except in modules that destroy mutexes: makes a destroyed mutex usable again
+  MutexDestroy,  // leaves kMutexDestroyed in the lock word: later lock/unlock is a memory error
+  CondWait,
+  Malloc,
+  Calloc,
+  Realloc,
+  Free,
+  AssertFail,
+  Abort,
+  Exit,
+  Assume,
+  VerifierError,
+  SetJmp,
+};
+
+enum class AsmKind { Nothing, Full, StoreStore, Unsupported };
+
+// Debug-info file names may be relative to the compilation directory: kept
+// as they are when that directory is ours, else made absolute.
+std::string debugPath(llvm::StringRef file, llvm::StringRef dir);
+Ext classifyExternal(llvm::StringRef n);
+// Fences and compiler barriers written as inline assembly.
+AsmKind classifyAsm(const llvm::InlineAsm* ia);
+bool isIgnorableIntrinsic(llvm::Intrinsic::ID id);
+bool isStdStream(const llvm::GlobalVariable* g);
+std::string typeName(llvm::Type* t);
+const llvm::Value* baseObject(const llvm::Value* v);
+std::string diPath(const llvm::DIType* t, uint64_t off, int depth = 0);
+
+class ModuleLowering;
+
+struct SpinLoop {
+  llvm::Loop* loop = nullptr;
+  Reg flag = kNoReg;     // nonzero: this iteration had an effect
+  Reg reads = kNoReg;    // shared reads made by this iteration (Assume.b)
+  Reg pending = kNoReg;  // mutex locked in this iteration and not yet unlocked (0: none)
+  Reg idle = kNoReg;     // cond_wait loops: an idle iteration already happened
+  Reg mutex = kNoReg;    // cond_wait loops: the mutex of the last wait (0: none)
+  bool hasCondWait = false;
+  Reg bound = kNoReg;    // shared-dependent loops: non-idle iterations of this loop instance
+  uint32_t boundMsg = 0; // Program::strings: "loop at f.c:12 cut after 8 iterations (loop bound)"
+  SourceLoc boundLoc;    // the loop's for/while/do line
+};
+
+class FunctionLowering {
+ public:
+  FunctionLowering(ModuleLowering& ml, llvm::Function& f, uint32_t index);
+  void run();
+
+ private:
+  // Emission.
+  Instr& emit(Op op);
+  Reg newReg() { return Reg(out_->numRegs++); }
+  int newLabel() {
+    labels_.push_back(-1);
+    return int(labels_.size() - 1);
+  }
+  void bind(int l) { labels_[l] = int64_t(body_.size()); }
+  void jmp(int l);
+  void br(Reg c, int t, int f);
+  Reg constVal(uint64_t v);
+  Reg val(llvm::Value* v);  // register holding v (materialises constants)
+  Reg bin(BinOp op, Reg a, Reg b, Reg dst = kNoReg);
+  Reg cmp(CmpOp op, Reg a, Reg b, Reg dst = kNoReg);
+  void mov(Reg dst, Reg src);
+  void maskInPlace(Reg r, unsigned bits);
+  Reg sextReg(Reg src, unsigned bits);
+  Reg addOffset(Reg base, int64_t off);
+
+  // Analysis.
+  void computePrivateAllocas();
+  bool escapes(const llvm::Value* v, int depth);
+  void findSpinLoops();
+  bool sharedDependent(llvm::Loop* L);
+  bool slotLiveAtHeader(const llvm::AllocaInst* a, llvm::Loop* L);
+  bool errorPath(const llvm::BasicBlock* b);
+  std::vector<SpinLoop*> enclosingSpinLoops(const llvm::BasicBlock* bb);
+  void markEffect();                 // the current instruction changed state
+  void markEffectIf(Reg changed);    // ... if changed != 0
+  void markLock(Reg m, bool lock);   // lock/unlock: balanced pairs are not effects
+
+  // Lowering.
+  void lowerBlock(llvm::BasicBlock* bb, llvm::BasicBlock* next);
+  void lowerInst(llvm::Instruction& I);
+  void lowerBinary(llvm::BinaryOperator& I);
+  void lowerICmp(llvm::ICmpInst& I);
+  void lowerCast(llvm::CastInst& I);
+  void lowerGEP(llvm::GetElementPtrInst& I);
+  void lowerLoad(llvm::LoadInst& I);
+  void lowerStore(llvm::StoreInst& I);
+  void lowerRmw(llvm::AtomicRMWInst& I);
+  void lowerCmpXchg(llvm::AtomicCmpXchgInst& I);
+  void lowerFence(llvm::FenceInst& I);
+  void lowerCall(llvm::CallInst& I);
+  void lowerIntrinsic(llvm::CallInst& I, llvm::Function* callee);
+  void lowerExternal(llvm::CallInst& I, llvm::Function* callee);
+  void lowerMemIntrinsic(llvm::MemIntrinsic& I);
+  void lowerBranch(llvm::BranchInst& I, llvm::BasicBlock* next);
+  void lowerSwitch(llvm::SwitchInst& I);
+  void countRead(const llvm::Value* ptr);
+  void countSyncRead();  // lock/unlock/trylock: the engine counts them as reads
+  void emitSpinStop(SpinLoop* spin, Reg diff);
+  void emitBoundCheck(SpinLoop* spin);
+  void emitFenceForStore(llvm::AtomicOrdering o, bool before);
+  int edgeTarget(llvm::BasicBlock* from, llvm::BasicBlock* to);  // label to jump to
+  bool edgeNeedsCode(llvm::BasicBlock* from, llvm::BasicBlock* to);
+  void emitEdgeCode(llvm::BasicBlock* from, llvm::BasicBlock* to);
+  void setResult(llvm::Instruction& I, Reg r);
+  Reg resultReg(llvm::Instruction& I);
+  uint32_t addrName(const llvm::Value* ptr);
+  void unsupported(const std::string& msg);
+  bool checkTypes(llvm::Instruction& I);
+  unsigned accessSize(llvm::Type* t, const char* what);
+  unsigned reallocElementSize(llvm::CallInst& I);
+
+  ModuleLowering& ml_;
+  llvm::Function& f_;
+  uint32_t index_;
+  Function* out_;
+  const llvm::DataLayout& dl_;
+  std::vector<Instr> prologue_, body_;
+  std::vector<int64_t> labels_;
+  struct Fixup { size_t pc; int label; bool second; };
+  std::vector<Fixup> fixups_;
+  std::unordered_map<const llvm::Value*, Reg> regs_;
+  std::unordered_map<const llvm::Value*, Reg> success_;  // cmpxchg → success flag register
+  std::map<uint64_t, Reg> consts_;
+  std::map<std::pair<int64_t, int64_t>, Reg> globalAddrs_;
+  std::map<uint32_t, Reg> funcAddrs_;
+  std::unordered_map<const llvm::BasicBlock*, int> blockLabel_;
+  std::unordered_set<const llvm::AllocaInst*> private_;
+  llvm::DominatorTree dt_;
+  std::unique_ptr<llvm::LoopInfo> li_;
+  std::unordered_map<const llvm::Loop*, SpinLoop> spins_;
+  std::map<std::pair<const llvm::AllocaInst*, const llvm::Loop*>, bool> slotLive_;
+  SourceLoc loc_;
+  const llvm::Instruction* cur_ = nullptr;
+  // Conditional-branch edges whose code is emitted after the block.
+  struct PendingEdge { int label; llvm::BasicBlock* from; llvm::BasicBlock* to; };
+  std::vector<PendingEdge> pendingEdges_;
+  bool failed_ = false;
+};
+
+class ModuleLowering {
+ public:
+  ModuleLowering(llvm::Module& m, const FrontendOptions& opts,
+                 const std::map<std::string, AnnotatedDecl>& decls, FrontendResult& res)
+      : m_(m), dl_(m.getDataLayout()), opts_(opts), decls_(decls), res_(res), p_(res.module.program) {}
+
+  void run();
+
+  // Shared with FunctionLowering.
+  llvm::Module& m_;
+  const llvm::DataLayout& dl_;
+  const FrontendOptions& opts_;
+  const std::map<std::string, AnnotatedDecl>& decls_;
+  FrontendResult& res_;
+  Program& p_;
+  std::unordered_map<const llvm::Function*, uint32_t> funcIndex_;
+  std::unordered_map<const llvm::GlobalVariable*, uint32_t> globalIndex_;
+  std::unordered_map<const llvm::GlobalVariable*, const llvm::DIType*> globalDIType_;
+  bool errors_ = false;  // errors that concern the whole file
+  std::set<std::string> seenErrors_;
+  // Errors inside one function or one global's initialiser: only the checks
+  // that reach it are refused.
+  const llvm::Value* errorOwner_ = nullptr;
+  std::vector<std::pair<const llvm::Value*, Diagnostic>> ownedErrors_;
+
+  void error(const SourceLoc& loc, const std::string& msg);
+  void diag(const std::string& severity, const std::string& file, uint32_t line, uint32_t col,
+            const std::string& msg);
+  SourceLoc locOf(const llvm::Instruction* I, const llvm::Function* f);
+  SourceLoc locOfFunction(const llvm::Function* f);
+  // Integer/address value of a constant (addresses of globals and functions).
+  bool evalConst(const llvm::Constant* c, uint64_t& v, std::string& err);
+  bool writeConst(const llvm::Constant* c, uint8_t* buf, uint64_t size, std::string& err);
+  bool constantBytes(const llvm::GlobalVariable* g, uint64_t off, unsigned size, uint64_t& v);
+  const llvm::GlobalVariable* resolveGlobal(const llvm::Value* v);
+  // Whether calling f can change memory other threads (or the caller) see.
+  bool readOnly(const llvm::Function* f);
+  bool spawnsThreads_ = false;  // some lowered function calls pthread_create
+  bool destroysMutexes_ = false;  // some lowered function calls pthread_mutex_destroy
+
+ private:
+  std::unordered_map<const llvm::Function*, int> readOnly_;  // 0 = in progress/no, 1 = yes
+  std::unordered_set<const llvm::GlobalVariable*> usedGlobals_;  // referenced from lowered code
+  std::unordered_map<const llvm::GlobalVariable*, uint64_t> oversized_;  // globals above kMaxGlobalBytes
+  static constexpr uint64_t kMaxGlobalBytes = uint64_t(256) << 20;
+  void findChecks(std::vector<std::pair<llvm::Function*, std::string>>& checks);
+  void collectReachable(const std::vector<llvm::Function*>& roots, std::vector<llvm::Function*>& out,
+                        std::unordered_set<const llvm::Value*>* reached = nullptr);
+  void layoutGlobals();
+  void fillInitialisers();
+};
+
+}  // namespace tsocheck::frontend::lowering
