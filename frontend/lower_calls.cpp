@@ -296,33 +296,24 @@ void FunctionLowering::lowerIntrinsic(llvm::CallInst& I, llvm::Function* callee)
 }
 
 
-void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) {
-  std::string name = callee->getName().str();
-  Ext k = classifyExternal(name);
-  auto arg = [&](unsigned i) { return val(I.getArgOperand(i)); };
-  auto needArgs = [&](unsigned n) {
-    if (I.arg_size() < n) {
-      unsupported("call to " + name + " with too few arguments");
-      return false;
-    }
-    return true;
-  };
-  auto resultZero = [&]() {
-    if (!I.getType()->isVoidTy()) setResult(I, constVal(0));
-  };
+Reg FunctionLowering::argReg(llvm::CallInst& I, unsigned i) { return val(I.getArgOperand(i)); }
+
+bool FunctionLowering::needArgs(llvm::CallInst& I, unsigned n, const std::string& name) {
+  if (I.arg_size() >= n) return true;
+  unsupported("call to " + name + " with too few arguments");
+  return false;
+}
+
+void FunctionLowering::resultZero(llvm::CallInst& I) {
+  if (!I.getType()->isVoidTy()) setResult(I, constVal(0));
+}
+
+void FunctionLowering::lowerThreadCall(llvm::CallInst& I, Ext k, const std::string& name) {
   switch (k) {
-    case Ext::Ignored:
-      for (const llvm::Use& a : I.args())
-        if (a->getType()->isFPOrFPVectorTy()) {
-          unsupported("floating point is not supported (floating-point argument to " + name + ")");
-          return;
-        }
-      resultZero();
-      return;
     case Ext::PthreadCreate: {
-      if (!needArgs(4)) return;
-      Reg tidAddr = arg(0);
-      Reg a = arg(3);
+      if (!needArgs(I, 4, name)) return;
+      Reg tidAddr = argReg(I, 0);
+      Reg a = argReg(I, 3);
       Reg tid = newReg();
       llvm::Value* fnV = I.getArgOperand(2)->stripPointerCasts();
       if (auto* fn = dyn_cast<llvm::Function>(fnV)) {
@@ -336,7 +327,7 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
         in.b = a;
         in.imm = it->second;
       } else {
-        Reg fr = arg(2);
+        Reg fr = argReg(I, 2);
         Instr& in = emit(Op::SpawnInd);
         in.a = tid;
         in.b = a;
@@ -348,12 +339,12 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       st.size = 8;
       st.name = addrName(I.getArgOperand(0));
       markEffect();
-      resultZero();
+      resultZero(I);
       return;
     }
     case Ext::PthreadJoin: {
-      if (!needArgs(2)) return;
-      Reg t = arg(0);
+      if (!needArgs(I, 2, name)) return;
+      Reg t = argReg(I, 0);
       Reg r = newReg();
       Instr& in = emit(Op::Join);
       in.a = r;
@@ -372,12 +363,12 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
         bind(lEnd);
       }
       markEffect();
-      resultZero();
+      resultZero(I);
       return;
     }
     case Ext::PthreadExit: {
       Instr& in = emit(Op::Exit);
-      in.a = I.arg_size() ? arg(0) : kNoReg;
+      in.a = I.arg_size() ? argReg(I, 0) : kNoReg;
       return;
     }
     case Ext::PthreadSelf: {
@@ -386,27 +377,34 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       return;
     }
     case Ext::PthreadEqual:
-      if (!needArgs(2)) return;
-      cmp(CmpOp::Eq, arg(0), arg(1), resultReg(I));
+      if (!needArgs(I, 2, name)) return;
+      cmp(CmpOp::Eq, argReg(I, 0), argReg(I, 1), resultReg(I));
       return;
+    default:
+      break;
+  }
+}
+
+void FunctionLowering::lowerSyncCall(llvm::CallInst& I, Ext k, const std::string& name) {
+  switch (k) {
     case Ext::MutexLock:
     case Ext::MutexUnlock: {
-      if (!needArgs(1)) return;
-      Reg m = arg(0);
+      if (!needArgs(I, 1, name)) return;
+      Reg m = argReg(I, 0);
       Instr& in = emit(k == Ext::MutexLock ? Op::Lock : Op::Unlock);
       in.b = m;
       in.name = addrName(I.getArgOperand(0));
       markLock(m, k == Ext::MutexLock);
-      resultZero();
+      resultZero(I);
       return;
     }
     case Ext::MutexInit:
     case Ext::MutexDestroy: {
-      if (!needArgs(1)) return;
-      resultZero();
+      if (!needArgs(I, 1, name)) return;
+      resultZero(I);
       if (k == Ext::MutexInit && !ml_.destroysMutexes_) return;  // a mutex starts unlocked anyway
       // destroy: xchg(lock word, kMutexDestroyed); init: cas(lock word, kMutexDestroyed → 0).
-      Reg m = arg(0);
+      Reg m = argReg(I, 0);
       Reg v = constVal(k == Ext::MutexDestroy ? kMutexDestroyed : 0);
       Reg expected = k == Ext::MutexInit ? constVal(kMutexDestroyed) : kNoReg;
       Reg old = newReg();
@@ -423,8 +421,8 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       return;
     }
     case Ext::MutexTryLock: {
-      if (!needArgs(1)) return;
-      Reg m = arg(0);
+      if (!needArgs(I, 1, name)) return;
+      Reg m = argReg(I, 0);
       Reg r = I.getType()->isVoidTy() ? newReg() : resultReg(I);
       Instr& in = emit(Op::TryLock);
       in.a = r;
@@ -436,8 +434,8 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
     }
     case Ext::CondWait: {
       // Spurious wake-ups are allowed: release and re-acquire the mutex.
-      if (!needArgs(2)) return;
-      Reg m = arg(1);
+      if (!needArgs(I, 2, name)) return;
+      Reg m = argReg(I, 1);
       {
         Instr& u = emit(Op::Unlock);
         u.b = m;
@@ -452,13 +450,20 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       countSyncRead();
       for (SpinLoop* s : enclosingSpinLoops(I.getParent()))
         if (s->mutex != kNoReg) mov(s->mutex, m);
-      resultZero();
+      resultZero(I);
       return;
     }
+    default:
+      break;
+  }
+}
+
+void FunctionLowering::lowerHeapCall(llvm::CallInst& I, Ext k, const std::string& name) {
+  switch (k) {
     case Ext::Malloc:
     case Ext::Calloc: {
-      if (!needArgs(k == Ext::Malloc ? 1 : 2)) return;
-      Reg n = k == Ext::Malloc ? arg(0) : bin(BinOp::Mul, arg(0), arg(1));
+      if (!needArgs(I, k == Ext::Malloc ? 1 : 2, name)) return;
+      Reg n = k == Ext::Malloc ? argReg(I, 0) : bin(BinOp::Mul, argReg(I, 0), argReg(I, 1));
       Instr& in = emit(Op::Malloc);
       in.a = resultReg(I);
       in.b = n;
@@ -466,75 +471,114 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       return;
     }
     case Ext::Free: {
-      if (!needArgs(1)) return;
+      if (!needArgs(I, 1, name)) return;
       Instr& in = emit(Op::Free);
-      in.b = arg(0);
+      in.b = argReg(I, 0);
       markEffect();
       return;
     }
-    case Ext::Realloc: {
-      // q = malloc(n); copy min(old size, n) bytes element-wise; free(p).
-      // The element size is the one the program uses on the new block (loads,
-      // stores and GEPs of the result), so the copies hit the same locations.
-      if (!needArgs(2)) return;
-      Reg p = arg(0), n = arg(1);
-      Reg q = resultReg(I);
-      {
-        Instr& in = emit(Op::Malloc);
-        in.a = q;
-        in.b = n;
-      }
-      unsigned esz = reallocElementSize(I);
-      int lCopy = newLabel(), lLoop = newLabel(), lBody = newLabel(), lEnd = newLabel(), lDone = newLabel();
-      br(cmp(CmpOp::Ne, p, constVal(0)), lCopy, lDone);
-      bind(lCopy);
-      Reg old = newReg();
-      {
-        Instr& in = emit(Op::BlockSize);
-        in.a = old;
-        in.b = p;
-      }
-      Reg m = newReg();
-      Reg smaller = cmp(CmpOp::Ult, old, n);
-      {
-        Instr& in = emit(Op::Select);
-        in.a = m;
-        in.b = smaller;
-        in.c = old;
-        in.d = n;
-      }
-      Reg i = newReg();
-      mov(i, constVal(0));
-      bind(lLoop);
-      Reg next = bin(BinOp::Add, i, constVal(esz));
-      br(cmp(CmpOp::Ule, next, m), lBody, lEnd);
-      bind(lBody);
-      Reg v = newReg();
-      Reg from = bin(BinOp::Add, p, i);
-      {
-        Instr& ld = emit(Op::Load);
-        ld.a = v;
-        ld.b = from;
-        ld.size = uint8_t(esz);
-      }
-      Reg to = bin(BinOp::Add, q, i);
-      {
-        Instr& st = emit(Op::Store);
-        st.b = to;
-        st.c = v;
-        st.size = uint8_t(esz);
-      }
-      mov(i, next);
-      jmp(lLoop);
-      bind(lEnd);
-      {
-        Instr& in = emit(Op::Free);
-        in.b = p;
-      }
-      bind(lDone);
-      markEffect();
+    default:
+      break;
+  }
+}
+
+// realloc(p, n) as malloc(n), an element-wise copy of min(old size, n)
+// bytes, and free(p).
+void FunctionLowering::lowerRealloc(llvm::CallInst& I, const std::string& name) {
+  // q = malloc(n); copy min(old size, n) bytes element-wise; free(p).
+  // The element size is the one the program uses on the new block (loads,
+  // stores and GEPs of the result), so the copies hit the same locations.
+  if (!needArgs(I, 2, name)) return;
+  Reg p = argReg(I, 0), n = argReg(I, 1);
+  Reg q = resultReg(I);
+  {
+    Instr& in = emit(Op::Malloc);
+    in.a = q;
+    in.b = n;
+  }
+  unsigned esz = reallocElementSize(I);
+  int lCopy = newLabel(), lLoop = newLabel(), lBody = newLabel(), lEnd = newLabel(), lDone = newLabel();
+  br(cmp(CmpOp::Ne, p, constVal(0)), lCopy, lDone);
+  bind(lCopy);
+  Reg old = newReg();
+  {
+    Instr& in = emit(Op::BlockSize);
+    in.a = old;
+    in.b = p;
+  }
+  Reg m = newReg();
+  Reg smaller = cmp(CmpOp::Ult, old, n);
+  {
+    Instr& in = emit(Op::Select);
+    in.a = m;
+    in.b = smaller;
+    in.c = old;
+    in.d = n;
+  }
+  Reg i = newReg();
+  mov(i, constVal(0));
+  bind(lLoop);
+  Reg next = bin(BinOp::Add, i, constVal(esz));
+  br(cmp(CmpOp::Ule, next, m), lBody, lEnd);
+  bind(lBody);
+  Reg v = newReg();
+  Reg from = bin(BinOp::Add, p, i);
+  {
+    Instr& ld = emit(Op::Load);
+    ld.a = v;
+    ld.b = from;
+    ld.size = uint8_t(esz);
+  }
+  Reg to = bin(BinOp::Add, q, i);
+  {
+    Instr& st = emit(Op::Store);
+    st.b = to;
+    st.c = v;
+    st.size = uint8_t(esz);
+  }
+  mov(i, next);
+  jmp(lLoop);
+  bind(lEnd);
+  {
+    Instr& in = emit(Op::Free);
+    in.b = p;
+  }
+  bind(lDone);
+  markEffect();
+  return;
+}
+
+void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) {
+  std::string name = callee->getName().str();
+  Ext k = classifyExternal(name);
+  switch (k) {
+    case Ext::Ignored:
+      for (const llvm::Use& a : I.args())
+        if (a->getType()->isFPOrFPVectorTy()) {
+          unsupported("floating point is not supported (floating-point argument to " + name + ")");
+          return;
+        }
+      resultZero(I);
       return;
-    }
+    case Ext::PthreadCreate:
+    case Ext::PthreadJoin:
+    case Ext::PthreadExit:
+    case Ext::PthreadSelf:
+    case Ext::PthreadEqual:
+      return lowerThreadCall(I, k, name);
+    case Ext::MutexLock:
+    case Ext::MutexUnlock:
+    case Ext::MutexInit:
+    case Ext::MutexDestroy:
+    case Ext::MutexTryLock:
+    case Ext::CondWait:
+      return lowerSyncCall(I, k, name);
+    case Ext::Malloc:
+    case Ext::Calloc:
+    case Ext::Free:
+      return lowerHeapCall(I, k, name);
+    case Ext::Realloc:
+      return lowerRealloc(I, name);
     case Ext::AssertFail: {
       std::string expr;
       if (I.arg_size() >= 1) {
@@ -560,13 +604,13 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
     }
     case Ext::Exit: {
       Instr& in = emit(Op::Exit);
-      in.a = I.arg_size() ? arg(0) : kNoReg;
+      in.a = I.arg_size() ? argReg(I, 0) : kNoReg;
       return;
     }
     case Ext::Assume: {
-      if (!needArgs(1)) return;
+      if (!needArgs(I, 1, name)) return;
       Instr& in = emit(Op::Assume);
-      in.a = arg(0);
+      in.a = argReg(I, 0);
       in.sub = 0;
       return;
     }

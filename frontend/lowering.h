@@ -206,6 +206,14 @@ class FunctionLowering {
   void lowerCall(llvm::CallInst& I);
   void lowerIntrinsic(llvm::CallInst& I, llvm::Function* callee);
   void lowerExternal(llvm::CallInst& I, llvm::Function* callee);
+  // lowerExternal's models, by group (name: the callee, for messages).
+  void lowerThreadCall(llvm::CallInst& I, Ext k, const std::string& name);  // pthread_create/join/exit/self/equal
+  void lowerSyncCall(llvm::CallInst& I, Ext k, const std::string& name);    // mutexes, spinlocks, cond_wait
+  void lowerHeapCall(llvm::CallInst& I, Ext k, const std::string& name);    // malloc, calloc, free
+  void lowerRealloc(llvm::CallInst& I, const std::string& name);
+  Reg argReg(llvm::CallInst& I, unsigned i);
+  bool needArgs(llvm::CallInst& I, unsigned n, const std::string& name);  // else unsupported
+  void resultZero(llvm::CallInst& I);  // a non-void call's result is 0
   void lowerMemIntrinsic(llvm::MemIntrinsic& I);
   void lowerBranch(llvm::BranchInst& I, llvm::BasicBlock* next);
   void lowerSwitch(llvm::SwitchInst& I);
