@@ -22,11 +22,15 @@
 
 namespace tsocheck::frontend {
 
+// Iterations after which a loop that waits on other threads and has effects is
+// cut (`--loop-bound`, `loop_bound=`), unless set otherwise.
+constexpr uint32_t kDefaultLoopBound = 8;
+
 struct FrontendOptions {
   Model model = Model::TSO;
   std::vector<std::string> clangArgs;  // extra driver arguments (-I, -D, -std=...)
   std::string resourceDir;             // empty: the one found at configure time
-  uint32_t loopBound = 8;              // iterations of loops that wait on other threads and have effects; 0 = off
+  uint32_t loopBound = kDefaultLoopBound;  // iterations of loops that wait on other threads and have effects; 0 = off
 };
 
 struct Diagnostic {
@@ -61,7 +65,7 @@ struct LoweredModule {
   std::vector<CheckFunction> checks;
   std::vector<uint32_t> entryOf;  // Program function index per check
   Model model = Model::TSO;       // the model the module was lowered for
-  uint32_t loopBound = 8;         // the FrontendOptions::loopBound it was lowered with
+  uint32_t loopBound = kDefaultLoopBound;  // the FrontendOptions::loopBound it was lowered with
   std::vector<StatementSpan> statements;  // block-level statements of every function body
 };
 

@@ -68,7 +68,7 @@ struct CheckReport {
   Model model = Model::TSO;
   std::optional<int> bufferBound;
   std::optional<int> preemptionBound;
-  uint32_t loopBound = 8;
+  uint32_t loopBound = frontend::kDefaultLoopBound;
   DeadlockMode deadlocks = DeadlockMode::Error;  // what deadlocks and non-termination are
   double lowerMs = 0;  // parse + lower time of the module this check ran on
   CheckResult result;

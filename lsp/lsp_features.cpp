@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "frontend/frontend.h"
 #include "lsp/lsp_protocol.h"
 
 namespace tsocheck::lsp {
@@ -68,6 +69,23 @@ std::string codeOf(const json& check, const json& v) {
   return kind.empty() ? "violation" : kind + "-error";
 }
 
+// "1 execution", "12,345 executions".
+std::string countText(uint64_t n, const std::string& noun) {
+  std::string d = std::to_string(n);
+  for (int i = int(d.size()) - 3; i > 0; i -= 3) d.insert(size_t(i), ",");
+  return d + " " + noun + (n == 1 ? "" : "s");
+}
+
+// "0.4 ms", "87 ms", "11.6 s", "2 min 5 s".
+std::string durationText(double ms) {
+  char buf[48];
+  if (ms < 10) snprintf(buf, sizeof buf, "%.1f ms", ms);
+  else if (ms < 1000) snprintf(buf, sizeof buf, "%.0f ms", ms);
+  else if (ms < 60000) snprintf(buf, sizeof buf, "%.1f s", ms / 1000);
+  else snprintf(buf, sizeof buf, "%d min %d s", int(ms / 60000), int(ms / 1000) % 60);
+  return buf;
+}
+
 std::string codeFor(const json& check) { return codeOf(check, check["violation"]); }
 
 // The first violation of each kind (JSON "violations"; a check stored before
@@ -84,7 +102,11 @@ std::string boundsText(const json& check) {
   std::string s = "under " + str(check, "model");
   if (check.contains("buffer_bound") && check["buffer_bound"].is_number())
     s += ", store buffers of at most " + dumpJson(check["buffer_bound"]) + " entries";
-  s += ", loop bound " + dumpJson(check.value("loop_bound", json(8)));
+  // The loop bound only when it cut a loop or is not the default.
+  const json* b = check.contains("bounds") && check["bounds"].is_object() ? &check["bounds"] : nullptr;
+  const bool cut = b && b->contains("loop") && !(*b)["loop"].is_null();
+  const json lb = check.value("loop_bound", json(frontend::kDefaultLoopBound));
+  if (cut || (lb.is_number() && lb != json(frontend::kDefaultLoopBound))) s += ", loop bound " + dumpJson(lb);
   return s;
 }
 
@@ -287,9 +309,21 @@ json fenceActions(const json& check, const std::string& uri, const std::string& 
   if (all.empty()) return out;
   // The synthesized set as a whole fixes the check: a single fence is the
   // preferred fix by itself, otherwise "insert all" is.
+  // Titles say what gets inserted: "Insert atomic_thread_fence(memory_order_seq_cst)
+  // after line 21 (+ #include <stdatomic.h>)".
+  const std::string include = includeEdit(text, str(*all.front(), "text")) ? " (+ #include <stdatomic.h>)" : "";
+  auto fenceName = [](const json& f) {
+    std::string t = str(f, "text");
+    while (!t.empty() && (t.back() == ';' || t.back() == ' ')) t.pop_back();
+    return t;
+  };
   for (const json* f : all)
-    out.push_back(action("Insert fence after line " + std::to_string(num(*f, "line")), {f}, all.size() == 1));
-  if (all.size() > 1) out.push_back(action("Insert all " + std::to_string(all.size()) + " fences", all, true));
+    out.push_back(action("Insert " + fenceName(*f) + " after line " + std::to_string(num(*f, "line")) + include, {f},
+                         all.size() == 1));
+  if (all.size() > 1)
+    out.push_back(action("Insert all " + std::to_string(all.size()) + " fences (" + fenceName(*all.front()) + ")" +
+                             include,
+                         all, true));
   return out;
 }
 
@@ -305,13 +339,12 @@ json checkLenses(const json& check, const std::string& uri, const std::string& t
   if (checking >= 0) {
     std::string n = std::to_string(checking);
     for (int i = int(n.size()) - 3; i > 0; i -= 3) n.insert(size_t(i), ",");
-    title = "checking… " + n + " executions";
+    title = "checking… " + n + (checking == 1 ? " execution" : " executions");
   } else if (status == "verified" || status == "bounded") {
-    std::ostringstream ms;
-    ms.precision(3);
-    ms << check.value("elapsed_ms", 0.0);
+    auto e = check.find("executions");
+    const uint64_t n = e != check.end() && e->is_number_integer() && e->get<int64_t>() > 0 ? e->get<uint64_t>() : 0;
     title = std::string(status == "verified" ? "✓ verified" : "✓ no violation (bounded)") + " under " + model +
-            " · " + dumpJson(check.value("executions", json(0))) + " executions · " + ms.str() + " ms";
+            " · " + countText(n, "execution") + " · " + durationText(check.value("elapsed_ms", 0.0));
   } else if (status == "violation") {
     title = "✗ " + model + " violation — show trace";
   } else if (status == "timeout") {

@@ -67,8 +67,8 @@ TEST_CASE("fence code actions from a constructed report") {
   json range = {{"start", {{"line", 3}, {"character", 0}}}, {"end", {{"line", 3}, {"character", 0}}}};
   json acts = fenceActions(check, uri, text, range);
   REQUIRE(acts.size() == 3);
-  CHECK(acts[0]["title"] == "Insert fence after line 3");
-  CHECK(acts[2]["title"] == "Insert all 2 fences");
+  CHECK(acts[0]["title"] == "Insert atomic_thread_fence(memory_order_seq_cst) after line 3 (+ #include <stdatomic.h>)");
+  CHECK(acts[2]["title"] == "Insert all 2 fences (atomic_thread_fence(memory_order_seq_cst)) (+ #include <stdatomic.h>)");
   CHECK(acts[2]["isPreferred"] == true);
   CHECK(acts[0]["isPreferred"] == false);
   // Apply "insert all" by hand: the include goes after the last #include.
@@ -208,4 +208,34 @@ TEST_CASE("settings: deadlocks") {
   CHECK(applySettings(s, {{"deadlocks", nullptr}}).empty());
   CHECK(!s.run.deadlocks);
   CHECK(outcomeSettings(s) != key);  // part of the cache key
+}
+
+TEST_CASE("lens and headline wording: counts, durations, the loop bound only when it matters") {
+  const std::string uri = "file:///w/a.c", text = "int x;\nvoid f(void) {}\n";
+  json check = {{"function", "f"}, {"line", 2}, {"model", "TSO"}, {"status", "verified"}, {"executions", 1},
+                {"elapsed_ms", 11600.0}, {"loop_bound", 8}, {"bounds", {{"loop", nullptr}}}};
+  json lenses = checkLenses(check, uri, text, -1);
+  REQUIRE(!lenses.empty());
+  CHECK(lenses[0]["command"]["title"] == "✓ verified under TSO · 1 execution · 11.6 s");
+  check["executions"] = 12345;
+  check["elapsed_ms"] = 0.42;
+  CHECK(checkLenses(check, uri, text, -1)[0]["command"]["title"] == "✓ verified under TSO · 12,345 executions · 0.4 ms");
+  CHECK(checkLenses(check, uri, text, 1)[0]["command"]["title"] == "checking… 1 execution");
+  // A violation's message names the loop bound only when a loop was cut or the bound is not the default.
+  const std::string path = "/w/a.c";
+  json v = {{"function", "f"}, {"line", 2}, {"column", 1}, {"model", "TSO"}, {"status", "violation"}, {"loop_bound", 8},
+            {"bounds", {{"loop", nullptr}}},
+            {"violation", {{"kind", "assertion"}, {"message", "assertion failed"}, {"file", path}, {"line", 2},
+                           {"column", 1}, {"trace", json::array()}}}};
+  auto messageOf = [&](const json& c) {
+    for (const json& d : checkDiagnostics(c, path, text))
+      if (d["severity"] == 1) return d["message"].get<std::string>();
+    return std::string();
+  };
+  CHECK(messageOf(v).find("loop bound") == std::string::npos);
+  v["bounds"]["loop"] = 8;
+  CHECK(messageOf(v).find("loop bound 8") != std::string::npos);
+  v["bounds"]["loop"] = nullptr;
+  v["loop_bound"] = 3;
+  CHECK(messageOf(v).find("loop bound 3") != std::string::npos);
 }

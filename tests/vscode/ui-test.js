@@ -32,7 +32,7 @@ const SEL = {
   cursorStatus: '#status\\.editor\\.selection',
   problemsStatus: '#status\\.problems',
   actionWidget: '.action-widget',
-  fixRow: '.action-widget .monaco-list-row.action[aria-label^="Insert fence"]',
+  fixRow: '.action-widget .monaco-list-row.action[aria-label^="Insert atomic_thread_fence"]',
   dirtyTab: '.tabs-container .tab.dirty',
   codeLens: '.monaco-editor .codelens-decoration',
 };
@@ -197,7 +197,7 @@ async function main() {
       for (let i = 0; i < titles.length; i++) {
         const focused = await page.locator(`${SEL.actionWidget} .monaco-list-row.action.focused`).first()
           .getAttribute('aria-label').catch(() => null);
-        if (focused && focused.startsWith('Insert fence')) break;
+        if (focused && focused.startsWith('Insert atomic_thread_fence')) break;
         await page.keyboard.press('ArrowDown');
       }
       await page.keyboard.press('Enter');
