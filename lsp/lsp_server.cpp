@@ -548,7 +548,7 @@ class Server {
         commandCancels_[id.dump()] = cancel;
       }
       RunOptions opts = settings().run;
-      opts.model = m;
+      opts.forceModel = m;  // the lens names the model: it wins over the annotation
       opts.contents = d.text;
       // Answered from its own thread so the server keeps serving; $/cancelRequest stops it.
       std::lock_guard<std::mutex> l(mu_);
@@ -563,7 +563,7 @@ class Server {
         for (const CheckReport& c : fr.checks)
           if (c.function == fn) {
             json j = checkJson(c);
-            notify("window/showMessage", {{"type", 3}, {"message", "`" + fn + "` under " + modelName(*opts.model) +
+            notify("window/showMessage", {{"type", 3}, {"message", "`" + fn + "` under " + modelName(*opts.forceModel) +
                                                                       ": " + j.value("status", "") + " — " + j.value("message", "")}});
             return reply(id, tracePayload(j));
           }

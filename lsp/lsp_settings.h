@@ -12,6 +12,7 @@
 namespace tsocheck::lsp {
 
 struct Settings {
+  Settings() { run.annotationWins = true; }  // editor settings are defaults: an annotation wins
   RunOptions run;             // model, bounds, time limit, fence style, compile commands dir
   bool checkOnSave = false;   // checkOn: "change" (debounced) or "save"
   int maxWorkers = 1;
