@@ -325,9 +325,15 @@ end
 -- Lens commands, run on the client.
 local lens_commands = {}
 
+-- Neovim 0.7 clears the lens line before running a lens: draw them again.
+local function redraw_lenses(ctx)
+  refresh_lenses(vim.lsp.get_client_by_id(ctx.client_id), ctx.bufnr)
+end
+
 lens_commands['tsocheck.showTrace'] = function(command, ctx)
   local args = command.arguments or {}
   local bufnr = buf_of_uri(args[1]) or ctx.bufnr
+  redraw_lenses(ctx)
   vim.api.nvim_create_autocmd('User', {
     pattern = 'TsocheckTraceLoaded', once = true,
     callback = function() M.step('first') end,
@@ -340,6 +346,7 @@ lens_commands['tsocheck.recheck'] = function(command, ctx)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   if not client or type(args[1]) ~= 'string' then return end
   rechecks[args[1]] = { fn = type(args[2]) == 'string' and args[2] or nil }
+  redraw_lenses(ctx)
   notify('re-checking ' .. (type(args[2]) == 'string' and ('`' .. args[2] .. '`') or 'the file') .. '…')
   request(client, 'workspace/executeCommand', { command = command.command, arguments = args }, function(err)
     if err then
@@ -354,6 +361,7 @@ lens_commands['tsocheck.runWithModel'] = function(command, ctx)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   if not client then return end
   notify('checking `' .. tostring(args[2]) .. '` under ' .. tostring(args[3]) .. '…')
+  redraw_lenses(ctx)
   -- The server answers with the check and says its verdict (window/showMessage).
   request(client, 'workspace/executeCommand', { command = command.command, arguments = args }, function(err)
     if err then
@@ -586,7 +594,9 @@ local function load_trace(check, fn, bufnr, root)
   local win = vim.api.nvim_get_current_win()
   vim.cmd('botright copen')
   if vim.api.nvim_win_is_valid(win) then vim.api.nvim_set_current_win(win) end
-  notify(status_text(check, fn) .. ' — ' .. #steps .. ' steps in the quickfix list; :TsocheckStep next walks them')
+  -- Short (one line, no hit-enter prompt): the check's message is the list's title.
+  notify('`' .. fn .. '` under ' .. tostring(check.model) .. ': violation — ' .. #steps
+    .. ' steps in the quickfix list (:TsocheckStep next)')
   pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'TsocheckTraceLoaded', modeline = false })
 end
 
