@@ -127,6 +127,7 @@ end
 --- nil, { places tried }.
 function M.server_path(cmd)
   cmd = cmd or config.cmd
+  if type(cmd) == 'string' then cmd = { cmd } end
   local tried = {}
   if type(cmd) == 'table' and cmd[1] then
     local exe = vim.fn.expand(tostring(cmd[1]))
