@@ -121,7 +121,15 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
   for (size_t i = 0; i < checks.size(); ++i) {
     const frontend::CheckFunction& fn = checks[i];
     AnnotationOptions ann = parseAnnotation(fn.annotation);
-    Model model = opts.model ? *opts.model : ann.model.value_or(Model::TSO);
+    // CLI flags override the annotation; editor settings (annotationWins) are
+    // defaults the annotation overrides.
+    auto pick = [&](const auto& given, const auto& annotated) {
+      if (opts.annotationWins) return annotated ? annotated : given;
+      return given ? given : annotated;
+    };
+    const bool givenBuffer = opts.bufferBound && !(opts.annotationWins && ann.bufferBound);
+    const bool givenPreemption = opts.preemptionBound && !(opts.annotationWins && ann.preemptionBound);
+    Model model = opts.forceModel ? *opts.forceModel : pick(opts.model, ann.model).value_or(Model::TSO);
     if (!ann.errors.empty()) {
       frontend::Diagnostic at{fn.file, fn.line, fn.column, "error", "tsocheck annotation: " + ann.errors[0]};
       fr.checks.push_back(errorReport(fn, model, at.message, at));
@@ -147,16 +155,16 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     rep.line = fn.line;
     rep.column = fn.column;
     rep.model = model;
-    rep.bufferBound = opts.bufferBound ? opts.bufferBound : ann.bufferBound;
-    rep.preemptionBound = opts.preemptionBound ? opts.preemptionBound : ann.preemptionBound;
-    rep.loopBound = opts.loopBound.value_or(ann.loopBound.value_or(defaultLoopBound));
-    rep.deadlocks = opts.deadlocks.value_or(ann.deadlocks.value_or(DeadlockMode::Error));
+    rep.bufferBound = givenBuffer ? opts.bufferBound : ann.bufferBound;
+    rep.preemptionBound = givenPreemption ? opts.preemptionBound : ann.preemptionBound;
+    rep.loopBound = pick(opts.loopBound, ann.loopBound).value_or(defaultLoopBound);
+    rep.deadlocks = pick(opts.deadlocks, ann.deadlocks).value_or(DeadlockMode::Error);
     // Buffer-bound deepening (A..K) and the stateful search: the visited-state
     // table ends loops over finite data, so loops are not bounded unless asked.
-    const std::optional<int> deepenFrom = opts.bufferBound ? opts.bufferBoundFrom : ann.bufferBoundFrom;
+    const std::optional<int> deepenFrom = givenBuffer ? opts.bufferBoundFrom : ann.bufferBoundFrom;
     const bool stateful = opts.stateful || ann.stateful;
     if ((deepenFrom || stateful) && !opts.loopBound && !ann.loopBound) rep.loopBound = 0;
-    const std::optional<int> preemptionFrom = opts.preemptionBound ? opts.preemptionFrom : ann.preemptionFrom;
+    const std::optional<int> preemptionFrom = givenPreemption ? opts.preemptionFrom : ann.preemptionFrom;
     // Robustness needs the graph explorer. Asked for by this check's own
     // annotation together with the stateful search, it is an error; asked for
     // globally (--robustness, the editor setting), a stateful check runs
@@ -200,7 +208,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     co.limits = opts.limits;
     co.stopAtFirstError = !opts.keepGoing;
     co.deadlocks = rep.deadlocks;
-    co.timeLimitSeconds = opts.timeLimit ? *opts.timeLimit : ann.timeLimit.value_or(0);
+    co.timeLimitSeconds = pick(opts.timeLimit, ann.timeLimit).value_or(0);
     // The time limit is a hard limit for the whole check: the exploration (every
     // round of it), fence synthesis and the re-check of the edited source share
     // one deadline, which the engine also polls inside long executions.

@@ -35,7 +35,12 @@ struct ProvenBounds {
 struct CheckReport;
 
 struct RunOptions {
-  std::optional<Model> model;             // overrides the annotation
+  std::optional<Model> model;             // overrides the annotation (see annotationWins)
+  // false (CLI flags): model, bounds, time limit and deadlocks set here override
+  // the check's annotation. true (editor settings): they are defaults and the
+  // annotation's own values win.
+  bool annotationWins = false;
+  std::optional<Model> forceModel;        // wins over everything (the "run under SC/TSO/PSO" lens)
   std::optional<int> bufferBound;
   std::optional<int> bufferBoundFrom;     // --buffer-bound A..K: deepening k = A..bufferBound
   std::optional<int> preemptionBound;

@@ -606,7 +606,7 @@ class Server {
         commandCancels_[dumpJson(id)] = cancel;
       }
       RunOptions opts = settings().run;
-      opts.model = m;
+      opts.forceModel = m;  // the lens names the model: it wins over the annotation
       opts.contents = d.text;
       // Answered from the worker pool so the server keeps serving (bounded by
       // maxWorkers, no thread per request); $/cancelRequest stops it.
@@ -624,7 +624,7 @@ class Server {
             for (const CheckReport& c : fr.checks)
               if (c.function == fn) {
                 json j = checkJson(c);
-                notify("window/showMessage", {{"type", 3}, {"message", "`" + fn + "` under " + modelName(*opts.model) +
+                notify("window/showMessage", {{"type", 3}, {"message", "`" + fn + "` under " + modelName(*opts.forceModel) +
                                                                           ": " + j.value("status", "") + " — " + j.value("message", "")}});
                 return reply(id, tracePayload(j));
               }

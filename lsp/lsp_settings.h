@@ -18,7 +18,10 @@ inline constexpr double kDefaultTimeLimitSeconds = 10;
 int defaultMaxWorkers();
 
 struct Settings {
-  Settings() { run.timeLimit = kDefaultTimeLimitSeconds; }
+  Settings() {
+    run.timeLimit = kDefaultTimeLimitSeconds;
+    run.annotationWins = true;  // editor settings are defaults: an annotation wins
+  }
   RunOptions run;             // model, bounds, time limit, fence style, compile commands dir
   bool checkOnSave = false;   // checkOn: "change" (debounced) or "save"
   int maxWorkers = defaultMaxWorkers();

@@ -109,6 +109,39 @@ TEST_CASE("settings: values, bad values keep the old ones") {
   CHECK(s.run.model == tsocheck::Model::PSO);
 }
 
+TEST_CASE("editor settings are defaults: the annotation's model wins, CLI flags still override") {
+  // Store buffering checked under the model its annotation names.
+  const std::string src =
+      "#include <assert.h>\n#include <pthread.h>\n#include <tsocheck.h>\n"
+      "int x, y, r1, r2;\n"
+      "static void *t1(void *a) { x = 1; r1 = y; return 0; }\n"
+      "static void *t2(void *a) { y = 1; r2 = x; return 0; }\n"
+      "TSOCHECK_WITH(\"model=sc\") void sb(void) {\n"
+      "  pthread_t a, b;\n  pthread_create(&a, 0, t1, 0);\n  pthread_create(&b, 0, t2, 0);\n"
+      "  pthread_join(a, 0);\n  pthread_join(b, 0);\n  assert(!(r1 == 0 && r2 == 0));\n}\n";
+  Settings s;
+  REQUIRE(applySettings(s, {{"model", "tso"}, {"loopBound", 3}}).empty());
+  tsocheck::RunOptions opts = s.run;
+  opts.contents = src;
+  tsocheck::FileReport fr = tsocheck::runFile("/nonexistent/sb_annotated.c", opts);
+  REQUIRE(fr.checks.size() == 1);
+  CHECK(fr.checks[0].model == tsocheck::Model::SC);
+  CHECK(fr.checks[0].result.status == tsocheck::Status::Verified);
+  CHECK(fr.checks[0].loopBound == 3);  // a setting the annotation does not name still applies
+  // The same options as CLI flags (`--model tso`) override the annotation.
+  opts.annotationWins = false;
+  fr = tsocheck::runFile("/nonexistent/sb_annotated.c", opts);
+  REQUIRE(fr.checks.size() == 1);
+  CHECK(fr.checks[0].model == tsocheck::Model::TSO);
+  CHECK(fr.checks[0].result.status == tsocheck::Status::Violation);
+  // The "run under TSO" lens names the model: it wins over the annotation.
+  opts.annotationWins = true;
+  opts.forceModel = tsocheck::Model::TSO;
+  fr = tsocheck::runFile("/nonexistent/sb_annotated.c", opts);
+  REQUIRE(fr.checks.size() == 1);
+  CHECK(fr.checks[0].model == tsocheck::Model::TSO);
+}
+
 TEST_CASE("robustness witness: a Warning at the stale read with one related step each") {
   const std::string path = "/w/sb.c";
   const std::string text = "int x, y;\nvoid *t0(void *p) {\n  x = 1;\n  r1 = y;\n}\nvoid *t1(void *p) {\n  y = 1;\n  r2 = x;\n}\n";

@@ -1,16 +1,22 @@
--- tsocheck.nvim: walk a tsocheck interleaving in Neovim (0.7+), over LSP only.
+-- tsocheck.nvim: tsocheck in Neovim (0.7+), over LSP only.
 --
 -- Setup (init.lua; the directory lsp/nvim of the tsocheck tree on 'runtimepath'):
 --
 --   vim.opt.runtimepath:append('/path/to/tsocheck/lsp/nvim')
 --   require('tsocheck').setup({
---     cmd = { 'tsocheck', 'lsp' },                    -- default
---     init_options = { model = 'tso', checkOn = 'change' },
+--     init_options = { checkOn = 'change' },   -- server settings (defaults: a
+--                                              -- check's TSOCHECK_WITH wins)
+--     -- cmd = { '/path/to/tsocheck', 'lsp' }, -- default: see M.server_path()
 --     -- root_dir = string or function(bufnr) -> string (default: the cwd)
 --   })
 --
+-- The server binary (M.server_path): the `cmd` option if given, else the
+-- development build build/lsp/tsocheck of the tree this module lives in, else
+-- `tsocheck` on PATH. When none is executable, setup() says so once with
+-- vim.notify and attaches nothing.
+--
 -- setup() starts one `tsocheck lsp` client per root directory and attaches it
--- to every C buffer. Commands:
+-- to every C buffer under that root. Commands:
 --
 --   :TsocheckTrace [function]  load the trace of a check into the quickfix list
 --                              (one entry per step) and open it. Without an
@@ -27,16 +33,24 @@
 --                              shows the step at the quickfix index (after a
 --                              :cnext), `close` closes the float.
 --
--- After a trace is loaded the autocommand event `User TsocheckTraceLoaded`
--- fires. Uses the custom request `tsocheck/trace {uri, function}` only (no
--- codeLens, no relatedInformation, which Neovim 0.7 does not show).
+-- Code lenses (vim.lsp.codelens.run() on the lens line) are refreshed after
+-- every publishDiagnostics and at the start and end of every check; the lens
+-- commands run here: "show trace" loads the quickfix list and shows the first
+-- step's float, "re-run" says "re-checked: ..." when the check ends, "run
+-- under M" reports the verdict under M.
+--
+-- Status: `tsocheck/status` and `$/progress` are echoed in the message area
+-- (option `progress = false` turns that off); require('tsocheck').status() is
+-- a statusline function. After a trace is loaded the autocommand event
+-- `User TsocheckTraceLoaded` fires, after a status change `User TsocheckStatus`.
 
 local M = {}
 
 local config = {
   name = 'tsocheck',
-  cmd = { 'tsocheck', 'lsp' },
+  cmd = nil, -- nil: M.server_path()
   init_options = {},
+  progress = true, -- echo tsocheck/status and $/progress in the message area
   filetypes = { 'c' },
   root_dir = nil,
   on_attach = nil,
@@ -88,32 +102,312 @@ local function client_alive(id)
   return c
 end
 
+local function request(client, method, params, handler, bufnr)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+-- The tsocheck tree this module belongs to: .../lsp/nvim/lua/tsocheck/init.lua.
+local function module_tree()
+  local src = debug.getinfo(1, 'S').source
+  if type(src) ~= 'string' or src:sub(1, 1) ~= '@' then return nil end
+  return vim.fn.fnamemodify(src:sub(2), ':p:h:h:h:h:h')
+end
+
+local function executable_file(p)
+  return type(p) == 'string' and p ~= '' and vim.fn.executable(p) == 1
+end
+
+--- Where the server binary is, like the VS Code extension: the `cmd` option
+--- (cmd[1]; a bare name is looked up on PATH, never replaced by another
+--- binary), else the development build <tree>/build/lsp/tsocheck, else
+--- `tsocheck` on PATH. Returns path, source ('cmd'|'development'|'PATH') or
+--- nil, { places tried }.
+function M.server_path(cmd)
+  cmd = cmd or config.cmd
+  if type(cmd) == 'string' then cmd = { cmd } end
+  local tried = {}
+  if type(cmd) == 'table' and cmd[1] then
+    local exe = vim.fn.expand(tostring(cmd[1]))
+    table.insert(tried, exe)
+    if exe:find('/', 1, true) then
+      if executable_file(exe) then return exe, 'cmd' end
+    else
+      local found = vim.fn.exepath(exe)
+      if found ~= '' then return found, 'cmd' end
+    end
+    return nil, tried
+  end
+  local tree = module_tree()
+  if tree then
+    local dev = tree .. '/build/lsp/tsocheck'
+    table.insert(tried, dev)
+    if executable_file(dev) then return dev, 'development' end
+  end
+  table.insert(tried, 'tsocheck on PATH')
+  local found = vim.fn.exepath('tsocheck')
+  if found ~= '' then return found, 'PATH' end
+  return nil, tried
+end
+
+--- The command that starts the language server (nil when there is no binary).
+function M.server_cmd()
+  local exe = M.server_path()
+  if not exe then return nil end
+  local cmd = { exe }
+  if type(config.cmd) == 'table' and #config.cmd > 1 then
+    for i = 2, #config.cmd do table.insert(cmd, config.cmd[i]) end
+  else
+    table.insert(cmd, 'lsp')
+  end
+  return cmd
+end
+
+--- An nvim-dap adapter for `tsocheck dap` (same binary as the server):
+---   require('dap').adapters.tsocheck = require('tsocheck').dap_adapter()
+function M.dap_adapter()
+  local exe, tried = M.server_path()
+  if not exe then
+    notify('no tsocheck binary for the debug adapter (looked at: ' .. table.concat(tried, ', ') .. ')',
+      vim.log.levels.ERROR)
+    return nil
+  end
+  return { type = 'executable', command = exe, args = { 'dap' } }
+end
+
 local warned_missing = false
+
+-- ---------------------------------------------------------------------------
+-- Status, progress, lenses
+
+-- uri -> { checking = bool, executions = n, checks = summary of the last check }
+local status_by_uri = {}
+-- uri -> { function name } waiting for "re-checked: ..."
+local rechecks = {}
+
+local function buf_of_uri(uri)
+  local ok, fname = pcall(vim.uri_to_fname, uri)
+  if not ok then return nil end
+  local b = vim.fn.bufnr(fname)
+  if b == -1 or not vim.api.nvim_buf_is_loaded(b) then return nil end
+  return b
+end
+
+local function thousands(n)
+  local s = tostring(math.floor(tonumber(n) or 0))
+  local out = s:reverse():gsub('(%d%d%d)', '%1,'):reverse()
+  return (out:gsub('^,', ''))
+end
+
+local function summary_text(st)
+  if not st then return '' end
+  if st.checking then
+    return 'checking… ' .. thousands(st.executions) .. ' executions'
+  end
+  local n = { violation = 0, verified = 0, other = 0 }
+  local models = {}
+  for _, c in ipairs(st.checks or {}) do
+    if c.status == 'violation' then
+      n.violation = n.violation + 1
+      if type(c.model) == 'string' and not vim.tbl_contains(models, c.model) then table.insert(models, c.model) end
+    elseif c.status == 'verified' or c.status == 'bounded' then
+      n.verified = n.verified + 1
+    else
+      n.other = n.other + 1
+    end
+  end
+  if n.violation > 0 then
+    return string.format('✗ %d violation%s (%s)', n.violation, n.violation == 1 and '' or 's', table.concat(models, ', '))
+  end
+  if n.verified > 0 and n.other == 0 then return '✓ verified' end
+  if #(st.checks or {}) == 0 then return 'no checks' end
+  return string.format('%d verified, %d not checked', n.verified, n.other)
+end
+
+--- For the statusline: the state of the current (or given) buffer's checks,
+--- '' when tsocheck does not handle the buffer. For instance
+---   vim.o.statusline = '%f %{luaeval("require(\'tsocheck\').status()")}'
+function M.status(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not vim.api.nvim_buf_is_valid(bufnr) then return '' end
+  local st = status_by_uri[vim.uri_from_bufnr(bufnr)]
+  if not st then return '' end
+  return 'tsocheck: ' .. summary_text(st)
+end
+
+local function echo(msg)
+  if not config.progress then return end
+  -- Not in the message history: progress is transient.
+  pcall(vim.api.nvim_echo, { { msg } }, false, {})
+end
+
+local function status_changed(uri)
+  pcall(vim.cmd, 'redrawstatus')
+  pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'TsocheckStatus', modeline = false })
+end
+
+-- Re-requests the lenses of bufnr from client (Neovim 0.7 never does it by
+-- itself, and does not clear lenses when the new list is empty).
+local function refresh_lenses(client, bufnr)
+  if not client or not bufnr or not vim.api.nvim_buf_is_loaded(bufnr) then return end
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
+  pcall(request, client, 'textDocument/codeLens', params, function(err, result, ctx, cfg)
+    if err then return end
+    if not vim.api.nvim_buf_is_loaded(bufnr) then return end
+    ctx = ctx or {}
+    ctx.bufnr, ctx.client_id = bufnr, client.id
+    if result == nil or result == vim.NIL or #result == 0 then
+      local nsl = vim.lsp.codelens.__namespaces and vim.lsp.codelens.__namespaces[client.id]
+      if nsl then pcall(vim.api.nvim_buf_clear_namespace, bufnr, nsl, 0, -1) end
+      pcall(vim.lsp.codelens.save, {}, bufnr, client.id)
+      return
+    end
+    vim.lsp.codelens.on_codelens(err, result, ctx, cfg)
+    pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'TsocheckLensesRefreshed', modeline = false })
+  end, bufnr)
+end
+
+local function on_status(err, result, ctx)
+  if err or type(result) ~= 'table' or type(result.uri) ~= 'string' then return end
+  local prev = status_by_uri[result.uri] or {}
+  local st = {
+    checking = result.checking == true,
+    executions = tonumber(result.executions) or 0,
+    checks = type(result.checks) == 'table' and result.checks or prev.checks,
+  }
+  status_by_uri[result.uri] = st
+  local name = vim.fn.fnamemodify(vim.uri_to_fname(result.uri), ':t')
+  echo('tsocheck: ' .. name .. ': ' .. summary_text(st))
+  local client = ctx and vim.lsp.get_client_by_id(ctx.client_id)
+  local bufnr = buf_of_uri(result.uri)
+  if not st.checking then
+    local waiting = rechecks[result.uri]
+    if waiting then
+      rechecks[result.uri] = nil
+      local parts = {}
+      for _, c in ipairs(st.checks or {}) do
+        if not waiting.fn or c['function'] == waiting.fn then
+          table.insert(parts, string.format('`%s` under %s: %s (%s executions)', tostring(c['function']),
+            tostring(c.model), tostring(c.status), thousands(c.executions)))
+        end
+      end
+      notify('re-checked: ' .. (#parts > 0 and table.concat(parts, '; ') or name))
+    end
+  end
+  -- Lenses show "checking… N executions" while a check runs: refresh at the
+  -- start and the end (not on every progress report).
+  if st.checking ~= (prev.checking == true) or not st.checking then refresh_lenses(client, bufnr) end
+  status_changed(result.uri)
+end
+
+-- $/progress: the server's work done progress ("checking FILE", then "N
+-- executions" every 250 ms); the default handler keeps it in client.messages.
+local function on_progress(err, result, ctx, cfg)
+  local default = vim.lsp.handlers['$/progress']
+  if default then pcall(default, err, result, ctx, cfg) end
+  if err or type(result) ~= 'table' or type(result.value) ~= 'table' then return end
+  local v = result.value
+  local parts = {}
+  if type(v.title) == 'string' and v.title ~= '' and v.title ~= 'tsocheck' then table.insert(parts, v.title) end
+  if type(v.message) == 'string' and v.message ~= '' then table.insert(parts, v.message) end
+  if type(v.percentage) == 'number' and v.percentage > 0 then table.insert(parts, string.format('(%d%%)', v.percentage)) end
+  if v.kind ~= 'end' and #parts > 0 then echo('tsocheck: ' .. table.concat(parts, ' ')) end
+  status_changed(nil)
+end
+
+local function on_publish(err, result, ctx, cfg)
+  vim.lsp.handlers['textDocument/publishDiagnostics'](err, result, ctx, cfg)
+  if err or type(result) ~= 'table' then return end
+  refresh_lenses(ctx and vim.lsp.get_client_by_id(ctx.client_id), buf_of_uri(result.uri))
+end
+
+-- Lens commands, run on the client.
+local lens_commands = {}
+
+-- Neovim 0.7 clears the lens line before running a lens: draw them again.
+local function redraw_lenses(ctx)
+  refresh_lenses(vim.lsp.get_client_by_id(ctx.client_id), ctx.bufnr)
+end
+
+lens_commands['tsocheck.showTrace'] = function(command, ctx)
+  local args = command.arguments or {}
+  local bufnr = buf_of_uri(args[1]) or ctx.bufnr
+  redraw_lenses(ctx)
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'TsocheckTraceLoaded', once = true,
+    callback = function() M.step('first') end,
+  })
+  M.trace(args[2], bufnr)
+end
+
+lens_commands['tsocheck.recheck'] = function(command, ctx)
+  local args = command.arguments or {}
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client or type(args[1]) ~= 'string' then return end
+  rechecks[args[1]] = { fn = type(args[2]) == 'string' and args[2] or nil }
+  redraw_lenses(ctx)
+  notify('re-checking ' .. (type(args[2]) == 'string' and ('`' .. args[2] .. '`') or 'the file') .. '…')
+  request(client, 'workspace/executeCommand', { command = command.command, arguments = args }, function(err)
+    if err then
+      rechecks[args[1]] = nil
+      notify('re-run failed: ' .. tostring(type(err) == 'table' and err.message or err), vim.log.levels.ERROR)
+    end
+  end, ctx.bufnr)
+end
+
+lens_commands['tsocheck.runWithModel'] = function(command, ctx)
+  local args = command.arguments or {}
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then return end
+  notify('checking `' .. tostring(args[2]) .. '` under ' .. tostring(args[3]) .. '…')
+  redraw_lenses(ctx)
+  -- The server answers with the check and says its verdict (window/showMessage).
+  request(client, 'workspace/executeCommand', { command = command.command, arguments = args }, function(err)
+    if err then
+      notify('run under ' .. tostring(args[3]) .. ' failed: ' .. tostring(type(err) == 'table' and err.message or err),
+        vim.log.levels.ERROR)
+    end
+  end, ctx.bufnr)
+end
+
+M.lens_commands = lens_commands
 
 local function attach(bufnr)
   if not vim.api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype ~= '' then return end
   local root = root_for(bufnr)
   local id = clients[root]
   if not client_alive(id) then
-    local exe = config.cmd[1]
-    if vim.fn.executable(exe) ~= 1 then
+    local cmd = M.server_cmd()
+    if not cmd then
       if not warned_missing then
         warned_missing = true
-        notify('cannot start the language server: `' .. tostring(exe) .. '` is not executable', vim.log.levels.ERROR)
+        local _, tried = M.server_path()
+        notify('cannot start the language server: no tsocheck binary (looked at: ' .. table.concat(tried, ', ')
+          .. '). Build it (cmake --build build) or pass cmd = { \'/path/to/tsocheck\', \'lsp\' } to setup().',
+          vim.log.levels.ERROR)
       end
       return
     end
     local ok, res = pcall(vim.lsp.start_client, {
       name = config.name,
-      cmd = config.cmd,
+      cmd = cmd,
       root_dir = root,
       -- An empty Lua table would be sent as [] (the server wants an object).
       init_options = next(config.init_options or {}) and config.init_options or vim.empty_dict(),
       on_attach = config.on_attach,
       capabilities = config.capabilities,
+      commands = lens_commands,
+      handlers = {
+        ['textDocument/publishDiagnostics'] = on_publish,
+        ['tsocheck/status'] = on_status,
+        ['$/progress'] = on_progress,
+      },
     })
     if not ok or not res then
-      notify('cannot start the language server: ' .. tostring(res), vim.log.levels.ERROR)
+      notify('cannot start the language server ' .. table.concat(cmd, ' ') .. ': ' .. tostring(res),
+        vim.log.levels.ERROR)
       return
     end
     id = res
@@ -134,13 +428,6 @@ local function client_for(bufnr)
     if c.name == config.name and not (c.is_stopped and c.is_stopped()) then return c end
   end
   return nil
-end
-
-local function request(client, method, params, handler, bufnr)
-  if vim.fn.has('nvim-0.11') == 1 then
-    return client:request(method, params, handler, bufnr)
-  end
-  return client.request(method, params, handler, bufnr)
 end
 
 -- ---------------------------------------------------------------------------
@@ -308,7 +595,9 @@ local function load_trace(check, fn, bufnr, root)
   local win = vim.api.nvim_get_current_win()
   vim.cmd('botright copen')
   if vim.api.nvim_win_is_valid(win) then vim.api.nvim_set_current_win(win) end
-  notify(status_text(check, fn) .. ' — ' .. #steps .. ' steps in the quickfix list; :TsocheckStep next walks them')
+  -- Short (one line, no hit-enter prompt): the check's message is the list's title.
+  notify('`' .. fn .. '` under ' .. tostring(check.model) .. ': violation — ' .. #steps
+    .. ' steps in the quickfix list (:TsocheckStep next)')
   pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'TsocheckTraceLoaded', modeline = false })
 end
 
