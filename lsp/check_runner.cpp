@@ -104,7 +104,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     return lowered.emplace(key, std::move(res)).first->second;
   };
 
-  const uint32_t defaultLoopBound = opts.loopBound.value_or(8);
+  const uint32_t defaultLoopBound = opts.loopBound.value_or(frontend::kDefaultLoopBound);
   frontend::FrontendResult& base = lowerFor({opts.model.value_or(Model::TSO), defaultLoopBound});
   fr.diagnostics = base.diagnostics;
   for (const std::string& w : flags.warnings)  // a compile_commands.json ignored (also said on stderr)

@@ -1,4 +1,5 @@
 #include "lsp/fence_fix.h"
+#include "lsp/wording.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,8 +9,12 @@
 #include <set>
 
 #include "engine/fences.h"
+#include "lsp/lsp_protocol.h"
 
 namespace tsocheck {
+
+using lsp::countText;
+using lsp::sameFile;
 
 std::optional<std::string> fenceText(const std::string& style) {
   if (style.empty() || style == "seq_cst") return std::string("atomic_thread_fence(memory_order_seq_cst);");
@@ -43,16 +48,6 @@ bool includesStdatomic(const std::string& source) {
   return source.find("<stdatomic.h>") != std::string::npos || source.find("\"stdatomic.h\"") != std::string::npos;
 }
 
-// Debug info names files relative to the compilation directory; the runner
-// has the path it was given.
-bool sameFile(const std::string& a, const std::string& b) {
-  if (a == b) return true;
-  std::error_code e1, e2;
-  auto ca = std::filesystem::weakly_canonical(a, e1), cb = std::filesystem::weakly_canonical(b, e2);
-  return !e1 && !e2 && ca == cb;
-}
-
-std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 // Seconds left before the check's deadline (CheckOptions::limits.deadline); +inf without one.
 double secondsLeft(const Limits& l) {
@@ -176,14 +171,14 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
       else if (robustGoal && (!r.robustness || !r.robustness->robust))
         failure = "the edited source is still not robust";
       else
-        rep.fenceNote = plural(edits.size(), "fence") + (robustGoal || remains.empty() ? " make" : " remove") +
+        rep.fenceNote = countText(edits.size(), "fence") + (robustGoal || remains.empty() ? " make" : " remove") +
                         (edits.size() == 1 ? "s" : "") +
                         (robustGoal        ? " this check robust under " + std::string(modelName(rep.model))
                          : remains.empty() ? " this check pass under " + std::string(modelName(rep.model))
                                            : " the errors SC does not have under " +
                                                  std::string(modelName(rep.model)) + "; the " + remains +
                                                  " also occurs under SC and stays") +
-                        " (found in " + plural(size_t(syn.rounds), "round") +
+                        " (found in " + countText(size_t(syn.rounds), "round") +
                         "; re-checked on the edited source: " + statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "") +
                         (robustGoal && !r.robustness->complete
                              ? "; within the check's bounds only: " + r.robustness->message
@@ -193,7 +188,7 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
   if (!failure.empty()) {
     std::string where;
     for (const FenceEdit& e : edits) where += (where.empty() ? "" : ", ") + std::to_string(e.line) + ":" + std::to_string(e.column);
-    rep.fenceNote = "fence synthesis found " + plural(syn.fences.size(), "fence") + " for the program, but placing " +
+    rep.fenceNote = "fence synthesis found " + countText(syn.fences.size(), "fence") + " for the program, but placing " +
                     (edits.size() == 1 ? "it" : "them") + " after the statements ending at " + where + ": " + failure +
                     "; no fix offered";
     rep.fencesVerified = false;

@@ -1,5 +1,6 @@
 #include "lsp/lsp_features.h"
 #include "lsp/json_text.h"
+#include "lsp/wording.h"
 
 #include <map>
 #include <sstream>
@@ -29,12 +30,6 @@ const json& traceOf(const json& check) {
   return v.is_object() && v.contains("trace") && v["trace"].is_array() ? v["trace"] : empty;
 }
 
-// Trace files may be relative (to the compile directory): match by suffix.
-bool sameFile(const std::string& file, const std::string& path) {
-  if (file == path) return true;
-  return !file.empty() && file[0] != '/' && path.size() > file.size() &&
-         path.compare(path.size() - file.size(), file.size(), file) == 0 && path[path.size() - file.size() - 1] == '/';
-}
 
 // Positions in the document come from its text; in other files, columns are
 // taken as they are.
@@ -67,23 +62,6 @@ std::string codeOf(const json& check, const json& v) {
   if (kind == "deadlock" || kind == "nontermination") return kind;
   if (kind == "memory") return "memory-error";
   return kind.empty() ? "violation" : kind + "-error";
-}
-
-// "1 execution", "12,345 executions".
-std::string countText(uint64_t n, const std::string& noun) {
-  std::string d = std::to_string(n);
-  for (int i = int(d.size()) - 3; i > 0; i -= 3) d.insert(size_t(i), ",");
-  return d + " " + noun + (n == 1 ? "" : "s");
-}
-
-// "0.4 ms", "87 ms", "11.6 s", "2 min 5 s".
-std::string durationText(double ms) {
-  char buf[48];
-  if (ms < 10) snprintf(buf, sizeof buf, "%.1f ms", ms);
-  else if (ms < 1000) snprintf(buf, sizeof buf, "%.0f ms", ms);
-  else if (ms < 60000) snprintf(buf, sizeof buf, "%.1f s", ms / 1000);
-  else snprintf(buf, sizeof buf, "%d min %d s", int(ms / 60000), int(ms / 1000) % 60);
-  return buf;
 }
 
 std::string codeFor(const json& check) { return codeOf(check, check["violation"]); }
@@ -228,7 +206,9 @@ json checkDiagnostics(const json& check, const std::string& path, const std::str
   if (check.contains("fences") && check["fences"].is_array())
     for (const json& f : check["fences"]) {
       if (!sameFile(str(f, "file"), path)) continue;
-      out.push_back(diag(rangeIn(path, path, text, num(f, "line"), 1), 4, "fence",
+      // On the statement (from its first character), not the indentation.
+      const uint32_t line = num(f, "line");
+      out.push_back(diag(rangeIn(path, path, text, line, firstColumn(text, line)), 4, "fence",
                          std::string("a fence after this statement ") +
                              (status == "violation" ? "fixes `" : "makes `") + function +
                              (status == "violation" ? "`: " : "` robust: ") + str(f, "text")));

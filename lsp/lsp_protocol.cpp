@@ -1,5 +1,7 @@
 #include "lsp/lsp_protocol.h"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -237,6 +239,25 @@ nlohmann::json lineRange(const std::string& text, uint32_t line1, uint32_t colum
   nlohmann::json end = {{"line", line}, {"character", utf16Units(text, span->first, e)}};
   if (end["character"].get<uint32_t>() < start["character"].get<uint32_t>()) end = start;
   return {{"start", start}, {"end", end}};
+}
+
+uint32_t firstColumn(const std::string& text, uint32_t line1) {
+  auto span = lineSpan(text, line1 > 0 ? line1 - 1 : 0);
+  if (!span) return 1;
+  size_t b = span->first;
+  while (b < span->second && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
+  return b == span->second ? 1 : uint32_t(b - span->first + 1);
+}
+
+bool sameFile(const std::string& file, const std::string& path) {
+  if (file == path) return true;
+  if (file.empty()) return false;
+  if (file[0] != '/' && path.size() > file.size() &&
+      path.compare(path.size() - file.size(), file.size(), file) == 0 && path[path.size() - file.size() - 1] == '/')
+    return true;
+  std::error_code e1, e2;
+  auto ca = std::filesystem::weakly_canonical(file, e1), cb = std::filesystem::weakly_canonical(path, e2);
+  return !e1 && !e2 && ca == cb;
 }
 
 }  // namespace tsocheck::lsp

@@ -62,5 +62,11 @@ std::optional<size_t> offsetAt(const std::string& text, uint32_t line, uint32_t 
 nlohmann::json positionOf(const std::string& text, uint32_t line1, uint32_t column1);
 // Range covering the non-blank text of a 1-based line from column1 to the line end.
 nlohmann::json lineRange(const std::string& text, uint32_t line1, uint32_t column1);
+// 1-based byte column of the first non-blank character of a 1-based line (1 when none).
+uint32_t firstColumn(const std::string& text, uint32_t line1);
+// Whether a file name from the program (debug info: maybe relative to the
+// compile directory) names `path`: equal, a relative suffix of it, or the
+// same file once both are made canonical.
+bool sameFile(const std::string& file, const std::string& path);
 
 }  // namespace tsocheck::lsp

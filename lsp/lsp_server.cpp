@@ -7,6 +7,8 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -456,18 +458,8 @@ class Server {
       res.checks.push_back(std::move(j));
     }
     if (fr.inputError && !fr.checks.empty()) fr.inputError = false;
-    if (fr.inputError && fr.inputMessage.find("no check function") == std::string::npos) {
-      json at = json{{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}};
-      std::string msg = fr.inputMessage;
-      for (const auto& d : fr.diagnostics)
-        if (d.severity == "error" && d.file == doc.path) {
-          at = lineRange(doc.text, d.line, d.column);
-          msg += ": " + d.message;
-          break;
-        }
-      res.inputDiagnostics.push_back({{"range", at}, {"severity", 2}, {"source", "tsocheck"},
-                                      {"code", "input"}, {"message", msg}});
-    }
+    if (fr.inputError && fr.inputMessage.find("no check function") == std::string::npos)
+      res.inputDiagnostics = compileDiagnostics(doc, fr);
     {
       std::lock_guard<std::mutex> l(mu_);
       results_[doc.uri] = res;
@@ -487,6 +479,41 @@ class Server {
     if (clientLensRefresh_) request("workspace/codeLens/refresh", nullptr, [](const json&) {});
     log(4, "checked " + doc.path + " v" + std::to_string(doc.version) + ": " + std::to_string(checked) +
                " checked, " + std::to_string(cachedN) + " from cache, " + std::to_string(int(msSince(t0))) + " ms");
+  }
+
+  // A file that cannot be checked: the compiler's errors (and warnings) in
+  // this document as Errors (Warnings) at their own ranges, the way clangd
+  // shows them; an error elsewhere (a header) or without a location gives one
+  // Error at the top naming where it is.
+  static json compileDiagnostics(const Document& doc, const FileReport& fr) {
+    json out = json::array();
+    const frontend::Diagnostic* elsewhere = nullptr;
+    for (const auto& d : fr.diagnostics) {
+      if (d.severity != "error" && d.severity != "warning") continue;
+      if (d.line > 0 && sameFile(d.file, doc.path))
+        out.push_back({{"range", lineRange(doc.text, d.line, d.column)}, {"severity", d.severity == "error" ? 1 : 2},
+                       {"source", "tsocheck"}, {"code", "compile-" + d.severity}, {"message", d.message}});
+      else if (d.severity == "error" && !elsewhere)
+        elsewhere = &d;
+    }
+    bool anyError = false;
+    for (const json& d : out) anyError = anyError || d["severity"] == 1;
+    if (!anyError) {
+      std::string msg = "this file cannot be checked";
+      if (elsewhere)
+        msg += ": " + elsewhere->message +
+               (elsewhere->line ? " (" + std::filesystem::path(elsewhere->file).filename().string() + ":" +
+                                      std::to_string(elsewhere->line) + ")"
+                                : std::string());
+      else {
+        const std::string& m = fr.inputMessage;
+        auto colon = m.find(": ");  // the runner's message starts with the path
+        msg += ": " + (colon == std::string::npos ? m : m.substr(colon + 2));
+      }
+      json at = {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}};
+      out.push_back({{"range", at}, {"severity", 1}, {"source", "tsocheck"}, {"code", "input"}, {"message", msg}});
+    }
+    return out;
   }
 
   void failJob(const Document& doc, const std::string& what) {

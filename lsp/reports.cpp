@@ -1,4 +1,5 @@
 #include "lsp/reports.h"
+#include "lsp/wording.h"
 
 #include <filesystem>
 #include <fstream>
@@ -360,7 +361,7 @@ std::string textReport(const FileReport& f) {
     if (c.bufferBound) os << " (buffer bound " << *c.bufferBound << ")";
     if (c.preemptionBound) os << " (preemption bound " << *c.preemptionBound << ")";
     if (r.status != Status::Error)
-      os << " — " << r.executions << " execution" << (r.executions == 1 ? "" : "s")
+      os << " — " << lsp::countText(r.executions, "execution")
          << (r.blocked ? ", " + std::to_string(r.blocked) + " blocked" : "")
          << (r.cut ? ", " + std::to_string(r.cut) + " cut" : "")
          << (r.boundBlocked ? ", " + std::to_string(r.boundBlocked) + " pruned by the preemption bound" : "") << ", "

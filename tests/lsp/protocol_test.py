@@ -278,6 +278,26 @@ def main():
     r = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
     check("result" in r, "still serving after malformed input")
 
+    # --- fence hints sit on their statement, not on the indentation ----------------
+    hints = [x for x in d["params"]["diagnostics"] if x["severity"] == 4 and x["code"] == "fence"]
+    for hnt in hints:
+        ln = open(dekker).read().split("\n")[hnt["range"]["start"]["line"]]
+        check(hnt["range"]["start"]["character"] == len(ln) - len(ln.lstrip()),
+              "fence hint starts at the statement: %r" % ln)
+
+    # --- a file that does not compile: the compiler's errors at their own ranges --
+    before = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
+    bad = copy(root, os.path.join(INPUTS, "syntax_error.c"))
+    buri = c.open(bad)
+    bd = c.diagnostics(buri, timeout=30)
+    bad_errs = [x for x in (bd or {"params": {"diagnostics": []}})["params"]["diagnostics"] if x["severity"] == 1]
+    check(len(bad_errs) >= 1 and all(root not in x["message"] for x in bad_errs),
+          "compile errors are Errors without the absolute path: %s" % bad_errs)
+    check(any(x["code"] == "compile-error" and x["range"]["start"]["line"] > 0 for x in bad_errs),
+          "a compile error at its own line")
+    again = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
+    check(len(again) > 0 and again == before, "the other file's checks unaffected")
+
     # --- shutdown / exit ---------------------------------------------------------------------------
     r = c.request("shutdown", None)
     check(r is not None and r.get("result", 1) is None, "shutdown")

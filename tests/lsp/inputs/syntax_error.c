@@ -1,0 +1,7 @@
+#include <tsocheck.h>
+
+int x;
+
+TSOCHECK void broken(void) {
+  x = 1
+}
