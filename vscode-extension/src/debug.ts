@@ -64,7 +64,7 @@ export class ConfigurationProvider implements vscode.DebugConfigurationProvider 
     const settings = vscode.workspace.getConfiguration('tsocheck');
     for (const key of ['model', 'bufferBound', 'preemptionBound', 'loopBound', 'timeLimit', 'compileCommandsDir']) {
       const v = settings.get(key);
-      if (config[key] === undefined && v !== null && v !== undefined && v !== '') config[key] = v;
+      if (config[key] === undefined && v !== null && v !== undefined && v !== '' && v !== 'default') config[key] = v;
     }
     if (config.stopOnEntry === undefined) config.stopOnEntry = true;
     return config;

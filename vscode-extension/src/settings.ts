@@ -12,7 +12,8 @@ export function serverSettings(get: (key: string) => unknown): Record<ServerSett
   const out = {} as Record<ServerSettingKey, unknown>;
   for (const k of serverSettingKeys) {
     const v = get(k);
-    out[k] = v === undefined || v === '' && k !== 'compileCommandsDir' ? null : v;
+    // "default" (the model's choice "from annotation / default") is unset too.
+    out[k] = v === undefined || v === 'default' || v === '' && k !== 'compileCommandsDir' ? null : v;
   }
   return out;
 }

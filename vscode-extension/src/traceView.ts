@@ -15,7 +15,7 @@ type Node = { kind: 'root' } | { kind: 'step'; index: number } | { kind: 'violat
 const eventIcons: Record<string, string> = {
   store: 'arrow-right', flush: 'cloud-upload', 'load-memory': 'arrow-left', 'load-buffer': 'reply',
   spawn: 'debug-start', join: 'merge', exit: 'debug-stop', fence: 'debug-breakpoint-log-unverified', rmw: 'sync',
-  lock: 'lock', unlock: 'unlock',
+  lock: 'lock', unlock: 'unlock', blocked: 'debug-pause',
 };
 
 export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
@@ -73,7 +73,9 @@ export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposab
     const s = this.steps[node.index];
     const item = new vscode.TreeItem(`${s.step}. ${shortStepLabel(stepLabel(s))}`, vscode.TreeItemCollapsibleState.None);
     item.description = s.line ? `${path.basename(s.file ?? '')}:${s.line}` : undefined;
-    item.iconPath = new vscode.ThemeIcon(eventIcons[s.event] ?? 'circle-small');
+    item.iconPath = s.event === 'error'
+      ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
+      : new vscode.ThemeIcon(eventIcons[s.event] ?? 'circle-small');
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**${stepLabel(s)}**\n\n- buffers: ${buffersText(s)}\n- memory: ${memoryText(s)}`);
     item.tooltip = md;

@@ -29,3 +29,8 @@ test('server settings: every key, unset as null, serverPath left out', () => {
     compileCommandsDir: '', checkOn: null, maxWorkers: null, debounceMs: null, robustness: null, deadlocks: null,
   });
 });
+
+test('serverSettings: the model choice "from annotation / default" is sent as null', () => {
+  const s = serverSettings((k) => (k === 'model' ? 'default' : undefined));
+  assert.strictEqual(s.model, null);
+});
