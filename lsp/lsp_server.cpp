@@ -46,6 +46,7 @@ struct Running {
   std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<std::atomic<long long>> executions = std::make_shared<std::atomic<long long>>(0);
   Clock::time_point cancelledAt;
+  const char* cancelledBy = "";  // what replaced the check: "an edit", "closing the file", ...
 };
 
 struct Results {
@@ -151,7 +152,7 @@ class Server {
         std::string err;
         if (!docs_.change(uri, params.at("textDocument").value("version", int64_t(0)), params.at("contentChanges"), &err))
           return log(1, "didChange ignored: " + err);
-        cancelRunning(uri);
+        cancelRunning(uri, "an edit");
         if (!settings().checkOnSave) schedule(uri, settings().debounceMs);
       } else if (method == "textDocument/didSave") {
         const std::string uri = params.at("textDocument").at("uri");
@@ -163,7 +164,7 @@ class Server {
         if (settings().checkOnSave) schedule(uri, 0);
       } else if (method == "textDocument/didClose") {
         const std::string uri = params.at("textDocument").at("uri");
-        cancelRunning(uri);
+        cancelRunning(uri, "closing the file");
         docs_.close(uri);
         {
           std::lock_guard<std::mutex> l(mu_);
@@ -176,7 +177,7 @@ class Server {
       } else if (method == "workspace/didChangeConfiguration") {
         configure(params.value("settings", json::object()));
         for (const std::string& uri : docs_.uris()) {
-          cancelRunning(uri);
+          cancelRunning(uri, "new settings");
           schedule(uri, 0);
         }
       } else if (method == "$/cancelRequest") {
@@ -285,11 +286,12 @@ class Server {
   }
 
   // ---- scheduling -----------------------------------------------------------
-  void cancelRunning(const std::string& uri) {
+  void cancelRunning(const std::string& uri, const char* why) {
     std::lock_guard<std::mutex> l(mu_);
     auto it = running_.find(uri);
     if (it != running_.end() && !it->second.cancel->load()) {
       it->second.cancelledAt = Clock::now();
+      it->second.cancelledBy = why;
       it->second.cancel->store(true);
     }
   }
@@ -425,14 +427,18 @@ class Server {
     }
     if (begun) notify("$/progress", {{"token", token}, {"value", {{"kind", "end"}}}});
     if (r.cancel->load()) {
-      Clock::time_point at;
+      Clock::time_point at = Clock::now();
+      std::string why = "a newer request";
       {
         std::lock_guard<std::mutex> l(mu_);
         auto it = running_.find(doc.uri);
-        at = it != running_.end() ? it->second.cancelledAt : Clock::now();
+        if (it != running_.end()) {
+          at = it->second.cancelledAt;
+          if (*it->second.cancelledBy) why = it->second.cancelledBy;
+        }
       }
-      log(4, "cancelled check of " + doc.path + " v" + std::to_string(doc.version) + ": stopped " +
-                 std::to_string(int(msSince(at))) + " ms after the newer edit");
+      log(4, "check of " + doc.path + " v" + std::to_string(doc.version) + " replaced by " + why + " (stopped " +
+                 std::to_string(int(msSince(at))) + " ms later)");
       return;
     }
     std::optional<Document> cur = docs_.get(doc.uri);
@@ -618,7 +624,7 @@ class Server {
         std::lock_guard<std::mutex> l(mu_);
         noCache_.insert(uri);
       }
-      cancelRunning(uri);
+      cancelRunning(uri, "a re-check");
       schedule(uri, 0);
       return reply(id, nullptr);
     }

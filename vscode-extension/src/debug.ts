@@ -129,7 +129,9 @@ export class StateTracker implements vscode.DebugAdapterTrackerFactory {
       },
       onWillStopSession: end,
       onExit: end,
-      onError: (e) => log(`debug adapter error: ${e.message}`),
+      // The adapter's pipe closing at the end of a session is normal.
+      onError: (e) => log(/read error|EPIPE|ECONNRESET/i.test(e.message) ? `debug adapter: ${e.message} (session ended)`
+        : `debug adapter error: ${e.message}`),
     };
   }
 
