@@ -172,6 +172,20 @@ json checkDiagnostics(const json& check, const std::string& path, const std::str
     std::string why = kind == "deadlock" || kind == "nontermination" ? std::string() : staleReadIn(trace);
     msg += ": " + (why.empty() ? str(v, "message") : why);
     if (kind == "assertion" && !why.empty()) msg += " (" + str(v, "message") + ")";
+    // The summary comes before the steps (relatedInformation, which editors
+    // list below the message): the store buffers when it failed.
+    if (!trace.empty() && trace.back().contains("buffers") && trace.back()["buffers"].is_array()) {
+      std::string bufs;
+      const json& b = trace.back()["buffers"];
+      for (size_t th = 0; th < b.size(); ++th) {
+        if (!b[th].is_array() || b[th].empty()) continue;
+        bufs += (bufs.empty() ? "" : "; ") + std::string("T") + std::to_string(th) + " [";
+        for (size_t k = 0; k < b[th].size(); ++k)
+          bufs += (k ? ", " : "") + str(b[th][k], "address") + " = " + valueText(b[th][k]["value"]);
+        bufs += "]";
+      }
+      if (!bufs.empty()) msg += "\nstore buffers when it failed: " + bufs;
+    }
     const bool warning = str(v, "severity") == "warning";
     json d = diag(rangeIn(str(v, "file"), path, text, num(v, "line"), num(v, "column")), warning ? 2 : 1,
                   codeOf(check, v), msg);

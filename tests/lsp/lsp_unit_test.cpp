@@ -272,3 +272,21 @@ TEST_CASE("lens and headline wording: counts, durations, the loop bound only whe
   v["loop_bound"] = 3;
   CHECK(messageOf(v).find("loop bound 3") != std::string::npos);
 }
+
+TEST_CASE("an error's message ends with the store buffers when it failed, before the steps") {
+  const std::string path = "/w/sb.c", text = "int x;\nint y;\nvoid f(void) {}\n";
+  json step = {{"step", 1}, {"thread", 1}, {"event", "error"}, {"file", path}, {"line", 3}, {"column", 1},
+               {"buffers", json::array({json::array(), json::array({{{"address", "x"}, {"value", 1}}}), json::array()})}};
+  json check = {{"function", "f"}, {"line", 3}, {"column", 1}, {"model", "TSO"}, {"status", "violation"},
+                {"violation", {{"kind", "assertion"}, {"message", "assertion `r` failed"}, {"file", path}, {"line", 3},
+                               {"column", 1}, {"trace", json::array({step})}}}};
+  json ds = checkDiagnostics(check, path, text);
+  REQUIRE(!ds.empty());
+  const std::string m = ds[0]["message"];
+  CHECK(m.find("\nstore buffers when it failed: T1 [x = 1]") != std::string::npos);
+  CHECK(m.find("assertion") < m.find("store buffers"));
+  // Nothing buffered: no such line.
+  check["violation"]["trace"][0]["buffers"] = json::array({json::array(), json::array()});
+  CHECK(checkDiagnostics(check, path, text)[0]["message"].get<std::string>().find("store buffers when") ==
+        std::string::npos);
+}
