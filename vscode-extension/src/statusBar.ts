@@ -2,7 +2,7 @@
 // `tsocheck/status` (or diagnostics for documents without one).
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { DiagnosticLike, DocumentInput, StatusParams, Summary, summarize } from './statusModel';
+import { DiagnosticLike, DocumentInput, StatusParams, Summary, summarizeFor } from './statusModel';
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('tsocheck.status', vscode.StatusBarAlignment.Left, 10);
@@ -24,6 +24,7 @@ export class StatusBar implements vscode.Disposable {
         this.render();
       }),
       vscode.workspace.onDidOpenTextDocument(() => this.render()),
+      vscode.window.onDidChangeActiveTextEditor(() => this.render()),
     );
     this.render();
     this.item.show();
@@ -85,7 +86,7 @@ export class StatusBar implements vscode.Disposable {
         diagnostics,
       });
     }
-    const s = summarize(docs);
+    const s = summarizeFor(docs, vscode.window.activeTextEditor?.document.uri.toString());
     this.last = s;
     this.item.text = s.text;
     this.item.tooltip = s.tooltip + (s.violations > 0 ? '\n\nClick for the Problems panel' : '\n\nClick for the server log');

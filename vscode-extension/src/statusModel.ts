@@ -110,3 +110,18 @@ export function summarize(docs: DocumentInput[]): Summary {
   if (known) return { kind: 'verified', text: '$(check) tsocheck: verified', ...base };
   return { kind: 'idle', text: '$(shield) tsocheck', ...base };
 }
+
+/**
+ * What the status bar shows: the active C file's state (the workspace total
+ * goes into the tooltip); the workspace's when no C file with results is in
+ * front.
+ */
+export function summarizeFor(docs: DocumentInput[], activeUri: string | undefined): Summary {
+  const all = summarize(docs);
+  const mine = activeUri ? docs.filter((d) => d.uri === activeUri) : [];
+  if (mine.length === 0) return all;
+  const own = summarize(mine);
+  if (own.kind === 'idle') return all;
+  const total = all.kind === 'idle' ? 'no results yet' : all.text.replace(/^\$\([^)]*\) tsocheck: /, '');
+  return { ...own, tooltip: `${own.tooltip}\n\nWorkspace (${docs.length} C files): ${total}` };
+}

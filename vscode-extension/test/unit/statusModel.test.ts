@@ -1,6 +1,6 @@
 import * as assert from 'assert';
 import { test } from 'node:test';
-import { classifyDiagnostics, summarize } from '../../src/statusModel';
+import { classifyDiagnostics, summarize, summarizeFor } from '../../src/statusModel';
 
 test('checking shows the executions so far', () => {
   const s = summarize([
@@ -39,4 +39,17 @@ test('fallback without tsocheck/status: Error diagnostics from tsocheck are viol
     { uri: 'b', name: 'b.c', diagnosed: true, diagnostics: diags },
   ]);
   assert.strictEqual(mixed.violations, 2);
+});
+
+test('the active file decides the text; the workspace total is in the tooltip', () => {
+  const docs = [
+    { uri: 'a', name: 'a.c', diagnosed: false, diagnostics: [], status: { uri: 'a', checking: false, checks: [{ function: 'f', status: 'violation' }] } },
+    { uri: 'b', name: 'b.c', diagnosed: false, diagnostics: [], status: { uri: 'b', checking: false, checks: [{ function: 'g', status: 'verified' }] } },
+  ];
+  const onB = summarizeFor(docs, 'b');
+  assert.strictEqual(onB.text, '$(check) tsocheck: verified');
+  assert.match(onB.tooltip, /Workspace \(2 C files\): 1 violation/);
+  assert.strictEqual(summarizeFor(docs, 'a').text, '$(error) tsocheck: 1 violation');
+  assert.strictEqual(summarizeFor(docs, undefined).text, '$(error) tsocheck: 1 violation');
+  assert.strictEqual(summarizeFor(docs, 'other').text, '$(error) tsocheck: 1 violation');
 });
