@@ -188,7 +188,9 @@ void FunctionLowering::lowerCall(llvm::CallInst& I) {
     lowerIntrinsic(I, callee);
     return;
   }
-  if (callee && callee->isDeclaration()) {
+  // reach_error()/__VERIFIER_error() are the benchmarks' error: an error at
+  // the call even when the file defines them (e.g. as __assert_fail(...)).
+  if (callee && (callee->isDeclaration() || classifyExternal(callee->getName()) == Ext::VerifierError)) {
     lowerExternal(I, callee);
     return;
   }
@@ -593,6 +595,16 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       return;
     }
     case Ext::Abort: {
+      if (ml_.opts_.abortEnds) {
+        // The end of the program, not an error. Abort has no effect other
+        // threads can see, so stopping this thread for good (a plain assume:
+        // never a deadlock) loses nothing: any step another thread takes
+        // after the abort it could take before it.
+        Instr& in = emit(Op::Assume);
+        in.a = constVal(0);
+        in.sub = 0;
+        return;
+      }
       Instr& in = emit(Op::Fail);
       in.name = ml_.p_.intern("abort() called");
       return;

@@ -1167,3 +1167,45 @@ TEST_CASE("an unsupported construct refuses only the checks that reach it", "[cl
   CHECK(by["unrelated"]["status"] == "violation");  // checked: it never reaches the floating point
   CHECK(j["_exit"] == 1);
 }
+
+TEST_CASE("C99 inline functions without an external definition use the inline body", "[cli][realc]") {
+  json j = checkJson(quote(inputs("c99_inline.c")));
+  REQUIRE(j["results"].size() == 2);
+  std::map<std::string, json> by;
+  for (const json& r : j["results"]) by[r["function"]] = r;
+  CHECK(by["inline_ok"]["status"] == "verified");
+  CHECK(by["inline_race"]["status"] == "violation");
+  CHECK(by["inline_race"]["violation"]["line"] == 30);
+  CHECK(j["_exit"] == 1);
+}
+
+TEST_CASE("reach_error, __VERIFIER_error and abort are errors, abort=end ends the program", "[cli][realc]") {
+  auto statuses = [](const json& j) {
+    std::map<std::string, json> by;
+    for (const json& r : j["results"]) by[r["function"]] = r;
+    return by;
+  };
+  auto by = statuses(checkJson(quote(inputs("verifier_errors.c"))));
+  REQUIRE(by.size() == 5);
+  CHECK(by["reach"]["status"] == "violation");
+  CHECK(by["reach"]["violation"]["kind"] == "assertion");
+  CHECK(by["reach"]["violation"]["line"] == 23);
+  CHECK(by["reach"]["message"] == "reach_error() called");  // the call, not the body's __assert_fail
+  CHECK(by["verifier_error"]["status"] == "violation");
+  CHECK(by["verifier_error"]["violation"]["line"] == 32);
+  CHECK(by["abort_default"]["status"] == "violation");
+  CHECK(by["abort_default"]["message"] == "abort() called");
+  CHECK(by["abort_end"]["status"] == "verified");
+  CHECK(by["abort_end"]["blocked"] == 1);
+  CHECK(by["abort_end_then_error"]["status"] == "violation");
+  CHECK(by["abort_end_then_error"]["violation"]["line"] == 52);
+  // The command line overrides the annotation, both ways.
+  auto end = statuses(checkJson("--abort=end " + quote(inputs("verifier_errors.c"))));
+  CHECK(end["abort_default"]["status"] == "verified");
+  CHECK(end["reach"]["status"] == "violation");
+  auto err = statuses(checkJson("--abort error " + quote(inputs("verifier_errors.c"))));
+  CHECK(err["abort_end"]["status"] == "violation");
+  Run bad = tsocheck("check --abort=maybe " + quote(inputs("verifier_errors.c")));
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.out.find("--abort must be error or end") != std::string::npos);
+}
