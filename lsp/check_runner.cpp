@@ -117,7 +117,8 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     fr.inputError = true;
     fr.inputMessage = hasErrors(base.diagnostics)
                           ? path + ": the file does not compile"
-                          : path + ": no check function (mark one with __attribute__((annotate(\"tsocheck\"))) or TSOCHECK)";
+                          : path + (opts.mainHarness ? ": no check function and no main" : ": no check function") +
+                                " (mark one with __attribute__((annotate(\"tsocheck\"))) or TSOCHECK)";
     return fr;
   }
 

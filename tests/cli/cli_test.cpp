@@ -1209,3 +1209,43 @@ TEST_CASE("reach_error, __VERIFIER_error and abort are errors, abort=end ends th
   CHECK(bad.exitCode == 2);
   CHECK(bad.out.find("--abort must be error or end") != std::string::npos);
 }
+
+TEST_CASE("with --main an annotation-free program's main is the harness", "[cli][realc]") {
+  json j = checkJson("--main " + quote(inputs("svcomp_main.c")));
+  REQUIRE(j["results"].size() == 1);
+  const json& r = j["results"][0];
+  CHECK(r["function"] == "main");
+  CHECK(r["line"] == 29);
+  CHECK(r["status"] == "violation");
+  CHECK(r["message"] == "reach_error() called");
+  // The first assertion (argc == 1, argv = {"prog", NULL}) held: the failing one is y == 1.
+  CHECK(r["violation"]["trace"].back()["line"] == 12);
+  bool sawY = false;
+  for (const json& s : r["violation"]["trace"]) sawY = sawY || (s["event"] == "load-memory" && s["line"] == 36);
+  CHECK(sawY);
+  CHECK(j["_exit"] == 1);
+
+  json ok = checkJson("--main " + quote(inputs("svcomp_main_ok.c")));
+  REQUIRE(ok["results"].size() == 1);
+  CHECK(ok["results"][0]["function"] == "main");
+  CHECK(ok["results"][0]["status"] == "verified");
+  CHECK(ok["_exit"] == 0);
+
+  // Without --main the file has no check function.
+  Run none = tsocheck("check " + quote(inputs("svcomp_main_ok.c")));
+  CHECK(none.exitCode == 2);
+  CHECK(none.out.find("no check function") != std::string::npos);
+}
+
+TEST_CASE("with --main a main of another signature is refused at its line", "[cli][realc]") {
+  fs::path f = fs::temp_directory_path() / ("tsocheck-badmain-" + std::to_string(::getpid()) + ".c");
+  {
+    std::ofstream out(f);
+    out << "int x;\nint main(int argc) {\n  x = argc;\n  return 0;\n}\n";
+  }
+  Run r = tsocheck("check --main " + quote(f.string()));
+  CHECK(r.exitCode == 2);
+  CHECK(r.out.find("main must be int main(void) or int main(int, char **)") != std::string::npos);
+  CHECK(r.out.find(":2:") != std::string::npos);
+  fs::remove(f);
+}
