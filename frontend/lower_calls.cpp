@@ -71,6 +71,7 @@ Ext classifyExternal(llvm::StringRef n) {
       {"__tsocheck_assume", Ext::Assume},
       {"__VERIFIER_error", Ext::VerifierError},
       {"reach_error", Ext::VerifierError},
+      {"__VERIFIER_nondet_bool", Ext::NondetBool},
       {"setjmp", Ext::SetJmp},
       {"_setjmp", Ext::SetJmp},
       {"__sigsetjmp", Ext::SetJmp},
@@ -624,6 +625,14 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       Instr& in = emit(Op::Assume);
       in.a = argReg(I, 0);
       in.sub = 0;
+      return;
+    }
+    case Ext::NondetBool: {
+      Instr& in = emit(Op::Nondet);
+      in.a = I.getType()->isVoidTy() ? kNoReg : resultReg(I);
+      in.imm = 1;
+      // Never an idle iteration: the next one may choose differently.
+      markEffect();
       return;
     }
     case Ext::SetJmp:

@@ -123,6 +123,7 @@ enum class Ext {
   Exit,
   Assume,
   VerifierError,
+  NondetBool,    // __VERIFIER_nondet_bool(): 0 or 1, both explored
   SetJmp,
 };
 

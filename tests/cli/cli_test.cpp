@@ -1249,3 +1249,32 @@ TEST_CASE("with --main a main of another signature is refused at its line", "[cl
   CHECK(r.out.find(":2:") != std::string::npos);
   fs::remove(f);
 }
+
+TEST_CASE("__VERIFIER_nondet_bool is a choice point with both values explored", "[cli][realc]") {
+  json j = checkJson("--keep-going " + quote(inputs("nondet_bool.c")));
+  std::map<std::string, json> by;
+  for (const json& r : j["results"]) by[r["function"]] = r;
+  REQUIRE(by.size() == 4);
+  CHECK(by["nondet_ok"]["status"] == "verified");
+  CHECK(by["nondet_ok"]["executions"] == 4);
+  CHECK(by["nondet_fails"]["status"] == "violation");
+  CHECK(by["nondet_fails"]["executions"] == 4);
+  CHECK(by["nondet_fails"]["violation"]["line"] == 32);
+  std::vector<json> choices;
+  for (const json& s : by["nondet_fails"]["violation"]["trace"])
+    if (s["event"] == "nondet") choices.push_back(s["value"]);
+  REQUIRE(choices.size() == 2);
+  CHECK(choices[0] == 1);  // the writer's choice
+  CHECK(choices[1] == 0);  // main's choice
+  CHECK(by["nondet_assume"]["status"] == "verified");
+  CHECK(by["nondet_assume"]["blocked"] == 1);
+  CHECK(by["nondet_loop"]["status"] == "violation");
+  CHECK(by["nondet_loop"]["executions"] == 5);
+  // The state-space search explores the choices too.
+  json s = checkJson("--stateful " + quote(inputs("nondet_bool.c")));
+  std::map<std::string, json> st;
+  for (const json& r : s["results"]) st[r["function"]] = r;
+  CHECK(st["nondet_ok"]["status"] == "verified");
+  CHECK(st["nondet_fails"]["status"] == "violation");
+  CHECK(st["nondet_loop"]["status"] == "violation");
+}
