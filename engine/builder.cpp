@@ -156,6 +156,13 @@ Reg FunctionBuilder::self() {
   emit(Op::Self).a = r;
   return r;
 }
+Reg FunctionBuilder::nondet(Value max) {
+  Reg r = newReg();
+  Instr& in = emit(Op::Nondet);
+  in.a = r;
+  in.imm = int64_t(max);
+  return r;
+}
 Reg FunctionBuilder::readCountBegin() {
   Reg r = newReg();
   Instr& in = emit(Op::ReadCount);

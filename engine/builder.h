@@ -60,6 +60,7 @@ class FunctionBuilder {
   void joinDiscard(Reg tid);
   void exit(Reg value = kNoReg);
   Reg self();
+  Reg nondet(Value max);  // Op::Nondet: any value in 0..max
   // Op::ReadCount: begin returns the saved counter; end(saved) returns the
   // shared reads made since the matching begin.
   Reg readCountBegin();

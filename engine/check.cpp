@@ -102,6 +102,7 @@ const char* stepKindName(StepKind k) {
     case StepKind::Exit: return "exit";
     case StepKind::Error: return "error";
     case StepKind::Blocked: return "blocked";
+    case StepKind::Nondet: return "nondet";
   }
   return "?";
 }

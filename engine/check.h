@@ -32,6 +32,7 @@ const char* statusName(Status s);  // "violation", "verified", ...
 //    including failed CAS, lock, trylock, unlock);
 //  * "co <addr in hex> <w1> <w2> ..." for every location written, in
 //    coherence order, init omitted;
+//  * "choice <event> = <value>" for every nondeterministic choice;
 //  * all lines sorted (std::sort on std::string), joined with '\n'.
 struct ExecutionInfo {
   std::string traceKey;
@@ -96,6 +97,7 @@ enum class StepKind : uint8_t {
   Exit,
   Error,      // the failing event (assertion, memory error, ...)
   Blocked,    // a deadlocked thread's last attempted operation
+  Nondet,     // a nondeterministic choice (value: the one taken)
 };
 const char* stepKindName(StepKind k);  // "store", "flush", "load-memory", "load-buffer", ...
 

@@ -384,6 +384,23 @@ void Explorer::visit(State& s) {
         complete(s, t);
         continue;
       }
+      case ActionKind::Choice: {
+        // Every value, each on its own copy but the last (which takes s over).
+        const Value n = a.value;
+        Event e = makeEvent(s, t, EvKind::Choice);
+        e.addr = 0;
+        EventId id = append(s, t, e);
+        for (Value v = 0; v <= n && !stopped_; ++v) {
+          const bool last = v == n;
+          State copy;
+          if (!last) copy = s;
+          State& c = last ? s : copy;
+          c.g.ev(id).result = v;
+          complete(c, t);
+          visit(c);
+        }
+        return;
+      }
       case ActionKind::Blocked:
       case ActionKind::Limit:
         return;  // not picked by pickThread
@@ -599,6 +616,9 @@ bool Explorer::maximallyAdded(const Graph& g, EventId e, EventId w, const std::v
     return g.writeStampOf(x) <= at || x.index < view[x.thread];
   };
   const Event& ev = g.ev(e);
+  // A choice counts as added maximally with its first value (0): deleting one
+  // that took another value would reach the same graphs again once re-added.
+  if (ev.kind == EvKind::Choice) return ev.result == 0;
   if (!ev.reads && !ev.writes) return true;
   const Location* loc = g.findLoc(ev.addr);
   if (ev.reads) {
@@ -764,6 +784,7 @@ void Explorer::recordExecution(const State& s, bool blocked) {
     for (uint32_t i = 0; i < th.events.size(); ++i) {
       const Event& e = th.events[i];
       if (e.reads) lines.push_back("rf " + name(EventId{u, i}) + " <- " + name(e.rf));
+      if (e.kind == EvKind::Choice) lines.push_back("choice " + name(EventId{u, i}) + " = " + std::to_string(e.result));
       if (e.reads || e.writes) touched.insert(e.addr);
     }
   }

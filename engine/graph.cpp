@@ -18,6 +18,7 @@ const char* evKindName(EvKind k) {
     case EvKind::Free: return "free";
     case EvKind::Exit: return "exit";
     case EvKind::Query: return "query";
+    case EvKind::Choice: return "choice";
   }
   return "?";
 }

@@ -38,6 +38,7 @@ enum class EvKind : uint8_t {
   Free,
   Exit,
   Query,    // a question with no memory effect (heap block size); kept for replay
+  Choice,   // a nondeterministic value (result); no memory effect
 };
 const char* evKindName(EvKind k);
 

@@ -190,6 +190,7 @@ void ThreadState::complete(Value result) {
     case Op::Join:
     case Op::TryLock:
     case Op::BlockSize:
+    case Op::Nondet:
       if (in.a != kNoReg) fr.regs[in.a] = result;
       break;
     default: break;
@@ -450,6 +451,10 @@ void ThreadState::run() {
              in);
         pending_.addr = R(in.b);
         pending_.size = 4;
+        return;
+      case Op::Nondet:
+        stop(ActionKind::Choice, in);
+        pending_.value = Value(in.imm);
         return;
       case Op::BlockSize:
         if (R(in.b) == 0) {

@@ -35,6 +35,7 @@ enum class ActionKind : uint8_t {
              // 2: the await of a loop around pthread_cond_wait; target: how many of
              // the thread's last reads the idle iteration made)
   Limit,     // step or recursion limit reached: exploration is cut here
+  Choice,    // result: any value in 0..value, each one explored (__VERIFIER_nondet_bool)
 };
 
 // Deadlock: every live thread waits on a mutex, a join or a condition

@@ -83,6 +83,7 @@ const char* opName(Op op) {
     case Op::Exit: return "exit";
     case Op::Self: return "self";
     case Op::ReadCount: return "readcount";
+    case Op::Nondet: return "nondet";
     case Op::Lock: return "lock";
     case Op::TryLock: return "trylock";
     case Op::Unlock: return "unlock";

@@ -66,6 +66,7 @@ enum class Op : uint8_t {
   ReadCount,// counts the shared reads (load, RMW, lock, trylock, unlock actions) of a call:
             // sub=1: r[a] = the thread's counter, counter = 0, one counting level deeper;
             // sub=0: r[a] = reads since the matching sub=1, counter = r[b] + r[a], one level out
+  Nondet,   // r[a] = a value in 0..imm chosen nondeterministically: every one is explored
   Nop,
 };
 

@@ -388,6 +388,17 @@ void Search::expand(const State& s, uint32_t node) {
         continue;
       case ActionKind::Blocked:
         continue;
+      case ActionKind::Choice:
+        for (Value v = 0; v <= a.value; ++v) {
+          State c = s;
+          c.th[t].ts->complete(v);
+          Node x = step(t, StepKind::Nondet, a);
+          x.hasValue = true;
+          x.value = v;
+          any = true;
+          push(std::move(c), x);
+        }
+        continue;
       case ActionKind::Load: {
         if (std::string err = accessError(s, a.addr, a.size); !err.empty()) {
           reportError(s, node, nullptr, t, ErrorKind::Memory, err, a.loc, false);

@@ -123,6 +123,12 @@ std::vector<TraceStep> buildTrace(const Program& prog, const Graph& g, const Mem
         break;
       case EvKind::Query:
         return;  // no effect worth a step
+      case EvKind::Choice:
+        st = base(id, StepKind::Nondet);
+        st.hasValue = true;
+        st.value = e.result;
+        st.note = "chosen";
+        break;
     }
     push(std::move(st));
   };

@@ -152,6 +152,32 @@ class StatementCollector : public clang::ASTConsumer {
   std::vector<StatementSpan>* out_;
 };
 
+// C99 `inline` definitions that are not externally visible (`inline int
+// f(void) {...}` with no `extern` declaration) are only
+// `available_externally` in C, which Clang does not emit at -O0: a call
+// would reach an undefined function. This file is the whole program, so
+// the inline body is the function: the definition is marked gnu_inline
+// (which for a non-`extern` inline definition means "emit it") before IR
+// generation sees it. Static inline and `extern inline` are unchanged.
+class InlineDefinitions : public clang::ASTConsumer {
+ public:
+  explicit InlineDefinitions(clang::ASTContext* ctx = nullptr) : ctx_(ctx) {}
+  void Initialize(clang::ASTContext& ctx) override { ctx_ = &ctx; }
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (clang::Decl* d : group) {
+      auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
+      if (!fd || !fd->doesThisDeclarationHaveABody() || !fd->isInlineSpecified()) continue;
+      if (fd->getStorageClass() != clang::SC_None || fd->hasAttr<clang::GNUInlineAttr>()) continue;
+      if (fd->isInlineDefinitionExternallyVisible()) continue;
+      fd->addAttr(clang::GNUInlineAttr::CreateImplicit(*ctx_));
+    }
+    return true;
+  }
+
+ private:
+  clang::ASTContext* ctx_;
+};
+
 // Clang's IR generation plus the annotation finder on the same AST.
 class Action : public clang::EmitLLVMOnlyAction {
  public:
@@ -162,6 +188,7 @@ class Action : public clang::EmitLLVMOnlyAction {
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                         llvm::StringRef file) override {
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    consumers.push_back(std::make_unique<InlineDefinitions>());  // before IR generation
     consumers.push_back(clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
     if (!consumers.back()) return nullptr;
     consumers.push_back(std::make_unique<AnnotationFinder>(ci.getSourceManager(), decls_));

@@ -31,6 +31,11 @@ struct FrontendOptions {
   std::vector<std::string> clangArgs;  // extra driver arguments (-I, -D, -std=...)
   std::string resourceDir;             // empty: the one found at configure time
   uint32_t loopBound = kDefaultLoopBound;  // iterations of loops that wait on other threads and have effects; 0 = off
+  // abort() ends the program without an error (--abort=end): the aborting
+  // thread stops like a failed assume. false: abort() is an error.
+  bool abortEnds = false;
+  // Also check the file's main(void) / main(int, char**) as a harness (--main).
+  bool mainHarness = false;
 };
 
 struct Diagnostic {

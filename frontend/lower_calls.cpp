@@ -71,6 +71,7 @@ Ext classifyExternal(llvm::StringRef n) {
       {"__tsocheck_assume", Ext::Assume},
       {"__VERIFIER_error", Ext::VerifierError},
       {"reach_error", Ext::VerifierError},
+      {"__VERIFIER_nondet_bool", Ext::NondetBool},
       {"setjmp", Ext::SetJmp},
       {"_setjmp", Ext::SetJmp},
       {"__sigsetjmp", Ext::SetJmp},
@@ -188,7 +189,9 @@ void FunctionLowering::lowerCall(llvm::CallInst& I) {
     lowerIntrinsic(I, callee);
     return;
   }
-  if (callee && callee->isDeclaration()) {
+  // reach_error()/__VERIFIER_error() are the benchmarks' error: an error at
+  // the call even when the file defines them (e.g. as __assert_fail(...)).
+  if (callee && (callee->isDeclaration() || classifyExternal(callee->getName()) == Ext::VerifierError)) {
     lowerExternal(I, callee);
     return;
   }
@@ -593,6 +596,16 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       return;
     }
     case Ext::Abort: {
+      if (ml_.opts_.abortEnds) {
+        // The end of the program, not an error. Abort has no effect other
+        // threads can see, so stopping this thread for good (a plain assume:
+        // never a deadlock) loses nothing: any step another thread takes
+        // after the abort it could take before it.
+        Instr& in = emit(Op::Assume);
+        in.a = constVal(0);
+        in.sub = 0;
+        return;
+      }
       Instr& in = emit(Op::Fail);
       in.name = ml_.p_.intern("abort() called");
       return;
@@ -612,6 +625,14 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       Instr& in = emit(Op::Assume);
       in.a = argReg(I, 0);
       in.sub = 0;
+      return;
+    }
+    case Ext::NondetBool: {
+      Instr& in = emit(Op::Nondet);
+      in.a = I.getType()->isVoidTy() ? kNoReg : resultReg(I);
+      in.imm = 1;
+      // Never an idle iteration: the next one may choose differently.
+      markEffect();
       return;
     }
     case Ext::SetJmp:

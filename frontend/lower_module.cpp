@@ -122,6 +122,7 @@ void ModuleLowering::error(const SourceLoc& loc, const std::string& msg) {
 
 SourceLoc ModuleLowering::locOfFunction(const llvm::Function* f) {
   SourceLoc l;
+  if (f && f == harness_) f = harnessOf_;  // the harness is where main is
   if (!f) return l;
   if (auto* sp = f->getSubprogram()) {
     l.file = p_.fileIndex(debugPath(sp->getFilename(), sp->getDirectory()));
@@ -496,9 +497,49 @@ void ModuleLowering::fillInitialisers() {
   }
 }
 
+llvm::Function* ModuleLowering::makeMainHarness() {
+  llvm::Function* main = m_.getFunction("main");
+  if (!main || main->isDeclaration()) return nullptr;
+  llvm::LLVMContext& ctx = m_.getContext();
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+  llvm::FunctionType* ft = main->getFunctionType();
+  const bool noArgs = ft->getNumParams() == 0;
+  const bool argcArgv = ft->getNumParams() == 2 && ft->getParamType(0)->isIntegerTy(32) &&
+                        ft->getParamType(1)->isPointerTy();
+  if (ft->isVarArg() || !(noArgs || argcArgv)) {
+    error(locOfFunction(main), "main must be int main(void) or int main(int, char **) to be checked with --main");
+    return nullptr;
+  }
+  auto* h = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+                                   llvm::GlobalValue::InternalLinkage, "main.harness", m_);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", h));
+  if (auto* sp = main->getSubprogram()) b.SetCurrentDebugLocation(llvm::DILocation::get(ctx, sp->getLine(), 1, sp));
+  std::vector<llvm::Value*> args;
+  if (argcArgv) {
+    // argv = {"prog", NULL}: what a program run without arguments gets.
+    llvm::Constant* name = b.CreateGlobalString("prog", "main.argv0", 0, &m_);
+    auto* arrTy = llvm::ArrayType::get(ptr, 2);
+    auto* argv = new llvm::GlobalVariable(m_, arrTy, false, llvm::GlobalValue::PrivateLinkage,
+                                          llvm::ConstantArray::get(arrTy, {name, llvm::ConstantPointerNull::get(
+                                                                                   llvm::PointerType::get(ctx, 0))}),
+                                          "main.argv");
+    args = {llvm::ConstantInt::get(i32, 1), argv};
+  }
+  b.CreateCall(main, args);
+  b.CreateRetVoid();
+  harnessOf_ = main;
+  return h;
+}
+
 void ModuleLowering::run() {
   std::vector<std::pair<llvm::Function*, std::string>> checks;
   findChecks(checks);
+  if (opts_.mainHarness) {
+    bool annotated = false;
+    for (auto& c : checks) annotated = annotated || c.first->getName() == "main";
+    if (!annotated && (harness_ = makeMainHarness())) checks.push_back({harness_, ""});
+  }
   // Annotated in the source but not emitted: a static function nothing uses.
   for (const auto& [name, decl] : decls_) {
     bool emitted = false;
@@ -569,7 +610,7 @@ void ModuleLowering::run() {
     auto it = funcIndex_.find(fn);
     if (it == funcIndex_.end()) continue;
     CheckFunction cf;
-    cf.name = fn->getName().str();
+    cf.name = fn == harness_ ? "main" : fn->getName().str();
     SourceLoc l = locOfFunction(fn);
     cf.file = l.file < p_.files.size() ? p_.files[l.file] : "";
     cf.line = l.line;

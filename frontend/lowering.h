@@ -84,6 +84,7 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -122,6 +123,7 @@ enum class Ext {
   Exit,
   Assume,
   VerifierError,
+  NondetBool,    // __VERIFIER_nondet_bool(): 0 or 1, both explored
   SetJmp,
 };
 
@@ -307,6 +309,11 @@ class ModuleLowering {
   std::unordered_map<const llvm::GlobalVariable*, uint64_t> oversized_;  // globals above kMaxGlobalBytes
   static constexpr uint64_t kMaxGlobalBytes = uint64_t(256) << 20;
   void findChecks(std::vector<std::pair<llvm::Function*, std::string>>& checks);
+  // --main: a `void main.harness(void)` that calls the file's main (argc = 1,
+  // argv = {"prog", NULL}); nullptr when there is no usable main.
+  llvm::Function* makeMainHarness();
+  llvm::Function* harness_ = nullptr;
+  llvm::Function* harnessOf_ = nullptr;  // the main it calls
   void collectReachable(const std::vector<llvm::Function*>& roots, std::vector<llvm::Function*>& out,
                         std::unordered_set<const llvm::Value*>* reached = nullptr);
   void layoutGlobals();

@@ -101,6 +101,10 @@ AnnotationOptions parseAnnotation(const std::string& text) {
       if (val == "on") o.fences = true;
       else if (val == "off") o.fences = false;
       else o.errors.push_back("fences must be on or off, got `" + val + "`");
+    } else if (key == "abort") {
+      if (val == "error") o.abortEnds = false;
+      else if (val == "end") o.abortEnds = true;
+      else o.errors.push_back("abort must be error or end, got `" + val + "`");
     } else if (key == "deadlocks") {
       if (auto m = parseDeadlockMode(val)) o.deadlocks = *m;
       else o.errors.push_back("deadlocks must be error, warning or ignore, got `" + val + "`");

@@ -21,6 +21,7 @@ struct AnnotationOptions {
   std::optional<double> timeLimit;
   std::optional<bool> fences;  // fences=on|off: fence synthesis after a TSO/PSO violation
   std::optional<DeadlockMode> deadlocks;  // deadlocks=error|warning|ignore
+  std::optional<bool> abortEnds;          // abort=error|end
   std::vector<std::string> errors;  // unknown keys or bad values
 };
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <tuple>
 
 #include "engine/state_space.h"
 #include "lsp/check_options.h"
@@ -86,8 +87,9 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
   args.insert(args.end(), opts.extraClangArgs.begin(), opts.extraClangArgs.end());
 
   // Lowering depends on the model (how C11 orders map to fences) and on the
-  // loop bound (it is compiled into the loops): lower once per pair a check needs.
-  using Key = std::pair<Model, uint32_t>;
+  // loop bound (it is compiled into the loops) and on what abort() is: lower
+  // once per combination a check needs.
+  using Key = std::tuple<Model, uint32_t, bool>;
   std::map<Key, frontend::FrontendResult> lowered;
   std::map<Key, double> lowerMs;
   auto lowerFor = [&](Key key) -> frontend::FrontendResult& {
@@ -95,8 +97,10 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     if (it != lowered.end()) return it->second;
     auto t0 = std::chrono::steady_clock::now();
     frontend::FrontendOptions fo;
-    fo.model = key.first;
-    fo.loopBound = key.second;
+    fo.model = std::get<0>(key);
+    fo.loopBound = std::get<1>(key);
+    fo.abortEnds = std::get<2>(key);
+    fo.mainHarness = opts.mainHarness;
     fo.clangArgs = args;
     frontend::FrontendResult res = opts.contents ? frontend::lowerSource(path, *opts.contents, fo)
                                                  : frontend::lowerFile(path, fo);
@@ -105,7 +109,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
   };
 
   const uint32_t defaultLoopBound = opts.loopBound.value_or(frontend::kDefaultLoopBound);
-  frontend::FrontendResult& base = lowerFor({opts.model.value_or(Model::TSO), defaultLoopBound});
+  frontend::FrontendResult& base = lowerFor({opts.model.value_or(Model::TSO), defaultLoopBound, opts.abortEnds.value_or(false)});
   fr.diagnostics = base.diagnostics;
   for (const std::string& w : flags.warnings)  // a compile_commands.json ignored (also said on stderr)
     fr.diagnostics.push_back({path, 0, 0, "warning", w});
@@ -113,7 +117,8 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     fr.inputError = true;
     fr.inputMessage = hasErrors(base.diagnostics)
                           ? path + ": the file does not compile"
-                          : path + ": no check function (mark one with __attribute__((annotate(\"tsocheck\"))) or TSOCHECK)";
+                          : path + (opts.mainHarness ? ": no check function and no main" : ": no check function") +
+                                " (mark one with __attribute__((annotate(\"tsocheck\"))) or TSOCHECK)";
     return fr;
   }
 
@@ -159,6 +164,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     rep.preemptionBound = givenPreemption ? opts.preemptionBound : ann.preemptionBound;
     rep.loopBound = pick(opts.loopBound, ann.loopBound).value_or(defaultLoopBound);
     rep.deadlocks = pick(opts.deadlocks, ann.deadlocks).value_or(DeadlockMode::Error);
+    rep.abortEnds = pick(opts.abortEnds, ann.abortEnds).value_or(false);
     // Buffer-bound deepening (A..K) and the stateful search: the visited-state
     // table ends loops over finite data, so loops are not bounded unless asked.
     const std::optional<int> deepenFrom = givenBuffer ? opts.bufferBoundFrom : ann.bufferBoundFrom;
@@ -182,7 +188,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
       fr.checks.push_back(std::move(e));
       continue;
     }
-    frontend::FrontendResult& low = lowerFor({model, rep.loopBound});
+    frontend::FrontendResult& low = lowerFor({model, rep.loopBound, rep.abortEnds});
     const std::optional<frontend::Diagnostic> blocked =
         i < low.module.checks.size() ? low.module.checks[i].blockedBy : std::nullopt;
     if ((!low.ok && (low.fileErrors || low.module.checks.empty())) || blocked) {
@@ -199,7 +205,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
       fr.checks.push_back(std::move(e));
       continue;
     }
-    rep.lowerMs = lowerMs[{model, rep.loopBound}];
+    rep.lowerMs = lowerMs[{model, rep.loopBound, rep.abortEnds}];
     auto prog = std::make_shared<Program>(low.module.program);
     prog->entry = low.module.entryOf[i];
     CheckOptions co;
@@ -250,12 +256,14 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
       fi.options.robustness = rep.result.status != Status::Violation;
       fi.lowering.model = model;
       fi.lowering.loopBound = rep.loopBound;
+      fi.lowering.abortEnds = rep.abortEnds;
+      fi.lowering.mainHarness = opts.mainHarness;
       std::shared_ptr<Program> graphProg;
       if (deepenFrom || stateful) {
         // Synthesis reads delayed stores off graph-explorer traces and must fix
         // the bug for unbounded buffers: run it on the graph explorer, with the
         // default loop bound (the state search's lowering has none).
-        frontend::FrontendResult& lb = lowerFor({model, defaultLoopBound});
+        frontend::FrontendResult& lb = lowerFor({model, defaultLoopBound, rep.abortEnds});
         if (lb.ok) {
           graphProg = std::make_shared<Program>(lb.module.program);
           graphProg->entry = lb.module.entryOf[i];

@@ -55,6 +55,8 @@ struct RunOptions {
   Limits limits;
   bool keepGoing = false;                 // explore everything after the first violation
   std::optional<DeadlockMode> deadlocks;  // --deadlocks / setting; overrides the annotation
+  std::optional<bool> abortEnds;          // --abort=end|error; overrides the annotation (default: error)
+  bool mainHarness = false;               // --main: also check main(void) / main(int, char**)
   std::string fenceStyle;                 // "" = atomic_thread_fence(memory_order_seq_cst);
   // Language server hooks: stop flag and progress for every check; `reuse`
   // sees each check's options and lowered program (entry set) before it runs
@@ -75,6 +77,7 @@ struct CheckReport {
   std::optional<int> preemptionBound;
   uint32_t loopBound = frontend::kDefaultLoopBound;
   DeadlockMode deadlocks = DeadlockMode::Error;  // what deadlocks and non-termination are
+  bool abortEnds = false;  // abort() ends the program (abort=end) instead of being an error
   double lowerMs = 0;  // parse + lower time of the module this check ran on
   CheckResult result;
   // For status "error": where the problem is (unsupported construct, bad option).

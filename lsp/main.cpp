@@ -57,6 +57,11 @@ const char* kUsage =
     "                            error (default), warning (reported, exit 0) or ignore;\n"
     "                            either way the search goes on looking for assertion and\n"
     "                            memory errors after one\n"
+    "  --abort error|end         abort() is an error (default) or ends the program without\n"
+    "                            one (the benchmarks' convention: only reach_error() is)\n"
+    "  --main                    also check the file's main(void) / main(int, char**) as a\n"
+    "                            harness (argc = 1, argv = {\"prog\", NULL}); its threads\n"
+    "                            keep running after main returns\n"
     "  --keep-going              explore every execution after the first violation\n"
     "                            (counts all executions; reports the first violation)\n"
     "  --json                    print one JSON object instead of text\n"
@@ -114,6 +119,11 @@ int runCheck(int argc, char** argv) {
       auto m = value(&v) ? parseDeadlockMode(v) : std::nullopt;
       if (!m) return usage("--deadlocks must be error, warning or ignore");
       opts.deadlocks = *m;
+    } else if (key == "--abort") {
+      if (!value(&v) || (v != "error" && v != "end")) return usage("--abort must be error or end");
+      opts.abortEnds = v == "end";
+    } else if (key == "--main") {
+      opts.mainHarness = true;
     } else if (key == "--keep-going") {
       opts.keepGoing = true;
     } else if (key == "--model") {

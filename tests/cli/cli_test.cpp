@@ -1167,3 +1167,114 @@ TEST_CASE("an unsupported construct refuses only the checks that reach it", "[cl
   CHECK(by["unrelated"]["status"] == "violation");  // checked: it never reaches the floating point
   CHECK(j["_exit"] == 1);
 }
+
+TEST_CASE("C99 inline functions without an external definition use the inline body", "[cli][realc]") {
+  json j = checkJson(quote(inputs("c99_inline.c")));
+  REQUIRE(j["results"].size() == 2);
+  std::map<std::string, json> by;
+  for (const json& r : j["results"]) by[r["function"]] = r;
+  CHECK(by["inline_ok"]["status"] == "verified");
+  CHECK(by["inline_race"]["status"] == "violation");
+  CHECK(by["inline_race"]["violation"]["line"] == 30);
+  CHECK(j["_exit"] == 1);
+}
+
+TEST_CASE("reach_error, __VERIFIER_error and abort are errors, abort=end ends the program", "[cli][realc]") {
+  auto statuses = [](const json& j) {
+    std::map<std::string, json> by;
+    for (const json& r : j["results"]) by[r["function"]] = r;
+    return by;
+  };
+  auto by = statuses(checkJson(quote(inputs("verifier_errors.c"))));
+  REQUIRE(by.size() == 5);
+  CHECK(by["reach"]["status"] == "violation");
+  CHECK(by["reach"]["violation"]["kind"] == "assertion");
+  CHECK(by["reach"]["violation"]["line"] == 23);
+  CHECK(by["reach"]["message"] == "reach_error() called");  // the call, not the body's __assert_fail
+  CHECK(by["verifier_error"]["status"] == "violation");
+  CHECK(by["verifier_error"]["violation"]["line"] == 32);
+  CHECK(by["abort_default"]["status"] == "violation");
+  CHECK(by["abort_default"]["message"] == "abort() called");
+  CHECK(by["abort_end"]["status"] == "verified");
+  CHECK(by["abort_end"]["blocked"] == 1);
+  CHECK(by["abort_end_then_error"]["status"] == "violation");
+  CHECK(by["abort_end_then_error"]["violation"]["line"] == 52);
+  // The command line overrides the annotation, both ways.
+  auto end = statuses(checkJson("--abort=end " + quote(inputs("verifier_errors.c"))));
+  CHECK(end["abort_default"]["status"] == "verified");
+  CHECK(end["reach"]["status"] == "violation");
+  auto err = statuses(checkJson("--abort error " + quote(inputs("verifier_errors.c"))));
+  CHECK(err["abort_end"]["status"] == "violation");
+  Run bad = tsocheck("check --abort=maybe " + quote(inputs("verifier_errors.c")));
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.out.find("--abort must be error or end") != std::string::npos);
+}
+
+TEST_CASE("with --main an annotation-free program's main is the harness", "[cli][realc]") {
+  json j = checkJson("--main " + quote(inputs("svcomp_main.c")));
+  REQUIRE(j["results"].size() == 1);
+  const json& r = j["results"][0];
+  CHECK(r["function"] == "main");
+  CHECK(r["line"] == 29);
+  CHECK(r["status"] == "violation");
+  CHECK(r["message"] == "reach_error() called");
+  // The first assertion (argc == 1, argv = {"prog", NULL}) held: the failing one is y == 1.
+  CHECK(r["violation"]["trace"].back()["line"] == 12);
+  bool sawY = false;
+  for (const json& s : r["violation"]["trace"]) sawY = sawY || (s["event"] == "load-memory" && s["line"] == 36);
+  CHECK(sawY);
+  CHECK(j["_exit"] == 1);
+
+  json ok = checkJson("--main " + quote(inputs("svcomp_main_ok.c")));
+  REQUIRE(ok["results"].size() == 1);
+  CHECK(ok["results"][0]["function"] == "main");
+  CHECK(ok["results"][0]["status"] == "verified");
+  CHECK(ok["_exit"] == 0);
+
+  // Without --main the file has no check function.
+  Run none = tsocheck("check " + quote(inputs("svcomp_main_ok.c")));
+  CHECK(none.exitCode == 2);
+  CHECK(none.out.find("no check function") != std::string::npos);
+}
+
+TEST_CASE("with --main a main of another signature is refused at its line", "[cli][realc]") {
+  fs::path f = fs::temp_directory_path() / ("tsocheck-badmain-" + std::to_string(::getpid()) + ".c");
+  {
+    std::ofstream out(f);
+    out << "int x;\nint main(int argc) {\n  x = argc;\n  return 0;\n}\n";
+  }
+  Run r = tsocheck("check --main " + quote(f.string()));
+  CHECK(r.exitCode == 2);
+  CHECK(r.out.find("main must be int main(void) or int main(int, char **)") != std::string::npos);
+  CHECK(r.out.find(":2:") != std::string::npos);
+  fs::remove(f);
+}
+
+TEST_CASE("__VERIFIER_nondet_bool is a choice point with both values explored", "[cli][realc]") {
+  json j = checkJson("--keep-going " + quote(inputs("nondet_bool.c")));
+  std::map<std::string, json> by;
+  for (const json& r : j["results"]) by[r["function"]] = r;
+  REQUIRE(by.size() == 4);
+  CHECK(by["nondet_ok"]["status"] == "verified");
+  CHECK(by["nondet_ok"]["executions"] == 4);
+  CHECK(by["nondet_fails"]["status"] == "violation");
+  CHECK(by["nondet_fails"]["executions"] == 4);
+  CHECK(by["nondet_fails"]["violation"]["line"] == 32);
+  std::vector<json> choices;
+  for (const json& s : by["nondet_fails"]["violation"]["trace"])
+    if (s["event"] == "nondet") choices.push_back(s["value"]);
+  REQUIRE(choices.size() == 2);
+  CHECK(choices[0] == 1);  // the writer's choice
+  CHECK(choices[1] == 0);  // main's choice
+  CHECK(by["nondet_assume"]["status"] == "verified");
+  CHECK(by["nondet_assume"]["blocked"] == 1);
+  CHECK(by["nondet_loop"]["status"] == "violation");
+  CHECK(by["nondet_loop"]["executions"] == 5);
+  // The state-space search explores the choices too.
+  json s = checkJson("--stateful " + quote(inputs("nondet_bool.c")));
+  std::map<std::string, json> st;
+  for (const json& r : s["results"]) st[r["function"]] = r;
+  CHECK(st["nondet_ok"]["status"] == "verified");
+  CHECK(st["nondet_fails"]["status"] == "violation");
+  CHECK(st["nondet_loop"]["status"] == "violation");
+}

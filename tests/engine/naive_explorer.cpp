@@ -51,9 +51,11 @@ std::string naiveEventName(uint32_t tid, uint64_t k) {
 // reads-from pairs (reader, writer-or-"init") and, per written address, the
 // writers in coherence order. Exposed (not in the header) for unit tests.
 std::string naiveTraceKey(const std::vector<std::pair<std::string, std::string>>& rf,
-                          const std::vector<std::pair<Addr, std::vector<std::string>>>& co) {
+                          const std::vector<std::pair<Addr, std::vector<std::string>>>& co,
+                          const std::vector<std::pair<std::string, Value>>& choices) {
   std::vector<std::string> lines;
-  lines.reserve(rf.size() + co.size());
+  lines.reserve(rf.size() + co.size() + choices.size());
+  for (const auto& [event, v] : choices) lines.push_back("choice " + event + " = " + std::to_string(v));
   for (const auto& [reader, writer] : rf) lines.push_back("rf " + reader + " <- " + writer);
   for (const auto& [addr, writers] : co) {
     if (writers.empty()) continue;
@@ -114,6 +116,7 @@ struct State {
   std::vector<std::vector<BufferedStore>> buf;    // per thread, oldest first
   std::map<Addr, Cell> mem;                       // every location accessed so far
   std::vector<std::pair<Event, Event>> rf;        // (reader, writer), sorted by reader
+  std::vector<std::pair<Event, Value>> choices;   // nondeterministic choices and their values
   std::map<Addr, std::vector<Event>> co;          // writers in memory order
   // Preemption counting (naiveMinPreemptions only): the thread that took the
   // last thread step, the threads switched away from while able to go on
@@ -291,6 +294,7 @@ class Naive {
       case ActionKind::Store:
         return !buffered() || bound_ < 0 || pendingStores(s.buf[t]) < size_t(bound_);
       case ActionKind::BlockSize:
+      case ActionKind::Choice:
         return true;
       case ActionKind::Rmw:
       case ActionKind::TryLock:
@@ -318,7 +322,7 @@ class Naive {
 
   // Performs thread t's pending action. Returns false (and sets *error) when
   // the action itself is an error (unlock of a mutex not held).
-  bool perform(State& s, uint32_t t, std::string* error) {
+  bool perform(State& s, uint32_t t, std::string* error, Value choice = 0) {
     const Action& a = s.threads[t]->pending();  // stays valid: threads are replaced, not modified
     Event ev{int32_t(t), uint32_t(s.history[t].size())};
     uint8_t size = a.size ? a.size : 4;
@@ -362,6 +366,10 @@ class Naive {
         }
         break;
       case ActionKind::Free:
+        break;
+      case ActionKind::Choice:
+        result = choice;
+        s.choices.push_back({ev, choice});
         break;
       case ActionKind::BlockSize: {
         uint64_t owner = (a.addr - layout::kHeapBase) / layout::kThreadStride;
@@ -434,7 +442,9 @@ class Naive {
       for (Event w : ws) names.push_back(eventString(w));
       co.push_back({addr, std::move(names)});
     }
-    std::string key = naiveTraceKey(rf, co);
+    std::vector<std::pair<std::string, Value>> choices;
+    for (const auto& [e, v] : s.choices) choices.push_back({eventString(e), v});
+    std::string key = naiveTraceKey(rf, co, choices);
     if (maxPreemptions_ >= 0) {
       auto [it, fresh] = minPreemptions_.emplace(key, s.preemptions);
       if (!fresh) it->second = std::min(it->second, s.preemptions);
@@ -483,16 +493,20 @@ class Naive {
       // (a) the thread's next action
       if (enabled(s, t)) {
         any = true;
-        State next = s;
-        std::string error;
-        if (maxPreemptions_ >= 0 && !countSwitch(s, next, t)) {
-          // over the preemption budget: not explored further
-        } else if (!perform(next, t, &error)) {
-          c.runs++;
-          c.errorRuns++;
-          res_.errorMessages.insert(error);
-        } else {
-          c += explore(next);
+        const Action& pa = s.threads[t]->pending();
+        const Value choices = pa.kind == ActionKind::Choice ? pa.value : 0;
+        for (Value v = 0; v <= choices; ++v) {  // a nondeterministic choice: every value
+          State next = s;
+          std::string error;
+          if (maxPreemptions_ >= 0 && !countSwitch(s, next, t)) {
+            // over the preemption budget: not explored further
+          } else if (!perform(next, t, &error, v)) {
+            c.runs++;
+            c.errorRuns++;
+            res_.errorMessages.insert(error);
+          } else {
+            c += explore(next);
+          }
         }
       }
       // (b) a flush of one of its buffered stores

@@ -42,6 +42,7 @@ std::map<std::string, int> naiveMinPreemptions(const Program& prog, Model model,
 // Canonical trace key (format in engine/check.h) from reads-from pairs
 // (reader, writer or "init") and, per written address, writers in co order.
 std::string naiveTraceKey(const std::vector<std::pair<std::string, std::string>>& rf,
-                          const std::vector<std::pair<Addr, std::vector<std::string>>>& co);
+                          const std::vector<std::pair<Addr, std::vector<std::string>>>& co,
+                          const std::vector<std::pair<std::string, Value>>& choices = {});
 
 }  // namespace tsocheck::testing
