@@ -32,17 +32,7 @@ def request(command, arguments):
 
 
 def wait_response(s, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            m = q.get(timeout=max(0.01, end - time.time()))
-        except queue.Empty:
-            return None
-        if m is None:
-            return None
-        if m.get("type") == "response" and m.get("request_seq") == s:
-            return m
-    return None
+    return peer.wait(lambda m: m.get("type") == "response" and m.get("request_seq") == s, timeout)
 
 
 HOSTILE = [None, True, 0, -1, 2 ** 63, 1.5, "", "x" * 1000, [], {}, [[[]]], {"a": {}}]

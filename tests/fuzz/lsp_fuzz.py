@@ -34,19 +34,11 @@ p, q, raw, send = peer.proc, peer.queue, peer.raw, peer.send
 
 
 def wait_id(i, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            m = q.get(timeout=max(0.01, end - time.time()))
-        except queue.Empty:
-            return None
-        if m is None:
-            return None
-        if m.get("id") == i and "method" not in m:
-            return m
+    def want(m):
         if "method" in m and "id" in m:  # server->client request: answer it
             send({"jsonrpc": "2.0", "id": m["id"], "result": None})
-    return None
+        return m.get("id") == i and "method" not in m
+    return peer.wait(want, timeout)
 
 
 def pos():

@@ -1,7 +1,7 @@
 """A peer process spoken to with Content-Length framing over its stdin/stdout
 (the LSP and the DAP share it): start it, read its messages on a thread into
 a queue (None when its output ends), write raw bytes or JSON objects."""
-import json, queue, subprocess, threading
+import json, queue, subprocess, threading, time
 
 
 class RpcPipe:
@@ -30,3 +30,18 @@ class RpcPipe:
     def send(self, obj):
         b = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
         self.raw(b"Content-Length: %d\r\n\r\n" % len(b) + b)
+
+    def wait(self, pred, timeout):
+        """The first message pred accepts within timeout seconds (others are
+        dropped); None on timeout or when the peer's output ended."""
+        end = time.time() + timeout
+        while time.time() < end:
+            try:
+                m = self.queue.get(timeout=max(0.01, end - time.time()))
+            except queue.Empty:
+                return None
+            if m is None:
+                return None
+            if pred(m):
+                return m
+        return None
