@@ -4,6 +4,7 @@
 #   dap_run.sh TSOCHECK_BIN SAMPLES_DIR
 # Exit 77 (ctest: skipped) when nvim is not installed, a failure with $CI set.
 . "$(dirname "$0")/../../skip_or_fail.sh"
+. "$(dirname "$0")/lib.sh"
 command -v nvim >/dev/null 2>&1 || skip_or_fail "nvim not found (scripts/setup.sh installs Debian's neovim)"
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,15 +13,9 @@ bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 dir=$(mktemp -d)
 cp "$2/litmus/sb.c" "$dir/"
 # The README's nvim-dap block (the first ```lua block after its introduction).
-awk 'f == 0 && index($0, "nvim-dap (after the `setup()` above") { f = 1; next }
-     f == 1 && /^```lua/ { f = 2; next }
-     f == 2 && /^```/ { exit }
-     f == 2 { print }' "$tree/README.md" >"$dir/dap.lua"
+readme_lua "$tree/README.md" 'nvim-dap (after the `setup()` above' >"$dir/dap.lua"
 [ -s "$dir/dap.lua" ] || { echo "FAIL: no nvim-dap block in README.md"; exit 1; }
-path=/usr/local/bin:/usr/bin:/bin
-if [ "$bin" -ef "$tree/build/lsp/tsocheck" ]; then expect="$tree/build/lsp/tsocheck"
-else mkdir "$dir/bin" && ln -s "$bin" "$dir/bin/tsocheck" && expect="$dir/bin/tsocheck" path="$path:$dir/bin"
-fi
+server_path "$bin" "$dir"
 cd "$dir" || exit 1
 PATH="$path" TSOCHECK_E2E_OUT="$dir/result.txt" TSOCHECK_DAP_SNIPPET="$dir/dap.lua" \
   TSOCHECK_NVIM_DIR="$tree/lsp/nvim" TSOCHECK_EXPECT_BIN="$expect" \

@@ -5,6 +5,7 @@
 # the one of lsp/nvim/README.md, verbatim but for '/path/to/tsocheck'.
 # Exit 77 (ctest: skipped) when nvim is not installed, a failure with $CI set.
 . "$(dirname "$0")/../../skip_or_fail.sh"
+. "$(dirname "$0")/lib.sh"
 command -v nvim >/dev/null 2>&1 || skip_or_fail "nvim not found (scripts/setup.sh installs Debian's neovim)"
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,23 +17,11 @@ sed 's/^TSOCHECK void store_buffering/TSOCHECK_WITH("model=sc") void store_buffe
 grep -q 'TSOCHECK_WITH("model=sc")' "$dir/sb_sc.c" || { echo "FAIL: could not annotate sb.c"; exit 1; }
 # A copy of the module in a tree without a build (the "no binary" case).
 mkdir -p "$dir/tree/lsp" && cp -R "$tree/lsp/nvim" "$dir/tree/lsp/"
-# The first ```lua block after a line matching $2 in file $1, path filled in.
-snippet() {
-  awk -v start="$2" 'f == 0 && index($0, start) { f = 1; next }
-                     f == 1 && /^```lua/ { f = 2; next }
-                     f == 2 && /^```/ { exit }
-                     f == 2 { print }' "$1" | sed "s|/path/to/tsocheck|$tree|g"
-}
-snippet "$tree/README.md" 'Neovim (0.7+, built-in client)' >"$dir/readme.lua"
-snippet "$tree/lsp/nvim/README.md" '# tsocheck.nvim' >"$dir/module_readme.lua"
+readme_lua "$tree/README.md" 'Neovim (0.7+, built-in client)' >"$dir/readme.lua"
+readme_lua "$tree/lsp/nvim/README.md" '# tsocheck.nvim' >"$dir/module_readme.lua"
 # PATH without tsocheck; the binary is found as the clone's development build
 # when the test runs on build/lsp/tsocheck, else through PATH.
-path=/usr/local/bin:/usr/bin:/bin
-if [ "$bin" -ef "$tree/build/lsp/tsocheck" ]; then expect="$tree/build/lsp/tsocheck" source=development
-else
-  mkdir "$dir/bin" && ln -s "$bin" "$dir/bin/tsocheck"
-  expect="$dir/bin/tsocheck" source=PATH path="$path:$dir/bin"
-fi
+server_path "$bin" "$dir"
 cd "$dir" || exit 1
 status=0
 for s in readme module_readme; do

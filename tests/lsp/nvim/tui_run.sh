@@ -6,6 +6,7 @@
 #   tui_run.sh TSOCHECK_BIN SAMPLES_DIR
 # Exit 77 (ctest: skipped) when nvim or tmux is missing, a failure with $CI set.
 . "$(dirname "$0")/../../skip_or_fail.sh"
+. "$(dirname "$0")/lib.sh"
 command -v nvim >/dev/null 2>&1 || skip_or_fail "nvim not found (scripts/setup.sh installs Debian's neovim)"
 command -v tmux >/dev/null 2>&1 || skip_or_fail "tmux not found"
 
@@ -14,14 +15,8 @@ tree=$(cd "$here/../../.." && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 dir=$(mktemp -d)
 cp "$2/litmus/sb.c" "$dir/"
-awk 'f == 0 && index($0, "Neovim (0.7+, built-in client)") { f = 1; next }
-     f == 1 && /^```lua/ { f = 2; next }
-     f == 2 && /^```/ { exit }
-     f == 2 { print }' "$tree/README.md" | sed "s|/path/to/tsocheck|$tree|g" >"$dir/init.lua"
-path=/usr/local/bin:/usr/bin:/bin
-if ! [ "$bin" -ef "$tree/build/lsp/tsocheck" ]; then
-  mkdir "$dir/bin" && ln -s "$bin" "$dir/bin/tsocheck" && path="$path:$dir/bin"
-fi
+readme_lua "$tree/README.md" 'Neovim (0.7+, built-in client)' >"$dir/init.lua"
+server_path "$bin" "$dir"
 sock="tsocheck-tui-$$"
 t() { tmux -L "$sock" "$@"; }
 cleanup() { t kill-server 2>/dev/null; cd / && rm -rf "$dir"; }
