@@ -565,7 +565,7 @@ void Explorer::handleRmw(State& s, uint32_t t) {
     // never be revisited: it was not added maximally). Only the newest write
     // is read when it holds the mutex; the unlock that frees it later
     // revisits the lock.
-    if (kind == EvKind::Lock && old != 0 && w != (loc->co.empty() ? kInit : loc->co.back())) continue;
+    if (kind == EvKind::Lock && old != 0 && w != loc->newest()) continue;
     bool writes = true;
     Value wv = 0, result = 0;
     switch (kind) {
@@ -912,7 +912,7 @@ void Explorer::finishExecution(State& s) {
   // spin, the rest wait to join) non-termination.
   auto readsNewest = [&](const Event& e) {
     const Location* l = s.g.findLoc(e.addr);
-    return l && (l->co.empty() ? e.rf.isInit() : l->co.back() == e.rf);
+    return l && l->newest() == e.rf;
   };
   // For a spin: no other thread wrote the location after the write e read
   // from. The thread's own later writes (the write part of an RMW, lock or

@@ -86,6 +86,8 @@ struct Location {
   uint8_t size = 0;
   Value init = 0;
   std::vector<EventId> co;  // writes in coherence order (init omitted)
+  // The co-latest write (the initial value while nothing is written).
+  EventId newest() const { return co.empty() ? kInit : co.back(); }
 };
 
 class Graph {
