@@ -510,6 +510,13 @@ void putRaw(std::string& out, const T& v) {
 }
 }  // namespace
 
+size_t ThreadState::heapBytes() const {
+  size_t n = frames_.capacity() * sizeof(Frame) + priv_.capacity() + heap_.capacity() * sizeof(HeapBlock) +
+             pending_.message.capacity();
+  for (const Frame& f : frames_) n += f.regs.capacity() * sizeof(Value);
+  return n;
+}
+
 void ThreadState::appendKey(std::string& out) const {
   putRaw(out, uint32_t(frames_.size()));
   for (const Frame& f : frames_) {

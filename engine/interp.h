@@ -73,6 +73,10 @@ struct HeapBlock {
   uint64_t size = 0;
 };
 
+// The default memory limit (MiB) of a check: the state searches' ceiling
+// (Limits::stateMemoryBytes) and the frontend process's ceiling.
+constexpr uint64_t kDefaultMemoryLimitMiB = 512;
+
 struct Limits {
   uint64_t maxSteps = 200000;   // instructions per thread per execution
   uint32_t maxCallDepth = 64;
@@ -87,6 +91,11 @@ struct Limits {
   // and stops with a Limit action ("time limit reached") once either fires.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   const std::atomic<bool>* cancel = nullptr;
+  // Memory the explicit-state searches (engine/state_space.h: --stateful,
+  // buffer-bound deepening) may hold in visited states, queued states and
+  // fixpoint projections, estimated from their sizes: reaching it cuts the
+  // search (`bounded`, "state memory limit"). --memory-limit, memory_limit=.
+  uint64_t stateMemoryBytes = kDefaultMemoryLimitMiB << 20;
 };
 
 class ThreadState {
@@ -125,6 +134,9 @@ class ThreadState {
   // the step counter, so that equal encodings mean equal local states
   // (visited-state tables, engine/state_space.h).
   void appendKey(std::string& out) const;
+  // Heap bytes this thread state holds (frames, registers, private stack,
+  // heap bookkeeping), for the state searches' memory estimate.
+  size_t heapBytes() const;
 
   // Registers of the innermost frame (for trace display).
   const std::vector<Value>& currentRegisters() const;

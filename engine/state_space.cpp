@@ -75,6 +75,22 @@ void putSpinReads(std::string& out, const Thread& th) {
   }
 }
 
+// Bytes a hash-set/map entry holding a string of n bytes takes: the node
+// (link, string header, cached hash: one 64-byte chunk), its share of the
+// bucket array, and the string's own chunk unless it is stored inline.
+constexpr uint64_t entryBytes(size_t n) { return 64 + 16 + (n < 16 ? 0 : (n + 1 + 8 + 15) / 16 * 16); }
+
+// Heap and inline bytes of a queued state.
+uint64_t stateBytes(const State& s) {
+  uint64_t n = sizeof(State) + sizeof(std::pair<State, uint32_t>) + s.th.capacity() * sizeof(Thread) +
+               s.mem.capacity() * sizeof(Cell) + s.freed.capacity() * sizeof(std::pair<Addr, uint64_t>);
+  for (const Thread& th : s.th) {
+    n += th.buf.capacity() * sizeof(BufEntry) + th.recentReads.capacity() * sizeof(std::pair<Addr, Value>);
+    if (th.ts) n += th.ts->heapBytes();
+  }
+  return n;
+}
+
 class Search {
  public:
   Search(const Program& prog, const StateSpaceOptions& opts) : prog_(prog), opts_(opts) {}
@@ -111,12 +127,17 @@ class Search {
   std::unordered_set<std::string> visited_;
   std::unordered_map<std::string, uint32_t> localIds_;
   std::string scratch_;
-  uint64_t keyBytes_ = 0;  // rough memory held by keys, ids and queued states
+  // Estimated bytes held: keys, local-state ids, projections and trace nodes
+  // (heldBytes_), and the states waiting in the queue (queuedBytes_).
+  uint64_t heldBytes() const {
+    return opts_.memoryInUse + heldBytes_ + queuedBytes_ + nodes_.capacity() * sizeof(Node);
+  }
+  uint64_t heldBytes_ = 0, queuedBytes_ = 0, peakBytes_ = 0;
   std::vector<Node> nodes_;
   std::deque<std::pair<State, uint32_t>> queue_;
   std::vector<std::pair<std::pair<uint32_t, uint32_t>, uint32_t>> spawnIds_;
   uint32_t nextThreadId_ = 1;
-  bool stopped_ = false, timedOut_ = false, stateLimit_ = false;
+  bool stopped_ = false, timedOut_ = false, stateLimit_ = false, memoryLimit_ = false;
   std::chrono::steady_clock::time_point start_;
   Limits limits_;  // opts_.limits with the deadline and cancel flag the threads poll
 };
@@ -144,7 +165,7 @@ uint32_t Search::localId(const ThreadState& ts) {
   if (it != localIds_.end()) return it->second;
   const uint32_t id = uint32_t(localIds_.size());
   localIds_.emplace(scratch_, id);
-  keyBytes_ += scratch_.size() + 64;
+  heldBytes_ += entryBytes(scratch_.size()) + 8;
   return id;
 }
 
@@ -222,18 +243,28 @@ void Search::push(State&& s, const Node& step) {
   if (stopped_) return;
   std::string k = key(s);
   if (visited_.count(k)) return;
-  // Keys of unbounded buffers grow with the buffer: bound the bytes as well
-  // as the count (queued states are a few times their key).
-  if (visited_.size() >= opts_.maxStates || keyBytes_ > opts_.maxKeyBytes) {
+  if (visited_.size() >= opts_.maxStates) {
     stateLimit_ = true;
     return;
   }
-  keyBytes_ += 4 * k.size() + 64;
+  // The memory ceiling counts what the search holds: the visited keys (with
+  // the hash table's per-entry overhead), the projections, the trace nodes
+  // and the queued states themselves, which are the largest part.
+  const uint64_t queued = stateBytes(s);
+  uint64_t added = entryBytes(k.size()) + queued;
+  std::string p;
   if (opts_.collectProjections) {
-    std::string p = projection(s);
-    keyBytes_ += p.size() + 64;
-    res_.projections.insert(std::move(p));
+    p = projection(s);
+    added += entryBytes(p.size());
   }
+  if (heldBytes() + added > limits_.stateMemoryBytes) {
+    stateLimit_ = memoryLimit_ = true;
+    return;
+  }
+  heldBytes_ += added - queued;
+  queuedBytes_ += queued;
+  peakBytes_ = std::max(peakBytes_, heldBytes());
+  if (opts_.collectProjections) res_.projections.insert(std::move(p));
   visited_.insert(std::move(k));
   nodes_.push_back(step);
   queue_.emplace_back(std::move(s), uint32_t(nodes_.size() - 1));
@@ -814,6 +845,7 @@ StateSpaceResult Search::run() {
     }
     auto [s, node] = std::move(queue_.front());
     queue_.pop_front();
+    queuedBytes_ -= std::min(queuedBytes_, stateBytes(s));
     ++res_.result.events;
     expand(s, node);
   }
@@ -823,12 +855,15 @@ StateSpaceResult Search::run() {
   r.elapsedMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
   if (stateLimit_) {
     ++r.cut;
-    noteLimit("state limit (" + std::to_string(opts_.maxStates) + " distinct states or " +
-              std::to_string(opts_.maxKeyBytes >> 20) + " MB of states) reached");
+    noteLimit(memoryLimit_ ? "state memory limit (" + std::to_string(limits_.stateMemoryBytes >> 20) +
+                                 " MiB, --memory-limit) reached"
+                           : "state limit (" + std::to_string(opts_.maxStates) + " distinct states) reached");
   }
+  res_.memoryLimitHit = memoryLimit_;
+  res_.peakBytes = peakBytes_;
   res_.stateLimitHit = stateLimit_;
   res_.exhaustive = !timedOut_ && r.cut == 0 && r.status != Status::Error && !r.hasHardError();
-  if (r.status == Status::Error) return res_;
+  if (r.status == Status::Error) return std::move(res_);
   const bool bufferCut = opts_.bufferBound >= 0 && opts_.model != Model::SC;
   if (r.violation) {
     r.status = Status::Violation;
@@ -850,7 +885,7 @@ StateSpaceResult Search::run() {
     r.message = "no violation in any reachable state";
   }
   if (r.status != Status::Violation) r.message += r.warningsNote();
-  return res_;
+  return std::move(res_);
 }
 
 }  // namespace
@@ -959,8 +994,14 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
       d.fixpointK = k - 1;
       break;
     }
-    if (r.exhaustive) prev = std::move(r.projections);
-    else prev.reset();
+    if (r.exhaustive) {
+      prev = std::move(r.projections);
+      so.memoryInUse = 0;  // held for the next k's comparison
+      for (const std::string& p : *prev) so.memoryInUse += entryBytes(p.size());
+    } else {
+      prev.reset();
+      so.memoryInUse = 0;
+    }
   }
   if (hang) return violationAt(std::move(*hang), hangK);
   d.result = total;

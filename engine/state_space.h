@@ -26,11 +26,15 @@ namespace tsocheck {
 struct StateSpaceOptions {
   Model model = Model::TSO;
   int bufferBound = -1;           // -1 = unbounded (may not terminate: see maxStates)
-  Limits limits;                  // step and call-depth limits per thread
+  Limits limits;                  // step and call-depth limits per thread; stateMemoryBytes
   double timeLimitSeconds = 0;    // 0 = none
   const std::atomic<bool>* cancel = nullptr;  // set by another thread: stop (result `timeout`)
-  uint64_t maxStates = 200000;    // distinct states; reaching it cuts the search
-  uint64_t maxKeyBytes = uint64_t(256) << 20;  // rough memory for states; likewise
+  // Distinct states; reaching it cuts the search. The state memory limit
+  // (limits.stateMemoryBytes) is what normally ends a search that does not end.
+  uint64_t maxStates = 50000000;
+  // Bytes the caller already holds for this search (the deepening's previous
+  // projections): counted against limits.stateMemoryBytes.
+  uint64_t memoryInUse = 0;
   bool stopAtFirstError = true;     // deadlocks and non-termination never stop it
   DeadlockMode deadlocks = DeadlockMode::Error;
   bool collectProjections = false;  // fill StateSpaceResult::projections (for the fixpoint)
@@ -46,7 +50,9 @@ struct StateSpaceResult {
   // True when every reachable state was explored: no step/depth limit, loop
   // bound, state limit or time limit cut anything.
   bool exhaustive = false;
-  bool stateLimitHit = false;  // maxStates stopped the search
+  bool stateLimitHit = false;  // maxStates or the state memory limit stopped the search
+  bool memoryLimitHit = false;  // ... and it was the memory limit
+  uint64_t peakBytes = 0;       // largest estimated memory held (with memoryInUse)
   std::unordered_set<std::string> projections;  // Theorem 1 projections of all states
 };
 
@@ -75,9 +81,10 @@ struct DeepeningResult {
 };
 
 // k = fromK, fromK+1, ... toK (under SC only one run). opts.model, limits,
-// time limit (for the whole deepening) and stopAtFirstError are used. A k
-// whose search reaches maxStates ends the deepening (larger k only grow).
+// time limit (for the whole deepening) and stopAtFirstError are used; the
+// state memory limit covers the projections kept between two k. A k
+// whose search reaches maxStates or the memory limit ends the deepening (larger k only grow).
 DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts, int fromK, int toK,
-                                  uint64_t maxStates = 200000);
+                                  uint64_t maxStates = 50000000);
 
 }  // namespace tsocheck

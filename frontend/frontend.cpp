@@ -33,6 +33,7 @@
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 
 #include "frontend/lower.h"
+#include "frontend/worker.h"
 
 #ifndef TSOCHECK_CLANG_RESOURCE_DIR
 #define TSOCHECK_CLANG_RESOURCE_DIR ""
@@ -207,15 +208,6 @@ bool hasErrors(const std::vector<Diagnostic>& ds) {
   return false;
 }
 
-// An error about the whole file (no line): the compiler could not run on it.
-Diagnostic fileError(const std::string& path, std::string message) {
-  Diagnostic d;
-  d.file = path;
-  d.severity = "error";
-  d.message = std::move(message);
-  return d;
-}
-
 FrontendResult run(const std::string& path, const std::string* contents, const FrontendOptions& opts) {
   FrontendResult res;
   res.module.model = opts.model;
@@ -367,10 +359,12 @@ FrontendResult runGuarded(const std::string& path, const std::string* contents, 
 
 }  // namespace
 
-FrontendResult lowerFile(const std::string& path, const FrontendOptions& opts) { return runGuarded(path, nullptr, opts); }
+FrontendResult lowerFile(const std::string& path, const FrontendOptions& opts) {
+  return opts.process.worker.empty() ? runGuarded(path, nullptr, opts) : lowerInWorker(path, nullptr, opts);
+}
 
 FrontendResult lowerSource(const std::string& path, const std::string& contents, const FrontendOptions& opts) {
-  return runGuarded(path, &contents, opts);
+  return opts.process.worker.empty() ? runGuarded(path, &contents, opts) : lowerInWorker(path, &contents, opts);
 }
 
 std::optional<StatementSpan> statementContaining(const LoweredModule& module, const std::string& file,
@@ -385,6 +379,14 @@ std::optional<StatementSpan> statementContaining(const LoweredModule& module, co
     if (!best || before(best->beginLine, best->beginColumn, s.beginLine, s.beginColumn)) best = s;
   }
   return best;
+}
+
+Diagnostic fileError(const std::string& path, std::string message) {
+  Diagnostic d;
+  d.file = path;
+  d.severity = "error";
+  d.message = std::move(message);
+  return d;
 }
 
 std::string formatDiagnostic(const Diagnostic& d) {

@@ -12,6 +12,8 @@
 // compiler emits for that machine), so a module is lowered for one model.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +28,19 @@ namespace tsocheck::frontend {
 // cut (`--loop-bound`, `loop_bound=`), unless set otherwise.
 constexpr uint32_t kDefaultLoopBound = 8;
 
+// Where the frontend runs. With `worker` empty, in this process (Clang on a
+// large-stack thread under crash recovery). Otherwise in a separate worker
+// process (`worker __lower`, frontend/worker.h): its crash cannot take the
+// caller down, and it is stopped at the deadline, when *cancel is set, or
+// when its resident memory passes memoryBytes (FrontendResult::stopped).
+struct FrontendProcess {
+  std::string worker;  // an executable serving `__lower` (the tsocheck binary); "" = in-process
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  double timeLimitSeconds = 0;  // the limit behind `deadline`, for the message
+  const std::atomic<bool>* cancel = nullptr;
+  uint64_t memoryBytes = kDefaultMemoryLimitMiB << 20;
+};
+
 struct FrontendOptions {
   Model model = Model::TSO;
   std::vector<std::string> clangArgs;  // extra driver arguments (-I, -D, -std=...)
@@ -36,6 +51,7 @@ struct FrontendOptions {
   bool abortEnds = false;
   // Also check the file's main(void) / main(int, char**) as a harness (--main).
   bool mainHarness = false;
+  FrontendProcess process;  // how the frontend runs (not part of what it computes)
 };
 
 struct Diagnostic {
@@ -74,8 +90,14 @@ struct LoweredModule {
   std::vector<StatementSpan> statements;  // block-level statements of every function body
 };
 
+// Why a worker-process frontend was stopped before it finished.
+enum class FrontendStop : uint8_t { None, TimeLimit, Cancelled, MemoryLimit };
+
 struct FrontendResult {
   bool ok = false;  // no error at all
+  // Set when the worker was stopped (the diagnostics then say why, at the
+  // file, and there are no checks).
+  FrontendStop stopped = FrontendStop::None;
   // Errors that concern the whole file (not one function or global: see
   // CheckFunction::blockedBy); with ok false and none of these, the checks
   // that are not blocked can run.
@@ -95,6 +117,9 @@ FrontendResult lowerSource(const std::string& path, const std::string& contents,
 // child. nullopt when no statement contains the location.
 std::optional<StatementSpan> statementContaining(const LoweredModule& module, const std::string& file,
                                                  uint32_t line, uint32_t column);
+
+// An error about the whole file (no line): the compiler could not run on it.
+Diagnostic fileError(const std::string& path, std::string message);
 
 // "file:line:col: severity: message"
 std::string formatDiagnostic(const Diagnostic& d);

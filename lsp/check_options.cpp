@@ -97,6 +97,10 @@ AnnotationOptions parseAnnotation(const std::string& text) {
       double d = std::strtod(val.c_str(), &end);
       if (*end != 0 || d < 0) o.errors.push_back("time_limit must be a number of seconds, got `" + val + "`");
       else o.timeLimit = d;
+    } else if (key == "memory_limit") {
+      auto n = parseInt(val);
+      if (!n || *n < 16 || *n > (1L << 22)) o.errors.push_back("memory_limit must be a number of MiB between 16 and 4194304, got `" + val + "`");
+      else o.memoryLimitMiB = uint64_t(*n);
     } else if (key == "fences") {
       if (val == "on") o.fences = true;
       else if (val == "off") o.fences = false;

@@ -19,6 +19,7 @@ struct AnnotationOptions {
   std::optional<int> preemptionFrom;  // preemption_bound=A..B: iterative from A
   std::optional<uint32_t> loopBound;
   std::optional<double> timeLimit;
+  std::optional<uint64_t> memoryLimitMiB;  // memory_limit=MiB
   std::optional<bool> fences;  // fences=on|off: fence synthesis after a TSO/PSO violation
   std::optional<DeadlockMode> deadlocks;  // deadlocks=error|warning|ignore
   std::optional<bool> abortEnds;          // abort=error|end

@@ -72,6 +72,33 @@ void runDeepening(const Program& prog, const CheckOptions& co, int from, CheckRe
 
 }  // namespace
 
+namespace {
+
+// The frontend's bounds for one lowering: the time limit given for the run
+// (the annotation is not known before parsing), the cancel flag, the memory
+// ceiling.
+frontend::FrontendProcess frontendProcess(const RunOptions& opts) {
+  frontend::FrontendProcess p;
+  p.worker = opts.frontendWorker;
+  p.cancel = opts.cancel;
+  p.memoryBytes = opts.memoryLimitMiB.value_or(kDefaultMemoryLimitMiB) << 20;
+  if (opts.timeLimit && *opts.timeLimit > 0) {
+    p.timeLimitSeconds = *opts.timeLimit;
+    p.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                        std::chrono::duration<double>(*opts.timeLimit));
+  }
+  return p;
+}
+
+std::string& workerSetting() {
+  static std::string worker;
+  return worker;
+}
+}  // namespace
+
+void setFrontendWorker(std::string executable) { workerSetting() = std::move(executable); }
+const std::string& frontendWorker() { return workerSetting(); }
+
 FileReport runFile(const std::string& path, const RunOptions& opts) {
   FileReport fr;
   fr.file = path;
@@ -102,6 +129,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     fo.abortEnds = std::get<2>(key);
     fo.mainHarness = opts.mainHarness;
     fo.clangArgs = args;
+    fo.process = frontendProcess(opts);
     frontend::FrontendResult res = opts.contents ? frontend::lowerSource(path, *opts.contents, fo)
                                                  : frontend::lowerFile(path, fo);
     lowerMs[key] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -110,12 +138,15 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
 
   const uint32_t defaultLoopBound = opts.loopBound.value_or(frontend::kDefaultLoopBound);
   frontend::FrontendResult& base = lowerFor({opts.model.value_or(Model::TSO), defaultLoopBound, opts.abortEnds.value_or(false)});
-  fr.diagnostics = base.diagnostics;
+  // A stopped frontend's only diagnostic says why; it becomes the input message.
+  if (base.stopped == frontend::FrontendStop::None) fr.diagnostics = base.diagnostics;
   for (const std::string& w : flags.warnings)  // a compile_commands.json ignored (also said on stderr)
     fr.diagnostics.push_back({path, 0, 0, "warning", w});
   if (base.module.checks.empty()) {
     fr.inputError = true;
-    fr.inputMessage = hasErrors(base.diagnostics)
+    fr.inputMessage = base.stopped != frontend::FrontendStop::None && !base.diagnostics.empty()
+                          ? path + ": " + base.diagnostics.front().message
+                      : hasErrors(base.diagnostics)
                           ? path + ": the file does not compile"
                           : path + (opts.mainHarness ? ": no check function and no main" : ": no check function") +
                                 " (mark one with __attribute__((annotate(\"tsocheck\"))) or TSOCHECK)";
@@ -222,6 +253,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
       co.limits.deadline = std::chrono::steady_clock::now() +
                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                std::chrono::duration<double>(co.timeLimitSeconds));
+    co.limits.stateMemoryBytes = pick(opts.memoryLimitMiB, ann.memoryLimitMiB).value_or(kDefaultMemoryLimitMiB) << 20;
     co.cancel = opts.cancel;
     co.onProgress = opts.onProgress;
     co.stateful = stateful;
@@ -281,6 +313,10 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
         fi.reuseResult = false;
       }
       fi.lowering.clangArgs = args;
+      // The re-check of the edited source shares the check's deadline.
+      fi.lowering.process = frontendProcess(opts);
+      fi.lowering.process.deadline = co.limits.deadline;
+      fi.lowering.process.timeLimitSeconds = co.timeLimitSeconds;
       if (opts.contents) fi.source = *opts.contents;
       else if (std::ifstream f(path, std::ios::binary); f) fi.source.assign(std::istreambuf_iterator<char>(f), {});
       addFenceFix(rep, fi);

@@ -34,6 +34,13 @@ struct ProvenBounds {
 
 struct CheckReport;
 
+// The executable that serves the frontend worker (`__lower`,
+// frontend/worker.h) for every RunOptions made afterwards; the tsocheck
+// command sets it to itself at startup. Empty (tests that link the runner):
+// the frontend runs in-process, without the time and memory bounds.
+void setFrontendWorker(std::string executable);
+const std::string& frontendWorker();
+
 struct RunOptions {
   std::optional<Model> model;             // overrides the annotation (see annotationWins)
   // false (CLI flags): model, bounds, time limit and deadlocks set here override
@@ -46,7 +53,8 @@ struct RunOptions {
   std::optional<int> preemptionBound;
   std::optional<int> preemptionFrom;      // set: iterative bounds preemptionFrom..preemptionBound
   std::optional<uint32_t> loopBound;
-  std::optional<double> timeLimit;        // seconds per check
+  std::optional<double> timeLimit;        // seconds per check (also bounds the frontend)
+  std::optional<uint64_t> memoryLimitMiB; // state searches and the frontend process (default kDefaultMemoryLimitMiB)
   bool stateful = false;                  // explicit-state search with a visited table
   bool robustness = false;                // also report executions SC does not allow (--robustness)
   std::vector<std::string> extraClangArgs;
@@ -58,6 +66,7 @@ struct RunOptions {
   std::optional<bool> abortEnds;          // --abort=end|error; overrides the annotation (default: error)
   bool mainHarness = false;               // --main: also check main(void) / main(int, char**)
   std::string fenceStyle;                 // "" = atomic_thread_fence(memory_order_seq_cst);
+  std::string frontendWorker = tsocheck::frontendWorker();  // "" = in-process frontend
   // Language server hooks: stop flag and progress for every check; `reuse`
   // sees each check's options and lowered program (entry set) before it runs
   // and returns true to skip it (the report then has reused = true).

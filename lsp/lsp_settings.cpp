@@ -41,6 +41,10 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
   count("preemptionBound", 1 << 20, [&](std::optional<long> v) { s.run.preemptionBound = v ? std::optional<int>(int(*v)) : std::nullopt; });
   count("loopBound", 1 << 20, [&](std::optional<long> v) { s.run.loopBound = v ? std::optional<uint32_t>(uint32_t(*v)) : std::nullopt; });
   count("maxWorkers", 64, [&](std::optional<long> v) { s.maxWorkers = !v ? defaultMaxWorkers() : *v > 0 ? int(*v) : 1; });
+  count("memoryLimit", 1L << 22, [&](std::optional<long> v) {
+    if (v && *v < 16) bad.push_back("memoryLimit must be at least 16 (MiB)");
+    else s.run.memoryLimitMiB = v ? std::optional<uint64_t>(uint64_t(*v)) : std::nullopt;
+  });
   count("debounceMs", 60000, [&](std::optional<long> v) { s.debounceMs = v ? int(*v) : 300; });
   if (j.contains("timeLimit")) {
     const json& v = j["timeLimit"];
@@ -82,6 +86,7 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
 std::string outcomeSettings(const Settings& s) {
   json j = {{"fenceStyle", s.run.fenceStyle}, {"compileCommandsDir", s.run.compileCommandsDir},
             {"steps", s.run.limits.maxSteps}, {"robustness", s.run.robustness},
+            {"memoryLimit", s.run.memoryLimitMiB.value_or(kDefaultMemoryLimitMiB)},
             {"deadlocks", s.run.deadlocks ? deadlockModeName(*s.run.deadlocks) : ""}};
   return dumpJson(j);
 }

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "lsp/fence_fix.h"
 #include "lsp/json_text.h"
 #include "lsp/reports.h"
+#include "frontend/worker.h"
 
 #ifndef TSOCHECK_VERSION
 #define TSOCHECK_VERSION "0.0.0"
@@ -49,7 +51,10 @@ const char* kUsage =
     "                            A..B: bounds A, A+1, ... B in turn, stop at the first violation\n"
     "  --loop-bound N            iterations of loops that wait on other threads (default 8)\n"
     "  --step-limit N            instructions per thread per execution (default 200000)\n"
-    "  --time-limit SECONDS      per check\n"
+    "  --time-limit SECONDS      per check; also bounds the compiler (Clang) phase\n"
+    "  --memory-limit MIB        memory ceiling (default 512): the compiler phase runs in a\n"
+    "                            separate process stopped above it; --stateful and deepening\n"
+    "                            searches stop at it (`bounded`, \"state memory limit\")\n"
     "  --no-fences               no fence synthesis after a TSO/PSO violation\n"
     "  --fence-style S           seq_cst (default: atomic_thread_fence(memory_order_seq_cst);),\n"
     "                            sync (__sync_synchronize();) or mfence (asm volatile)\n"
@@ -157,6 +162,10 @@ int runCheck(int argc, char** argv) {
       double d = std::strtod(v.c_str(), &end);
       if (*end != 0 || d <= 0) return usage("--time-limit needs a positive number of seconds");
       opts.timeLimit = d;
+    } else if (key == "--memory-limit") {
+      if (!value(&v) || !parseUInt(v, &n) || n < 16 || n > (1L << 22))
+        return usage("--memory-limit needs a number of MiB between 16 and 4194304");
+      opts.memoryLimitMiB = uint64_t(n);
     } else if (key == "--sarif") {
       if (!value(&sarifPath)) return usage("--sarif needs a file name");
     } else if (key == "--compile-commands-dir") {
@@ -189,9 +198,14 @@ int runCheck(int argc, char** argv) {
   }
   if (json) {
     nlohmann::json out = resultsJson(reports);
-    struct rusage ru {};
-    getrusage(RUSAGE_SELF, &ru);
-    out["stats"] = {{"peak_rss_kb", ru.ru_maxrss}};
+    // The frontend runs in worker processes: the peak is the larger of this
+    // process's and the largest worker's.
+    struct rusage self {}, workers {};
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &workers);
+    out["stats"] = {{"peak_rss_kb", std::max(self.ru_maxrss, workers.ru_maxrss)},
+                    {"explorer_peak_rss_kb", self.ru_maxrss},
+                    {"frontend_peak_rss_kb", workers.ru_maxrss}};
     std::cout << tsocheck::dumpJson(out, 2) << std::endl;  // invalid UTF-8 becomes U+FFFD
   }
   if (!sarifPath.empty()) {
@@ -214,7 +228,14 @@ int main(int argc, char** argv) {
     if (fcntl(fd, F_GETFD) == -1) open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
   if (argc < 2) return usage("missing command");
   std::string cmd = argv[1];
+  // This executable serves the frontend worker processes (`__lower` below).
+  setFrontendWorker("/proc/self/exe");
   if (cmd == "check") return runCheck(argc - 2, argv + 2);
+  if (cmd == "__lower") {  // the frontend worker process (frontend/worker.h)
+    const int rc = frontend::serveLowering();
+    std::fflush(nullptr);
+    _exit(rc);  // no static destructors: the parent only waits for the exit
+  }
   if (cmd == "lsp") return lsp::runServer(TSOCHECK_VERSION);  // LSP over stdio
   if (cmd == "dap") return dap::runAdapter();                  // DAP over stdio
   if (cmd == "--version" || cmd == "version") {

@@ -1278,3 +1278,55 @@ TEST_CASE("__VERIFIER_nondet_bool is a choice point with both values explored", 
   CHECK(st["nondet_fails"]["status"] == "violation");
   CHECK(st["nondet_loop"]["status"] == "violation");
 }
+
+TEST_CASE("the compiler phase is bounded by the time limit", "[cli][robustness][frontend-bounds]") {
+  const auto t0 = std::chrono::steady_clock::now();
+  json j = checkJson("--time-limit 1 " + quote(inputs("macro_bomb.c")));
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(j["_exit"] == 2);
+  REQUIRE(j["errors"].size() == 1);
+  const std::string m = j["errors"][0]["message"];
+  CHECK(m.find("the compiler did not finish within the time limit (1 s)") != std::string::npos);
+  CHECK(m.find("raise --time-limit") != std::string::npos);
+  CHECK(j["results"].empty());
+  CHECK(s < 60);  // stopped, not run to the end (Clang alone takes minutes and gigabytes here)
+}
+
+TEST_CASE("the compiler phase is bounded by the memory limit", "[cli][robustness][frontend-bounds]") {
+  json j = checkJson("--memory-limit 64 " + quote(inputs("macro_bomb.c")));
+  CHECK(j["_exit"] == 2);
+  REQUIRE(j["errors"].size() == 1);
+  const std::string m = j["errors"][0]["message"];
+  CHECK(m.find("the compiler used more than 64 MiB of memory") != std::string::npos);
+  CHECK(m.find("raise --memory-limit") != std::string::npos);
+  // The worker was stopped near the ceiling (polled every 10 ms), and the
+  // checker itself never held the compiler's memory.
+  CHECK(j["stats"]["frontend_peak_rss_kb"].get<long>() < 3 * 64 * 1024);
+  CHECK(j["stats"]["explorer_peak_rss_kb"].get<long>() < 128 * 1024);
+}
+
+TEST_CASE("a normal file lowers in the worker process", "[cli][frontend-bounds]") {
+  json j = checkJson("--memory-limit 64 " + quote(inputs("racy_counter.c")));
+  REQUIRE(j["results"].size() == 2);
+  CHECK(j["results"][0]["status"] == "violation");
+  CHECK(j["stats"]["frontend_peak_rss_kb"].get<long>() > 0);  // a worker ran
+  Run bad = tsocheck("check --memory-limit 8 " + quote(inputs("racy_counter.c")));
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.out.find("--memory-limit needs a number of MiB between 16") != std::string::npos);
+}
+
+TEST_CASE("the state searches stop at the memory limit", "[cli][robustness][state-memory]") {
+  // memory_limit=16 in the annotation.
+  json a = checkJson(quote(inputs("state_growth.c")));
+  REQUIRE(a["results"].size() == 1);
+  CHECK(a["results"][0]["status"] == "bounded");
+  CHECK(a["results"][0]["limits"].dump().find("state memory limit (16 MiB") != std::string::npos);
+  // The command line overrides the annotation; deepening obeys it too.
+  json b = checkJson("--memory-limit 24 " + quote(inputs("state_growth.c")));
+  CHECK(b["results"][0]["status"] == "bounded");
+  CHECK(b["results"][0]["limits"].dump().find("state memory limit (24 MiB") != std::string::npos);
+  json d = checkJson("--buffer-bound 0..3 --memory-limit 16 " + quote(inputs("state_growth.c")));
+  CHECK(d["results"][0]["status"] == "bounded");
+  CHECK(d["results"][0]["limits"].dump().find("state memory limit (16 MiB") != std::string::npos);
+  CHECK(d["stats"]["explorer_peak_rss_kb"].get<long>() < 256 * 1024);
+}

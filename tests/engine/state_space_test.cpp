@@ -230,11 +230,30 @@ TEST_CASE("cut state spaces are never verified", "[state]") {
   w.jmp(top);
   pr.setEntry(w.index());
   StateSpaceOptions ru;
-  ru.maxKeyBytes = 4 << 20;
-  StateSpaceResult rr = exploreStates(pr.build(), ru);
+  ru.limits.stateMemoryBytes = 4 << 20;
+  const Program runaway = pr.build();
+  StateSpaceResult rr = exploreStates(runaway, ru);
   REQUIRE(rr.result.status == Status::Bounded);
   REQUIRE(rr.stateLimitHit);
-  REQUIRE(rr.states < 200000);
+  REQUIRE(rr.memoryLimitHit);
+  REQUIRE(rr.peakBytes <= ru.limits.stateMemoryBytes);
+  REQUIRE(rr.peakBytes > ru.limits.stateMemoryBytes / 2);
+  REQUIRE(rr.result.limitsHit.at(0).find("state memory limit (4 MiB") != std::string::npos);
+  // Twice the memory holds more states.
+  StateSpaceOptions twice = ru;
+  twice.limits.stateMemoryBytes *= 2;
+  StateSpaceResult r2 = exploreStates(runaway, twice);
+  REQUIRE(r2.memoryLimitHit);
+  REQUIRE(r2.states > rr.states * 3 / 2);
+  // Deepening counts the projections it keeps between two k.
+  CheckOptions dk = opts(Model::TSO);
+  dk.limits.stateMemoryBytes = 4 << 20;
+  DeepeningResult dd = deepenBufferBound(xchgSpinlock(3, 2), dk, 0, 3);
+  REQUIRE(dd.result.status == Status::Bounded);
+  REQUIRE(!dd.fixpointK);
+  REQUIRE(std::find_if(dd.result.limitsHit.begin(), dd.result.limitsHit.end(), [](const std::string& l) {
+            return l.find("state memory limit") != std::string::npos;
+          }) != dd.result.limitsHit.end());
 
   // An Op::Cut (the frontend's loop bound) in a reachable state.
   ProgramBuilder pb("cut.c");

@@ -200,6 +200,45 @@ def time_limit(root):
     c.close()
 
 
+def children(pid):
+    """Live child processes of pid (the frontend workers of a server)."""
+    out = subprocess.run(["ps", "-o", "pid=,stat=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [l for l in out.splitlines() if l.split()[1:2] != ["Z"]]
+
+
+def frontend_bounds(root):
+    """The compiler phase runs in a worker process: the time limit, the memory
+    limit and a newer edit stop it (a macro-expansion bomb: Clang alone needs
+    minutes and gigabytes), and the server keeps serving."""
+    ws = os.path.join(root, "fb")
+    os.makedirs(ws)
+    bomb = copy(ws, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli", "inputs", "macro_bomb.c"))
+    for options, text in (({"timeLimit": 1}, "the compiler did not finish within the time limit (1 s)"),
+                          ({"timeLimit": 0, "memoryLimit": 64}, "the compiler used more than 64 MiB of memory")):
+        c = Client(ws, options=options)
+        u = c.open(bomb)
+        d = c.diagnostics(u, timeout=60)
+        msgs = [x["message"] for x in (d["params"]["diagnostics"] if d else []) if x["severity"] == 1]
+        check(len(msgs) == 1 and text in msgs[0], "frontend stopped: " + text + " (got %s)" % msgs)
+        alive(c, "a stopped frontend")
+        c.close()
+    # No time limit: the edit that replaces the bomb stops its compiler.
+    c = Client(ws, options={"timeLimit": 0})
+    u = c.open(bomb)
+    time.sleep(1)
+    check(len(children(c.p.pid)) == 1, "the frontend worker runs in its own process")
+    fixed = open(os.path.join(P.SAMPLES, "dekker_buggy.c")).read()
+    c.notify("textDocument/didChange", {"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"text": fixed}]})
+    m = c.log_with("check of " + bomb + " v1 replaced by an edit", timeout=30)
+    check(m is not None, "a newer edit cancels the compiler phase")
+    d = c.diagnostics(u, version=2, timeout=60)
+    errs = [x for x in (d["params"]["diagnostics"] if d else []) if x["severity"] == 1]
+    check(len(errs) == 1 and errs[0]["code"] == "tso-assertion", "the edited document is checked after the cancellation")
+    check(children(c.p.pid) == [], "no frontend worker is left behind")
+    alive(c, "a cancelled frontend")
+    c.close()
+
+
 def dap():
     """The debug adapter shares the framing and the nesting limit."""
     p = subprocess.Popen([P.BIN, "dap"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -229,6 +268,7 @@ def main():
         initialize_params(root)
         hostile_workspace(root)
         time_limit(root)
+        frontend_bounds(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print("%d failure(s)" % len(failures))

@@ -1,0 +1,31 @@
+// The byte encoding of a lowering request and its result, exchanged with the
+// frontend worker process (frontend/worker.h). Both ends are the same
+// executable, so plain-data records are copied as they are; every read is
+// bounds-checked and a malformed message throws WireError.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "frontend/frontend.h"
+
+namespace tsocheck::frontend {
+
+struct WireError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct LoweringRequest {
+  std::string path;
+  bool hasContents = false;  // false: the worker reads `path` from disk
+  std::string contents;
+  FrontendOptions options;   // options.process is not sent, except:
+  uint64_t memoryBytes = 0;  // the worker's ceiling (options.process.memoryBytes)
+};
+
+std::string encodeRequest(const LoweringRequest& r);
+LoweringRequest decodeRequest(const std::string& bytes);
+std::string encodeResult(const FrontendResult& r);
+FrontendResult decodeResult(const std::string& bytes);
+
+}  // namespace tsocheck::frontend

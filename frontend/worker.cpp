@@ -1,0 +1,233 @@
+#include "frontend/worker.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <new>
+
+#include <llvm/Support/ErrorHandling.h>
+
+#include "frontend/wire.h"
+
+extern char** environ;
+
+namespace tsocheck::frontend {
+
+namespace {
+
+// The lowered module of a big file is a few MiB; a result above this is not
+// from a sane worker.
+constexpr size_t kMaxResultBytes = size_t(1) << 30;
+// Address space the worker needs besides the ceiling: the shared libraries,
+// the frontend thread's 512 MiB stack reservation, malloc arenas.
+constexpr uint64_t kWorkerAddressSlack = uint64_t(1) << 30;
+
+std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+FrontendResult stoppedResult(const std::string& path, FrontendStop why, const FrontendProcess& p) {
+  FrontendResult res;
+  res.stopped = why;
+  res.fileErrors = true;
+  std::string msg;
+  switch (why) {
+    case FrontendStop::TimeLimit: {
+      char limit[64] = "the time limit";
+      if (p.timeLimitSeconds > 0) std::snprintf(limit, sizeof limit, "the time limit (%g s)", p.timeLimitSeconds);
+      msg = std::string("the compiler did not finish within ") + limit +
+            "; raise --time-limit (tsocheck.timeLimit in the editor)";
+      break;
+    }
+    case FrontendStop::MemoryLimit:
+      msg = "the compiler used more than " + mib(p.memoryBytes) +
+            " of memory; raise --memory-limit (tsocheck.memoryLimit in the editor)";
+      break;
+    case FrontendStop::Cancelled:
+      msg = "the check was cancelled while the file was being compiled";
+      break;
+    case FrontendStop::None:
+      break;
+  }
+  res.diagnostics.push_back(fileError(path, msg));
+  return res;
+}
+
+FrontendResult crashedResult(const std::string& path, const std::string& why) {
+  FrontendResult res;
+  res.fileErrors = true;
+  res.diagnostics.push_back(fileError(path, "the compiler crashed on this file (" + why + "); it was not checked"));
+  return res;
+}
+
+// Resident memory of the worker that is its own: anonymous pages (resident
+// minus file-backed shared pages, which are mostly the LLVM/Clang libraries).
+uint64_t residentBytes(pid_t pid) {
+  char name[64];
+  std::snprintf(name, sizeof name, "/proc/%d/statm", int(pid));
+  std::ifstream f(name);
+  uint64_t size = 0, resident = 0, shared = 0;
+  if (!(f >> size >> resident >> shared) || shared > resident) return 0;
+  return (resident - shared) * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+uint64_t addressSpaceBytes() {
+  std::ifstream f("/proc/self/statm");
+  uint64_t size = 0;
+  if (!(f >> size)) return 0;
+  return size * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+bool readAll(int fd, std::string& out) {
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n == 0) return true;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    out.append(buf, size_t(n));
+  }
+}
+
+bool writeAll(int fd, const std::string& data) {
+  size_t at = 0;
+  while (at < data.size()) {
+    const ssize_t n = write(fd, data.data() + at, data.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += size_t(n);
+  }
+  return true;
+}
+
+struct Pipe {
+  int fd[2] = {-1, -1};
+  bool open() { return pipe2(fd, O_CLOEXEC) == 0; }
+  void close(int i) {
+    if (fd[i] >= 0) ::close(fd[i]);
+    fd[i] = -1;
+  }
+  ~Pipe() {
+    close(0);
+    close(1);
+  }
+};
+
+}  // namespace
+
+FrontendResult lowerInWorker(const std::string& path, const std::string* contents, const FrontendOptions& opts) {
+  const FrontendProcess& p = opts.process;
+  LoweringRequest q;
+  q.path = path;
+  q.hasContents = contents != nullptr;
+  if (contents) q.contents = *contents;
+  q.options = opts;
+  q.options.process = FrontendProcess();
+  q.memoryBytes = p.memoryBytes;
+  const std::string request = encodeRequest(q);
+
+  Pipe in, out, err;
+  if (!in.open() || !out.open() || !err.open())
+    return crashedResult(path, std::string("cannot create pipes: ") + std::strerror(errno));
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in.fd[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, out.fd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err.fd[1], 2);
+  std::string cmd = "__lower";
+  char* argv[] = {const_cast<char*>(p.worker.c_str()), cmd.data(), nullptr};
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, p.worker.c_str(), &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0)
+    return crashedResult(path, "cannot start the frontend worker " + p.worker + ": " + std::strerror(rc));
+  in.close(0);
+  out.close(1);
+  err.close(1);
+  for (int fd : {in.fd[1], out.fd[0], err.fd[0]}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+
+  std::string result, errText;
+  size_t sent = 0;
+  FrontendStop stop = FrontendStop::None;
+  bool tooBig = false;
+  char buf[1 << 16];
+  while (out.fd[0] >= 0 || err.fd[0] >= 0) {
+    if (p.cancel && p.cancel->load(std::memory_order_relaxed)) stop = FrontendStop::Cancelled;
+    else if (std::chrono::steady_clock::now() >= p.deadline) stop = FrontendStop::TimeLimit;
+    else if (p.memoryBytes && residentBytes(pid) > p.memoryBytes) stop = FrontendStop::MemoryLimit;
+    if (stop != FrontendStop::None || tooBig) break;
+    pollfd fds[3] = {{in.fd[1], POLLOUT, 0}, {out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}};
+    if (poll(fds, 3, 10) < 0 && errno != EINTR) break;
+    if (in.fd[1] >= 0 && (fds[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const ssize_t n = write(in.fd[1], request.data() + sent, request.size() - sent);
+      if (n > 0) sent += size_t(n);
+      if (sent == request.size() || (n < 0 && errno != EAGAIN && errno != EINTR)) in.close(1);
+    }
+    for (int i : {1, 2}) {
+      Pipe& pp = i == 1 ? out : err;
+      if (pp.fd[0] < 0 || !(fds[i].revents & (POLLIN | POLLERR | POLLHUP))) continue;
+      const ssize_t n = read(pp.fd[0], buf, sizeof buf);
+      if (n > 0) {
+        std::string& into = i == 1 ? result : errText;
+        into.append(buf, size_t(n));
+        if (i == 1 && result.size() > kMaxResultBytes) tooBig = true;
+        if (i == 2 && errText.size() > 8192) errText.erase(0, errText.size() - 4096);  // keep the end
+      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        pp.close(0);
+      }
+    }
+  }
+  in.close(1);
+  if (stop != FrontendStop::None || tooBig) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (stop != FrontendStop::None) return stoppedResult(path, stop, p);
+  if (tooBig) return crashedResult(path, "its output exceeded " + mib(kMaxResultBytes));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerOutOfMemory)
+    return stoppedResult(path, FrontendStop::MemoryLimit, p);
+  if (WIFSIGNALED(status)) return crashedResult(path, std::string("signal ") + strsignal(WTERMSIG(status)));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return crashedResult(path, "the frontend worker exited with code " + std::to_string(WEXITSTATUS(status)));
+  try {
+    return decodeResult(result);
+  } catch (const WireError& e) {
+    return crashedResult(path, std::string("the frontend worker's answer was unreadable: ") + e.what());
+  }
+}
+
+int serveLowering() {
+  std::string in;
+  if (!readAll(0, in)) return 2;
+  LoweringRequest q;
+  try {
+    q = decodeRequest(in);
+  } catch (const WireError& e) {
+    std::fprintf(stderr, "tsocheck __lower: %s\n", e.what());
+    return 2;
+  }
+  // Out of memory (the address-space backstop below, or the machine) ends
+  // the worker with a code the parent reads as "memory limit".
+  std::set_new_handler([] { _exit(kWorkerOutOfMemory); });
+  llvm::install_bad_alloc_error_handler([](void*, const char*, bool) { _exit(kWorkerOutOfMemory); });
+  if (q.memoryBytes) {
+    // The parent stops the worker when its resident memory passes the
+    // ceiling; this limit catches an allocation burst between two polls.
+    const uint64_t cap = addressSpaceBytes() + kWorkerAddressSlack + 2 * q.memoryBytes;
+    rlimit rl{cap, cap};
+    setrlimit(RLIMIT_AS, &rl);
+  }
+  FrontendOptions o = q.options;
+  o.process = FrontendProcess();
+  const FrontendResult r = q.hasContents ? lowerSource(q.path, q.contents, o) : lowerFile(q.path, o);
+  return writeAll(1, encodeResult(r)) ? 0 : 2;
+}
+
+}  // namespace tsocheck::frontend

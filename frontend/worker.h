@@ -1,0 +1,30 @@
+// The frontend in a worker process. Clang cannot be interrupted, its memory
+// cannot be bounded from inside the process, and some inputs crash it (an
+// expression 200,000 terms deep, a macro-expansion bomb); a language server
+// must survive all of that. So lowerFile/lowerSource with
+// FrontendOptions::process.worker set run the whole frontend in a child
+// process (`WORKER __lower`): the request (path, unsaved contents, options)
+// goes to its stdin and the lowered module comes back on its stdout
+// (frontend/wire.h). The parent polls it and kills it at the deadline, on
+// the cancel flag (a newer edit) or when its resident memory passes the
+// ceiling; a crash or a stop becomes a file-level error diagnostic and
+// FrontendResult::stopped.
+#pragma once
+
+#include <string>
+
+#include "frontend/frontend.h"
+
+namespace tsocheck::frontend {
+
+// Runs the frontend for (path, contents or the file on disk) in the worker
+// process opts.process.worker.
+FrontendResult lowerInWorker(const std::string& path, const std::string* contents, const FrontendOptions& opts);
+
+// The worker's side (`tsocheck __lower`): reads one request from stdin,
+// lowers in this process and writes the result to stdout. Returns the exit
+// code (0, or kWorkerOutOfMemory when an allocation failed).
+int serveLowering();
+constexpr int kWorkerOutOfMemory = 3;
+
+}  // namespace tsocheck::frontend
