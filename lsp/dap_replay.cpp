@@ -60,11 +60,16 @@ std::optional<Replay> Replay::fromCheck(const json& check, std::string* error) {
     r.steps_.push_back(s);
   }
   r.startFunction_.assign(r.threads_, "");
+  r.spawnIndex_.assign(r.threads_, SIZE_MAX);
   if (r.threads_ > 0) r.startFunction_[0] = "main";
-  for (const json& s : r.steps_) {
+  for (size_t i = 0; i < r.steps_.size(); ++i) {
+    const json& s = r.steps_[i];
     if (str(s, "event") != "spawn") continue;
     auto t = spawnedThread(s);
-    if (t && *t < r.threads_) r.startFunction_[*t] = str(s, "spawns");
+    if (t && *t < r.threads_) {
+      r.startFunction_[*t] = str(s, "spawns");
+      r.spawnIndex_[*t] = std::min(r.spawnIndex_[*t], i);
+    }
   }
   return r;
 }
@@ -100,6 +105,12 @@ std::optional<size_t> Replay::lastStepOf(uint32_t t) const {
 }
 
 bool Replay::started(uint32_t t) const { return t == 0 || lastStepOf(t).has_value(); }
+
+bool Replay::spawned(uint32_t t) const {
+  if (t == 0) return true;
+  if (t < spawnIndex_.size() && spawnIndex_[t] <= pos_) return true;
+  return started(t);  // a thread whose spawn step is missing exists once it runs
+}
 
 bool Replay::exited(uint32_t t) const {
   auto i = lastStepOf(t);

@@ -91,6 +91,8 @@ class Replay {
   // The most recent step of thread t at or before the position.
   std::optional<size_t> lastStepOf(uint32_t t) const;
   bool started(uint32_t t) const;  // t has a step at or before the position
+  // t exists at the position: T0, or its spawn step is at or before it.
+  bool spawned(uint32_t t) const;
   bool exited(uint32_t t) const;   // ... and that step is its exit
 
   // State after step i (default: the position).
@@ -105,6 +107,7 @@ class Replay {
   json violation_;
   std::vector<json> steps_;
   std::vector<std::string> startFunction_;  // per thread ("" = unknown)
+  std::vector<size_t> spawnIndex_;          // per thread: its spawn step (SIZE_MAX = none seen)
   uint32_t threads_ = 0;
   size_t pos_ = 0;
   bool sc_ = false;

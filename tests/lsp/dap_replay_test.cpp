@@ -134,6 +134,14 @@ TEST_CASE("replay stepping bounds and stateJson") {
   // Thread frames: T1 has not started at step 0; at its exit it has exited.
   CHECK_FALSE(r.started(1));
   CHECK(r.started(0));
+  // Step 0 spawns T1 (it exists, has not run); T2 is spawned at step 1.
+  CHECK(r.spawned(0));
+  CHECK(r.spawned(1));
+  CHECK_FALSE(r.spawned(2));
+  r.next();
+  CHECK(r.spawned(2));
+  CHECK_FALSE(r.started(2));
+  r.toStart();
   const size_t exit1 = find(r, 1, "exit", "");
   while (r.position() < exit1) r.next();
   CHECK(r.exited(1));
