@@ -497,7 +497,7 @@ class Adapter {
   void variables(const json& req, const json& args) {
     const Replay& r = needReplay();
     const int64_t ref = args.value("variablesReference", int64_t(0));
-    const ReplayState st = r.state();
+    const ReplayState& st = r.state();
     json vars = json::array();
     auto var = [&](const std::string& name, const std::string& value, int64_t child = 0) {
       vars.push_back({{"name", name}, {"value", value}, {"variablesReference", child}});
@@ -546,7 +546,7 @@ class Adapter {
     e.erase(0, e.find_first_not_of(" \t"));
     e.erase(e.find_last_not_of(" \t") + 1);
     auto matches = [&](const std::string& addr) { return addr == e || addr.rfind(e + "[", 0) == 0; };
-    const ReplayState st = r.state();
+    const ReplayState& st = r.state();
     std::string result;
     auto add = [&](const std::string& part) { result += (result.empty() ? "" : "; ") + part; };
     for (const auto& [addr, v] : st.memory.items())
