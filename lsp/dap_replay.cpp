@@ -60,11 +60,32 @@ std::optional<Replay> Replay::fromCheck(const json& check, std::string* error) {
     r.steps_.push_back(s);
   }
   r.startFunction_.assign(r.threads_, "");
+  r.spawnIndex_.assign(r.threads_, SIZE_MAX);
   if (r.threads_ > 0) r.startFunction_[0] = "main";
-  for (const json& s : r.steps_) {
+  for (size_t i = 0; i < r.steps_.size(); ++i) {
+    const json& s = r.steps_[i];
     if (str(s, "event") != "spawn") continue;
     auto t = spawnedThread(s);
-    if (t && *t < r.threads_) r.startFunction_[*t] = str(s, "spawns");
+    if (t && *t < r.threads_) {
+      r.startFunction_[*t] = str(s, "spawns");
+      r.spawnIndex_[*t] = std::min(r.spawnIndex_[*t], i);
+    }
+  }
+  r.stepsOf_.assign(r.threads_, {});
+  r.allReads_.assign(r.threads_, {});
+  Buffers buffers(r.threads_);
+  r.checkpoints_.push_back(buffers);
+  for (size_t i = 0; i < r.steps_.size(); ++i) {
+    const json& s = r.steps_[i];
+    const uint32_t t = num(s, "thread");
+    if (t < r.threads_) {
+      r.stepsOf_[t].push_back(i);
+      const std::string ev = str(s, "event");
+      if (isLoad(ev))
+        r.allReads_[t].push_back({str(s, "address"), valueOf(s), ev == "load-buffer", ev == "rmw", num(s, "line"), i});
+    }
+    r.applyStep(buffers, i);
+    if ((i + 1) % kCheckpointEvery == 0) r.checkpoints_.push_back(buffers);
   }
   return r;
 }
@@ -94,67 +115,78 @@ std::string Replay::threadName(uint32_t t) const {
 }
 
 std::optional<size_t> Replay::lastStepOf(uint32_t t) const {
-  for (size_t i = pos_ + 1; i-- > 0;)
-    if (num(steps_[i], "thread") == t) return i;
-  return std::nullopt;
+  if (t >= stepsOf_.size()) return std::nullopt;
+  const auto& mine = stepsOf_[t];
+  auto it = std::upper_bound(mine.begin(), mine.end(), pos_);
+  if (it == mine.begin()) return std::nullopt;
+  return *std::prev(it);
 }
 
 bool Replay::started(uint32_t t) const { return t == 0 || lastStepOf(t).has_value(); }
+
+bool Replay::spawned(uint32_t t) const {
+  if (t == 0) return true;
+  if (t < spawnIndex_.size() && spawnIndex_[t] <= pos_) return true;
+  return started(t);  // a thread whose spawn step is missing exists once it runs
+}
 
 bool Replay::exited(uint32_t t) const {
   auto i = lastStepOf(t);
   return i && str(steps_[*i], "event") == "exit";
 }
 
-ReplayState Replay::stateAt(size_t upTo) const {
-  ReplayState st;
-  upTo = std::min(upTo, steps_.empty() ? size_t(0) : steps_.size() - 1);
-  st.index = upTo;
-  st.buffers.assign(threads_, {});
-  st.reads.assign(threads_, {});
-  for (size_t i = 0; i <= upTo && i < steps_.size(); ++i) {
-    const json& s = steps_[i];
-    const std::string ev = str(s, "event"), addr = str(s, "address");
-    const uint32_t t = num(s, "thread");
-    if (t >= threads_) continue;
-    auto& buf = st.buffers[t];
-    if (ev == "store" && !sc_) {
-      buf.push_back({t, addr, valueOf(s), str(s, "file"), num(s, "line"), num(s, "column"), i});
-    } else if (ev == "flush") {
-      // TSO: the oldest entry; PSO: the oldest entry for that address.
-      auto it = std::find_if(buf.begin(), buf.end(), [&](const PendingStore& p) { return p.address == addr; });
-      if (it != buf.end()) buf.erase(it);
-    } else if (isLoad(ev)) {
-      st.reads[t].push_back({addr, valueOf(s), ev == "load-buffer", ev == "rmw", num(s, "line"), i});
-    }
-    // The step's own buffer contents are the authority: entries the engine
-    // drained without a flush step are dropped; entries we cannot source are
-    // kept without a location.
-    if (s.contains("buffers") && s["buffers"].is_array()) {
-      const json& bufs = s["buffers"];
-      for (uint32_t u = 0; u < threads_ && u < bufs.size(); ++u) {
-        const json& want = bufs[u];
-        auto& have = st.buffers[u];
-        bool same = want.is_array() && want.size() == have.size();
-        for (size_t k = 0; same && k < have.size(); ++k)
-          same = str(want[k], "address") == have[k].address && valueOf(want[k]) == have[k].value;
-        if (same || !want.is_array()) continue;
-        std::vector<PendingStore> rebuilt;
-        size_t from = 0;
-        for (const json& e : want) {
-          PendingStore p{u, str(e, "address"), valueOf(e), "", 0, 0, 0};
-          for (size_t k = from; k < have.size(); ++k)
-            if (have[k].address == p.address && have[k].value == p.value) {
-              p = have[k];
-              from = k + 1;
-              break;
-            }
-          rebuilt.push_back(std::move(p));
-        }
-        have = std::move(rebuilt);
+void Replay::applyStep(Buffers& buffers, size_t i) const {
+  const json& s = steps_[i];
+  const std::string ev = str(s, "event"), addr = str(s, "address");
+  const uint32_t t = num(s, "thread");
+  if (t >= threads_) return;
+  auto& buf = buffers[t];
+  if (ev == "store" && !sc_) {
+    buf.push_back({t, addr, valueOf(s), str(s, "file"), num(s, "line"), num(s, "column"), i});
+  } else if (ev == "flush") {
+    // TSO: the oldest entry; PSO: the oldest entry for that address.
+    auto it = std::find_if(buf.begin(), buf.end(), [&](const PendingStore& p) { return p.address == addr; });
+    if (it != buf.end()) buf.erase(it);
+  }
+  // The step's own buffer contents are the authority: entries the engine
+  // drained without a flush step are dropped; entries we cannot source are
+  // kept without a location.
+  if (s.contains("buffers") && s["buffers"].is_array()) {
+    const json& bufs = s["buffers"];
+    for (uint32_t u = 0; u < threads_ && u < bufs.size(); ++u) {
+      const json& want = bufs[u];
+      auto& have = buffers[u];
+      bool same = want.is_array() && want.size() == have.size();
+      for (size_t k = 0; same && k < have.size(); ++k)
+        same = str(want[k], "address") == have[k].address && valueOf(want[k]) == have[k].value;
+      if (same || !want.is_array()) continue;
+      std::vector<PendingStore> rebuilt;
+      size_t from = 0;
+      for (const json& e : want) {
+        PendingStore p{u, str(e, "address"), valueOf(e), "", 0, 0, 0};
+        for (size_t k = from; k < have.size(); ++k)
+          if (have[k].address == p.address && have[k].value == p.value) {
+            p = have[k];
+            from = k + 1;
+            break;
+          }
+        rebuilt.push_back(std::move(p));
       }
+      have = std::move(rebuilt);
     }
   }
+}
+
+ReplayState Replay::finish(Buffers buffers, size_t upTo) const {
+  ReplayState st;
+  st.index = upTo;
+  st.buffers = std::move(buffers);
+  st.reads.assign(threads_, {});
+  for (uint32_t t = 0; t < threads_ && t < allReads_.size(); ++t)
+    for (const ReadRecord& rd : allReads_[t]) {
+      if (rd.index > upTo) break;
+      st.reads[t].push_back(rd);
+    }
   if (!steps_.empty()) {
     st.memory = steps_[upTo].value("memory", json::object());
     const json& s = steps_[upTo];
@@ -176,8 +208,31 @@ ReplayState Replay::stateAt(size_t upTo) const {
   return st;
 }
 
+ReplayState Replay::stateAt(size_t upTo) const {
+  upTo = std::min(upTo, steps_.empty() ? size_t(0) : steps_.size() - 1);
+  if (cache_ && cache_->index == upTo) return *cache_;
+  if (steps_.empty()) return finish(Buffers(threads_), 0);
+  // The checkpoint taken after the most steps not beyond upTo, then the rest.
+  const size_t k = std::min((upTo + 1) / kCheckpointEvery, checkpoints_.size() - 1);
+  Buffers buffers = checkpoints_[k];
+  for (size_t i = k * kCheckpointEvery; i <= upTo; ++i) applyStep(buffers, i);
+  return finish(std::move(buffers), upTo);
+}
+
+const ReplayState& Replay::state() const {
+  if (!cache_ || cache_->index != pos_) cache_ = stateAt(pos_);
+  return *cache_;
+}
+
+ReplayState Replay::stateFromScratch(size_t upTo) const {
+  upTo = std::min(upTo, steps_.empty() ? size_t(0) : steps_.size() - 1);
+  Buffers buffers(threads_);
+  for (size_t i = 0; i <= upTo && i < steps_.size(); ++i) applyStep(buffers, i);
+  return finish(std::move(buffers), upTo);
+}
+
 json Replay::stateJson() const {
-  ReplayState st = state();
+  const ReplayState& st = state();
   json cur = current();
   json pending = json::array();
   for (const auto& b : st.buffers)

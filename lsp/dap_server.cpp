@@ -398,16 +398,23 @@ class Adapter {
   }
 
   // A stop at the position; at the last step the reason is the violation.
+  // `description` is the badge a client draws beside the thread's name, so it
+  // stays short ("step 4/19", "exited · step 10/19", "violation · step
+  // 19/19"); the step's label (or the violation message) is in `text`.
   void stopped(const std::string& reason) {
     const Replay& r = *replay_;
     const json& s = r.current();
     const bool last = r.atEnd();
+    const uint32_t t = s.value("thread", 0u);
+    const std::string at = "step " + std::to_string(r.position() + 1) + "/" + std::to_string(r.size());
+    std::string badge = at;
+    if (last) badge = "violation · " + at;
+    else if (r.exited(t)) badge = "exited · " + at;
     json body = {{"reason", last ? "exception" : reason},
-                 {"threadId", s.value("thread", 0u) + 1},
+                 {"threadId", t + 1},
                  {"allThreadsStopped", true},
-                 {"description", r.label(r.position())},
-                 {"text", last ? str(r.violation(), "message") : r.label(r.position())}};
-    if (last) body["description"] = "Violation: " + str(r.violation(), "message");
+                 {"description", badge},
+                 {"text", last ? "Violation: " + str(r.violation(), "message") : r.label(r.position())}};
     event("stopped", body);
   }
 
@@ -427,10 +434,17 @@ class Adapter {
   }
 
   // ---- inspection ---------------------------------------------------------
+  // The threads that exist at the position: not-yet-spawned ones are left
+  // out (VS Code drops a thread that leaves the list); a finished one keeps
+  // its row with "· exited" after its name (the badge beside it is the
+  // client's own "Paused").
   void threads(const json& req) {
     json list = json::array();
     if (replay_)
-      for (uint32_t t = 0; t < replay_->threadCount(); ++t) list.push_back({{"id", t + 1}, {"name", replay_->threadName(t)}});
+      for (uint32_t t = 0; t < replay_->threadCount(); ++t) {
+        if (!replay_->spawned(t)) continue;
+        list.push_back({{"id", t + 1}, {"name", replay_->threadName(t) + (replay_->exited(t) ? " · exited" : "")}});
+      }
     reply(req, {{"threads", list}});
   }
 
@@ -483,7 +497,7 @@ class Adapter {
   void variables(const json& req, const json& args) {
     const Replay& r = needReplay();
     const int64_t ref = args.value("variablesReference", int64_t(0));
-    const ReplayState st = r.state();
+    const ReplayState& st = r.state();
     json vars = json::array();
     auto var = [&](const std::string& name, const std::string& value, int64_t child = 0) {
       vars.push_back({{"name", name}, {"value", value}, {"variablesReference", child}});
@@ -532,7 +546,7 @@ class Adapter {
     e.erase(0, e.find_first_not_of(" \t"));
     e.erase(e.find_last_not_of(" \t") + 1);
     auto matches = [&](const std::string& addr) { return addr == e || addr.rfind(e + "[", 0) == 0; };
-    const ReplayState st = r.state();
+    const ReplayState& st = r.state();
     std::string result;
     auto add = [&](const std::string& part) { result += (result.empty() ? "" : "; ") + part; };
     for (const auto& [addr, v] : st.memory.items())

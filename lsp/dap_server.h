@@ -12,7 +12,11 @@
 // A stop at step i shows step i as just performed: threadId = the step's
 // thread + 1, the frame of each thread is its most recent step <= i. next /
 // stepIn / stepOut go to i+1, stepBack to i-1, continue to the last step (the
-// violation, reason "exception"), reverseContinue to step 0.
+// violation, reason "exception"), reverseContinue to step 0. The stop's
+// `description` (the badge beside the thread) is short: "step 4/19",
+// "exited · step 10/19", "violation · step 19/19"; `text` has the step label.
+// `threads` lists the threads spawned at or before step i (T0 always), a
+// finished one named "T1 (worker) · exited".
 //
 // Custom request `tsocheckState` (no arguments; for editor decorations) →
 //   { "step": i, "total": N,

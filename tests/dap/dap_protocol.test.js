@@ -110,19 +110,24 @@ test('SB under TSO: entry, threads, next, buffers, stale read, stepBack, continu
     assert.equal(init.body.supportsTerminateRequest, true);
     assert.equal(event.body.reason, 'entry');
     assert.equal(event.body.threadId, 1);
-    assert.match(event.body.description, /spawn/);
+    // The step's label is the stop's text; the badge (description) stays short.
+    assert.match(event.body.text, /spawn/);
+    assert.equal(event.body.description, 'step 1/19');
 
     const entry = await topFrame(dc, 1);
     assert.equal(entry.line, 29);
     assert.equal(entry.source.path, SB);
     assert.equal(entry.source.name, 'sb.c');
+    // Step 1 spawns T1: T2 is not listed until its spawn (step 2).
     const threads = (await dc.threadsRequest()).body.threads;
-    assert.deepEqual(threads.map((t) => t.name), ['T0 (main)', 'T1 (t1)', 'T2 (t2)']);
+    assert.deepEqual(threads.map((t) => t.name), ['T0 (main)', 'T1 (t1)']);
     assert.match((await topFrame(dc, 3)).name, /not started/);
     assert.deepEqual(await buffers(dc, 1), { 'T0 (main)': [], 'T1 (t1)': [], 'T2 (t2)': [] });
 
     // step 2: second spawn; step 3: T1 stores x (buffered).
     assert.deepEqual(await where(dc, await stepAndWait(dc, 'nextRequest')), [1, 30]);
+    assert.deepEqual((await dc.threadsRequest()).body.threads.map((t) => [t.id, t.name]),
+      [[1, 'T0 (main)'], [2, 'T1 (t1)'], [3, 'T2 (t2)']]);
     let ev = await stepAndWait(dc, 'nextRequest');
     assert.equal(ev.body.reason, 'step');
     assert.deepEqual(await where(dc, ev), [2, 16]);
@@ -202,13 +207,61 @@ test('SB under TSO: entry, threads, next, buffers, stale read, stepBack, continu
   });
 });
 
+test('threads: listed from their spawn on, "· exited" after their exit, short badges keep names whole', async () => {
+  await withAdapter(async (dc) => {
+    const { event } = await start(dc, { program: SB, model: 'tso' });
+    const total = (await dc.customRequest('tsocheckState')).body.total;
+    // What the trace says, step by step: spawns ("starts Tn") and exits.
+    const spawned = new Set([0]), exited = new Set();
+    let ev = event, sawExitStop = false;
+    const names = [];
+    for (let i = 0; i < total; i++) {
+      const st = (await dc.customRequest('tsocheckState')).body;
+      assert.equal(st.step, i);
+      const m = /starts T(\d+)/.exec(st.current.note || '');
+      if (st.current.event === 'spawn' && m) spawned.add(Number(m[1]));
+      if (st.current.event === 'exit') exited.add(st.current.thread);
+      const want = [...spawned].sort().map((t) => t + 1);
+      const threads = (await dc.threadsRequest()).body.threads;
+      assert.deepEqual(threads.map((t) => t.id), want, `threads at step ${i + 1}`);
+      for (const t of threads) {
+        // The name first and short; the state after it.
+        assert.match(t.name, /^T\d+ \((main|t1|t2)\)( · exited)?$/, t.name);
+        assert.equal(t.name.endsWith(' · exited'), exited.has(t.id - 1), `${t.name} at step ${i + 1}`);
+      }
+      names.push(threads.map((t) => t.name).join(', '));
+      // The badge beside the stopped thread: a few words, never the step label.
+      const badge = ev.body.description;
+      assert.ok(badge.length <= 24, `badge too long: ${badge}`);
+      if (i === total - 1) {
+        assert.equal(badge, `violation · step ${total}/${total}`);
+        assert.match(ev.body.text, /^Violation: assertion/);
+      } else if (st.current.event === 'exit') {
+        assert.equal(badge, `exited · step ${i + 1}/${total}`);
+        assert.equal(ev.body.threadId, st.current.thread + 1);
+        sawExitStop = true;
+      } else {
+        assert.equal(badge, `step ${i + 1}/${total}`);
+        assert.equal(ev.body.text, st.current.label);
+      }
+      if (i + 1 < total) ev = await stepAndWait(dc, 'nextRequest');
+    }
+    assert.ok(sawExitStop, 'the trace has an exit step');
+    assert.deepEqual([...exited].sort(), [1, 2]);
+    assert.equal(names[names.length - 1], 'T0 (main), T1 (t1) · exited, T2 (t2) · exited');
+    // Back before the exits: the threads are live again; back to the entry: T2 is gone.
+    await stepAndWait(dc, 'reverseContinueRequest');
+    assert.deepEqual((await dc.threadsRequest()).body.threads.map((t) => t.name), ['T0 (main)', 'T1 (t1)']);
+  });
+});
+
 test('Peterson under TSO: both stores of T2 buffered in order, violation at the assert', async () => {
   await withAdapter(async (dc) => {
     const { event } = await start(dc, { program: PETERSON, function: 'peterson', model: 'TSO', loopBound: 4 });
     assert.equal(event.body.reason, 'entry');
     assert.equal((await topFrame(dc, 1)).line, 38);
     const names = (await dc.threadsRequest()).body.threads.map((t) => t.name);
-    assert.deepEqual(names, ['T0 (main)', 'T1 (worker)', 'T2 (worker)']);
+    assert.deepEqual(names, ['T0 (main)', 'T1 (worker)']);  // T2 is spawned at step 2
     // Step until T2 has issued its store to turn (line 21).
     let loc;
     for (let i = 0; i < 10; i++) {
@@ -219,7 +272,7 @@ test('Peterson under TSO: both stores of T2 buffered in order, violation at the 
     assert.deepEqual((await buffers(dc, 3))['T2 (worker)'], ['flag[1] = 1@20', 'turn = 0@21']);
     // Its load of flag[0] comes next, served by memory.
     const ev = await stepAndWait(dc, 'nextRequest');
-    assert.match(ev.body.description, /load flag\[0\] → 0 \(memory\)/);
+    assert.match(ev.body.text, /load flag\[0\] → 0 \(memory\)/);
     assert.deepEqual((await buffers(dc, 3))['T2 (worker)'], ['flag[1] = 1@20', 'turn = 0@21']);
     const back = await stepAndWait(dc, 'stepBackRequest');
     assert.deepEqual(await where(dc, back), [3, 21]);
@@ -312,7 +365,7 @@ test('malformed input and unknown requests do not stop the adapter', async () =>
     await assert.rejects(dc.variablesRequest({ variablesReference: 424242 }), /unknown variablesReference/);
     await assert.rejects(dc.customRequest('launch', { program: SB }), /already launched/);
     const threads = (await dc.threadsRequest()).body.threads;
-    assert.equal(threads.length, 3);
+    assert.equal(threads.length, 2);  // T0 and T1 (spawned at the entry step)
     const ev = await stepAndWait(dc, 'nextRequest');
     assert.equal((await topFrame(dc, ev.body.threadId)).line, 30);
   });

@@ -134,6 +134,14 @@ TEST_CASE("replay stepping bounds and stateJson") {
   // Thread frames: T1 has not started at step 0; at its exit it has exited.
   CHECK_FALSE(r.started(1));
   CHECK(r.started(0));
+  // Step 0 spawns T1 (it exists, has not run); T2 is spawned at step 1.
+  CHECK(r.spawned(0));
+  CHECK(r.spawned(1));
+  CHECK_FALSE(r.spawned(2));
+  r.next();
+  CHECK(r.spawned(2));
+  CHECK_FALSE(r.started(2));
+  r.toStart();
   const size_t exit1 = find(r, 1, "exit", "");
   while (r.position() < exit1) r.next();
   CHECK(r.exited(1));
@@ -255,4 +263,62 @@ TEST_CASE("replay agrees with the engine's buffers on every sample violation") {
       }
     }
   CHECK(replayed >= 15);  // the buggy samples and the litmus tests, under TSO and PSO (19 today)
+}
+
+TEST_CASE("replay from checkpoints agrees with a replay from step 0 on a long trace, in any order") {
+  RunOptions o;
+  o.fences = false;
+  FileReport fr = runFile(std::string(TSOCHECK_LSP_INPUTS_DIR) + "/long_trace.c", o);
+  REQUIRE_FALSE(fr.inputError);
+  REQUIRE(fr.checks.size() == 1);
+  std::string why;
+  auto r = Replay::fromCheck(checkJson(fr.checks[0]), &why);
+  INFO(why);
+  REQUIRE(r);
+  REQUIRE(r->size() > 3 * Replay::kCheckpointEvery);  // several checkpoints
+  auto same = [&](size_t i) {
+    INFO("step " << i);
+    const auto a = r->stateAt(i), b = r->stateFromScratch(i);
+    CHECK(a.index == i);
+    CHECK(a.memory == b.memory);
+    REQUIRE(a.buffers.size() == b.buffers.size());
+    for (size_t t = 0; t < a.buffers.size(); ++t) {
+      REQUIRE(a.buffers[t].size() == b.buffers[t].size());
+      for (size_t k = 0; k < a.buffers[t].size(); ++k) {
+        CHECK(a.buffers[t][k].address == b.buffers[t][k].address);
+        CHECK(a.buffers[t][k].value == b.buffers[t][k].value);
+        CHECK(a.buffers[t][k].line == b.buffers[t][k].line);
+        CHECK(a.buffers[t][k].storeIndex == b.buffers[t][k].storeIndex);
+      }
+      REQUIRE(a.reads[t].size() == b.reads[t].size());
+      for (size_t k = 0; k < a.reads[t].size(); ++k) CHECK(a.reads[t][k].index == b.reads[t][k].index);
+    }
+    CHECK(a.staleRead.has_value() == b.staleRead.has_value());
+  };
+  // Around every checkpoint boundary, then a walk back from the end through the cache.
+  for (size_t i = 0; i < r->size(); ++i)
+    if (i % Replay::kCheckpointEvery <= 1 || i % Replay::kCheckpointEvery >= Replay::kCheckpointEvery - 2) same(i);
+  r->toEnd();
+  size_t reads = 0;
+  for (const auto& rs : r->state().reads) reads += rs.size();
+  CHECK(reads > 40);  // the worker's loads of x, main's load of y
+  do {
+    const auto& st = r->state();
+    CHECK(st.index == r->position());
+    const auto ref = r->stateFromScratch(r->position());
+    size_t n = 0, m = 0;
+    for (const auto& b : st.buffers) n += b.size();
+    for (const auto& b : ref.buffers) m += b.size();
+    CHECK(n == m);
+    // lastStepOf agrees with a scan back from the position.
+    for (uint32_t t = 0; t < r->threadCount(); ++t) {
+      std::optional<size_t> scan;
+      for (size_t i = r->position() + 1; i-- > 0;)
+        if (r->step(i)["thread"] == t) {
+          scan = i;
+          break;
+        }
+      CHECK(r->lastStepOf(t) == scan);
+    }
+  } while (r->back());
 }

@@ -1,5 +1,6 @@
 // The language client: finds the binary, starts `tsocheck lsp`, rewrites the
 // server's code lenses to client commands, and relays `tsocheck/status`.
+import * as cp from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as vscode from 'vscode';
@@ -92,8 +93,26 @@ export class Server implements vscode.Disposable {
     }
     this.binary = found.path;
     log(`language server: ${found.path} lsp (${found.source})`);
-    const exe = { command: found.path, args: ['lsp'], options: { cwd: workspaceRoots()[0] } };
-    const serverOptions: ServerOptions = { run: exe, debug: exe };
+    // The extension spawns the server itself: the language client logs every
+    // exit of a process it spawned as "[Error] Server process exited with
+    // code 0", also after its own stop. Here a stop's exit is logged as info,
+    // and only an exit nobody asked for as an error (the client still notices
+    // the closed pipe and restarts the server).
+    const binary = found.path;
+    const serverOptions: ServerOptions = () => new Promise<cp.ChildProcess>((resolve, reject) => {
+      const proc = cp.spawn(binary, ['lsp'], { cwd: workspaceRoots()[0], stdio: 'pipe' });
+      proc.once('error', reject);
+      proc.once('spawn', () => {
+        this.processes.add(proc);
+        resolve(proc);
+      });
+      proc.on('exit', (code, signal) => {
+        this.processes.delete(proc);
+        const how = code !== null ? `code ${code}` : `signal ${signal}`;
+        if (this.stopping.has(proc) || (code === 0 && this.stopRequested)) log(`language server stopped (pid ${proc.pid}, exit ${how})`);
+        else output().appendLine(`[Error - ${new Date().toLocaleTimeString()}] the language server (pid ${proc.pid}) exited unexpectedly with ${how}`);
+      });
+    });
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file', language: 'c' }],
       outputChannel: output(),
@@ -144,16 +163,33 @@ export class Server implements vscode.Disposable {
     }
   }
 
+  /** Server processes alive, and those being stopped on purpose. */
+  private readonly processes = new Set<cp.ChildProcess>();
+  private readonly stopping = new Set<cp.ChildProcess>();
+  private stopRequested = false;
+
+  /** Stops the client (shutdown + exit); a server that does not exit in 3 s is killed. */
   async stop(): Promise<void> {
     const c = this.client;
     this.client = undefined;
+    const procs = [...this.processes];
+    for (const p of procs) this.stopping.add(p);
+    this.stopRequested = true;
     if (c) {
       try { await c.stop(5000); } catch (e) { log(`stop: ${String(e)}`); }
     }
+    await Promise.all(procs.map((p) => new Promise<void>((resolve) => {
+      if (p.exitCode !== null || p.signalCode !== null) return resolve();
+      const timer = setTimeout(() => { p.kill('SIGKILL'); resolve(); }, 3000);
+      p.once('exit', () => { clearTimeout(timer); resolve(); });
+    })));
+    for (const p of procs) this.stopping.delete(p);
+    this.stopRequested = false;
     this.stateEmitter.fire();
   }
 
   async restart(): Promise<boolean> {
+    log('restarting the language server');
     await this.stop();
     return this.start();
   }

@@ -126,7 +126,7 @@ export class Commands {
       void vscode.window.showInformationMessage(`tsocheck: ${t.fn} under ${payload.model}: ${payload.status} — no trace to show.`);
       return payload;
     }
-    await this.traceView.load(payload, t.doc.uri.fsPath);
+    await this.traceView.load(payload, t.doc.uri.fsPath, 'check', t.doc.version);
     await this.traceView.pick();
     return payload;
   }
@@ -150,6 +150,9 @@ export class Commands {
       (_p, token) => this.server.runWithModel(t.uri, t.fn, model, token),
     );
     if (!result) return undefined;
+    // A trace of this function shown before is replaced by this result.
+    await this.traceView.rerunOf(t.doc.uri.fsPath, t.fn);
+    const version = t.doc.version;
     const runs = result.executions !== undefined ? ` (${formatCount(result.executions)} executions)` : '';
     if (result.status === 'violation') {
       // Not awaited: the command returns the verdict at once.
@@ -157,7 +160,7 @@ export class Commands {
         `tsocheck: ${t.fn} under ${model}: violation${runs} — ${result.violation?.message ?? result.message ?? ''}`,
         'Show Trace', 'Debug This Interleaving').then(async (choice) => {
         if (choice === 'Show Trace') {
-          await this.traceView.load(result, t.doc.uri.fsPath);
+          await this.traceView.load(result, t.doc.uri.fsPath, 'run', version);
           await this.traceView.pick();
         } else if (choice === 'Debug This Interleaving') {
           await this.startDebugging(t, model);

@@ -1,11 +1,12 @@
 // Entry point: wires the language client, status bar, commands, trace view
 // and the debugger together.
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { Commands } from './commands';
 import { findServer, Server } from './client';
 import { AdapterFactory, ConfigurationProvider, debugType, StateTracker } from './debug';
 import { Decorations } from './decorations';
-import { log, output } from './log';
+import { log, output, recentOutput } from './log';
 import { StatusBar } from './statusBar';
 import { CheckPayload } from './traceModel';
 import { TraceView } from './traceView';
@@ -19,9 +20,23 @@ export interface TsocheckApi {
   statusText(): string | undefined;
   decorations: Decorations;
   tracker: StateTracker;
+  traceView: TraceView;
+  /** The output channel's last lines. */
+  outputLines(): string[];
 }
 
 let server: Server | undefined;
+
+/** Whether some tab shows `file` (a text editor or either side of a diff). */
+function openInTab(file: string): boolean {
+  const same = (u: vscode.Uri | undefined) => !!u && u.scheme === 'file' && path.normalize(u.fsPath) === file;
+  return vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => {
+    const i = t.input;
+    if (i instanceof vscode.TabInputText) return same(i.uri);
+    if (i instanceof vscode.TabInputTextDiff) return same(i.original) || same(i.modified);
+    return false;
+  }));
+}
 
 export function activate(context: vscode.ExtensionContext): TsocheckApi {
   const out = output();
@@ -39,6 +54,17 @@ export function activate(context: vscode.ExtensionContext): TsocheckApi {
     srv.onDiagnostics((uri) => {
       status.onDiagnostics(uri);
       srv.refreshLenses(srv.uriOf(uri));
+      // New results for the document: the trace view (and its highlights) follows them or goes.
+      if (uri.scheme === 'file') {
+        const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+        void traceView.resultsReplaced(uri.fsPath, doc?.version, (fn) => srv.trace(srv.uriOf(uri), fn));
+      }
+    }),
+    // Closing the file's last tab closes it for the user (VS Code disposes the document itself much later).
+    vscode.workspace.onDidCloseTextDocument((d) => { if (d.uri.scheme === 'file') void traceView.documentClosed(d.uri.fsPath); }),
+    vscode.window.tabGroups.onDidChangeTabs(() => {
+      const file = traceView.loaded.docPath;
+      if (file && !openInTab(file)) void traceView.documentClosed(file);
     }),
     srv.onState(() => { if (!srv.running) status.reset(); }),
     ...new Commands(srv, status, traceView, decorations).register(),
@@ -63,6 +89,8 @@ export function activate(context: vscode.ExtensionContext): TsocheckApi {
     statusText: () => status.summary?.text,
     decorations,
     tracker,
+    traceView,
+    outputLines: () => recentOutput(),
   };
 }
 

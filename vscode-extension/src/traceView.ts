@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { workspaceRoots } from './client';
 import { Decorations } from './decorations';
 import { shortStepLabel } from './format';
+import { log } from './log';
 import {
   buffersText, CheckPayload, memoryText, pendingAfter, planDecorations, resolveFile, staleReadAt, stepLabel, TraceStep,
 } from './traceModel';
@@ -34,13 +35,22 @@ export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposab
     this.view = vscode.window.createTreeView('tsocheck.trace', { treeDataProvider: this, showCollapseAll: false });
   }
 
-  get loaded(): { payload?: CheckPayload; steps: TraceStep[] } {
-    return { payload: this.payload, steps: this.steps };
+  /** Where the loaded trace came from: the document's check (its diagnostics) or a re-run under a model. */
+  private origin: 'check' | 'run' = 'check';
+  /** Bumped by every load and clear: a refresh that finds a newer trace loaded gives up. */
+  private loads = 0;
+
+  get loaded(): { payload?: CheckPayload; steps: TraceStep[]; docPath?: string; origin?: 'check' | 'run' } {
+    return { payload: this.payload, steps: this.steps, docPath: this.payload ? this.docPath : undefined, origin: this.payload ? this.origin : undefined };
   }
 
-  async load(payload: CheckPayload, docPath: string): Promise<void> {
+  async load(payload: CheckPayload, docPath: string, origin: 'check' | 'run' = 'check', version?: number): Promise<void> {
+    this.loads++;
+    this.clearHighlights();
+    this.origin = origin;
+    this.version = version;
     this.payload = payload;
-    this.docPath = docPath;
+    this.docPath = path.normalize(docPath);
     this.steps = payload.violation?.trace ?? [];
     this.stepNodes.length = 0;
     this.steps.forEach((_, index) => this.stepNodes.push({ kind: 'step', index }));
@@ -52,6 +62,65 @@ export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposab
       await this.view.reveal(this.root, { expand: true, focus: false, select: false });
     } catch { /* the view may be hidden */ }
   }
+
+  /** Empties the view and removes its highlights. */
+  async clear(why?: string): Promise<void> {
+    if (!this.payload) return;
+    this.loads++;
+    if (why) log(`trace view cleared: ${why}`);
+    this.payload = undefined;
+    this.steps = [];
+    this.stepNodes.length = 0;
+    this.clearHighlights();
+    this.view.title = 'tsocheck Trace';
+    this.view.description = undefined;
+    this.changed.fire(undefined);
+    await vscode.commands.executeCommand('setContext', 'tsocheck.hasTrace', false);
+  }
+
+  /**
+   * The results of `file` were replaced (new diagnostics for it). A trace from
+   * the document's check is fetched again (`fetch`): the same trace stays as
+   * it is, another one is loaded in its place (highlights cleared), none
+   * (fixed, no result) empties the view. A trace from a re-run under a model
+   * is cleared when the document changed since it was loaded.
+   */
+  async resultsReplaced(file: string, version: number | undefined, fetch: (fn: string) => Promise<CheckPayload | undefined>): Promise<void> {
+    const p = this.payload;
+    if (!p || !this.docPath || path.normalize(file) !== this.docPath) return;
+    if (this.origin === 'run') {
+      if (version !== undefined && version !== this.version) await this.clear(`${path.basename(file)} changed after the re-run of ${p.function}`);
+      return;
+    }
+    const gen = this.loads;
+    let next: CheckPayload | undefined;
+    try {
+      next = await fetch(p.function);
+    } catch {
+      next = undefined;
+    }
+    if (gen !== this.loads) return;  // another trace was loaded (or cleared) meanwhile
+    if (next?.status === 'violation' && next.violation?.trace?.length) {
+      if (next.model === p.model && JSON.stringify(next.violation) === JSON.stringify(p.violation)) return;
+      log(`trace view: new trace of ${p.function} (${next.model}) after new results for ${path.basename(file)}`);
+      await this.load(next, file, 'check', version);
+    } else {
+      await this.clear(`${p.function} in ${path.basename(file)}: ${next ? `${next.status} now` : 'no result any more'}`);
+    }
+  }
+
+  /** The document was closed: its trace goes. */
+  async documentClosed(file: string): Promise<void> {
+    if (this.payload && this.docPath === path.normalize(file)) await this.clear(`${path.basename(file)} was closed`);
+  }
+
+  /** `fn` of `file` was re-run: the trace of that function goes (the re-run offers its own). */
+  async rerunOf(file: string, fn: string): Promise<void> {
+    if (this.payload && this.docPath === path.normalize(file) && this.payload.function === fn) await this.clear(`${fn} was re-run`);
+  }
+
+  /** The document version the trace was loaded at (undefined: not known). */
+  private version: number | undefined;
 
   getTreeItem(node: Node): vscode.TreeItem {
     const p = this.payload;

@@ -182,6 +182,57 @@ local function test()
   check(#vim.fn.getqflist() == 0, 'a verified check filled the quickfix list')
   check(has(verified, 'store_buffering_fenced') and has(verified, 'no violation in any execution'), verified)
   note('verified check: ' .. verified)
+
+  -- The loaded trace follows the buffer's results (issue 15 item 8).
+  run('edit ' .. vim.fn.fnameescape(file))
+  check(vim.api.nvim_get_current_buf() == bufnr, 'back in sb.c')
+  local trace_ns = vim.api.nvim_get_namespaces()['tsocheck_trace']
+  local function highlights() return #vim.api.nvim_buf_get_extmarks(bufnr, trace_ns, 0, -1, {}) end
+  local cleared = false
+  vim.api.nvim_create_autocmd('User', { pattern = 'TsocheckTraceCleared', callback = function() cleared = true end })
+  local function load_and_step()
+    loaded = false
+    run('TsocheckTrace store_buffering')
+    check(vim.wait(10000, function() return loaded end, 20), 'trace not loaded again: ' .. last_note().msg)
+    run('TsocheckStep first')
+    run('TsocheckStep next')
+    check(#floats() == 1 and highlights() > 0, 'no float or highlight on step 2')
+    vim.api.nvim_set_current_win(vim.fn.bufwinid(bufnr))
+  end
+  load_and_step()
+  -- An edit that moves every line down: the new trace replaces the old one in place.
+  loaded = false
+  vim.api.nvim_buf_set_lines(bufnr, 0, 0, false, { '// a line that moves the others' })
+  check(vim.wait(30000, function() return loaded end, 50), 'the trace was not refreshed after the edit: ' .. last_note().msg)
+  local cur = tsocheck.current()
+  for i, st in ipairs(cur.steps) do
+    check(st.line == ref_steps[i].line + 1, string.format('refreshed step %d on line %d, expected %d', i, st.line, ref_steps[i].line + 1))
+  end
+  local qf2 = vim.fn.getqflist()
+  check(#qf2 == #ref_steps and qf2[1].lnum == ref_steps[1].line + 1, 'the quickfix list still has the old lines')
+  check(#floats() == 0 and highlights() == 0, 'the old step float/highlight stayed after new results')
+  check(has(last_note().msg, 'trace refreshed'), 'refresh message: ' .. last_note().msg)
+  note('an edit moving the lines: quickfix list refreshed (step 1 on line ' .. qf2[1].lnum .. '), float and highlight closed')
+
+  -- The fix (the fenced program): no violation, no trace.
+  load_and_step()
+  local ff = io.open(os.getenv('TSOCHECK_FENCED')); local fenced = ff:read('*a'); ff:close()
+  cleared = false
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, vim.split(fenced, '\n', { plain = true }))
+  check(vim.wait(30000, function() return cleared end, 50), 'the trace stayed after the fix: ' .. last_note().msg)
+  check(tsocheck.current().steps == nil and #vim.fn.getqflist() == 0, 'quickfix entries stayed after the fix')
+  check(has(vim.fn.getqflist({ title = 0 }).title, 'trace cleared'), 'quickfix title: ' .. vim.fn.getqflist({ title = 0 }).title)
+  check(#floats() == 0 and highlights() == 0, 'float/highlight stayed after the fix')
+  note('the fix cleared the trace: ' .. last_note().msg)
+
+  -- Deleting the buffer clears its trace.
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, vim.fn.readfile(file))
+  check(vim.wait(30000, function() return #errors() > 0 end, 50), 'no violation after restoring sb.c')
+  load_and_step()
+  cleared = false
+  run('bdelete! ' .. bufnr)
+  check(cleared and tsocheck.current().steps == nil and #floats() == 0, 'the trace stayed after :bdelete')
+  note('deleting the buffer cleared the trace')
 end
 
 -- nested: the :edit in the test must fire FileType (and so attach the client).

@@ -195,6 +195,103 @@ test('status bar: "checking… N executions" while a long check runs (tsocheck/s
   await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 });
 
+// ---- trace view follows the results (issue 15 item 8) ----------------------------
+
+const traceOf = (a: TsocheckApi) => a.traceView.loaded;
+
+test('trace view and its highlights follow new results: refreshed after an edit, cleared by a re-run, a fix, a close', 150000, async () => {
+  const a = await getApi();
+  const dir = path.join(folder().uri.fsPath, 'litmus');
+  const file = path.join(dir, 'sb_trace_follow.c');
+  fs.copyFileSync(path.join(dir, 'sb.c'), file);
+  let doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+  await vscode.window.showTextDocument(doc, { preview: false });
+  await violationOf(doc);
+  const uri = a.server.uriOf(doc);
+  const showTrace = async () => {
+    const p = await vscode.commands.executeCommand<CheckPayload>('tsocheck.openTrace', uri, 'store_buffering');
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    await sleep(300);
+    assert.strictEqual(p?.status, 'violation');
+    assert.strictEqual(traceOf(a).payload?.function, 'store_buffering');
+    await vscode.commands.executeCommand('tsocheck.revealStep', 2);
+    await waitFor('the step highlight', 5000, () => a.decorations.shown.owner === 'trace' || undefined);
+    return p!;
+  };
+  const saveEdit = async (line: number, text: string) => {
+    const e = new vscode.WorkspaceEdit();
+    e.insert(doc.uri, new vscode.Position(line, 0), text);
+    assert.ok(await vscode.workspace.applyEdit(e));
+    assert.ok(await doc.save());
+  };
+
+  // 1. An edit that moves every line: the new results bring a new trace with the new lines.
+  const before = await showTrace();
+  const lines0 = before.violation!.trace!.map((s) => s.line);
+  await saveEdit(0, '// a line that moves the others\n');
+  const moved = await waitFor('the trace view to show the new trace', 60000, () => {
+    const st = traceOf(a).steps;
+    return st.length && st[0].line === lines0[0]! + 1 ? st : undefined;
+  });
+  assert.deepStrictEqual(moved.map((s) => s.line), lines0.map((l) => l! + 1));
+  assert.strictEqual(a.decorations.shown.plan, undefined, 'the old step highlight is gone');
+
+  // 2. A re-run of the function replaces the result the trace came from.
+  await showTrace();
+  const sc = await vscode.commands.executeCommand<CheckPayload>('tsocheck.rerun', uri, 'store_buffering', 'SC');
+  assert.strictEqual(sc?.status, 'verified');
+  assert.strictEqual(traceOf(a).payload, undefined, 'trace view cleared by the re-run');
+  assert.strictEqual(a.decorations.shown.plan, undefined, 'highlights cleared by the re-run');
+
+  // 3. A trace from a re-run (PSO; what its "Show Trace" button loads) goes when the file changes.
+  const pso = await vscode.commands.executeCommand<CheckPayload>('tsocheck.rerun', uri, 'store_buffering', 'PSO');
+  assert.strictEqual(pso?.status, 'violation');
+  await a.traceView.load(pso!, file, 'run', doc.version);
+  await vscode.commands.executeCommand('tsocheck.revealStep', 1);
+  await waitFor('the PSO step highlight', 5000, () => a.decorations.shown.owner === 'trace' || undefined);
+  await saveEdit(doc.lineCount - 1, '// one more line at the end\n');
+  await waitFor('the PSO trace to go after the edit', 60000, () => traceOf(a).payload === undefined || undefined);
+  assert.strictEqual(a.decorations.shown.plan, undefined);
+
+  // 4. The fix: no violation any more, no trace.
+  await showTrace();
+  assert.strictEqual(await vscode.commands.executeCommand<number>('tsocheck.insertAllFences'), 2);
+  assert.ok(await doc.save());
+  await waitFor('the Error to disappear', 60000, () => tsoErrors(doc.uri).length === 0);
+  await waitFor('the trace view to be cleared after the fix', 20000, () => traceOf(a).payload === undefined || undefined);
+  assert.strictEqual(a.decorations.shown.plan, undefined);
+
+  // 5. Closing the document clears its trace.
+  fs.copyFileSync(path.join(dir, 'sb.c'), file);
+  doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+  await vscode.window.showTextDocument(doc, { preview: false });
+  await waitFor('the violation again', 60000, () => tsoErrors(doc.uri).length > 0 || undefined);
+  await violationOf(doc);
+  await showTrace();
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  await waitFor('the trace view to be cleared after closing the file', 30000, () => traceOf(a).payload === undefined || undefined);
+  assert.strictEqual(a.decorations.shown.plan, undefined);
+});
+
+// ---- restart (issue 15 item 13) ---------------------------------------------------
+
+test('tsocheck: Restart Server logs the stop as info, no "[Error] … exited with code 0"', 60000, async () => {
+  const a = await getApi();
+  assert.strictEqual(await a.ready, true);
+  assert.ok(await vscode.commands.executeCommand<boolean>('tsocheck.restartServer'), 'restart failed');
+  await waitFor('the server to run again', 30000, () => a.server.running);
+  await sleep(1000);
+  const all = a.outputLines();
+  const from = all.map((l) => /restarting the language server/.test(l)).lastIndexOf(true);
+  assert.ok(from >= 0, 'no "restarting the language server" line');
+  const lines = all.slice(from);
+  assert.ok(lines.some((l) => /language server stopped \(pid \d+, exit code 0\)/.test(l)), `no info line about the stop:\n${lines.join('\n')}`);
+  const bad = lines.filter((l) => /exited with code 0|^\[Error/.test(l));
+  assert.deepStrictEqual(bad, [], 'error lines on a normal restart');
+  const doc = await open('litmus/sb.c');
+  await violationOf(doc);
+});
+
 // ---- debugger -------------------------------------------------------------------
 
 function dapSupported(binary: string | undefined): boolean {

@@ -43,6 +43,11 @@
 -- (option `progress = false` turns that off); require('tsocheck').status() is
 -- a statusline function. After a trace is loaded the autocommand event
 -- `User TsocheckTraceLoaded` fires, after a status change `User TsocheckStatus`.
+--
+-- The loaded trace follows its buffer's results: new diagnostics bring the
+-- check's new trace into the same quickfix list (float and highlight closed);
+-- a check without a violation any more, or deleting the buffer, clears it
+-- (`User TsocheckTraceCleared`).
 
 local M = {}
 
@@ -68,6 +73,7 @@ local trace = {
   root = nil, -- the client's root directory (relative trace files)
   index = 0, -- 0: before the first step
   qfid = nil, -- id of the quickfix list we filled
+  fn = nil, -- the check function of the trace
 }
 local float = { win = nil, buf = nil }
 local ns = vim.api.nvim_create_namespace('tsocheck_trace')
@@ -317,10 +323,15 @@ local function on_progress(err, result, ctx, cfg)
   status_changed(nil)
 end
 
+local trace_results_replaced  -- (client, bufnr): defined with the trace below
+
 local function on_publish(err, result, ctx, cfg)
   vim.lsp.handlers['textDocument/publishDiagnostics'](err, result, ctx, cfg)
   if err or type(result) ~= 'table' then return end
-  refresh_lenses(ctx and vim.lsp.get_client_by_id(ctx.client_id), buf_of_uri(result.uri))
+  local client = ctx and vim.lsp.get_client_by_id(ctx.client_id)
+  local bufnr = buf_of_uri(result.uri)
+  refresh_lenses(client, bufnr)
+  if client and bufnr then pcall(trace_results_replaced, client, bufnr) end
 end
 
 -- Lens commands, run on the client.
@@ -571,7 +582,21 @@ local function status_text(check, fn)
   return s
 end
 
-local function load_trace(check, fn, bufnr, root)
+--- Forgets the loaded trace: the float, the step highlight and the quickfix
+--- list's entries go (the list keeps a title saying why).
+local function clear_trace(why)
+  if not trace.steps then return end
+  close_float()
+  if qf_is_ours() then
+    pcall(vim.fn.setqflist, {}, 'r', { id = trace.qfid, items = {}, title = 'tsocheck: trace cleared (' .. why .. ')' })
+    if vim.fn.getqflist({ id = 0 }).id == trace.qfid then pcall(vim.cmd, 'cclose') end
+  end
+  trace.steps, trace.check, trace.fn, trace.index = nil, nil, nil, 0
+  notify('trace cleared: ' .. why)
+  pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'TsocheckTraceCleared', modeline = false })
+end
+
+local function load_trace(check, fn, bufnr, root, refresh)
   local v = check.violation
   local steps = type(v) == 'table' and v.trace or nil
   if check.status ~= 'violation' or type(steps) ~= 'table' or #steps == 0 then
@@ -589,8 +614,17 @@ local function load_trace(check, fn, bufnr, root)
       text = step_label(s, i),
     })
   end
-  vim.fn.setqflist({}, ' ', { title = 'tsocheck: ' .. status_text(check, fn), items = items })
-  trace.steps, trace.check, trace.bufnr, trace.root, trace.index = steps, check, bufnr, root, 0
+  local title = 'tsocheck: ' .. status_text(check, fn)
+  if refresh and qf_is_ours() then
+    -- New results for the same check: the list is updated in place, windows stay.
+    vim.fn.setqflist({}, 'r', { id = trace.qfid, title = title, items = items, idx = 1 })
+    trace.steps, trace.check, trace.fn, trace.bufnr, trace.root, trace.index = steps, check, fn, bufnr, root, 0
+    notify('`' .. fn .. '`: trace refreshed from the new results (' .. #steps .. ' steps)')
+    pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'TsocheckTraceLoaded', modeline = false })
+    return
+  end
+  vim.fn.setqflist({}, ' ', { title = title, items = items })
+  trace.steps, trace.check, trace.fn, trace.bufnr, trace.root, trace.index = steps, check, fn, bufnr, root, 0
   trace.qfid = vim.fn.getqflist({ id = 0 }).id
   local win = vim.api.nvim_get_current_win()
   vim.cmd('botright copen')
@@ -599,6 +633,28 @@ local function load_trace(check, fn, bufnr, root)
   notify('`' .. fn .. '` under ' .. tostring(check.model) .. ': violation — ' .. #steps
     .. ' steps in the quickfix list (:TsocheckStep next)')
   pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'TsocheckTraceLoaded', modeline = false })
+end
+
+-- New diagnostics for bufnr: a trace loaded from its results is fetched again;
+-- the same trace stays as it is, another one replaces it (float and highlight
+-- closed), none (fixed, or no result) clears it.
+trace_results_replaced = function(client, bufnr)
+  if not trace.steps or trace.bufnr ~= bufnr or not trace.fn then return end
+  local fn, old = trace.fn, trace.steps
+  local params = { uri = vim.uri_from_bufnr(bufnr), ['function'] = fn }
+  request(client, 'tsocheck/trace', params, function(err, result)
+    if trace.steps ~= old then return end  -- another trace was loaded (or cleared) meanwhile
+    local steps = not err and type(result) == 'table' and result.status == 'violation'
+      and type(result.violation) == 'table' and result.violation.trace or nil
+    if type(steps) ~= 'table' or #steps == 0 then
+      local why = err and 'no result for `' .. fn .. '` any more'
+        or ('`' .. fn .. '` is ' .. value_text(type(result) == 'table' and result.status or '?') .. ' now')
+      return clear_trace(why)
+    end
+    if vim.deep_equal(steps, old) then return end
+    local ok, lerr = pcall(load_trace, result, fn, bufnr, trace.root, true)
+    if not ok then notify('cannot load the new trace: ' .. tostring(lerr), vim.log.levels.ERROR) end
+  end, bufnr)
 end
 
 --- Requests the trace of `fn` (default: see :TsocheckTrace) for bufnr.
@@ -817,6 +873,13 @@ function M.setup(opts)
       attach(b)
     end
   end
+  -- The traced buffer goes: so does its trace.
+  vim.api.nvim_create_autocmd({ 'BufDelete', 'BufWipeout' }, {
+    group = group,
+    callback = function(args)
+      if trace.steps and args.buf == trace.bufnr then clear_trace(vim.fn.fnamemodify(args.file or '', ':t') .. ' was closed') end
+    end,
+  })
   vim.api.nvim_create_user_command('TsocheckTrace', function(c)
     M.trace(c.args ~= '' and c.args or nil, vim.api.nvim_get_current_buf())
   end, {
