@@ -163,6 +163,15 @@ Reg FunctionBuilder::nondet(Value max) {
   in.imm = int64_t(max);
   return r;
 }
+Reg FunctionBuilder::nondetInput(uint8_t size, bool isSigned) {
+  Reg r = newReg();
+  Instr& in = emit(Op::Nondet);
+  in.a = r;
+  in.sub = 1;
+  in.size = size;
+  in.imm = isSigned ? 1 : 0;
+  return r;
+}
 Reg FunctionBuilder::readCountBegin() {
   Reg r = newReg();
   Instr& in = emit(Op::ReadCount);

@@ -61,6 +61,8 @@ class FunctionBuilder {
   void exit(Reg value = kNoReg);
   Reg self();
   Reg nondet(Value max);  // Op::Nondet: any value in 0..max
+  // Op::Nondet sub=1: a value of a `size`-byte integer type within the check's nondet range.
+  Reg nondetInput(uint8_t size, bool isSigned);
   // Op::ReadCount: begin returns the saved counter; end(saved) returns the
   // shared reads made since the matching begin.
   Reg readCountBegin();

@@ -66,7 +66,10 @@ enum class Op : uint8_t {
   ReadCount,// counts the shared reads (load, RMW, lock, trylock, unlock actions) of a call:
             // sub=1: r[a] = the thread's counter, counter = 0, one counting level deeper;
             // sub=0: r[a] = reads since the matching sub=1, counter = r[b] + r[a], one level out
-  Nondet,   // r[a] = a value in 0..imm chosen nondeterministically: every one is explored
+  Nondet,   // r[a] = a value chosen nondeterministically; every one is explored.
+            // sub=0: any value in imm2..imm (signed).  sub=1: a value of an integer type
+            // of `size` bytes (imm=1: signed, 0: unsigned) within Limits' nondet range
+            // (__VERIFIER_nondet_int and friends); zero-extended from `size` bytes
   Nop,
 };
 

@@ -33,7 +33,7 @@ std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const Thre
   if (a >= layout::kHeapBase) {
     uint64_t owner = (a - layout::kHeapBase) / layout::kThreadStride;
     const ThreadState* ts = thread(owner);
-    if (!ts) return "access to an invalid heap address " + hex(a);
+    if (!ts) return "access to an invalid address " + hex(a);  // no thread owns that window
     const HeapBlock* b = ts->heapBlockAt(a);
     if (!b) {
       if (const HeapBlock* before = ts->heapBlockBefore(a))

@@ -124,6 +124,9 @@ enum class Ext {
   Assume,
   VerifierError,
   NondetBool,    // __VERIFIER_nondet_bool(): 0 or 1, both explored
+  NondetSigned,  // __VERIFIER_nondet_int() and other signed types (and pointer): the
+                 // check's nondet range within the type (width from the result type)
+  NondetUnsigned,// __VERIFIER_nondet_uint() and other unsigned types: likewise
   SetJmp,
 };
 

@@ -149,6 +149,8 @@ std::string checkKey(const CheckReport& rep, const Program& prog, const std::str
   f.pod(rep.preemptionBound.value_or(-1));
   f.pod(rep.loopBound);
   f.pod(rep.deadlocks);
+  f.pod(rep.nondetRange.first);
+  f.pod(rep.nondetRange.second);
   f.str(settings);
   f.str(version);
   char buf[17];

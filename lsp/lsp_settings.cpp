@@ -70,6 +70,13 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
     else if (m) s.run.deadlocks = m;
     else bad.push_back("deadlocks must be \"error\", \"warning\" or \"ignore\"");
   }
+  if (j.contains("nondetRange")) {
+    const json& v = j["nondetRange"];
+    auto r = v.is_string() ? parseNondetRange(v.get<std::string>()) : std::nullopt;
+    if (v.is_null()) s.run.nondetRange.reset();
+    else if (r) s.run.nondetRange = r;
+    else bad.push_back(std::string("nondetRange must be a string ") + kNondetRangeHelp);
+  }
   if (j.contains("checkOn")) {
     const json& v = j["checkOn"];
     if (v == "change") s.checkOnSave = false;

@@ -368,8 +368,8 @@ class Naive {
       case ActionKind::Free:
         break;
       case ActionKind::Choice:
-        result = choice;
-        s.choices.push_back({ev, choice});
+        result = choiceValue(a, choice);
+        s.choices.push_back({ev, result});
         break;
       case ActionKind::BlockSize: {
         uint64_t owner = (a.addr - layout::kHeapBase) / layout::kThreadStride;

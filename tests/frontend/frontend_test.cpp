@@ -1613,3 +1613,46 @@ TSOCHECK void check(void) { f(0); }
   CHECK_FALSE(statementContaining(r.module, "test.c", 3, 1));
   CHECK_FALSE(statementContaining(r.module, "other.c", 6, 3));
 }
+
+TEST_CASE("typed nondet inputs lower to choice points of their width and signedness", "[frontend][nondet]") {
+  FrontendResult r = lower(R"(
+    #include <stddef.h>
+    char __VERIFIER_nondet_char(void);
+    unsigned short __VERIFIER_nondet_ushort(void);
+    int __VERIFIER_nondet_int(void);
+    unsigned long __VERIFIER_nondet_ulong(void);
+    size_t __VERIFIER_nondet_size_t(void);
+    void *__VERIFIER_nondet_pointer(void);
+    _Bool __VERIFIER_nondet__Bool(void);
+    long sink;
+    __attribute__((annotate("tsocheck"))) void f(void) {
+      sink = __VERIFIER_nondet_char() + __VERIFIER_nondet_ushort() + __VERIFIER_nondet_int() +
+             (long)__VERIFIER_nondet_ulong() + (long)__VERIFIER_nondet_size_t() +
+             (long)__VERIFIER_nondet_pointer() + __VERIFIER_nondet__Bool();
+    }
+  )");
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  const Function* f = findFunction(r.module.program, "f");
+  REQUIRE(f);
+  std::vector<std::tuple<int, int, int64_t>> seen;  // sub, size, imm (signed)
+  for (const Instr& in : f->code)
+    if (in.op == Op::Nondet) seen.push_back({in.sub, in.size, in.imm});
+  const std::vector<std::tuple<int, int, int64_t>> want = {
+      {1, 1, 1}, {1, 2, 0}, {1, 4, 1}, {1, 8, 0}, {1, 8, 0}, {1, 8, 1}, {0, 0, 1}};
+  CHECK(seen == want);
+  // A nondet input of a type that is not an integer or a pointer is refused at its line.
+  FrontendResult bad = lower(R"(
+    struct S { int a, b; };
+    int __VERIFIER_nondet_int(void);
+    __int128 __VERIFIER_nondet_long(void);
+    __int128 sink;
+    __attribute__((annotate("tsocheck"))) void f(void) {
+      sink = __VERIFIER_nondet_long();
+    }
+  )");
+  const Diagnostic* e = firstError(bad);
+  REQUIRE(e);
+  CHECK(e->message.find("__VERIFIER_nondet_long() returning") != std::string::npos);
+  CHECK(e->line == 7);
+}
