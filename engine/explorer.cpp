@@ -437,16 +437,23 @@ bool Explorer::useAfterFree(State& s, EventId access) {
 // A thread's stack slots die with it: any access by another thread to them
 // that some allowed order puts after the exit is a use after return. (An
 // access explored after the exit is caught by checkAccess.)
+// Likewise its thread-local copies (the thread-local window).
 bool Explorer::stackUsedAfterExit(State& s, EventId exitId) {
   const Addr lo = layout::kStackBase + Addr(exitId.thread) * layout::kThreadStride, hi = lo + layout::kThreadStride;
+  const Addr tlo = layout::kTlsBase + Addr(exitId.thread) * layout::kTlsStride, thi = tlo + layout::kTlsStride;
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
     if (u == exitId.thread) continue;
     const auto& evs = s.g.threads[u].events;
     for (uint32_t i = 0; i < evs.size(); ++i) {
       const Event& x = evs[i];
-      if (!(x.reads || x.writes) || x.addr < lo || x.addr >= hi) continue;
+      const bool tls = x.addr >= tlo && x.addr < thi;
+      if (!(x.reads || x.writes) || ((x.addr < lo || x.addr >= hi) && !tls)) continue;
       if (checker_.canOrderBefore(s.g, exitId, EventId{u, i})) {
-        reportError(s, u, ErrorKind::Memory, stackAfterReturn(prog_, x.addr, exitId.thread), x.loc, false);
+        reportError(s, u, ErrorKind::Memory,
+                    tls ? "use of " + addressName(prog_, x.addr) + " after T" + std::to_string(exitId.thread) +
+                              " ended (a thread's thread-local variables end with it)"
+                        : stackAfterReturn(prog_, x.addr, exitId.thread),
+                    x.loc, false);
         return true;
       }
     }

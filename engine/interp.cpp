@@ -69,6 +69,15 @@ ThreadState::ThreadState(const Program& prog, uint32_t tid, uint32_t func, Value
   fr.func = func;
   fr.regs.assign(std::max<uint32_t>(f.numRegs, 1), 0);
   if (f.numParams > 0) fr.regs[0] = arg;
+  // Private thread-local copies open the private window, initialised.
+  if (prog.tlsPrivateSize) {
+    privTop_ = prog.tlsPrivateSize;
+    priv_.assign(privTop_, 0);
+    for (const ThreadLocal& v : prog.threadLocals)
+      if (v.isPrivate)
+        std::copy(v.init.begin(), v.init.begin() + std::min<size_t>(v.init.size(), v.size), priv_.begin() + v.offset);
+  }
+  fr.privMark = privTop_;
   frames_.push_back(std::move(fr));
   run();
 }
@@ -299,6 +308,14 @@ void ThreadState::run() {
         R(in.a) = prog_->globals.at(size_t(in.imm)).addr + Value(in.imm2);
         fr.pc++;
         break;
+      case Op::TlsAddr: {
+        const ThreadLocal& v = prog_->threadLocals.at(size_t(in.imm));
+        R(in.a) = (v.isPrivate ? layout::kPrivateBase + tid_ * layout::kThreadStride
+                               : layout::kTlsBase + tid_ * layout::kTlsStride) +
+                  v.offset + Value(in.imm2);
+        fr.pc++;
+        break;
+      }
       case Op::Self: R(in.a) = tid_; fr.pc++; break;
       case Op::ReadCount:
         if (in.sub) {

@@ -294,9 +294,20 @@ void FunctionLowering::lowerIntrinsic(llvm::CallInst& I, llvm::Function* callee)
     case llvm::Intrinsic::vacopy:
       unsupported("variadic functions are not supported");
       return;
-    case llvm::Intrinsic::threadlocal_address:
-      unsupported("thread-local variables are not supported");
+    case llvm::Intrinsic::threadlocal_address: {
+      // This thread's copy of a thread-local variable (ir.h, ThreadLocal).
+      auto* g = ml_.resolveGlobal(I.getArgOperand(0));
+      auto it = g ? ml_.tlsIndex_.find(g) : ml_.tlsIndex_.end();
+      if (it == ml_.tlsIndex_.end() || g->isDeclaration()) {
+        unsupported("thread-local variable '" + (g ? g->getName().str() : std::string("?")) +
+                    "' is declared but not defined in this file");
+        return;
+      }
+      Instr& in = emit(Op::TlsAddr);
+      in.a = resultReg(I);
+      in.imm = it->second;
       return;
+    }
     case llvm::Intrinsic::eh_sjlj_setjmp:
     case llvm::Intrinsic::eh_sjlj_longjmp:
       unsupported("setjmp/longjmp is not supported");

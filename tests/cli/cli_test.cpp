@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -1382,4 +1383,52 @@ TEST_CASE("invalid nondet ranges are refused with a clear error", "[cli][realc][
   CHECK(j["results"][0]["status"] == "error");
   CHECK(j["results"][0]["message"].get<std::string>().find("nondet must be A..B with integers A <= B") != std::string::npos);
   fs::remove(f);
+}
+
+TEST_CASE("thread-local variables: one copy per thread, initialised from the initialiser", "[cli][realc][tls]") {
+  for (const char* model : {"sc", "tso", "pso"})
+    for (const char* mode : {"", "--stateful "}) {
+      CAPTURE(model, mode);
+      json j = checkJson(std::string(mode) + "--keep-going --no-fences --model " + model + " " +
+                         quote(inputs("thread_local.c")));
+      std::map<std::string, json> by = byFunction(j);
+      REQUIRE(by.size() == 3);
+      // The copies are private (no events): one execution.
+      CHECK(by["own_counters"]["status"] == "verified");
+      CHECK(by["own_counters"]["executions"] == 1);
+      CHECK(by["main_copy_unaffected"]["status"] == "verified");
+      CHECK(by["main_copy_unaffected"]["executions"] == 1);
+      CHECK(by["not_shared"]["status"] == "violation");
+      CHECK(by["not_shared"]["violation"]["line"] == 54);
+    }
+}
+
+TEST_CASE("the address of a thread's thread-local copy reaches the owner's copy from another thread", "[cli][realc][tls]") {
+  for (const char* model : {"sc", "tso", "pso"}) {
+    CAPTURE(model);
+    json j = checkJson(std::string("--keep-going --no-fences --model ") + model + " " +
+                       quote(inputs("thread_local_shared.c")));
+    std::map<std::string, json> by = byFunction(j);
+    REQUIRE(by.size() == 3);
+    // The lost update: both increments read the initial 0 of T1's copy.
+    CHECK(by["tls_race"]["status"] == "violation");
+    CHECK(by["tls_race"]["executions"] == 4);  // 2 reads-from choices x coherence: lost in 2 of 4
+    CHECK(by["tls_race"]["violation"]["line"] == 30);
+    std::set<std::string> names;
+    for (const json& s : by["tls_race"]["violation"]["trace"])
+      if (s["address"].is_string()) names.insert(s["address"].get<std::string>());
+    CHECK(names.count("tls@T1") == 1);  // the owner's copy, accessed by T1 and T2
+    CHECK(names.count("tls@T2") == 0);
+    CHECK(by["tls_shared_atomic"]["status"] == "verified");
+    CHECK(by["tls_shared_atomic"]["executions"] == 2);
+    CHECK(by["tls_after_exit"]["status"] == "violation");
+    CHECK(by["tls_after_exit"]["violation"]["kind"] == "memory");
+    CHECK(by["tls_after_exit"]["violation"]["message"] ==
+          "use of tls@T1 after T1 ended (a thread's thread-local variables end with it)");
+  }
+  json s = checkJson("--stateful --no-fences " + quote(inputs("thread_local_shared.c")));
+  std::map<std::string, json> st = byFunction(s);
+  CHECK(st["tls_race"]["status"] == "violation");
+  CHECK(st["tls_shared_atomic"]["status"] == "verified");
+  CHECK(st["tls_after_exit"]["status"] == "violation");
 }
