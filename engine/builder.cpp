@@ -1,5 +1,7 @@
 #include "engine/builder.h"
 
+#include <algorithm>
+
 #include <stdexcept>
 
 namespace tsocheck {
@@ -77,6 +79,12 @@ Reg FunctionBuilder::globalAddr(uint32_t global, int64_t offset) {
   Reg r = newReg();
   Instr& in = emit(Op::GlobalAddr);
   in.a = r; in.imm = global; in.imm2 = offset;
+  return r;
+}
+Reg FunctionBuilder::tlsAddr(uint32_t threadLocal, int64_t offset) {
+  Reg r = newReg();
+  Instr& in = emit(Op::TlsAddr);
+  in.a = r; in.imm = threadLocal; in.imm2 = offset;
   return r;
 }
 Reg FunctionBuilder::funcAddr(uint32_t func) {
@@ -161,6 +169,15 @@ Reg FunctionBuilder::nondet(Value max) {
   Instr& in = emit(Op::Nondet);
   in.a = r;
   in.imm = int64_t(max);
+  return r;
+}
+Reg FunctionBuilder::nondetInput(uint8_t size, bool isSigned) {
+  Reg r = newReg();
+  Instr& in = emit(Op::Nondet);
+  in.a = r;
+  in.sub = 1;
+  in.size = size;
+  in.imm = isSigned ? 1 : 0;
   return r;
 }
 Reg FunctionBuilder::readCountBegin() {
@@ -281,6 +298,22 @@ uint32_t ProgramBuilder::globalBytes(const std::string& name, std::vector<uint8_
   nextGlobal_ += (uint64_t(g.size) + 15) / 16 * 16 + 16;  // gaps catch overruns
   prog_.globals.push_back(std::move(g));
   return uint32_t(prog_.globals.size() - 1);
+}
+
+uint32_t ProgramBuilder::threadLocal(const std::string& name, uint32_t size, Value init, bool isPrivate) {
+  ThreadLocal v;
+  v.name = name;
+  v.size = size;
+  v.isPrivate = isPrivate;
+  v.init.assign(size, 0);
+  for (uint32_t i = 0; i < size && i < 8; ++i) v.init[i] = uint8_t(init >> (8 * i));
+  uint64_t end = 0;
+  for (const ThreadLocal& o : prog_.threadLocals)
+    if (o.isPrivate == isPrivate) end = std::max<uint64_t>(end, o.offset + o.size);
+  v.offset = (end + 15) / 16 * 16;
+  if (isPrivate) prog_.tlsPrivateSize = (v.offset + size + 15) / 16 * 16;
+  prog_.threadLocals.push_back(std::move(v));
+  return uint32_t(prog_.threadLocals.size() - 1);
 }
 
 FunctionBuilder& ProgramBuilder::function(const std::string& name, uint32_t numParams) {

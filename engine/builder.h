@@ -42,6 +42,7 @@ class FunctionBuilder {
   Reg ext(Reg a, unsigned size, bool isSigned);
   Reg select(Reg cond, Reg a, Reg b);
   Reg globalAddr(uint32_t global, int64_t offset = 0);
+  Reg tlsAddr(uint32_t threadLocal, int64_t offset = 0);  // this thread's copy (Op::TlsAddr)
   Reg funcAddr(uint32_t func);
 
   Reg load(Reg addr, unsigned size = 4, const std::string& name = "");
@@ -61,6 +62,8 @@ class FunctionBuilder {
   void exit(Reg value = kNoReg);
   Reg self();
   Reg nondet(Value max);  // Op::Nondet: any value in 0..max
+  // Op::Nondet sub=1: a value of a `size`-byte integer type within the check's nondet range.
+  Reg nondetInput(uint8_t size, bool isSigned);
   // Op::ReadCount: begin returns the saved counter; end(saved) returns the
   // shared reads made since the matching begin.
   Reg readCountBegin();
@@ -110,6 +113,9 @@ class ProgramBuilder {
 
   // A global of `size` bytes whose first bytes hold `init` (little-endian).
   uint32_t global(const std::string& name, uint32_t size = 4, Value init = 0, uint32_t elemSize = 0);
+  // A thread-local variable (ir.h, ThreadLocal): shared copies in the
+  // thread-local window, or private ones (accesses are no events).
+  uint32_t threadLocal(const std::string& name, uint32_t size = 4, Value init = 0, bool isPrivate = false);
   uint32_t globalBytes(const std::string& name, std::vector<uint8_t> bytes, uint32_t elemSize = 0);
   FunctionBuilder& function(const std::string& name, uint32_t numParams = 0);
   FunctionBuilder& get(uint32_t index) { return funcs_[index]; }

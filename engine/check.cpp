@@ -84,6 +84,16 @@ std::string CheckResult::warningsNote() const {
   return kinds.empty() ? kinds : "; warnings: " + kinds;
 }
 
+void CheckResult::limitNondet(const Limits& l) {
+  if (!nondetLimited) return;
+  if (status == Status::Verified) {
+    status = Status::Bounded;
+    message = "no violation found, but " + nondetRangeText(l);
+  } else if (status == Status::Bounded) {
+    message += "; " + nondetRangeText(l);
+  }
+}
+
 const char* stepKindName(StepKind k) {
   switch (k) {
     case StepKind::ThreadStart: return "start";

@@ -180,6 +180,9 @@ struct CheckResult {
   double elapsedMs = 0;
   std::string message;         // one-sentence summary
   std::vector<std::string> limitsHit;  // e.g. "step limit ... at file:12:3"
+  // A nondeterministic input ran whose type has values outside the nondet
+  // range (Limits::nondetLo..nondetHi): never `verified`.
+  bool nondetLimited = false;
   // The first violation of each kind found (warnings included): those within
   // the preemption bound first, then most severe first (severity()), then
   // the order found.
@@ -195,6 +198,9 @@ struct CheckResult {
   bool hasHardError() const;
   // "; warnings: deadlock" for the warnings in `violations` ("" if none).
   std::string warningsNote() const;
+  // With nondetLimited: `verified` becomes `bounded` ("no violation found, but
+  // nondet values limited to -1..1"); a `bounded` message gets the range appended.
+  void limitNondet(const Limits& l);
 };
 
 CheckResult check(const Program& prog, const CheckOptions& opts);

@@ -96,6 +96,7 @@ CheckResult Explorer::run() {
     res_.status = Status::Verified;
     res_.message = "no violation in any execution";
   }
+  res_.limitNondet(opts_.limits);
   if (res_.status != Status::Violation) res_.message += res_.warningsNote();
   return res_;
 }
@@ -387,6 +388,10 @@ void Explorer::visit(State& s) {
       case ActionKind::Choice: {
         // Every value, each on its own copy but the last (which takes s over).
         const Value n = a.value;
+        if (a.limited && !res_.nondetLimited) {
+          res_.nondetLimited = true;
+          noteLimit(nondetRangeText(opts_.limits), a.loc);
+        }
         Event e = makeEvent(s, t, EvKind::Choice);
         e.addr = 0;
         EventId id = append(s, t, e);
@@ -395,7 +400,7 @@ void Explorer::visit(State& s) {
           State copy;
           if (!last) copy = s;
           State& c = last ? s : copy;
-          c.g.ev(id).result = v;
+          c.g.ev(id).result = choiceValue(a, v);
           complete(c, t);
           visit(c);
         }
@@ -432,16 +437,23 @@ bool Explorer::useAfterFree(State& s, EventId access) {
 // A thread's stack slots die with it: any access by another thread to them
 // that some allowed order puts after the exit is a use after return. (An
 // access explored after the exit is caught by checkAccess.)
+// Likewise its thread-local copies (the thread-local window).
 bool Explorer::stackUsedAfterExit(State& s, EventId exitId) {
   const Addr lo = layout::kStackBase + Addr(exitId.thread) * layout::kThreadStride, hi = lo + layout::kThreadStride;
+  const Addr tlo = layout::kTlsBase + Addr(exitId.thread) * layout::kTlsStride, thi = tlo + layout::kTlsStride;
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
     if (u == exitId.thread) continue;
     const auto& evs = s.g.threads[u].events;
     for (uint32_t i = 0; i < evs.size(); ++i) {
       const Event& x = evs[i];
-      if (!(x.reads || x.writes) || x.addr < lo || x.addr >= hi) continue;
+      const bool tls = x.addr >= tlo && x.addr < thi;
+      if (!(x.reads || x.writes) || ((x.addr < lo || x.addr >= hi) && !tls)) continue;
       if (checker_.canOrderBefore(s.g, exitId, EventId{u, i})) {
-        reportError(s, u, ErrorKind::Memory, stackAfterReturn(prog_, x.addr, exitId.thread), x.loc, false);
+        reportError(s, u, ErrorKind::Memory,
+                    tls ? "use of " + addressName(prog_, x.addr) + " after T" + std::to_string(exitId.thread) +
+                              " ended (a thread's thread-local variables end with it)"
+                        : stackAfterReturn(prog_, x.addr, exitId.thread),
+                    x.loc, false);
         return true;
       }
     }
@@ -616,9 +628,10 @@ bool Explorer::maximallyAdded(const Graph& g, EventId e, EventId w, const std::v
     return g.writeStampOf(x) <= at || x.index < view[x.thread];
   };
   const Event& ev = g.ev(e);
-  // A choice counts as added maximally with its first value (0): deleting one
-  // that took another value would reach the same graphs again once re-added.
-  if (ev.kind == EvKind::Choice) return ev.result == 0;
+  // A choice counts as added maximally with its first value (`expected`):
+  // deleting one that took another value would reach the same graphs again
+  // once re-added.
+  if (ev.kind == EvKind::Choice) return ev.result == ev.expected;
   if (!ev.reads && !ev.writes) return true;
   const Location* loc = g.findLoc(ev.addr);
   if (ev.reads) {
@@ -870,13 +883,14 @@ void Explorer::finishRobustness() {
     r.message = std::string("not robust: ") + m + " allows an execution SC does not";
   } else {
     const bool bufferCut = opts_.bufferBound >= 0;
-    r.complete = !timedOut_ && res_.cut == 0 && opts_.preemptionBound < 0 && !bufferCut;
+    r.complete = !timedOut_ && res_.cut == 0 && opts_.preemptionBound < 0 && !bufferCut && !res_.nondetLimited;
     r.message = r.complete ? std::string("robust: every ") + m + " execution is an SC execution"
                            : std::string("no non-SC execution found, but ") +
                                  (timedOut_ ? "the time limit stopped the search"
                                   : res_.cut ? "limits cut some executions"
                                   : opts_.preemptionBound >= 0 ? "a preemption bound was set"
-                                                               : "store buffers were bounded");
+                                  : bufferCut                  ? "store buffers were bounded"
+                                                               : nondetRangeText(opts_.limits));
   }
   res_.robustness = std::move(r);
 }

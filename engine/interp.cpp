@@ -30,6 +30,12 @@ Value signExtend(Value v, unsigned size) {
   return (v ^ m) - m;
 }
 
+std::string nondetRangeText(const Limits& l) {
+  return "nondet values limited to " + std::to_string(l.nondetLo) + ".." + std::to_string(l.nondetHi);
+}
+
+Value choiceValue(const Action& a, Value i) { return maskToSize(a.expected + i, a.size ? a.size : 8); }
+
 Value rmwResult(RmwOp op, Value old, Value operand, Value expected, unsigned size, bool* writes) {
   *writes = true;
   Value r = 0;
@@ -63,6 +69,15 @@ ThreadState::ThreadState(const Program& prog, uint32_t tid, uint32_t func, Value
   fr.func = func;
   fr.regs.assign(std::max<uint32_t>(f.numRegs, 1), 0);
   if (f.numParams > 0) fr.regs[0] = arg;
+  // Private thread-local copies open the private window, initialised.
+  if (prog.tlsPrivateSize) {
+    privTop_ = prog.tlsPrivateSize;
+    priv_.assign(privTop_, 0);
+    for (const ThreadLocal& v : prog.threadLocals)
+      if (v.isPrivate)
+        std::copy(v.init.begin(), v.init.begin() + std::min<size_t>(v.init.size(), v.size), priv_.begin() + v.offset);
+  }
+  fr.privMark = privTop_;
   frames_.push_back(std::move(fr));
   run();
 }
@@ -293,6 +308,14 @@ void ThreadState::run() {
         R(in.a) = prog_->globals.at(size_t(in.imm)).addr + Value(in.imm2);
         fr.pc++;
         break;
+      case Op::TlsAddr: {
+        const ThreadLocal& v = prog_->threadLocals.at(size_t(in.imm));
+        R(in.a) = (v.isPrivate ? layout::kPrivateBase + tid_ * layout::kThreadStride
+                               : layout::kTlsBase + tid_ * layout::kTlsStride) +
+                  v.offset + Value(in.imm2);
+        fr.pc++;
+        break;
+      }
       case Op::Self: R(in.a) = tid_; fr.pc++; break;
       case Op::ReadCount:
         if (in.sub) {
@@ -452,10 +475,34 @@ void ThreadState::run() {
         pending_.addr = R(in.b);
         pending_.size = 4;
         return;
-      case Op::Nondet:
+      case Op::Nondet: {
+        // The values as signed 128-bit integers: [lo, hi] of the type, cut to the range.
+        __int128 lo = in.imm2, hi = in.imm;
+        unsigned size = 8;
+        bool limited = false;
+        if (in.sub == 1) {
+          size = in.size >= 1 && in.size <= 8 ? in.size : 8;
+          const unsigned bits = 8 * size;
+          const __int128 tmin = in.imm ? -(__int128(1) << (bits - 1)) : 0;
+          const __int128 tmax = in.imm ? (__int128(1) << (bits - 1)) - 1 : (__int128(1) << bits) - 1;
+          lo = std::max<__int128>(tmin, limits_.nondetLo);
+          hi = std::min<__int128>(tmax, limits_.nondetHi);
+          limited = lo != tmin || hi != tmax;
+          if (lo > hi) {
+            stop(ActionKind::Limit, in);
+            pending_.message = "no value of the nondet input's " + std::to_string(bits) + "-bit " +
+                               (in.imm ? "signed" : "unsigned") + " type is in the range " +
+                               std::to_string(limits_.nondetLo) + ".." + std::to_string(limits_.nondetHi);
+            return;
+          }
+        }
         stop(ActionKind::Choice, in);
-        pending_.value = Value(in.imm);
+        pending_.size = uint8_t(size);
+        pending_.expected = maskToSize(Value(int64_t(lo)), size);
+        pending_.value = Value(hi - lo);
+        pending_.limited = limited;
         return;
+      }
       case Op::BlockSize:
         if (R(in.b) == 0) {
           R(in.a) = 0;

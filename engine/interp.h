@@ -35,7 +35,9 @@ enum class ActionKind : uint8_t {
              // 2: the await of a loop around pthread_cond_wait; target: how many of
              // the thread's last reads the idle iteration made)
   Limit,     // step or recursion limit reached: exploration is cut here
-  Choice,    // result: any value in 0..value, each one explored (__VERIFIER_nondet_bool)
+  Choice,    // result: choiceValue(action, i) for every i in 0..value, each one explored
+             // (__VERIFIER_nondet_*); `expected` is the first value, `size` the width,
+             // `limited` says the type has values the range left out
 };
 
 // Deadlock: every live thread waits on a mutex, a join or a condition
@@ -56,6 +58,7 @@ struct Action {
   uint32_t func = 0;   // Spawn: function to run
   uint32_t target = 0; // Join: thread id to wait for
   ErrorKind error = ErrorKind::None;
+  bool limited = false; // Choice: values of the type were left out (CheckOptions' nondet range)
   std::string message; // Error / Limit
   // Where it happened.
   uint32_t function = 0;
@@ -96,7 +99,17 @@ struct Limits {
   // fixpoint projections, estimated from their sizes: reaching it cuts the
   // search (`bounded`, "state memory limit"). --memory-limit, memory_limit=.
   uint64_t stateMemoryBytes = kDefaultMemoryLimitMiB << 20;
+  // Values a typed nondeterministic input (Op::Nondet sub=1: __VERIFIER_nondet_int,
+  // ...) takes: this range intersected with its type's range. A call whose
+  // type has values outside it makes the result `bounded` (nondetRangeText).
+  int64_t nondetLo = -1, nondetHi = 1;
 };
+
+// "nondet values limited to -1..1" (the limits' nondet range).
+std::string nondetRangeText(const Limits& l);
+
+// The i-th value (0-based) of a Choice action: the first value + i, wrapped to its width.
+Value choiceValue(const Action& a, Value i);
 
 class ThreadState {
  public:

@@ -29,6 +29,12 @@ const Global* Program::globalAt(Addr a) const {
   return nullptr;
 }
 
+const ThreadLocal* Program::threadLocalAt(uint64_t offset, bool isPrivate) const {
+  for (const ThreadLocal& v : threadLocals)
+    if (v.isPrivate == isPrivate && offset >= v.offset && offset < v.offset + std::max<uint32_t>(v.size, 1)) return &v;
+  return nullptr;
+}
+
 std::string Program::locString(const SourceLoc& l) const {
   std::string f = l.file < files.size() ? files[l.file] : std::string();
   if (f.empty()) f = "<unknown>";
@@ -43,6 +49,24 @@ std::string addressName(const Program& p, Addr a) {
       return g->name + "[" + std::to_string(off / g->elemSize) + "]";
     if (off == 0) return g->name;
     return g->name + "+" + std::to_string(off);
+  }
+  // A thread's copy of a thread-local variable: name@T<thread>.
+  auto threadLocal = [&](const ThreadLocal* v, uint64_t tid, uint64_t off) {
+    std::string at = "@T" + std::to_string(tid);
+    off -= v->offset;
+    if (v->elemSize && v->elemSize < v->size && off % v->elemSize == 0)
+      return v->name + "[" + std::to_string(off / v->elemSize) + "]" + at;
+    return v->name + at + (off ? "+" + std::to_string(off) : "");
+  };
+  if (a >= layout::kTlsBase && a < layout::kStackBase) {
+    const uint64_t tid = (a - layout::kTlsBase) / layout::kTlsStride, off = (a - layout::kTlsBase) % layout::kTlsStride;
+    if (const ThreadLocal* v = p.threadLocalAt(off, false)) return threadLocal(v, tid, off);
+  }
+  if (a >= layout::kPrivateBase && a < layout::kHeapBase) {
+    const uint64_t tid = (a - layout::kPrivateBase) / layout::kThreadStride,
+                   off = (a - layout::kPrivateBase) % layout::kThreadStride;
+    if (off < p.tlsPrivateSize)
+      if (const ThreadLocal* v = p.threadLocalAt(off, true)) return threadLocal(v, tid, off);
   }
   auto region = [&](Addr base, const char* what) {
     uint64_t rel = a - base;
@@ -72,6 +96,7 @@ const char* opName(Op op) {
     case Op::CallInd: return "call*";
     case Op::FuncAddr: return "funcaddr";
     case Op::GlobalAddr: return "globaladdr";
+    case Op::TlsAddr: return "tlsaddr";
     case Op::Ret: return "ret";
     case Op::Load: return "load";
     case Op::Store: return "store";

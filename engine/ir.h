@@ -39,6 +39,7 @@ enum class Op : uint8_t {
   CallInd,  // r[a] = function whose address is r[b] (args...)
   FuncAddr, // r[a] = address of functions[imm]
   GlobalAddr, // r[a] = address of globals[imm] + imm2
+  TlsAddr,  // r[a] = address of this thread's copy of threadLocals[imm] + imm2
   Ret,      // return r[a] (a may be kNoReg)
   Load,     // r[a] = *(size bytes)(r[b])
   Store,    // *(size bytes)(r[b]) = r[c]
@@ -66,7 +67,10 @@ enum class Op : uint8_t {
   ReadCount,// counts the shared reads (load, RMW, lock, trylock, unlock actions) of a call:
             // sub=1: r[a] = the thread's counter, counter = 0, one counting level deeper;
             // sub=0: r[a] = reads since the matching sub=1, counter = r[b] + r[a], one level out
-  Nondet,   // r[a] = a value in 0..imm chosen nondeterministically: every one is explored
+  Nondet,   // r[a] = a value chosen nondeterministically; every one is explored.
+            // sub=0: any value in imm2..imm (signed).  sub=1: a value of an integer type
+            // of `size` bytes (imm=1: signed, 0: unsigned) within Limits' nondet range
+            // (__VERIFIER_nondet_int and friends); zero-extended from `size` bytes
   Nop,
 };
 
@@ -105,13 +109,32 @@ struct Global {
   uint32_t elemSize = 0;
 };
 
+// A thread-local variable (__thread, _Thread_local, thread_local): every
+// thread has its own copy, initialised from `init` when the thread starts.
+// A variable whose address never leaves the thread's own accesses is
+// *private*: its copy lives in the thread's private window (layout::
+// kPrivateBase + t * kThreadStride + offset, below its private stack slots)
+// and its accesses are no events. The others live in the thread-local window
+// (kTlsBase + t * kTlsStride + offset) and are ordinary shared memory, so a
+// copy whose address is passed to another thread is accessed exactly.
+struct ThreadLocal {
+  std::string name;
+  uint64_t offset = 0;        // in the thread's private or thread-local window
+  uint32_t size = 0;
+  bool isPrivate = false;
+  std::vector<uint8_t> init;  // size bytes
+  uint32_t elemSize = 0;      // arrays: element size (names print as name[i]@T1)
+};
+
 // Address-space layout. Every region is deterministic: the address of a
-// heap block or stack slot depends only on the owning thread's own history,
-// never on the interleaving.
+// heap block, stack slot or thread-local copy depends only on the owning
+// thread's own history, never on the interleaving.
 namespace layout {
 constexpr Addr kNullLimit = 0x1000;
 constexpr Addr kGlobalBase = 0x10000;
 constexpr Addr kFunctionBase = 0x0F00'0000;         // fake code addresses
+constexpr Addr kTlsBase = 0x0800'0000'0000ULL;      // shared thread-local copies, one window per thread
+constexpr Addr kTlsStride = 0x100'0000ULL;          // 16 MiB of thread-local data per thread (524,288 threads)
 constexpr Addr kStackBase = 0x1000'0000'0000ULL;    // shared (escaping) stack slots
 constexpr Addr kPrivateBase = 0x2000'0000'0000ULL;  // private (non-escaping) stack slots
 constexpr Addr kHeapBase = 0x4000'0000'0000ULL;
@@ -123,15 +146,21 @@ struct Program {
   std::vector<std::string> strings{""};  // strings[0] = empty
   std::vector<Function> functions;
   std::vector<Global> globals;
+  std::vector<ThreadLocal> threadLocals;
+  uint64_t tlsPrivateSize = 0;  // bytes of private thread-local copies (a multiple of 16)
   uint32_t entry = 0;  // function run by the main thread (no parameters)
 
   uint32_t intern(const std::string& s);
   uint32_t fileIndex(const std::string& path);
   const Global* globalAt(Addr a) const;  // global containing a, or nullptr
+  // The thread-local variable (private or shared ones) whose copy contains
+  // `offset` of a thread's window, or nullptr.
+  const ThreadLocal* threadLocalAt(uint64_t offset, bool isPrivate) const;
   std::string locString(const SourceLoc& l) const;  // "file:line:col"
 };
 
-// Human-readable name of an address: "x", "arr[2]", "s+4", "heap#1.0+8".
+// Human-readable name of an address: "x", "arr[2]", "s+4", "heap@T1+8",
+// "counter@T2" (thread T2's copy of a thread-local variable).
 std::string addressName(const Program& p, Addr a);
 
 const char* opName(Op op);

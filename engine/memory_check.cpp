@@ -5,6 +5,15 @@
 namespace tsocheck {
 
 Value initialMemoryValue(const Program& prog, Addr a, uint8_t size) {
+  if (a >= layout::kTlsBase && a < layout::kStackBase) {  // a thread's copy starts as the initialiser
+    const uint64_t off = (a - layout::kTlsBase) % layout::kTlsStride;
+    const ThreadLocal* v = prog.threadLocalAt(off, false);
+    if (!v) return 0;
+    Value x = 0;
+    const uint64_t in = off - v->offset;
+    for (unsigned i = 0; i < size && in + i < v->init.size(); ++i) x |= Value(v->init[in + i]) << (8 * i);
+    return x;
+  }
   const Global* g = prog.globalAt(a);
   if (!g) return 0;
   Value v = 0;
@@ -33,7 +42,7 @@ std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const Thre
   if (a >= layout::kHeapBase) {
     uint64_t owner = (a - layout::kHeapBase) / layout::kThreadStride;
     const ThreadState* ts = thread(owner);
-    if (!ts) return "access to an invalid heap address " + hex(a);
+    if (!ts) return "access to an invalid address " + hex(a);  // no thread owns that window
     const HeapBlock* b = ts->heapBlockAt(a);
     if (!b) {
       if (const HeapBlock* before = ts->heapBlockBefore(a))
@@ -47,6 +56,19 @@ std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const Thre
     return "";
   }
   if (a >= layout::kPrivateBase) return "access to another thread's private stack slot";
+  if (a >= layout::kTlsBase && a < layout::kStackBase) {
+    const uint64_t owner = (a - layout::kTlsBase) / layout::kTlsStride, off = (a - layout::kTlsBase) % layout::kTlsStride;
+    const ThreadLocal* v = prog.threadLocalAt(off, false);
+    if (!v) return "access to an invalid thread-local address " + hex(a);
+    if (off + size > v->offset + v->size)
+      return "out-of-bounds access to thread-local `" + v->name + "` of T" + std::to_string(owner);
+    const ThreadState* ts = thread(owner);
+    if (!ts) return "access to thread-local `" + v->name + "` of T" + std::to_string(owner) + ", which does not exist";
+    if (ts->finished())
+      return "use of " + addressName(prog, a) + " after T" + std::to_string(owner) +
+             " ended (a thread's thread-local variables end with it)";
+    return "";
+  }
   if (a >= layout::kStackBase) {
     uint64_t owner = (a - layout::kStackBase) / layout::kThreadStride;
     const ThreadState* ts = thread(owner);

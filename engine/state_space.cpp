@@ -420,7 +420,12 @@ void Search::expand(const State& s, uint32_t node) {
       case ActionKind::Blocked:
         continue;
       case ActionKind::Choice:
-        for (Value v = 0; v <= a.value; ++v) {
+        if (a.limited && !res_.result.nondetLimited) {
+          res_.result.nondetLimited = true;
+          noteLimit(nondetRangeText(opts_.limits) + " at " + prog_.locString(a.loc));
+        }
+        for (Value i = 0; i <= a.value; ++i) {
+          const Value v = choiceValue(a, i);
           State c = s;
           c.th[t].ts->complete(v);
           Node x = step(t, StepKind::Nondet, a);
@@ -884,6 +889,7 @@ StateSpaceResult Search::run() {
     r.status = Status::Verified;
     r.message = "no violation in any reachable state";
   }
+  r.limitNondet(opts_.limits);
   if (r.status != Status::Violation) r.message += r.warningsNote();
   return std::move(res_);
 }
@@ -953,6 +959,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
     total.blocked += r.result.blocked;
     total.cut += r.result.cut;
     total.events += r.result.events;
+    total.nondetLimited = total.nondetLimited || r.result.nondetLimited;
     for (const std::string& l : r.result.limitsHit)
       if (std::find(total.limitsHit.begin(), total.limitsHit.end(), l) == total.limitsHit.end())
         total.limitsHit.push_back(l);
@@ -1021,6 +1028,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
     else if (total.executions == 0) d.result.message += ", but every execution was blocked";
     else d.result.message += "; no fixpoint reached";
   }
+  d.result.limitNondet(opts.limits);
   d.result.message += d.result.warningsNote();
   return d;
 }

@@ -128,6 +128,13 @@ std::vector<TraceStep> buildTrace(const Program& prog, const Graph& g, const Mem
         st.hasValue = true;
         st.value = e.result;
         st.note = "chosen";
+        if (e.function < prog.functions.size() && e.pc < prog.functions[e.function].code.size()) {
+          // A signed type's negative value: say which (the value is its bit pattern).
+          const Instr& in = prog.functions[e.function].code[e.pc];
+          const unsigned size = in.op == Op::Nondet && in.sub == 1 && in.imm ? in.size : 0;
+          if (size && int64_t(signExtend(e.result, size)) < 0)
+            st.note = "chosen: " + std::to_string(int64_t(signExtend(e.result, size)));
+        }
         break;
     }
     push(std::move(st));

@@ -72,6 +72,21 @@ Ext classifyExternal(llvm::StringRef n) {
       {"__VERIFIER_error", Ext::VerifierError},
       {"reach_error", Ext::VerifierError},
       {"__VERIFIER_nondet_bool", Ext::NondetBool},
+      {"__VERIFIER_nondet__Bool", Ext::NondetBool},
+      {"__VERIFIER_nondet_char", Ext::NondetSigned},  // char is signed on x86-64
+      {"__VERIFIER_nondet_schar", Ext::NondetSigned},
+      {"__VERIFIER_nondet_short", Ext::NondetSigned},
+      {"__VERIFIER_nondet_int", Ext::NondetSigned},
+      {"__VERIFIER_nondet_long", Ext::NondetSigned},
+      {"__VERIFIER_nondet_longlong", Ext::NondetSigned},
+      {"__VERIFIER_nondet_pointer", Ext::NondetSigned},  // the range's integers as addresses
+      {"__VERIFIER_nondet_uchar", Ext::NondetUnsigned},
+      {"__VERIFIER_nondet_ushort", Ext::NondetUnsigned},
+      {"__VERIFIER_nondet_uint", Ext::NondetUnsigned},
+      {"__VERIFIER_nondet_unsigned", Ext::NondetUnsigned},
+      {"__VERIFIER_nondet_ulong", Ext::NondetUnsigned},
+      {"__VERIFIER_nondet_ulonglong", Ext::NondetUnsigned},
+      {"__VERIFIER_nondet_size_t", Ext::NondetUnsigned},
       {"setjmp", Ext::SetJmp},
       {"_setjmp", Ext::SetJmp},
       {"__sigsetjmp", Ext::SetJmp},
@@ -279,9 +294,20 @@ void FunctionLowering::lowerIntrinsic(llvm::CallInst& I, llvm::Function* callee)
     case llvm::Intrinsic::vacopy:
       unsupported("variadic functions are not supported");
       return;
-    case llvm::Intrinsic::threadlocal_address:
-      unsupported("thread-local variables are not supported");
+    case llvm::Intrinsic::threadlocal_address: {
+      // This thread's copy of a thread-local variable (ir.h, ThreadLocal).
+      auto* g = ml_.resolveGlobal(I.getArgOperand(0));
+      auto it = g ? ml_.tlsIndex_.find(g) : ml_.tlsIndex_.end();
+      if (it == ml_.tlsIndex_.end() || g->isDeclaration()) {
+        unsupported("thread-local variable '" + (g ? g->getName().str() : std::string("?")) +
+                    "' is declared but not defined in this file");
+        return;
+      }
+      Instr& in = emit(Op::TlsAddr);
+      in.a = resultReg(I);
+      in.imm = it->second;
       return;
+    }
     case llvm::Intrinsic::eh_sjlj_setjmp:
     case llvm::Intrinsic::eh_sjlj_longjmp:
       unsupported("setjmp/longjmp is not supported");
@@ -632,6 +658,24 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       in.a = I.getType()->isVoidTy() ? kNoReg : resultReg(I);
       in.imm = 1;
       // Never an idle iteration: the next one may choose differently.
+      markEffect();
+      return;
+    }
+    case Ext::NondetSigned:
+    case Ext::NondetUnsigned: {
+      // Width from the declared result type; values: the check's nondet range
+      // within the type (CheckOptions' limits), each one explored.
+      llvm::Type* t = I.getType();
+      const unsigned bits = t->isPointerTy() ? 64 : t->isIntegerTy() ? t->getIntegerBitWidth() : 0;
+      if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+        unsupported(name + "() returning " + typeName(t) + " is not supported (integer or pointer types only)");
+        return;
+      }
+      Instr& in = emit(Op::Nondet);
+      in.a = resultReg(I);
+      in.sub = 1;
+      in.size = uint8_t(bits / 8);
+      in.imm = k == Ext::NondetSigned ? 1 : 0;
       markEffect();
       return;
     }

@@ -59,6 +59,14 @@ bool FunctionLowering::escapes(const llvm::Value* v, int depth) {
   return false;
 }
 
+bool FunctionLowering::privateTls(const llvm::Value* ptr) const {
+  auto* call = dyn_cast<llvm::IntrinsicInst>(baseObject(ptr));
+  if (!call || call->getIntrinsicID() != llvm::Intrinsic::threadlocal_address) return false;
+  auto* g = ml_.resolveGlobal(call->getArgOperand(0));
+  auto it = g ? ml_.tlsIndex_.find(g) : ml_.tlsIndex_.end();
+  return it != ml_.tlsIndex_.end() && ml_.p_.threadLocals[it->second].isPrivate;
+}
+
 void FunctionLowering::computePrivateAllocas() {
   for (llvm::BasicBlock& bb : f_)
     for (llvm::Instruction& I : bb)
@@ -211,7 +219,7 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
   };
   // Memory whose contents no other thread can change: private slots, constants, std streams.
   auto sharedMemory = [&](const llvm::Value* ptr) {
-    if (privateBase(ptr)) return false;
+    if (privateBase(ptr) || privateTls(ptr)) return false;
     if (auto* g = ml_.resolveGlobal(baseObject(ptr)))
       if (isStdStream(g) || (g->isConstant() && g->hasDefinitiveInitializer())) return false;
     return true;

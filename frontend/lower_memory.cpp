@@ -9,6 +9,7 @@ void FunctionLowering::countRead(const llvm::Value* ptr) {
   auto loops = enclosingSpinLoops(cur_->getParent());
   if (loops.empty()) return;
   if (auto* a = dyn_cast<llvm::AllocaInst>(baseObject(ptr)); a && private_.count(a)) return;
+  if (privateTls(ptr)) return;  // no event: not a read the idle iteration makes
   for (SpinLoop* s : loops) bin(BinOp::Add, s->reads, constVal(1), s->reads);
 }
 

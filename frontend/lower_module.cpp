@@ -438,10 +438,42 @@ void ModuleLowering::layoutGlobals() {
     nameCount[name]++;
     gvs.push_back({&g, name});
   }
+  uint64_t tlsShared = 0;
   for (auto& [g, name] : gvs) {
     llvm::Type* t = g->getValueType();
     uint64_t size = t->isSized() ? dl_.getTypeAllocSize(t).getFixedValue() : 8;
     uint64_t align = std::max<uint64_t>(dl_.getPreferredAlign(g).value(), 1);
+    if (g->isThreadLocal()) {
+      // Private when every access goes through llvm.threadlocal.address and
+      // that address is only used to access the copy (never stored, passed
+      // or compared away): no other thread can reach it (ir.h, ThreadLocal).
+      bool priv = true;
+      for (const llvm::Use& u : g->uses()) {
+        auto* call = dyn_cast<llvm::IntrinsicInst>(u.getUser());
+        if (!call || call->getIntrinsicID() != llvm::Intrinsic::threadlocal_address ||
+            FunctionLowering::escapes(call, 0))
+          priv = false;
+      }
+      ThreadLocal v;
+      v.name = nameCount[name] > 1 ? g->getName().str() : name;
+      v.isPrivate = priv;
+      uint64_t& top = priv ? p_.tlsPrivateSize : tlsShared;
+      top = (top + align - 1) / align * align;
+      v.offset = top;
+      if (size > layout::kTlsStride / 2) {
+        oversized_[g] = size;  // refused in fillInitialisers when a check uses it
+        size = 1;
+      }
+      v.size = uint32_t(size);
+      v.init.assign(size, 0);
+      llvm::Type* et = t;
+      while (auto* at = dyn_cast<llvm::ArrayType>(et)) et = at->getElementType();
+      if (et != t && et->isSized()) v.elemSize = uint32_t(dl_.getTypeAllocSize(et).getFixedValue());
+      top += std::max<uint64_t>(size, 1);
+      tlsIndex_[g] = uint32_t(p_.threadLocals.size());
+      p_.threadLocals.push_back(std::move(v));
+      continue;
+    }
     next = (next + align - 1) / align * align;
     Global gl;
     gl.name = nameCount[name] > 1 ? g->getName().str() : name;  // static locals clash: use "f.x"
@@ -461,24 +493,35 @@ void ModuleLowering::layoutGlobals() {
     p_.globals.push_back(std::move(gl));
     next += std::max<uint64_t>(size, 1);
   }
+  p_.tlsPrivateSize = (p_.tlsPrivateSize + 15) / 16 * 16;  // private stack slots follow, 16-aligned
+  if (tlsShared > layout::kTlsStride || p_.tlsPrivateSize > layout::kTlsStride)
+    for (auto& [g, idx] : tlsIndex_) oversized_[g] = p_.threadLocals[idx].size;
 }
 
 void ModuleLowering::fillInitialisers() {
   for (const llvm::GlobalVariable& gv : m_.globals()) {  // module order: stable diagnostics
     const llvm::GlobalVariable* g = &gv;
     auto it = globalIndex_.find(g);
+    auto tls = tlsIndex_.find(g);
     auto big = oversized_.find(g);
-    if (it == globalIndex_.end() || (!g->hasInitializer() && big == oversized_.end())) continue;
-    Global& gl = p_.globals[it->second];
-    std::string err, what = "initialiser of '" + gl.name + "': ";
+    if ((it == globalIndex_.end() && tls == tlsIndex_.end()) || (!g->hasInitializer() && big == oversized_.end()))
+      continue;
+    std::string& gname = tls != tlsIndex_.end() ? p_.threadLocals[tls->second].name : p_.globals[it->second].name;
+    std::vector<uint8_t>& init = tls != tlsIndex_.end() ? p_.threadLocals[tls->second].init : p_.globals[it->second].init;
+    std::string err, what = "initialiser of '" + gname + "': ";
     bool bad = false;
     if (big != oversized_.end()) {
-      what = "global '" + gl.name + "' is too large: ";
+      what = "global '" + gname + "' is too large: ";
       err = std::to_string(big->second) + " bytes; tsocheck supports globals of at most " +
             std::to_string(kMaxGlobalBytes >> 20) + " MiB";
+      if (tls != tlsIndex_.end()) {
+        what = "thread-local variable '" + gname + "' is too large: ";
+        err = "tsocheck supports at most " + std::to_string(layout::kTlsStride >> 20) +
+              " MiB of thread-local variables per thread";
+      }
       bad = true;
     } else {
-      bad = !writeConst(g->getInitializer(), gl.init.data(), gl.init.size(), err);
+      bad = !writeConst(g->getInitializer(), init.data(), init.size(), err);
     }
     if (bad && usedGlobals_.count(g)) {
       errorOwner_ = g;

@@ -124,6 +124,9 @@ enum class Ext {
   Assume,
   VerifierError,
   NondetBool,    // __VERIFIER_nondet_bool(): 0 or 1, both explored
+  NondetSigned,  // __VERIFIER_nondet_int() and other signed types (and pointer): the
+                 // check's nondet range within the type (width from the result type)
+  NondetUnsigned,// __VERIFIER_nondet_uint() and other unsigned types: likewise
   SetJmp,
 };
 
@@ -158,6 +161,9 @@ struct SpinLoop {
 
 class FunctionLowering {
  public:
+  // Whether a pointer is used other than to access memory through it (an
+  // alloca's or a thread-local copy's address then escapes).
+  static bool escapes(const llvm::Value* v, int depth);
   FunctionLowering(ModuleLowering& ml, llvm::Function& f, uint32_t index);
   void run();
 
@@ -183,7 +189,8 @@ class FunctionLowering {
 
   // Analysis.
   void computePrivateAllocas();
-  bool escapes(const llvm::Value* v, int depth);
+  // Whether ptr points into a private thread-local copy (its accesses are no events).
+  bool privateTls(const llvm::Value* ptr) const;
   void findSpinLoops();
   bool sharedDependent(llvm::Loop* L);
   bool slotLiveAtHeader(const llvm::AllocaInst* a, llvm::Loop* L);
@@ -280,6 +287,8 @@ class ModuleLowering {
   Program& p_;
   std::unordered_map<const llvm::Function*, uint32_t> funcIndex_;
   std::unordered_map<const llvm::GlobalVariable*, uint32_t> globalIndex_;
+  // Thread-local variables: index into Program::threadLocals.
+  std::unordered_map<const llvm::GlobalVariable*, uint32_t> tlsIndex_;
   std::unordered_map<const llvm::GlobalVariable*, const llvm::DIType*> globalDIType_;
   bool errors_ = false;  // errors that concern the whole file
   std::set<std::string> seenErrors_;

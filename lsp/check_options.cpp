@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <sstream>
 
 namespace tsocheck {
@@ -42,6 +44,25 @@ std::optional<std::pair<int, int>> parseBoundRange(const std::string& s) {
   auto a = parseInt(s.substr(0, dots)), b = parseInt(s.substr(dots + 2));
   if (!a || !b || *a > *b || *b > 1000000) return std::nullopt;
   return std::make_pair(int(*a), int(*b));
+}
+
+const char* const kNondetRangeHelp = "A..B with integers A <= B (at most 65,536 values), e.g. -1..1";
+
+std::optional<std::pair<int64_t, int64_t>> parseNondetRange(const std::string& s) {
+  auto num = [](const std::string& v) -> std::optional<int64_t> {
+    if (v.empty() || v.size() > 20) return std::nullopt;
+    errno = 0;
+    char* end = nullptr;
+    long long n = std::strtoll(v.c_str(), &end, 10);
+    if (*end != 0 || errno == ERANGE || std::isspace(static_cast<unsigned char>(v[0]))) return std::nullopt;
+    return int64_t(n);
+  };
+  auto dots = s.find("..");
+  auto a = num(dots == std::string::npos ? s : s.substr(0, dots));
+  auto b = dots == std::string::npos ? a : num(s.substr(dots + 2));
+  if (!a || !b || *a > *b) return std::nullopt;
+  if (__int128(*b) - __int128(*a) + 1 > kMaxNondetValues) return std::nullopt;
+  return std::make_pair(*a, *b);
 }
 
 AnnotationOptions parseAnnotation(const std::string& text) {
@@ -109,6 +130,9 @@ AnnotationOptions parseAnnotation(const std::string& text) {
       if (val == "error") o.abortEnds = false;
       else if (val == "end") o.abortEnds = true;
       else o.errors.push_back("abort must be error or end, got `" + val + "`");
+    } else if (key == "nondet") {
+      if (auto r = parseNondetRange(val)) o.nondetRange = *r;
+      else o.errors.push_back(std::string("nondet must be ") + kNondetRangeHelp + ", got `" + val + "`");
     } else if (key == "deadlocks") {
       if (auto m = parseDeadlockMode(val)) o.deadlocks = *m;
       else o.errors.push_back("deadlocks must be error, warning or ignore, got `" + val + "`");

@@ -23,6 +23,7 @@ struct AnnotationOptions {
   std::optional<bool> fences;  // fences=on|off: fence synthesis after a TSO/PSO violation
   std::optional<DeadlockMode> deadlocks;  // deadlocks=error|warning|ignore
   std::optional<bool> abortEnds;          // abort=error|end
+  std::optional<std::pair<int64_t, int64_t>> nondetRange;  // nondet=A..B
   std::vector<std::string> errors;  // unknown keys or bad values
 };
 
@@ -31,5 +32,11 @@ std::optional<Model> parseModel(const std::string& s);  // "sc" | "tso" | "pso" 
 std::optional<DeadlockMode> parseDeadlockMode(const std::string& s);  // "error" | "warning" | "ignore"
 // "K" -> {K, K}; "A..K" -> {A, K} with A <= K; nullopt when malformed.
 std::optional<std::pair<int, int>> parseBoundRange(const std::string& s);
+// The values of typed nondeterministic inputs: "A..B" (signed integers, A <= B,
+// at most kMaxNondetValues values) or "N" (one value); nullopt when malformed.
+constexpr int64_t kMaxNondetValues = 65536;
+std::optional<std::pair<int64_t, int64_t>> parseNondetRange(const std::string& s);
+// What parseNondetRange accepts, for error messages.
+extern const char* const kNondetRangeHelp;
 
 }  // namespace tsocheck

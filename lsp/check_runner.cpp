@@ -196,6 +196,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     rep.loopBound = pick(opts.loopBound, ann.loopBound).value_or(defaultLoopBound);
     rep.deadlocks = pick(opts.deadlocks, ann.deadlocks).value_or(DeadlockMode::Error);
     rep.abortEnds = pick(opts.abortEnds, ann.abortEnds).value_or(false);
+    rep.nondetRange = pick(opts.nondetRange, ann.nondetRange).value_or(std::pair<int64_t, int64_t>{-1, 1});
     // Buffer-bound deepening (A..K) and the stateful search: the visited-state
     // table ends loops over finite data, so loops are not bounded unless asked.
     const std::optional<int> deepenFrom = givenBuffer ? opts.bufferBoundFrom : ann.bufferBoundFrom;
@@ -243,6 +244,8 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     co.model = model;
     co.bufferBound = rep.bufferBound ? *rep.bufferBound : -1;
     co.limits = opts.limits;
+    co.limits.nondetLo = rep.nondetRange.first;
+    co.limits.nondetHi = rep.nondetRange.second;
     co.stopAtFirstError = !opts.keepGoing;
     co.deadlocks = rep.deadlocks;
     co.timeLimitSeconds = pick(opts.timeLimit, ann.timeLimit).value_or(0);

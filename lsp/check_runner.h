@@ -64,6 +64,7 @@ struct RunOptions {
   bool keepGoing = false;                 // explore everything after the first violation
   std::optional<DeadlockMode> deadlocks;  // --deadlocks / setting; overrides the annotation
   std::optional<bool> abortEnds;          // --abort=end|error; overrides the annotation (default: error)
+  std::optional<std::pair<int64_t, int64_t>> nondetRange;  // --nondet-range A..B (default -1..1)
   bool mainHarness = false;               // --main: also check main(void) / main(int, char**)
   std::string fenceStyle;                 // "" = atomic_thread_fence(memory_order_seq_cst);
   std::string frontendWorker = tsocheck::frontendWorker();  // "" = in-process frontend
@@ -87,6 +88,8 @@ struct CheckReport {
   uint32_t loopBound = frontend::kDefaultLoopBound;
   DeadlockMode deadlocks = DeadlockMode::Error;  // what deadlocks and non-termination are
   bool abortEnds = false;  // abort() ends the program (abort=end) instead of being an error
+  // Values of typed nondeterministic inputs (__VERIFIER_nondet_int, ...), within each type.
+  std::pair<int64_t, int64_t> nondetRange{-1, 1};
   double lowerMs = 0;  // parse + lower time of the module this check ran on
   CheckResult result;
   // For status "error": where the problem is (unsupported construct, bad option).

@@ -75,6 +75,25 @@ uint64_t reachableHash(const Program& p) {
           work.push_back(0x80000000u | uint32_t(k));
     }
   };
+  // Thread-local variables: all of them (their initial values may hold
+  // function and global addresses, like a global's).
+  for (const ThreadLocal& v : p.threadLocals) {
+    f.str(v.name);
+    f.pod(v.offset);
+    f.pod(v.size);
+    f.pod(v.isPrivate);
+    f.pod(v.elemSize);
+    f.bytes(v.init.data(), v.init.size());
+    for (size_t i = 0; i + 8 <= v.init.size(); i += 8) {
+      uint64_t x = 0;
+      for (int b = 7; b >= 0; --b) x = (x << 8) | v.init[i + b];
+      if (auto fn = codeAddress(x, p.functions.size())) work.push_back(*fn);
+      for (size_t k = 0; k < p.globals.size(); ++k)
+        if (x >= p.globals[k].addr && x < p.globals[k].addr + std::max<uint32_t>(p.globals[k].size, 1))
+          work.push_back(0x80000000u | uint32_t(k));
+    }
+  }
+  f.pod(p.tlsPrivateSize);
   while (!work.empty()) {
     uint32_t fi = work.back();
     work.pop_back();
@@ -149,6 +168,8 @@ std::string checkKey(const CheckReport& rep, const Program& prog, const std::str
   f.pod(rep.preemptionBound.value_or(-1));
   f.pod(rep.loopBound);
   f.pod(rep.deadlocks);
+  f.pod(rep.nondetRange.first);
+  f.pod(rep.nondetRange.second);
   f.str(settings);
   f.str(version);
   char buf[17];

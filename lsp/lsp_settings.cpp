@@ -74,6 +74,13 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
     else if (m) s.run.deadlocks = m;
     else bad.push_back("deadlocks must be \"error\", \"warning\" or \"ignore\"");
   }
+  if (j.contains("nondetRange")) {
+    const json& v = j["nondetRange"];
+    auto r = v.is_string() ? parseNondetRange(v.get<std::string>()) : std::nullopt;
+    if (v.is_null()) s.run.nondetRange.reset();
+    else if (r) s.run.nondetRange = r;
+    else bad.push_back(std::string("nondetRange must be a string ") + kNondetRangeHelp);
+  }
   if (j.contains("checkOn")) {
     const json& v = j["checkOn"];
     if (v == "change") s.checkOnSave = false;
@@ -87,6 +94,8 @@ std::string outcomeSettings(const Settings& s) {
   json j = {{"fenceStyle", s.run.fenceStyle}, {"compileCommandsDir", s.run.compileCommandsDir},
             {"steps", s.run.limits.maxSteps}, {"robustness", s.run.robustness},
             {"memoryLimit", s.run.memoryLimitMiB.value_or(kDefaultMemoryLimitMiB)},
+            {"nondetRange", s.run.nondetRange ? json::array({s.run.nondetRange->first, s.run.nondetRange->second})
+                                              : json(nullptr)},
             {"deadlocks", s.run.deadlocks ? deadlockModeName(*s.run.deadlocks) : ""}};
   return dumpJson(j);
 }

@@ -64,6 +64,9 @@ const char* kUsage =
     "                            memory errors after one\n"
     "  --abort error|end         abort() is an error (default) or ends the program without\n"
     "                            one (the benchmarks' convention: only reach_error() is)\n"
+    "  --nondet-range A..B       values of __VERIFIER_nondet_int() and the other typed\n"
+    "                            nondet inputs, within each type (default -1..1; a type with\n"
+    "                            values outside it makes the result `bounded`)\n"
     "  --main                    also check the file's main(void) / main(int, char**) as a\n"
     "                            harness (argc = 1, argv = {\"prog\", NULL}); its threads\n"
     "                            keep running after main returns\n"
@@ -127,6 +130,10 @@ int runCheck(int argc, char** argv) {
     } else if (key == "--abort") {
       if (!value(&v) || (v != "error" && v != "end")) return usage("--abort must be error or end");
       opts.abortEnds = v == "end";
+    } else if (key == "--nondet-range") {
+      auto r = value(&v) ? parseNondetRange(v) : std::nullopt;
+      if (!r) return usage(std::string("--nondet-range needs ") + kNondetRangeHelp + (v.empty() ? "" : ", got `" + v + "`"));
+      opts.nondetRange = *r;
     } else if (key == "--main") {
       opts.mainHarness = true;
     } else if (key == "--keep-going") {

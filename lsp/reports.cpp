@@ -142,6 +142,7 @@ json checkJson(const CheckReport& r) {
          {"buffer_bound", optInt(r.bufferBound)},
          {"preemption_bound", optInt(r.preemptionBound)},
          {"loop_bound", r.loopBound},
+         {"nondet_range", std::to_string(r.nondetRange.first) + ".." + std::to_string(r.nondetRange.second)},
          {"status", statusName(r.result.status)},
          {"executions", r.result.executions},
          {"blocked", r.result.blocked},

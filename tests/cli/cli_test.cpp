@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -1329,4 +1330,157 @@ TEST_CASE("the state searches stop at the memory limit", "[cli][robustness][stat
   CHECK(d["results"][0]["status"] == "bounded");
   CHECK(d["results"][0]["limits"].dump().find("state memory limit (16 MiB") != std::string::npos);
   CHECK(d["stats"]["explorer_peak_rss_kb"].get<long>() < 256 * 1024);
+}
+
+namespace {
+std::map<std::string, json> byFunction(const json& j) {
+  std::map<std::string, json> by;
+  for (const json& r : j["results"]) by[r["function"]] = r;
+  return by;
+}
+// The values of the nondet steps of a violation's trace, with their notes.
+std::vector<std::pair<json, std::string>> nondetSteps(const json& check) {
+  std::vector<std::pair<json, std::string>> out;
+  for (const json& s : check["violation"]["trace"])
+    if (s["event"] == "nondet") out.push_back({s["value"], s["note"].get<std::string>()});
+  return out;
+}
+}  // namespace
+
+TEST_CASE("typed __VERIFIER_nondet_* inputs: every type's bug is found with its one failing value", "[cli][realc][nondet]") {
+  for (const char* mode : {"", "--stateful "}) {
+    CAPTURE(mode);
+    json j = checkJson(std::string(mode) + "--no-fences " + quote(inputs("nondet_types.c")));
+    std::map<std::string, json> by = byFunction(j);
+    REQUIRE(by.size() == 15);
+    // Signed types fail with -1 (the bit pattern of the type's width), unsigned ones with 1.
+    const std::map<std::string, uint64_t> bad = {
+        {"char", 0xff},      {"short", 0xffff},   {"int", 0xffffffffu}, {"long", ~uint64_t(0)},
+        {"uchar", 1},        {"ushort", 1},       {"uint", 1},          {"unsigned", 1},
+        {"ulong", 1},        {"size_t", 1},
+    };
+    for (const auto& [type, value] : bad) {
+      const json& c = by["bug_" + type];
+      CAPTURE(type);
+      CHECK(c["status"] == "violation");
+      CHECK(c["violation"]["kind"] == "assertion");
+      CHECK(c["nondet_range"] == "-1..1");
+      if (*mode) continue;  // the state space's traces carry no notes
+      auto steps = nondetSteps(c);
+      REQUIRE(steps.size() == 1);
+      CHECK(steps[0].first == value);
+      CHECK(steps[0].second == (value == 1 ? "chosen" : "chosen: -1"));
+      // The failing value is the first one tried for signed types (-1) and the second for unsigned ones.
+      CHECK(c["executions"] == (value == 1 ? 2 : 1));
+    }
+    // A fake pointer from the range: NULL is fine, the others are memory errors.
+    CHECK(by["bug_pointer"]["status"] == "violation");
+    CHECK(by["bug_pointer"]["violation"]["kind"] == "memory");
+    CHECK(by["bug_pointer"]["violation"]["line"] == 51);
+    // unsigned char with -1..1: only 0 and 1, so bounded, never verified.
+    CHECK(by["all_uchar"]["status"] == "bounded");
+    CHECK(by["all_uchar"]["message"] == "no violation found, but nondet values limited to -1..1");
+    CHECK(by["all_uchar"]["executions"] == 2);
+    // _Bool is always covered.
+    CHECK(by["bool_spelling"]["status"] == "verified");
+    CHECK(by["bool_spelling"]["executions"] == (*mode ? 1 : 2));  // the state space counts distinct final states
+    // The annotation's range reaches -3.
+    CHECK(by["annotated_range"]["status"] == "violation");
+    CHECK(by["annotated_range"]["nondet_range"] == "-3..3");
+    // __VERIFIER_assume prunes values: only v = 1 is left.
+    CHECK(by["assume_range"]["status"] == "bounded");
+    CHECK(by["assume_range"]["executions"] == 1);
+    if (!*mode) CHECK(by["assume_range"]["blocked"] == 2);
+  }
+}
+
+TEST_CASE("--nondet-range: a range covering the type verifies, the flag overrides the annotation", "[cli][realc][nondet]") {
+  for (const char* mode : {"", "--stateful "}) {
+    CAPTURE(mode);
+    json j = checkJson(std::string(mode) + "--nondet-range 0..255 " + quote(inputs("nondet_types.c")));
+    std::map<std::string, json> by = byFunction(j);
+    CHECK(by["all_uchar"]["status"] == "verified");
+    CHECK(by["all_uchar"]["executions"] == 256);
+    CHECK(by["all_uchar"]["nondet_range"] == "0..255");
+    CHECK(by["annotated_range"]["nondet_range"] == "0..255");  // the flag wins over nondet=-3..3
+    CHECK(by["annotated_range"]["status"] == "bounded");
+    CHECK(by["bug_char"]["status"] == "bounded");   // -1 is not in 0..255
+    CHECK(by["bug_uchar"]["status"] == "violation");
+    CHECK(by["bug_pointer"]["status"] == "violation");  // 1..255 are no addresses
+    json w = checkJson(std::string(mode) + "--nondet-range=-1..2 " + quote(inputs("nondet_types.c")));
+    std::map<std::string, json> wb = byFunction(w);
+    CHECK(wb["assume_range"]["status"] == "violation");  // v = 2 passes the assume and fails
+    CHECK(wb["all_uchar"]["status"] == "bounded");
+    CHECK(wb["all_uchar"]["message"] == "no violation found, but nondet values limited to -1..2");
+    CHECK(wb["all_uchar"]["executions"] == 3);
+  }
+}
+
+TEST_CASE("invalid nondet ranges are refused with a clear error", "[cli][realc][nondet]") {
+  for (const char* bad : {"2..1", "abc", "0..65536", "-9223372036854775808..9223372036854775807", "1..", "0x1..2"}) {
+    CAPTURE(bad);
+    Run r = tsocheck(std::string("check --nondet-range ") + quote(bad) + " " + quote(inputs("nondet_types.c")));
+    CHECK(r.exitCode == 2);
+    CHECK(r.out.find("--nondet-range needs A..B with integers A <= B (at most 65,536 values)") != std::string::npos);
+  }
+  CHECK(tsocheck("check --nondet-range 0..65535 --json " + quote(inputs("nondet_bool.c"))).exitCode == 1);
+  fs::path f = fs::temp_directory_path() / ("tsocheck-badnondet-" + std::to_string(::getpid()) + ".c");
+  {
+    std::ofstream out(f);
+    out << "#include <tsocheck.h>\nint __VERIFIER_nondet_int(void);\nint x;\n"
+           "TSOCHECK_WITH(\"nondet=5..1\") void f(void) { x = __VERIFIER_nondet_int(); }\n";
+  }
+  json j = checkJson(quote(f.string()));
+  REQUIRE(j["results"].size() == 1);
+  CHECK(j["results"][0]["status"] == "error");
+  CHECK(j["results"][0]["message"].get<std::string>().find("nondet must be A..B with integers A <= B") != std::string::npos);
+  fs::remove(f);
+}
+
+TEST_CASE("thread-local variables: one copy per thread, initialised from the initialiser", "[cli][realc][tls]") {
+  for (const char* model : {"sc", "tso", "pso"})
+    for (const char* mode : {"", "--stateful "}) {
+      CAPTURE(model, mode);
+      json j = checkJson(std::string(mode) + "--keep-going --no-fences --model " + model + " " +
+                         quote(inputs("thread_local.c")));
+      std::map<std::string, json> by = byFunction(j);
+      REQUIRE(by.size() == 3);
+      // The copies are private (no events): one execution.
+      CHECK(by["own_counters"]["status"] == "verified");
+      CHECK(by["own_counters"]["executions"] == 1);
+      CHECK(by["main_copy_unaffected"]["status"] == "verified");
+      CHECK(by["main_copy_unaffected"]["executions"] == 1);
+      CHECK(by["not_shared"]["status"] == "violation");
+      CHECK(by["not_shared"]["violation"]["line"] == 54);
+    }
+}
+
+TEST_CASE("the address of a thread's thread-local copy reaches the owner's copy from another thread", "[cli][realc][tls]") {
+  for (const char* model : {"sc", "tso", "pso"}) {
+    CAPTURE(model);
+    json j = checkJson(std::string("--keep-going --no-fences --model ") + model + " " +
+                       quote(inputs("thread_local_shared.c")));
+    std::map<std::string, json> by = byFunction(j);
+    REQUIRE(by.size() == 3);
+    // The lost update: both increments read the initial 0 of T1's copy.
+    CHECK(by["tls_race"]["status"] == "violation");
+    CHECK(by["tls_race"]["executions"] == 4);  // 2 reads-from choices x coherence: lost in 2 of 4
+    CHECK(by["tls_race"]["violation"]["line"] == 30);
+    std::set<std::string> names;
+    for (const json& s : by["tls_race"]["violation"]["trace"])
+      if (s["address"].is_string()) names.insert(s["address"].get<std::string>());
+    CHECK(names.count("tls@T1") == 1);  // the owner's copy, accessed by T1 and T2
+    CHECK(names.count("tls@T2") == 0);
+    CHECK(by["tls_shared_atomic"]["status"] == "verified");
+    CHECK(by["tls_shared_atomic"]["executions"] == 2);
+    CHECK(by["tls_after_exit"]["status"] == "violation");
+    CHECK(by["tls_after_exit"]["violation"]["kind"] == "memory");
+    CHECK(by["tls_after_exit"]["violation"]["message"] ==
+          "use of tls@T1 after T1 ended (a thread's thread-local variables end with it)");
+  }
+  json s = checkJson("--stateful --no-fences " + quote(inputs("thread_local_shared.c")));
+  std::map<std::string, json> st = byFunction(s);
+  CHECK(st["tls_race"]["status"] == "violation");
+  CHECK(st["tls_shared_atomic"]["status"] == "verified");
+  CHECK(st["tls_after_exit"]["status"] == "violation");
 }

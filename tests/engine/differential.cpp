@@ -28,7 +28,7 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
   std::ostringstream why;
   const char* cfg = modelName(c.model);
 
-  NaiveResult naive = exploreNaive(prog, c.model, c.bound);
+  NaiveResult naive = exploreNaive(prog, c.model, c.bound, c.limits);
   const bool naiveError = naive.errorRuns > 0 || naive.deadlockRuns > 0;
 
   std::set<std::string> keys;
@@ -37,6 +37,7 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
   CheckOptions opts;
   opts.model = c.model;
   opts.bufferBound = c.bound;
+  opts.limits = c.limits;
   opts.stopAtFirstError = false;
   opts.onExecution = [&](const ExecutionInfo& info) {
     if (info.blocked) return;
@@ -47,10 +48,13 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
   CheckResult g = check(prog, opts);
   out.executions = g.executions;
   out.violation = bool(g.violation);
+  out.nondetLimited = g.nondetLimited;
+  out.status = g.status;
 
   StateSpaceOptions so;
   so.model = c.model;
   so.bufferBound = c.bound;
+  so.limits = c.limits;
   so.stopAtFirstError = false;
   so.maxStates = c.maxStates;
   so.onExecution = [&](const ExecutionInfo& info) {
@@ -67,6 +71,9 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
     out.agree = false;
   };
   if (g.status == Status::Error || s.status == Status::Error) fail("engine error: " + g.message + " / " + s.message);
+  if (!out.statefulSkipped && g.nondetLimited != s.nondetLimited)
+    fail(std::string("nondet range: explorer ") + (g.nondetLimited ? "limited" : "not limited") + ", stateful " +
+         (s.nondetLimited ? "limited" : "not limited"));
   if (g.cut || (!ss.exhaustive && !ss.stateLimitHit && !s.violation)) fail("a limit cut the search");
   if (bool(g.violation) != naiveError)
     fail(std::string("verdict: explorer ") + (g.violation ? "violation" : "no violation") + ", naive " +

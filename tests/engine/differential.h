@@ -24,6 +24,7 @@ struct DiffConfig {
   // it explodes on 5-6 threads; past this many states it is left out of the
   // comparison (DiffOutcome::statefulSkipped) instead of being waited for.
   uint64_t maxStates = 30000;
+  Limits limits{};  // for all three (the nondet range of typed nondeterministic inputs)
 };
 
 struct DiffOutcome {
@@ -32,6 +33,8 @@ struct DiffOutcome {
   uint64_t executions = 0;  // graph explorer's complete executions
   bool violation = false;
   bool statefulSkipped = false;  // the state space exceeded maxStates: two-way comparison only
+  bool nondetLimited = false;    // the graph explorer met a nondet input the range cut (the state space must agree)
+  Status status = Status::Verified;  // the graph explorer's
 };
 
 DiffOutcome differential(const Program& prog, const DiffConfig& c);

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <optional>
+#include <set>
 
 #include "engine/builder.h"
 #include "engine/check.h"
@@ -217,5 +219,218 @@ TEST_CASE("a nondeterministic choice is explored with every value, once per grap
     INFO(e.why);
     CHECK(e.agree);
     CHECK(e.violation);
+  }
+}
+
+namespace {
+// T1: r = x; c = a typed nondet input (size bytes, signed or not); g = c + 1024 * r
+// (8 bytes).  T2: x = 1.  With `failOn`, main asserts g != failOn (reachable
+// only when T1 read x = 0 and chose that value).
+Program typedNondetProgram(uint8_t size, bool isSigned, std::optional<Value> failOn = std::nullopt) {
+  ProgramBuilder pb("nondet_typed.c");
+  uint32_t x = pb.global("x"), g = pb.global("g", 8);
+  auto& t1 = pb.function("t1", 1);
+  t1.at(10);
+  Reg r = t1.loadGlobal(x);
+  Reg c = t1.at(11).nondetInput(size, isSigned);
+  t1.storeGlobalReg(g, t1.bin(BinOp::Add, t1.binImm(BinOp::Mul, r, 1024), c), 8);
+  t1.ret();
+  auto& t2 = pb.function("t2", 1);
+  t2.at(20).storeGlobal(x, 1);
+  t2.ret();
+  auto& m = pb.function("main");
+  m.at(1);
+  Reg a = m.spawn(t1.index());
+  Reg b = m.spawn(t2.index());
+  m.joinDiscard(a);
+  m.joinDiscard(b);
+  if (failOn) {
+    m.at(2);
+    m.assertTrue(m.cmpImm(CmpOp::Ne, m.loadGlobal(g, 8), *failOn), "g != failOn");
+  }
+  m.ret();
+  pb.setEntry(m.index());
+  return pb.build();
+}
+
+Limits nondetRange(int64_t lo, int64_t hi) {
+  Limits l;
+  l.nondetLo = lo;
+  l.nondetHi = hi;
+  return l;
+}
+
+CheckResult checkWith(const Program& p, Model m, const Limits& l, bool stateful = false) {
+  CheckOptions o;
+  o.model = m;
+  o.limits = l;
+  o.stateful = stateful;
+  o.stopAtFirstError = false;
+  return check(p, o);
+}
+}  // namespace
+
+TEST_CASE("typed nondet inputs take the range's values within their type, exactly once per graph",
+          "[differential][nondet][exact]") {
+  struct Case {
+    uint8_t size;
+    bool isSigned;
+    int64_t lo, hi;
+    uint64_t values;  // how many values the input takes
+    bool limited;
+  };
+  const std::vector<Case> cases = {
+      {1, true, -1, 1, 3, true},        // char with the default range
+      {1, false, -1, 1, 2, true},       // unsigned char: 0..1
+      {2, true, -2, 2, 5, true},        // short
+      {2, false, -2, 2, 3, true},       // unsigned short: 0..2
+      {4, true, -1, 1, 3, true},        // int
+      {4, false, -1, 1, 2, true},       // unsigned int
+      {8, true, -1, 1, 3, true},        // long, pointer
+      {8, false, -1, 1, 2, true},       // unsigned long
+      {1, false, 0, 255, 256, false},   // unsigned char, fully covered
+      {1, false, -5, 300, 256, false},  // covered by a wider range
+      {1, true, -128, 127, 256, false}, // char, fully covered
+      {1, true, -128, 126, 255, true},  // one value short
+  };
+  for (const Case& k : cases)
+    for (Model m : kModels) {
+      CAPTURE(modelName(m), int(k.size), k.isSigned, k.lo, k.hi);
+      const Program p = typedNondetProgram(k.size, k.isSigned);
+      const Limits l = nondetRange(k.lo, k.hi);
+      CheckResult r = checkWith(p, m, l);
+      // T1 reads x = 0 or 1, times the values.
+      CHECK(r.executions == 2 * k.values);
+      CHECK(r.nondetLimited == k.limited);
+      CHECK(r.status == (k.limited ? Status::Bounded : Status::Verified));
+      if (k.limited) CHECK(r.message == "no violation found, but nondet values limited to " + std::to_string(k.lo) +
+                                            ".." + std::to_string(k.hi));
+      CheckResult s = checkWith(p, m, l, true);
+      CHECK(s.executions == 2 * k.values);  // distinct final states
+      CHECK(s.nondetLimited == k.limited);
+      CHECK(s.status == r.status);
+      if (k.values <= 5) {
+        DiffConfig c{m, -1, true};
+        c.limits = l;
+        DiffOutcome d = differential(p, c);
+        INFO(d.why);
+        CHECK(d.agree);
+        CHECK(d.executions == 2 * k.values);
+      }
+    }
+}
+
+TEST_CASE("a typed nondet value that only one value of the range reaches is found", "[differential][nondet]") {
+  for (Model m : kModels) {
+    CAPTURE(modelName(m));
+    // g == -1 (as 8 bytes) only when T1 read x = 0 and a signed long input chose -1.
+    const Program p = typedNondetProgram(8, true, Value(-1));
+    CheckResult r = checkWith(p, m, nondetRange(-1, 1));
+    REQUIRE(r.violation);
+    CHECK(r.violation->kind == ErrorKind::Assertion);
+    bool sawMinusOne = false;
+    for (const TraceStep& st : r.violation->trace)
+      if (st.kind == StepKind::Nondet) sawMinusOne = st.value == Value(-1) && st.note == "chosen: -1";
+    CHECK(sawMinusOne);
+    // A range without -1 cannot reach it: bounded, never verified.
+    CheckResult ok = checkWith(p, m, nondetRange(0, 1));
+    CHECK(!ok.violation);
+    CHECK(ok.status == Status::Bounded);
+    CHECK(ok.executions == 4);
+    CheckResult st = checkWith(p, m, nondetRange(-1, 1), true);
+    CHECK(st.violation);
+    // Unsigned char 255 is the bit pattern of -1 as a char: in range 0..255 only.
+    const Program q = typedNondetProgram(1, false, 255);
+    CHECK(!checkWith(q, m, nondetRange(-1, 1)).violation);
+    CHECK(checkWith(q, m, nondetRange(0, 255)).violation);
+    DiffConfig c{m, -1, true};
+    c.limits = nondetRange(-1, 1);
+    DiffOutcome d = differential(p, c);
+    INFO(d.why);
+    CHECK(d.agree);
+    CHECK(d.violation);
+  }
+}
+
+TEST_CASE("a typed nondet input with no value in the range cuts its thread", "[nondet]") {
+  const Program p = typedNondetProgram(1, false);
+  for (bool stateful : {false, true}) {
+    CheckResult r = checkWith(p, Model::TSO, nondetRange(-3, -1), stateful);
+    CHECK(r.status == Status::Bounded);
+    REQUIRE(!r.limitsHit.empty());
+    CHECK(r.limitsHit[0].find("no value of the nondet input's 8-bit unsigned type is in the range -3..-1") !=
+          std::string::npos);
+  }
+}
+
+namespace {
+// Thread-local storage. T1 passes the address of its shared copy of `t`
+// (init 5) to T2; both increment it with a load and a store (an update can
+// be lost); T1 then publishes its copy in g. Every thread also increments
+// its private copy of `p` (init 7); main checks its own copies stayed as
+// initialised: t = 5, p = 8 after its own increment.
+Program tlsProgram() {
+  ProgramBuilder pb("tls.c");
+  uint32_t g = pb.global("g"), mainSaw = pb.global("main_saw");
+  uint32_t t = pb.threadLocal("t", 4, 5), p = pb.threadLocal("p", 4, 7, true);
+  auto bumpPrivate = [&](FunctionBuilder& f) {
+    Reg a = f.tlsAddr(p);
+    f.store(a, f.binImm(BinOp::Add, f.load(a), 1));
+  };
+  auto& helper = pb.function("helper", 1);
+  helper.at(10);
+  bumpPrivate(helper);
+  helper.store(0, helper.binImm(BinOp::Add, helper.load(0), 10));
+  helper.ret();
+  auto& owner = pb.function("owner", 1);
+  owner.at(20);
+  bumpPrivate(owner);
+  Reg a = owner.tlsAddr(t);
+  Reg h = owner.spawn(helper.index(), a);
+  owner.store(a, owner.binImm(BinOp::Add, owner.load(a), 1));
+  owner.joinDiscard(h);
+  owner.storeGlobalReg(g, owner.load(a));
+  owner.ret();
+  auto& m = pb.function("main");
+  m.at(1);
+  bumpPrivate(m);
+  Reg o = m.spawn(owner.index());
+  m.joinDiscard(o);
+  // 1000 * own t + own p: 5008 when main's copies are untouched.
+  m.storeGlobalReg(mainSaw, m.bin(BinOp::Add, m.binImm(BinOp::Mul, m.load(m.tlsAddr(t)), 1000), m.load(m.tlsAddr(p))));
+  m.ret();
+  pb.setEntry(m.index());
+  return pb.build();
+}
+}  // namespace
+
+TEST_CASE("thread-local copies: per thread, initialised, exact when their address is passed on",
+          "[differential][exact][tls]") {
+  const Program prog = tlsProgram();
+  CHECK(addressName(prog, layout::kTlsBase + layout::kTlsStride) == "t@T1");
+  for (Model m : kModels) {
+    CAPTURE(modelName(m));
+    std::set<std::pair<Value, Value>> finals;  // (g, main_saw)
+    CheckOptions o;
+    o.model = m;
+    o.onExecution = [&](const ExecutionInfo& info) {
+      Value gv = 0, ms = 0;
+      for (auto [addr, v] : info.finalMemory) {
+        if (addr == prog.globals[0].addr) gv = v;
+        if (addr == prog.globals[1].addr) ms = v;
+      }
+      finals.insert({gv, ms});
+    };
+    CheckResult r = check(prog, o);
+    CHECK(r.status == Status::Verified);
+    // T1's and T2's read-modify-writes of T1's copy: both read 5 (two
+    // coherence orders: lost update) or one reads the other's write.
+    CHECK(r.executions == 4);
+    const std::set<std::pair<Value, Value>> want = {{16, 5008}, {6, 5008}, {15, 5008}};
+    CHECK(finals == want);
+    DiffOutcome d = differential(prog, DiffConfig{m, -1, true});
+    INFO(d.why);
+    CHECK(d.agree);
+    CHECK(d.executions == 4);
   }
 }

@@ -216,6 +216,17 @@ class Naive {
   bool buffered() const { return model_ != Model::SC && bound_ != 0; }
 
   Value initialValue(Addr a, unsigned size) const {
+    if (a >= layout::kTlsBase && a < layout::kStackBase) {  // every thread's copy starts as the initialiser
+      const uint64_t off = (a - layout::kTlsBase) % layout::kTlsStride;
+      for (const ThreadLocal& v : prog_.threadLocals) {
+        if (v.isPrivate || off < v.offset || off >= v.offset + v.size) continue;
+        Value x = 0;
+        for (unsigned i = 0; i < size && i < 8 && off - v.offset + i < v.init.size(); ++i)
+          x |= Value(v.init[off - v.offset + i]) << (8 * i);
+        return x;
+      }
+      return 0;
+    }
     const Global* g = prog_.globalAt(a);
     if (!g) return 0;
     Value v = 0;
@@ -368,8 +379,8 @@ class Naive {
       case ActionKind::Free:
         break;
       case ActionKind::Choice:
-        result = choice;
-        s.choices.push_back({ev, choice});
+        result = choiceValue(a, choice);
+        s.choices.push_back({ev, result});
         break;
       case ActionKind::BlockSize: {
         uint64_t owner = (a.addr - layout::kHeapBase) / layout::kThreadStride;

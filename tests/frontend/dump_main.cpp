@@ -19,6 +19,13 @@ static void printIR(const Program& p) {
     for (size_t i = 0; i < gl.init.size() && i < 32; ++i) std::printf(" %02x", gl.init[i]);
     std::printf("\n");
   }
+  for (size_t t = 0; t < p.threadLocals.size(); ++t) {
+    const ThreadLocal& v = p.threadLocals[t];
+    std::printf("thread-local %zu %s %s+0x%llx size %u elem %u init", t, v.name.c_str(),
+                v.isPrivate ? "private" : "tls", static_cast<unsigned long long>(v.offset), v.size, v.elemSize);
+    for (size_t i = 0; i < v.init.size() && i < 32; ++i) std::printf(" %02x", v.init[i]);
+    std::printf("\n");
+  }
   for (size_t f = 0; f < p.functions.size(); ++f) {
     const Function& fn = p.functions[f];
     std::printf("function %zu %s params %u regs %u\n", f, fn.name.c_str(), fn.numParams, fn.numRegs);

@@ -1,7 +1,7 @@
 // The settings the language server reads (lsp/lsp_settings.cpp). Pure.
 
 export const serverSettingKeys = [
-  'model', 'bufferBound', 'preemptionBound', 'loopBound', 'timeLimit', 'memoryLimit', 'fenceStyle',
+  'model', 'bufferBound', 'preemptionBound', 'loopBound', 'timeLimit', 'memoryLimit', 'nondetRange', 'fenceStyle',
   'compileCommandsDir', 'checkOn', 'maxWorkers', 'debounceMs', 'robustness', 'deadlocks',
 ] as const;
 

@@ -25,7 +25,7 @@ test('server settings: every key, unset as null, serverPath left out', () => {
   const cfg: Record<string, unknown> = { serverPath: '/x', model: 'pso', loopBound: 4, fenceStyle: 'sync', compileCommandsDir: '' };
   const s = serverSettings((k) => cfg[k]);
   assert.deepStrictEqual(s, {
-    model: 'pso', bufferBound: null, preemptionBound: null, loopBound: 4, timeLimit: null, memoryLimit: null, fenceStyle: 'sync',
+    model: 'pso', bufferBound: null, preemptionBound: null, loopBound: 4, timeLimit: null, memoryLimit: null, nondetRange: null, fenceStyle: 'sync',
     compileCommandsDir: '', checkOn: null, maxWorkers: null, debounceMs: null, robustness: null, deadlocks: null,
   });
 });
