@@ -180,6 +180,9 @@ Reg FunctionBuilder::nondetInput(uint8_t size, bool isSigned) {
   in.imm = isSigned ? 1 : 0;
   return r;
 }
+
+void FunctionBuilder::atomicBegin() { emit(Op::AtomicBegin); }
+void FunctionBuilder::atomicEnd() { emit(Op::AtomicEnd); }
 Reg FunctionBuilder::readCountBegin() {
   Reg r = newReg();
   Instr& in = emit(Op::ReadCount);

@@ -64,6 +64,8 @@ class FunctionBuilder {
   Reg nondet(Value max);  // Op::Nondet: any value in 0..max
   // Op::Nondet sub=1: a value of a `size`-byte integer type within the check's nondet range.
   Reg nondetInput(uint8_t size, bool isSigned);
+  void atomicBegin();     // Op::AtomicBegin / Op::AtomicEnd: an atomic section
+  void atomicEnd();
   // Op::ReadCount: begin returns the saved counter; end(saved) returns the
   // shared reads made since the matching begin.
   Reg readCountBegin();

@@ -113,6 +113,7 @@ const char* stepKindName(StepKind k) {
     case StepKind::Error: return "error";
     case StepKind::Blocked: return "blocked";
     case StepKind::Nondet: return "nondet";
+    case StepKind::Atomic: return "atomic";
   }
   return "?";
 }
@@ -139,7 +140,17 @@ CheckResult check(const Program& prog, const CheckOptions& opts) {
     r.message = "robustness checking works with the graph explorer only (not with the stateful search)";
     return r;
   }
-  if (opts.stateful) {
+  // Atomic sections are exact in the explicit-state search only (the graph
+  // explorer has no notion of them): such programs are explored there.
+  const bool sections = !opts.stateful && hasAtomicSections(prog);
+  if (sections && (opts.robustness || opts.preemptionBound >= 0)) {
+    CheckResult r;
+    r.status = Status::Error;
+    r.message = std::string(opts.robustness ? "robustness checking" : "a preemption bound") +
+                " does not work with atomic sections (__VERIFIER_atomic_*), which the explicit-state search explores";
+    return r;
+  }
+  if (opts.stateful || sections) {
     StateSpaceOptions so;
     so.model = opts.model;
     so.bufferBound = opts.bufferBound;

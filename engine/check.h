@@ -62,6 +62,7 @@ struct CheckOptions {
   DeadlockMode deadlocks = DeadlockMode::Error;
   // Explicit-state search with a visited-state table (engine/state_space.h)
   // instead of the graph explorer: ends loops over finite data by itself.
+  // (Programs with atomic sections, hasAtomicSections, always use it.)
   bool stateful = false;
   // Preemption bound P (-1 = none): explore every Shasha–Snir class with at
   // most P preemptions (definition in engine/preemption.h), exactly once,
@@ -98,6 +99,7 @@ enum class StepKind : uint8_t {
   Error,      // the failing event (assertion, memory error, ...)
   Blocked,    // a deadlocked thread's last attempted operation
   Nondet,     // a nondeterministic choice (value: the one taken)
+  Atomic,     // the thread enters an atomic section (__VERIFIER_atomic_*)
 };
 const char* stepKindName(StepKind k);  // "store", "flush", "load-memory", "load-buffer", ...
 

@@ -47,6 +47,11 @@ bool Explorer::outOfTime() const {
 
 CheckResult Explorer::run() {
   start_ = std::chrono::steady_clock::now();
+  if (hasAtomicSections(prog_)) {  // check() sends these to the explicit-state search
+    res_.status = Status::Error;
+    res_.message = "the graph explorer does not support atomic sections (__VERIFIER_atomic_*)";
+    return res_;
+  }
   // Threads poll the deadline and the cancel flag while they run (interp.h).
   // (A deadline the caller set, e.g. for a whole check with fence synthesis, stays if earlier.)
   if (opts_.timeLimitSeconds > 0)
@@ -252,6 +257,9 @@ void Explorer::visit(State& s) {
       }
     }
     switch (a.kind) {
+      case ActionKind::AtomicBegin:  // run() refuses such programs
+        reportEngineError("atomic section in the graph explorer", a.loc);
+        return;
       case ActionKind::Error:
         reportError(s, t, a.error, a.message, a.loc, true);
         return;

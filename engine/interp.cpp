@@ -208,6 +208,9 @@ void ThreadState::complete(Value result) {
     case Op::Nondet:
       if (in.a != kNoReg) fr.regs[in.a] = result;
       break;
+    case Op::AtomicBegin:
+      ++atomicDepth_;
+      break;
     default: break;
   }
   fr.pc++;
@@ -503,6 +506,18 @@ void ThreadState::run() {
         pending_.limited = limited;
         return;
       }
+      case Op::AtomicBegin:
+        if (atomicDepth_ > 0) {  // nested: already alone
+          ++atomicDepth_;
+          fr.pc++;
+          break;
+        }
+        stop(ActionKind::AtomicBegin, in);
+        return;
+      case Op::AtomicEnd:
+        if (atomicDepth_ > 0) --atomicDepth_;
+        fr.pc++;
+        break;
       case Op::BlockSize:
         if (R(in.b) == 0) {
           R(in.a) = 0;
@@ -588,6 +603,7 @@ void ThreadState::appendKey(std::string& out) const {
   }
   putRaw(out, heapTop_);
   putRaw(out, countDepth_);
+  putRaw(out, atomicDepth_);
   putRaw(out, readCount_);
   const Action& a = pending_;
   putRaw(out, uint8_t(a.kind));

@@ -38,6 +38,8 @@ enum class ActionKind : uint8_t {
   Choice,    // result: choiceValue(action, i) for every i in 0..value, each one explored
              // (__VERIFIER_nondet_*); `expected` is the first value, `size` the width,
              // `limited` says the type has values the range left out
+  AtomicBegin,  // entering an atomic section: once taken, only this thread runs
+                // (and only its own buffer flushes) until the section ends
 };
 
 // Deadlock: every live thread waits on a mutex, a join or a condition
@@ -134,6 +136,9 @@ class ThreadState {
   // Whether the thread stopped because the deadline passed or the check was
   // cancelled (a Limit that is not a bound of the program).
   bool stoppedByTime() const { return stoppedByTime_; }
+  // Inside an atomic section (Op::AtomicBegin taken, its AtomicEnd not yet
+  // run): the explorers let no other thread step.
+  bool inAtomic() const { return atomicDepth_ > 0 && !frames_.empty(); }
 
   // The heap block containing a (allocated by this thread), or nullptr.
   const HeapBlock* heapBlockAt(Addr a) const;
@@ -187,6 +192,7 @@ class ThreadState {
   bool stoppedByTime_ = false;
   uint32_t countDepth_ = 0;  // open Op::ReadCount levels (reads are counted while > 0)
   Value readCount_ = 0;      // shared reads counted at the innermost open level
+  uint32_t atomicDepth_ = 0; // open atomic sections (nested ones count)
   Action pending_;
 };
 

@@ -82,6 +82,13 @@ std::string addressName(const Program& p, Addr a) {
   return buf;
 }
 
+bool hasAtomicSections(const Program& p) {
+  for (const Function& f : p.functions)
+    for (const Instr& in : f.code)
+      if (in.op == Op::AtomicBegin) return true;
+  return false;
+}
+
 const char* opName(Op op) {
   switch (op) {
     case Op::Const: return "const";
@@ -109,6 +116,8 @@ const char* opName(Op op) {
     case Op::Self: return "self";
     case Op::ReadCount: return "readcount";
     case Op::Nondet: return "nondet";
+    case Op::AtomicBegin: return "atomic_begin";
+    case Op::AtomicEnd: return "atomic_end";
     case Op::Lock: return "lock";
     case Op::TryLock: return "trylock";
     case Op::Unlock: return "unlock";

@@ -71,6 +71,9 @@ enum class Op : uint8_t {
             // sub=0: any value in imm2..imm (signed).  sub=1: a value of an integer type
             // of `size` bytes (imm=1: signed, 0: unsigned) within Limits' nondet range
             // (__VERIFIER_nondet_int and friends); zero-extended from `size` bytes
+  AtomicBegin,  // enter an atomic section (__VERIFIER_atomic_*): until the matching
+                // AtomicEnd no other thread steps and no other store buffer flushes
+  AtomicEnd,    // leave the innermost atomic section
   Nop,
 };
 
@@ -158,6 +161,10 @@ struct Program {
   const ThreadLocal* threadLocalAt(uint64_t offset, bool isPrivate) const;
   std::string locString(const SourceLoc& l) const;  // "file:line:col"
 };
+
+// Whether any function has an atomic section (Op::AtomicBegin): such programs
+// are explored by the explicit-state search (engine/check.h).
+bool hasAtomicSections(const Program& p);
 
 // Human-readable name of an address: "x", "arr[2]", "s+4", "heap@T1+8",
 // "counter@T2" (thread T2's copy of a thread-local variable).

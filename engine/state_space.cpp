@@ -20,6 +20,7 @@ struct BufEntry {
   uint8_t size = 0;
   uint32_t epoch = 0;  // PSO: store-store barriers passed before this store
   SourceLoc loc;       // of the store (for the flush step in traces; not in the key)
+  uint32_t function = 0, pc = 0;  // the store instruction (likewise)
 };
 
 struct Thread {
@@ -53,6 +54,7 @@ struct Node {
   Addr addr = 0;
   Value value = 0;
   SourceLoc loc;
+  uint32_t function = TraceStep::kNoEvent, pc = 0;  // the instruction (kNoEvent: none)
 };
 
 template <class T>
@@ -91,6 +93,15 @@ uint64_t stateBytes(const State& s) {
   return n;
 }
 
+// The thread inside an atomic section, or -1: while there is one, only it
+// steps (every store buffer still flushes: the memory system drains buffers
+// whatever the scheduler does).
+int sectionOwner(const State& s) {
+  for (uint32_t t = 0; t < s.th.size(); ++t)
+    if (s.th[t].ts && !s.th[t].exited && s.th[t].ts->inAtomic()) return int(t);
+  return -1;
+}
+
 class Search {
  public:
   Search(const Program& prog, const StateSpaceOptions& opts) : prog_(prog), opts_(opts) {}
@@ -114,7 +125,8 @@ class Search {
   Value readValue(State& s, uint32_t t, Cell& c, bool* fromBuffer) const;
   void noteRead(Thread& th, Addr a, Value v) const;
 
-  void finalState(const State& s, uint32_t node);
+  // No step is possible (owner: the thread inside an atomic section, or -1).
+  void finalState(const State& s, uint32_t node, int owner);
   void reportError(const State& s, uint32_t node, const Node* last, uint32_t t, ErrorKind kind,
                    const std::string& msg, const SourceLoc& loc, bool deadlock);
   void engineError(const std::string& msg, const SourceLoc& loc);
@@ -365,11 +377,13 @@ bool Search::reducedStep(const State& s, uint32_t node) {
     x.parent = node;
     x.thread = t;
     x.loc = a.loc;
+    x.function = a.function;
+    x.pc = a.pc;
     if (store) {
       Cell* cl = cell(c, a.addr, a.size, a.loc);
       if (!cl) return true;  // engine error reported
       const Value v = maskToSize(a.value, a.size);
-      ct.buf.push_back(BufEntry{a.addr, v, a.size, ct.epoch, a.loc});
+      ct.buf.push_back(BufEntry{a.addr, v, a.size, ct.epoch, a.loc, a.function, a.pc});
       x.kind = StepKind::Store;
       x.hasAddr = x.hasValue = x.buffered = true;
       x.addr = a.addr;
@@ -389,7 +403,8 @@ bool Search::reducedStep(const State& s, uint32_t node) {
 }
 
 void Search::expand(const State& s, uint32_t node) {
-  if (reducedStep(s, node)) return;
+  const int owner = sectionOwner(s);
+  if (owner < 0 && reducedStep(s, node)) return;
   const uint32_t n = uint32_t(s.th.size());
   bool any = false;
   bool cutHere = false;
@@ -399,13 +414,22 @@ void Search::expand(const State& s, uint32_t node) {
     x.thread = t;
     x.kind = k;
     x.loc = a.loc;
+    x.function = a.function;
+    x.pc = a.pc;
     return x;
   };
   for (uint32_t t = 0; t < n && !stopped_; ++t) {
     const Thread& th = s.th[t];
-    if (!th.ts || th.exited) continue;
+    if (!th.ts || th.exited || (owner >= 0 && t != uint32_t(owner))) continue;
     const Action& a = th.ts->pending();
     switch (a.kind) {
+      case ActionKind::AtomicBegin: {
+        State c = s;
+        c.th[t].ts->complete(0);
+        any = true;
+        push(std::move(c), step(t, StepKind::Atomic, a));
+        continue;
+      }
       case ActionKind::Error:
         reportError(s, node, nullptr, t, a.error, a.message, a.loc, false);
         return;
@@ -467,7 +491,7 @@ void Search::expand(const State& s, uint32_t node) {
         if (!cl) return;
         const Value v = maskToSize(a.value, a.size);
         Thread& ct = c.th[t];
-        if (buffered()) ct.buf.push_back(BufEntry{a.addr, v, a.size, ct.epoch, a.loc});
+        if (buffered()) ct.buf.push_back(BufEntry{a.addr, v, a.size, ct.epoch, a.loc, a.function, a.pc});
         else cl->value = v;
         ct.recentReads.clear();
         ct.ts->complete(0);
@@ -652,7 +676,7 @@ void Search::expand(const State& s, uint32_t node) {
   if (buffered()) {
     for (uint32_t t = 0; t < n && !stopped_; ++t) {
       const auto& buf = s.th[t].buf;
-      if (buf.empty()) continue;
+      if (buf.empty()) continue;  // (every buffer flushes during an atomic section too)
       std::vector<size_t> heads;
       if (opts_.model == Model::TSO) {
         heads.push_back(0);
@@ -670,6 +694,8 @@ void Search::expand(const State& s, uint32_t node) {
         x.thread = t;
         x.kind = StepKind::Flush;
         x.loc = e.loc;
+        x.function = e.function;
+        x.pc = e.pc;
         x.hasAddr = x.hasValue = true;
         x.addr = e.addr;
         x.value = e.value;
@@ -694,10 +720,10 @@ void Search::expand(const State& s, uint32_t node) {
     }
   }
   if (cutHere) ++res_.result.cut;
-  if (!any && !cutHere && !stopped_) finalState(s, node);
+  if (!any && !cutHere && !stopped_) finalState(s, node, owner);
 }
 
-void Search::finalState(const State& s, uint32_t node) {
+void Search::finalState(const State& s, uint32_t node, int owner) {
   bool allDone = true;
   for (const Thread& th : s.th)
     if (th.ts && !th.exited) allDone = false;
@@ -719,6 +745,27 @@ void Search::finalState(const State& s, uint32_t node) {
       if (c.addr == a) return c.value;
     return Value(0);
   };
+  if (owner >= 0) {
+    // Stuck inside an atomic section: nothing else may run. A failed assume
+    // blocks the execution; waiting on a mutex, a join or a condition
+    // variable is a deadlock; a spin can never see a new value.
+    const Action& p = s.th[owner].ts->pending();
+    const std::string name = "T" + std::to_string(owner);
+    if (p.kind == ActionKind::Blocked && p.value == 0) {
+      ++res_.result.blocked;
+      record(true);
+      return;
+    }
+    const bool spin = p.kind == ActionKind::Blocked && p.value == 1;
+    const std::string what = p.kind == ActionKind::Lock   ? " waits for mutex " + addressName(prog_, p.addr)
+                             : p.kind == ActionKind::Join ? " waits to join T" + std::to_string(p.target)
+                             : spin                       ? " spins forever"
+                                                          : " waits on a condition variable";
+    reportError(s, node, nullptr, uint32_t(owner), spin ? ErrorKind::NonTermination : ErrorKind::Deadlock,
+                name + what + " inside an atomic section, where no other thread can run",
+                p.loc, true);
+    return;
+  }
   // As in the graph explorer: a deadlock when some thread waits on a mutex
   // or a condition variable, else (spins, joins) non-termination.
   bool stale = false, waits = false;
@@ -791,8 +838,11 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
   v.loc = loc;
   v.warning = hang && opts_.deadlocks == DeadlockMode::Warning;
   std::vector<std::vector<BufferEntry>> bufs(s.th.size());
-  auto add = [&](uint32_t thread, StepKind k, const SourceLoc& l, const std::string& note) -> TraceStep& {
+  auto add = [&](uint32_t thread, StepKind k, const SourceLoc& l, const std::string& note,
+                 uint32_t function = TraceStep::kNoEvent, uint32_t pc = 0) -> TraceStep& {
     TraceStep st;
+    st.function = function;
+    st.pc = pc;
     st.step = uint32_t(v.trace.size() + 1);
     st.thread = thread;
     st.kind = k;
@@ -813,7 +863,7 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
     }
     if (x.hidden) continue;
     std::string note = x.kind == StepKind::LoadBuf ? "from its own buffer" : "";
-    TraceStep& st = add(x.thread, x.kind, x.loc, note);
+    TraceStep& st = add(x.thread, x.kind, x.loc, note, x.function, x.pc);
     st.hasAddr = x.hasAddr;
     st.hasValue = x.hasValue;
     st.addr = x.addr;
@@ -822,8 +872,19 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
   }
   if (deadlock)
     for (uint32_t u = 0; u < s.th.size(); ++u)
-      if (s.th[u].ts && !s.th[u].exited) add(u, StepKind::Blocked, s.th[u].ts->pending().loc, "blocked");
-  add(t, StepKind::Error, loc, msg);
+      if (s.th[u].ts && !s.th[u].exited) {
+        const Action& p = s.th[u].ts->pending();
+        const int owner = sectionOwner(s);
+        add(u, StepKind::Blocked, p.loc,
+            owner >= 0 && uint32_t(owner) != u ? "waits: T" + std::to_string(owner) + " is inside an atomic section"
+                                                : std::string("blocked"),
+            p.function, p.pc);
+      }
+  // The failing step: the thread's pending action, unless the error is the
+  // step just taken (`last`, e.g. a flush after a free).
+  const Action* failing = t < s.th.size() && s.th[t].ts && !last ? &s.th[t].ts->pending() : nullptr;
+  add(t, StepKind::Error, loc, msg, last ? last->function : failing ? failing->function : TraceStep::kNoEvent,
+      last ? last->pc : failing ? failing->pc : 0);
   res_.result.addViolation(std::move(v));
 }
 

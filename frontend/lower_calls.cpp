@@ -70,6 +70,8 @@ Ext classifyExternal(llvm::StringRef n) {
       {"__VERIFIER_assume", Ext::Assume},
       {"__tsocheck_assume", Ext::Assume},
       {"__VERIFIER_error", Ext::VerifierError},
+      {"__VERIFIER_atomic_begin", Ext::AtomicBegin},
+      {"__VERIFIER_atomic_end", Ext::AtomicEnd},
       {"reach_error", Ext::VerifierError},
       {"__VERIFIER_nondet_bool", Ext::NondetBool},
       {"__VERIFIER_nondet__Bool", Ext::NondetBool},
@@ -206,7 +208,10 @@ void FunctionLowering::lowerCall(llvm::CallInst& I) {
   }
   // reach_error()/__VERIFIER_error() are the benchmarks' error: an error at
   // the call even when the file defines them (e.g. as __assert_fail(...)).
-  if (callee && (callee->isDeclaration() || classifyExternal(callee->getName()) == Ext::VerifierError)) {
+  // Likewise the atomic-section markers, whatever body a file gives them.
+  const Ext forced = callee ? classifyExternal(callee->getName()) : Ext::Unknown;
+  if (callee && (callee->isDeclaration() || forced == Ext::VerifierError || forced == Ext::AtomicBegin ||
+                 forced == Ext::AtomicEnd)) {
     lowerExternal(I, callee);
     return;
   }
@@ -636,6 +641,12 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       in.name = ml_.p_.intern("abort() called");
       return;
     }
+    case Ext::AtomicBegin:
+      emit(Op::AtomicBegin);
+      return;
+    case Ext::AtomicEnd:
+      emit(Op::AtomicEnd);
+      return;
     case Ext::VerifierError: {
       Instr& in = emit(Op::Fail);
       in.name = ml_.p_.intern(name + "() called");

@@ -292,6 +292,12 @@ bool FunctionLowering::checkTypes(llvm::Instruction& I) {
   return true;
 }
 
+bool FunctionLowering::atomicSection() const {
+  const llvm::StringRef n = f_.getName();
+  const Ext e = classifyExternal(n);
+  return n.starts_with("__VERIFIER_atomic_") && e != Ext::AtomicBegin && e != Ext::AtomicEnd;
+}
+
 void FunctionLowering::run() {
   for (unsigned i = 0; i < f_.arg_size(); ++i) regs_[f_.getArg(i)] = Reg(i);
   loc_ = out_->loc;
@@ -315,6 +321,10 @@ void FunctionLowering::run() {
         resultReg(I);
       }
 
+  // A function named __VERIFIER_atomic_* (the verification benchmarks'
+  // convention) runs as one atomic section: entered before its first
+  // instruction, left at each return (nothing can jump back to the entry).
+  if (atomicSection()) emit(Op::AtomicBegin);
   for (size_t i = 0; i < order.size(); ++i) lowerBlock(order[i], i + 1 < order.size() ? order[i + 1] : nullptr);
 
   // Assemble: prologue (constants) + body, then resolve labels.
@@ -593,6 +603,7 @@ void FunctionLowering::lowerInst(llvm::Instruction& I) {
       return;
     case llvm::Instruction::Ret: {
       auto& r = cast<llvm::ReturnInst>(I);
+      if (atomicSection()) emit(Op::AtomicEnd);
       Instr& in = emit(Op::Ret);
       in.a = r.getReturnValue() ? val(r.getReturnValue()) : kNoReg;
       if (r.getReturnValue() && r.getReturnValue()->getType()->isStructTy()) {

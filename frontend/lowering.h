@@ -123,6 +123,8 @@ enum class Ext {
   Exit,
   Assume,
   VerifierError,
+  AtomicBegin,   // __VERIFIER_atomic_begin(): enter an atomic section (Op::AtomicBegin)
+  AtomicEnd,     // __VERIFIER_atomic_end(): leave it
   NondetBool,    // __VERIFIER_nondet_bool(): 0 or 1, both explored
   NondetSigned,  // __VERIFIER_nondet_int() and other signed types (and pointer): the
                  // check's nondet range within the type (width from the result type)
@@ -166,6 +168,7 @@ class FunctionLowering {
   static bool escapes(const llvm::Value* v, int depth);
   FunctionLowering(ModuleLowering& ml, llvm::Function& f, uint32_t index);
   void run();
+  bool atomicSection() const;  // a __VERIFIER_atomic_* function: its body is one atomic section
 
  private:
   // Emission.

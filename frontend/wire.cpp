@@ -140,6 +140,15 @@ void putProgram(Writer& w, const Program& p) {
     w.podVec(g.init);
     w.pod(g.elemSize);
   });
+  w.vec(p.threadLocals, [&](const ThreadLocal& v) {
+    w.str(v.name);
+    w.pod(v.offset);
+    w.pod(v.size);
+    w.pod(v.isPrivate);
+    w.podVec(v.init);
+    w.pod(v.elemSize);
+  });
+  w.pod(p.tlsPrivateSize);
   w.pod(p.entry);
 }
 
@@ -168,6 +177,17 @@ Program getProgram(Reader& r) {
     g.elemSize = r.pod<uint32_t>();
     p.globals.push_back(std::move(g));
   }
+  for (uint64_t n = r.count(32); n--;) {
+    ThreadLocal v;
+    v.name = r.str();
+    v.offset = r.pod<uint64_t>();
+    v.size = r.pod<uint32_t>();
+    v.isPrivate = r.pod<bool>();
+    v.init = r.podVec<uint8_t>();
+    v.elemSize = r.pod<uint32_t>();
+    p.threadLocals.push_back(std::move(v));
+  }
+  p.tlsPrivateSize = r.pod<uint64_t>();
   p.entry = r.pod<uint32_t>();
   return p;
 }

@@ -306,6 +306,7 @@ class Naive {
         return !buffered() || bound_ < 0 || pendingStores(s.buf[t]) < size_t(bound_);
       case ActionKind::BlockSize:
       case ActionKind::Choice:
+      case ActionKind::AtomicBegin:
         return true;
       case ActionKind::Rmw:
       case ActionKind::TryLock:
@@ -377,6 +378,7 @@ class Naive {
         }
         break;
       case ActionKind::Free:
+      case ActionKind::AtomicBegin:
         break;
       case ActionKind::Choice:
         result = choiceValue(a, choice);
@@ -500,9 +502,15 @@ class Naive {
 
     bool any = false;
     const uint32_t n = uint32_t(s.threads.size());
+    // A thread inside an atomic section is the only one that steps (every
+    // buffer still flushes: the memory system drains store buffers whatever
+    // the scheduler does).
+    int owner = -1;
+    for (uint32_t t = 0; t < n; ++t)
+      if (s.threads[t]->inAtomic()) owner = int(t);
     for (uint32_t t = 0; t < n; ++t) {
       // (a) the thread's next action
-      if (enabled(s, t)) {
+      if ((owner < 0 || t == uint32_t(owner)) && enabled(s, t)) {
         any = true;
         const Action& pa = s.threads[t]->pending();
         const Value choices = pa.kind == ActionKind::Choice ? pa.value : 0;
@@ -547,6 +555,12 @@ class Naive {
       ActionKind k = s.threads[t]->pending().kind;
       if (k != ActionKind::Exit || !s.buf[t].empty()) complete = false;
       if (k == ActionKind::Blocked || k == ActionKind::Limit) cut = true;
+    }
+    if (owner >= 0) {
+      // Stuck inside an atomic section: a failed assume blocks the run;
+      // waiting for a mutex, a join, a condition or a spin is a deadlock.
+      const Action& p = s.threads[owner]->pending();
+      cut = p.kind == ActionKind::Limit || (p.kind == ActionKind::Blocked && p.value == 0);
     }
     if (complete) {
       finishComplete(s);

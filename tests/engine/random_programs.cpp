@@ -15,7 +15,7 @@ namespace {
 // Program shape, generated first so that its size can be estimated before
 // anything is built.
 struct GenOp {
-  enum Kind { Store, Load, FenceFull, FenceStoreStore, FetchAdd, Xchg, Cas, Branch } kind = Store;
+  enum Kind { Store, Load, FenceFull, FenceStoreStore, FetchAdd, Xchg, Cas, Branch, SectionBegin, SectionEnd } kind = Store;
   uint32_t loc = 0;
   Value value = 0;     // stored constant / rmw operand / cas desired / branch constant
   Value expected = 0;  // cas expected
@@ -175,6 +175,22 @@ class Gen {
       }
     }
 
+    // Atomic sections around top-level runs of operations, sometimes nested.
+    if (spec_.atomicSections && ops.size() >= 2 && pick(3) != 0) {
+      size_t b = pick(uint32_t(ops.size() - 1));
+      size_t e = b + 2 + pick(uint32_t(ops.size() - b - 1));  // [b, e) holds 2 or more ops
+      GenOp open, close;
+      open.kind = GenOp::SectionBegin;
+      close.kind = GenOp::SectionEnd;
+      ops.insert(ops.begin() + std::ptrdiff_t(e), close);
+      if (pick(4) == 0) {  // nested: a second section inside, around one op
+        size_t i = b + pick(uint32_t(e - b));
+        ops.insert(ops.begin() + std::ptrdiff_t(i + 1), close);
+        ops.insert(ops.begin() + std::ptrdiff_t(i), open);
+      }
+      ops.insert(ops.begin() + std::ptrdiff_t(b), open);
+    }
+
     // Result slots in program order; the branch refers to the load before it.
     assignSlots(ops, th.slots);
     th.ops = std::move(ops);
@@ -285,6 +301,8 @@ class Emitter {
       case GenOp::Load: record(op.slot, f_.loadGlobal(g), slotRegs, acc); break;
       case GenOp::FenceFull: f_.fence(FenceKind::Full); break;
       case GenOp::FenceStoreStore: f_.fence(FenceKind::StoreStore); break;
+      case GenOp::SectionBegin: f_.atomicBegin(); break;
+      case GenOp::SectionEnd: f_.atomicEnd(); break;
       case GenOp::FetchAdd: record(op.slot, f_.rmwGlobal(RmwOp::Add, g, op.value), slotRegs, acc); break;
       case GenOp::Xchg: record(op.slot, f_.rmwGlobal(RmwOp::Xchg, g, op.value), slotRegs, acc); break;
       case GenOp::Cas: record(op.slot, f_.casGlobal(g, op.expected, op.value), slotRegs, acc); break;

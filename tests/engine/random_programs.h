@@ -36,6 +36,10 @@ struct RandomProgramSpec {
   // Threads 2, 4, ... first spin-wait (load + assume as an idle iteration)
   // until the first location leaves its initial value.
   bool spinAwaits = false;
+  // Atomic sections (Op::AtomicBegin/AtomicEnd) around runs of 2+ top-level
+  // operations in two threads out of three, nested one time in four. Such
+  // programs go to the explicit-state search (check.h), never the graph explorer.
+  bool atomicSections = false;
   uint32_t maxAttempts = 100;
 };
 

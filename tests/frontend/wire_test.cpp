@@ -16,7 +16,10 @@ const char* kSource = R"(#include <assert.h>
 #include <pthread.h>
 #include <tsocheck.h>
 int x, y, a[4] = {1, 2, 3, 4};
-static void *t(void *arg) { x = 1; return (void *)(long)y; }
+__thread int mine = 7;
+_Thread_local int shared_tl[2] = {3, 4};
+int *published;
+static void *t(void *arg) { x = mine - 6; published = &shared_tl[1]; return (void *)(long)y; }
 TSOCHECK_WITH("model=pso") void first(void) {
   pthread_t h;
   pthread_create(&h, 0, t, 0);
@@ -61,6 +64,17 @@ TEST_CASE("a lowered module survives the worker encoding", "[frontend][wire]") {
     CHECK(q.globals[g].addr == p.globals[g].addr);
     CHECK(q.globals[g].init == p.globals[g].init);
   }
+  REQUIRE(p.threadLocals.size() == 2);
+  REQUIRE(q.threadLocals.size() == p.threadLocals.size());
+  for (size_t v = 0; v < p.threadLocals.size(); ++v) {
+    CHECK(q.threadLocals[v].name == p.threadLocals[v].name);
+    CHECK(q.threadLocals[v].offset == p.threadLocals[v].offset);
+    CHECK(q.threadLocals[v].size == p.threadLocals[v].size);
+    CHECK(q.threadLocals[v].isPrivate == p.threadLocals[v].isPrivate);
+    CHECK(q.threadLocals[v].init == p.threadLocals[v].init);
+    CHECK(q.threadLocals[v].elemSize == p.threadLocals[v].elemSize);
+  }
+  CHECK(q.tlsPrivateSize == p.tlsPrivateSize);
   CHECK(d.module.entryOf == r.module.entryOf);
   CHECK(d.module.model == Model::PSO);
   CHECK(d.module.loopBound == 3);
