@@ -11,7 +11,7 @@
 #include "engine/builder.h"
 #include "engine/check.h"
 #include "engine/state_space.h"
-#include "tests/engine/naive_explorer.h"
+#include "tests/engine/differential.h"
 #include "tests/engine/random_programs.h"
 
 using namespace tsocheck;
@@ -42,22 +42,11 @@ SectionRun runStates(const Program& p, Model m, int bound) {
   return out;
 }
 
-// The state space and the naive explorer agree on the verdict and, when
-// nothing fails, on every final state. Empty when they agree.
 std::string compare(const Program& p, Model m, int bound) {
-  const NaiveResult naive = exploreNaive(p, m, bound);
-  const bool naiveError = naive.errorRuns > 0 || naive.deadlockRuns > 0;
-  const SectionRun s = runStates(p, m, bound);
-  std::string why;
-  if (s.result.status == Status::Error) why += "engine error: " + s.result.message + "; ";
-  if (!s.exhaustive && !s.result.violation) why += "the search was cut; ";
-  if (bool(s.result.violation) != naiveError)
-    why += std::string("verdict: stateful ") + (s.result.violation ? "violation" : "none") + ", naive " +
-           (naiveError ? "error" : "none") + "; ";
-  if (!naiveError && s.finals != naive.finalStates)
-    why += "final states: stateful " + std::to_string(s.finals.size()) + ", naive " +
-           std::to_string(naive.finalStates.size()) + "; ";
-  return why;
+  DiffConfig c;
+  c.model = m;
+  c.bound = bound;
+  return sectionDifferential(p, c).why;
 }
 
 // Two threads each run { r = x; x = r + 1; } (inside an atomic section when

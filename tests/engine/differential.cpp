@@ -106,4 +106,38 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
   return out;
 }
 
+DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c) {
+  DiffOutcome out;
+  const NaiveResult naive = exploreNaive(prog, c.model, c.bound, c.limits);
+  const bool naiveError = naive.errorRuns > 0 || naive.deadlockRuns > 0;
+  Finals finals;
+  StateSpaceOptions so;
+  so.model = c.model;
+  so.bufferBound = c.bound;
+  so.limits = c.limits;
+  so.stopAtFirstError = false;
+  so.onExecution = [&](const ExecutionInfo& info) {
+    if (!info.blocked) finals.insert(info.finalMemory);
+  };
+  const StateSpaceResult ss = exploreStates(prog, so);
+  const CheckResult& s = ss.result;
+  out.executions = s.executions;
+  out.violation = bool(s.violation);
+  out.status = s.status;
+  std::ostringstream why;
+  auto fail = [&](const std::string& what) {
+    why << (out.agree ? std::string(modelName(c.model)) + " bound " + std::to_string(c.bound) + ": " : "; ") << what;
+    out.agree = false;
+  };
+  if (s.status == Status::Error) fail("engine error: " + s.message);
+  if (!ss.exhaustive && !s.violation) fail("the search was cut");
+  if (bool(s.violation) != naiveError)
+    fail(std::string("verdict: stateful ") + (s.violation ? "violation" : "no violation") + ", naive " +
+         (naiveError ? "error runs" : "no error"));
+  if (!naiveError && out.agree && finals != naive.finalStates)
+    fail("final states: stateful\n" + showFinals(finals) + "naive\n" + showFinals(naive.finalStates));
+  out.why = why.str();
+  return out;
+}
+
 }  // namespace tsocheck::testing

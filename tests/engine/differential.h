@@ -39,4 +39,9 @@ struct DiffOutcome {
 
 DiffOutcome differential(const Program& prog, const DiffConfig& c);
 
+// Programs with atomic sections are explored by the state space only
+// (check.h): it must agree with the naive explorer on the verdict and, when
+// nothing fails, on the final states (`executions`: the state space's).
+DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c);
+
 }  // namespace tsocheck::testing

@@ -1,5 +1,7 @@
 // tsocheck-soak: the three-way differential check (differential.h) on the
-// stress families (stress_programs.h) for a number of seeds or minutes.
+// stress families (stress_programs.h), and the state space against the naive
+// explorer on random programs with atomic sections (sectionDifferential), for
+// a number of seeds or minutes.
 //   tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]
 // Prints programs and configurations checked, executions explored,
 // mismatches, and the first mismatching program as C-like text. Exit 1 on a
@@ -13,6 +15,7 @@
 
 #include "engine/check.h"
 #include "tests/engine/differential.h"
+#include "tests/engine/random_programs.h"
 #include "tests/engine/stress_programs.h"
 
 using namespace tsocheck;
@@ -37,6 +40,9 @@ int main(int argc, char** argv) {
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   uint64_t programs = 0, checks = 0, mismatches = 0, execs = 0, violations = 0, skipped = 0;
   uint64_t perFamily[kStressFamilies] = {};
+  uint64_t sectionPrograms = 0, sectionChecks = 0;
+  RandomProgramSpec sectionSpec;
+  sectionSpec.atomicSections = true;
   std::string firstMismatch;
   double lastReport = 0;
   for (uint64_t seed = first;; ++seed) {
@@ -62,7 +68,26 @@ int main(int argc, char** argv) {
         }
       }
     }
-    if (elapsed() - lastReport > 60) {
+    // One random program with atomic sections per seed.
+    {
+      Program p = randomProgram(0x5ec7000000ull + seed, sectionSpec);
+      if (hasAtomicSections(p)) {
+        ++sectionPrograms;
+        for (const DiffConfig& c : configs) {
+          DiffOutcome d = sectionDifferential(p, c);
+          ++checks;
+          ++sectionChecks;
+          violations += d.violation;
+          if (!d.agree) {
+            ++mismatches;
+            if (firstMismatch.empty())
+              firstMismatch = "seed " + std::to_string(seed) + " random program with atomic sections (seed " +
+                              std::to_string(0x5ec7000000ull + seed) + ")\n" + d.why + "\n";
+          }
+        }
+      }
+    }
+        if (elapsed() - lastReport > 60) {
       lastReport = elapsed();
       std::printf("[%.0f s] seed %llu: %llu programs, %llu checks, %llu mismatches\n", elapsed(),
                   (unsigned long long)seed, (unsigned long long)programs, (unsigned long long)checks,
@@ -73,9 +98,11 @@ int main(int argc, char** argv) {
   std::printf("soak: %.1f minutes, %llu programs (", elapsed() / 60, (unsigned long long)programs);
   for (int f = 0; f < kStressFamilies; ++f)
     std::printf("%s%s %llu", f ? ", " : "", stressFamilyName(StressFamily(f)), (unsigned long long)perFamily[f]);
-  std::printf("), %llu checks (x %zu configurations), %llu graph-explorer executions, %llu with a violation, "
+  std::printf("; atomic sections %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
+              "section programs), %llu graph-explorer executions, %llu with a violation, "
               "%llu without the state space (over its state cap), %llu mismatches\n",
-              (unsigned long long)checks, configs.size(), (unsigned long long)execs,
+              (unsigned long long)sectionPrograms, (unsigned long long)checks, configs.size(),
+              (unsigned long long)sectionChecks, (unsigned long long)execs,
               (unsigned long long)violations, (unsigned long long)skipped, (unsigned long long)mismatches);
   if (!firstMismatch.empty()) std::printf("first mismatch:\n%s", firstMismatch.c_str());
   return mismatches ? 1 : 0;
