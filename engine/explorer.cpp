@@ -981,10 +981,10 @@ void Explorer::finishExecution(State& s) {
             if (!noOtherWriteAfter(*it, u)) stale = true;
           }
         if (stale) break;
-        if (p.value == 2) {
+        if (isWait(p)) {
           waits = true;
           if (waiter < 0) waiter = int(u);
-          stuck.push_back({u, threadName(u) + " waits on a condition variable no thread will signal (" +
+          stuck.push_back({u, threadName(u) + " " + waitText(p) + " (" +
                                   prog_.locString(p.loc) + ")"});
         } else {
           spinning.push_back({u, threadName(u) + " spins forever at " + prog_.locString(p.loc)});

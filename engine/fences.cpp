@@ -74,6 +74,7 @@ std::vector<FencePosition> candidatePositions(const Program& prog, Model model, 
     bool flushed = false;
   };
   std::vector<std::vector<Issued>> issued;  // per thread, in program order
+  std::vector<FencePosition> atSection;  // stores delayed past another thread's section start
   auto add = [&](const std::vector<Issued>& stores, size_t from, size_t to) {
     for (size_t i = from; i < to; ++i) out.push_back(stores[i].pos);
   };
@@ -115,10 +116,26 @@ std::vector<FencePosition> candidatePositions(const Program& prog, Model model, 
           }
         break;
       }
+      case StepKind::Atomic:
+        // Another thread's atomic section starts while a store is still
+        // buffered: under SC that store took effect before this section
+        // (the end of its own section, or of whatever ran before): delayed
+        // past that point. Used only when the counterexample has no other
+        // delayed pair (below).
+        for (size_t u = 0; u < issued.size(); ++u) {
+          if (u == s.thread) continue;
+          for (size_t i = 0; i < issued[u].size(); ++i)
+            if (!issued[u][i].flushed) {
+              for (size_t j = i; j < issued[u].size(); ++j) atSection.push_back(issued[u][j].pos);
+              break;
+            }
+        }
+        break;
       default:
         break;
     }
   }
+  if (out.empty()) out = std::move(atSection);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -209,14 +226,6 @@ const Violation* violationNotUnderSc(const CheckResult& r, const CheckResult& sc
 
 FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& opts, const CheckResult* initial,
                                       const FenceSynthesisOptions& fopts) {
-  if (hasAtomicSections(prog)) {
-    // Counterexamples come from the explicit-state search, whose traces do
-    // not name the store instructions synthesis needs.
-    FenceSynthesisResult r;
-    r.outcome = FenceOutcome::GaveUp;
-    r.message = "fence synthesis does not support programs with atomic sections (__VERIFIER_atomic_*)";
-    return r;
-  }
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto remaining = [&]() {

@@ -5,6 +5,14 @@
 
 namespace tsocheck {
 
+bool isWait(const Action& a) { return a.kind == ActionKind::Blocked && (a.value == 2 || a.value == 3); }
+
+std::string waitText(const Action& a) {
+  if (a.value == 3 && !a.message.empty()) return a.message;
+  return "waits on a condition variable no thread will signal";
+}
+
+
 const char* errorKindName(ErrorKind k) {
   switch (k) {
     case ErrorKind::None: return "none";
@@ -544,8 +552,10 @@ void ThreadState::run() {
         if (R(in.a) == 0) {
           Value reads = (in.sub && in.b != kNoReg) ? R(in.b) : 1;
           stop(ActionKind::Blocked, in);
-          pending_.value = in.sub;  // 1: a spin loop's await, 2: a cond_wait loop's, 0: a plain assume
+          pending_.value = in.sub;  // 1: a spin loop's await, 2: a cond_wait loop's, 3: a
+                                    // blocking primitive's (message: what it waits for), 0: a plain assume
           pending_.target = uint32_t(reads);  // await: reads made by the idle iteration
+          if (in.sub == 3 && in.name) pending_.message = prog_->strings[in.name];
           return;
         }
         fr.pc++;

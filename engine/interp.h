@@ -32,8 +32,9 @@ enum class ActionKind : uint8_t {
   BlockSize, // result: size of the heap block starting at addr (for realloc)
   Error,     // the thread hit an error (assertion, abort, arithmetic)
   Blocked,   // assume(false): the thread never runs again (value 1: spin-loop await,
-             // 2: the await of a loop around pthread_cond_wait; target: how many of
-             // the thread's last reads the idle iteration made)
+             // 2: the await of a loop around pthread_cond_wait, 3: a blocking
+             // primitive's wait, `message` what it waits for; target: how many
+             // of the thread's last reads the idle iteration made)
   Limit,     // step or recursion limit reached: exploration is cut here
   Choice,    // result: choiceValue(action, i) for every i in 0..value, each one explored
              // (__VERIFIER_nondet_*); `expected` is the first value, `size` the width,
@@ -68,6 +69,12 @@ struct Action {
   SourceLoc loc;
   uint32_t name = 0;   // address name hint (Program::strings)
 };
+
+// A Blocked action that waits for another thread (value 2 or 3), worded for
+// a deadlock report: "waits on a condition variable no thread will signal",
+// "waits at barrier b, where no thread will arrive", ...
+bool isWait(const Action& a);
+std::string waitText(const Action& a);
 
 // The largest heap block malloc/calloc/realloc may ask for; more (or a
 // negative size converted to size_t) is reported as a memory error.

@@ -56,7 +56,9 @@ enum class Op : uint8_t {
   Assert,   // if r[a] == 0: assertion failure; message = strings[name]
   Assume,   // if r[a] == 0: this thread blocks for good; sub=1: spin-loop await whose
             // idle iteration made r[b] reads (b may be kNoReg: one read); sub=2: the
-            // same for a loop around pthread_cond_wait (a hang there is a deadlock)
+            // same for a loop around pthread_cond_wait (a hang there is a deadlock); sub=3:
+            // the wait of a blocking primitive (barrier, semaphore, rwlock, once; a deadlock),
+            // strings[name] says what it waits for ("waits at barrier b")
   Fail,     // unconditional error (abort()); message = strings[name]
   Cut,      // a bound was reached: the execution is cut here (result `bounded`);
             // message = strings[name], e.g. "loop at f.c:12 cut after 8 iterations"

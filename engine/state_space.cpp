@@ -760,7 +760,7 @@ void Search::finalState(const State& s, uint32_t node, int owner) {
     const std::string what = p.kind == ActionKind::Lock   ? " waits for mutex " + addressName(prog_, p.addr)
                              : p.kind == ActionKind::Join ? " waits to join T" + std::to_string(p.target)
                              : spin                       ? " spins forever"
-                                                          : " waits on a condition variable";
+                                                          : " " + waitText(p);
     reportError(s, node, nullptr, uint32_t(owner), spin ? ErrorKind::NonTermination : ErrorKind::Deadlock,
                 name + what + " inside an atomic section, where no other thread can run",
                 p.loc, true);
@@ -790,10 +790,10 @@ void Search::finalState(const State& s, uint32_t node, int owner) {
         for (size_t i = th.recentReads.size() - want; i < th.recentReads.size(); ++i)
           if (memValue(th.recentReads[i].first) != th.recentReads[i].second) stale = true;
         if (stale) break;
-        if (p.value == 2) {
+        if (isWait(p)) {
           waits = true;
           if (waiter < 0) waiter = int(u);
-          stuck.push_back({u, name + " waits on a condition variable no thread will signal (" +
+          stuck.push_back({u, name + " " + waitText(p) + " (" +
                                   prog_.locString(p.loc) + ")"});
         } else {
           spinning.push_back({u, name + " spins forever at " + prog_.locString(p.loc)});
@@ -852,8 +852,29 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
     v.trace.push_back(std::move(st));
     return v.trace.back();
   };
+  // Event numbers per thread (TraceStep::event), as the graph explorer gives
+  // them: one per thread step in program order; a flush names its store's
+  // (fence synthesis pairs them: engine/fences.h).
+  std::vector<uint32_t> events(s.th.size(), 0);
+  std::vector<std::vector<std::pair<Addr, uint32_t>>> bufferedEvents(s.th.size());
   for (const Node& x : path) {
     if (bufs.size() <= x.thread) bufs.resize(x.thread + 1);
+    if (events.size() <= x.thread) {
+      events.resize(x.thread + 1, 0);
+      bufferedEvents.resize(x.thread + 1);
+    }
+    uint32_t ev = TraceStep::kNoEvent;
+    if (x.kind == StepKind::Flush) {
+      auto& q = bufferedEvents[x.thread];
+      auto it = std::find_if(q.begin(), q.end(), [&](const auto& e) { return e.first == x.addr; });
+      if (it != q.end()) {
+        ev = it->second;
+        q.erase(it);
+      }
+    } else {
+      ev = events[x.thread]++;
+      if (x.kind == StepKind::Store && x.buffered) bufferedEvents[x.thread].push_back({x.addr, ev});
+    }
     if (x.kind == StepKind::Store && x.buffered) {
       bufs[x.thread].push_back(BufferEntry{x.addr, x.value, addressName(prog_, x.addr)});
     } else if (x.kind == StepKind::Flush) {
@@ -864,6 +885,7 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
     if (x.hidden) continue;
     std::string note = x.kind == StepKind::LoadBuf ? "from its own buffer" : "";
     TraceStep& st = add(x.thread, x.kind, x.loc, note, x.function, x.pc);
+    st.event = ev;
     st.hasAddr = x.hasAddr;
     st.hasValue = x.hasValue;
     st.addr = x.addr;

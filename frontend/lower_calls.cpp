@@ -23,6 +23,48 @@ Ext classifyExternal(llvm::StringRef n) {
       {"pthread_spin_unlock", Ext::MutexUnlock},
       {"pthread_spin_trylock", Ext::MutexTryLock},
       {"pthread_cond_wait", Ext::CondWait},
+      {"pthread_barrier_init", Ext::BarrierInit},
+      {"pthread_barrier_wait", Ext::BarrierWait},
+      {"pthread_barrier_destroy", Ext::Ignored},
+      {"pthread_barrierattr_init", Ext::Ignored},
+      {"pthread_barrierattr_destroy", Ext::Ignored},
+      {"sem_init", Ext::SemInit},
+      {"sem_wait", Ext::SemWait},
+      {"sem_trywait", Ext::SemTryWait},
+      {"sem_post", Ext::SemPost},
+      {"sem_getvalue", Ext::SemGetValue},
+      {"sem_destroy", Ext::Ignored},
+      {"pthread_rwlock_init", Ext::RwInit},
+      {"pthread_rwlock_rdlock", Ext::RwRdLock},
+      {"pthread_rwlock_tryrdlock", Ext::RwTryRdLock},
+      {"pthread_rwlock_wrlock", Ext::RwWrLock},
+      {"pthread_rwlock_trywrlock", Ext::RwTryWrLock},
+      {"pthread_rwlock_unlock", Ext::RwUnlock},
+      {"pthread_rwlock_destroy", Ext::Ignored},
+      {"pthread_rwlockattr_init", Ext::Ignored},
+      {"pthread_rwlockattr_destroy", Ext::Ignored},
+      {"pthread_once", Ext::Once},
+      {"pthread_cond_timedwait", Ext::CondTimedWait},
+      {"pthread_detach", Ext::Ignored},
+      {"thrd_create", Ext::ThrdCreate},
+      {"thrd_join", Ext::ThrdJoin},
+      {"thrd_exit", Ext::PthreadExit},
+      {"thrd_yield", Ext::Ignored},
+      {"thrd_current", Ext::PthreadSelf},
+      {"thrd_equal", Ext::PthreadEqual},
+      {"thrd_detach", Ext::Ignored},
+      {"mtx_init", Ext::MutexInit},
+      {"mtx_lock", Ext::MutexLock},
+      {"mtx_unlock", Ext::MutexUnlock},
+      {"mtx_trylock", Ext::MtxTryLock},
+      {"mtx_destroy", Ext::MutexDestroy},
+      {"cnd_init", Ext::Ignored},
+      {"cnd_destroy", Ext::Ignored},
+      {"cnd_signal", Ext::Ignored},
+      {"cnd_broadcast", Ext::Ignored},
+      {"cnd_wait", Ext::CondWait},
+      {"cnd_timedwait", Ext::CondTimedWait},
+      {"call_once", Ext::Once},
       {"pthread_mutex_init", Ext::MutexInit},
       {"pthread_mutex_destroy", Ext::MutexDestroy},
       {"pthread_mutexattr_init", Ext::Ignored},
@@ -342,60 +384,72 @@ void FunctionLowering::resultZero(llvm::CallInst& I) {
   if (!I.getType()->isVoidTy()) setResult(I, constVal(0));
 }
 
+// A thread creation: the start routine is argument fnArg, its argument
+// argArg; the new thread's id is stored (8 bytes) through argument tidArg.
+bool FunctionLowering::emitSpawn(llvm::CallInst& I, unsigned tidArg, unsigned fnArg, unsigned argArg) {
+  Reg tidAddr = argReg(I, tidArg);
+  Reg a = argReg(I, argArg);
+  Reg tid = newReg();
+  llvm::Value* fnV = I.getArgOperand(fnArg)->stripPointerCasts();
+  if (auto* fn = dyn_cast<llvm::Function>(fnV)) {
+    auto it = ml_.funcIndex_.find(fn);
+    if (it == ml_.funcIndex_.end()) {
+      unsupported("thread start routine '" + fn->getName().str() + "' has no definition in this file");
+      return false;
+    }
+    Instr& in = emit(Op::Spawn);
+    in.a = tid;
+    in.b = a;
+    in.imm = it->second;
+  } else {
+    Reg fr = argReg(I, fnArg);
+    Instr& in = emit(Op::SpawnInd);
+    in.a = tid;
+    in.b = a;
+    in.c = fr;
+  }
+  Instr& st = emit(Op::Store);
+  st.b = tidAddr;
+  st.c = tid;
+  st.size = 8;
+  st.name = addrName(I.getArgOperand(tidArg));
+  return true;
+}
+
+// A join of thread argument 0 whose result goes (resultSize bytes) through
+// argument 1 unless that is NULL.
+void FunctionLowering::emitJoin(llvm::CallInst& I, uint8_t resultSize) {
+  Reg t = argReg(I, 0);
+  Reg r = newReg();
+  Instr& in = emit(Op::Join);
+  in.a = r;
+  in.b = t;
+  llvm::Value* retp = I.getArgOperand(1);
+  if (isa<llvm::ConstantPointerNull>(retp)) return;
+  Reg p = val(retp);
+  int lSt = newLabel(), lEnd = newLabel();
+  br(p, lSt, lEnd);
+  bind(lSt);
+  Instr& st = emit(Op::Store);
+  st.b = p;
+  st.c = r;
+  st.size = resultSize;
+  st.name = addrName(retp);
+  bind(lEnd);
+}
+
 void FunctionLowering::lowerThreadCall(llvm::CallInst& I, Ext k, const std::string& name) {
   switch (k) {
     case Ext::PthreadCreate: {
       if (!needArgs(I, 4, name)) return;
-      Reg tidAddr = argReg(I, 0);
-      Reg a = argReg(I, 3);
-      Reg tid = newReg();
-      llvm::Value* fnV = I.getArgOperand(2)->stripPointerCasts();
-      if (auto* fn = dyn_cast<llvm::Function>(fnV)) {
-        auto it = ml_.funcIndex_.find(fn);
-        if (it == ml_.funcIndex_.end()) {
-          unsupported("thread start routine '" + fn->getName().str() + "' has no definition in this file");
-          return;
-        }
-        Instr& in = emit(Op::Spawn);
-        in.a = tid;
-        in.b = a;
-        in.imm = it->second;
-      } else {
-        Reg fr = argReg(I, 2);
-        Instr& in = emit(Op::SpawnInd);
-        in.a = tid;
-        in.b = a;
-        in.c = fr;
-      }
-      Instr& st = emit(Op::Store);
-      st.b = tidAddr;
-      st.c = tid;
-      st.size = 8;
-      st.name = addrName(I.getArgOperand(0));
+      if (!emitSpawn(I, 0, 2, 3)) return;
       markEffect();
       resultZero(I);
       return;
     }
     case Ext::PthreadJoin: {
       if (!needArgs(I, 2, name)) return;
-      Reg t = argReg(I, 0);
-      Reg r = newReg();
-      Instr& in = emit(Op::Join);
-      in.a = r;
-      in.b = t;
-      llvm::Value* retp = I.getArgOperand(1);
-      if (!isa<llvm::ConstantPointerNull>(retp)) {
-        Reg p = val(retp);
-        int lSt = newLabel(), lEnd = newLabel();
-        br(p, lSt, lEnd);
-        bind(lSt);
-        Instr& st = emit(Op::Store);
-        st.b = p;
-        st.c = r;
-        st.size = 8;
-        st.name = addrName(retp);
-        bind(lEnd);
-      }
+      emitJoin(I, 8);
       markEffect();
       resultZero(I);
       return;
@@ -417,6 +471,26 @@ void FunctionLowering::lowerThreadCall(llvm::CallInst& I, Ext k, const std::stri
     default:
       break;
   }
+}
+
+// pthread_cond_wait(c, m) and its kin: spurious wake-ups are allowed, so
+// release and re-acquire the mutex (argument 1).
+void FunctionLowering::emitCondWait(llvm::CallInst& I) {
+  Reg m = argReg(I, 1);
+  {
+    Instr& u = emit(Op::Unlock);
+    u.b = m;
+    u.name = addrName(I.getArgOperand(1));
+  }
+  {
+    Instr& l = emit(Op::Lock);
+    l.b = m;
+    l.name = addrName(I.getArgOperand(1));
+  }
+  countSyncRead();
+  countSyncRead();
+  for (SpinLoop* s : enclosingSpinLoops(I.getParent()))
+    if (s->mutex != kNoReg) mov(s->mutex, m);
 }
 
 void FunctionLowering::lowerSyncCall(llvm::CallInst& I, Ext k, const std::string& name) {
@@ -467,23 +541,8 @@ void FunctionLowering::lowerSyncCall(llvm::CallInst& I, Ext k, const std::string
       return;
     }
     case Ext::CondWait: {
-      // Spurious wake-ups are allowed: release and re-acquire the mutex.
       if (!needArgs(I, 2, name)) return;
-      Reg m = argReg(I, 1);
-      {
-        Instr& u = emit(Op::Unlock);
-        u.b = m;
-        u.name = addrName(I.getArgOperand(1));
-      }
-      {
-        Instr& l = emit(Op::Lock);
-        l.b = m;
-        l.name = addrName(I.getArgOperand(1));
-      }
-      countSyncRead();
-      countSyncRead();
-      for (SpinLoop* s : enclosingSpinLoops(I.getParent()))
-        if (s->mutex != kNoReg) mov(s->mutex, m);
+      emitCondWait(I);
       resultZero(I);
       return;
     }
@@ -585,6 +644,7 @@ void FunctionLowering::lowerRealloc(llvm::CallInst& I, const std::string& name) 
 void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) {
   std::string name = callee->getName().str();
   Ext k = classifyExternal(name);
+  if (isPrimitive(k)) return lowerPrimitiveCall(I, k, name);
   switch (k) {
     case Ext::Ignored:
       for (const llvm::Use& a : I.args())
@@ -613,6 +673,7 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       return lowerHeapCall(I, k, name);
     case Ext::Realloc:
       return lowerRealloc(I, name);
+
     case Ext::AssertFail: {
       std::string expr;
       if (I.arg_size() >= 1) {

@@ -86,7 +86,7 @@ void FunctionLowering::findSpinLoops() {
         if (auto* call = dyn_cast<llvm::CallInst>(&I))
           if (llvm::Function* callee = call->getCalledFunction(); callee && callee->isDeclaration()) {
             Ext k = classifyExternal(callee->getName());
-            if (k == Ext::CondWait) s.hasCondWait = true;
+            if (k == Ext::CondWait || k == Ext::CondTimedWait) s.hasCondWait = true;
             if (k == Ext::MutexLock || k == Ext::MutexUnlock) locks = true;
           }
     if (locks) s.pending = newReg();
@@ -249,6 +249,7 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
           auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
           if (!callee || !callee->isDeclaration()) return true;  // indirect, inline asm or defined
           if (callee->isIntrinsic()) continue;
+          if (isPrimitive(classifyExternal(callee->getName()))) return true;
           switch (classifyExternal(callee->getName())) {
             case Ext::Unknown:
             case Ext::PthreadCreate:
@@ -377,6 +378,14 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
         case Ext::PthreadJoin:
         case Ext::PthreadSelf:
         case Ext::Unknown:
+        case Ext::BarrierWait:
+        case Ext::SemTryWait:
+        case Ext::SemGetValue:
+        case Ext::RwTryRdLock:
+        case Ext::RwTryWrLock:
+        case Ext::CondTimedWait:
+        case Ext::ThrdJoin:
+        case Ext::MtxTryLock:
           return true;
         case Ext::PthreadEqual:
         case Ext::Malloc:

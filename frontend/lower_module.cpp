@@ -640,7 +640,7 @@ void ModuleLowering::run() {
           if (auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
               callee && callee->isDeclaration()) {
             Ext k = classifyExternal(callee->getName());
-            if (k == Ext::PthreadCreate) spawnsThreads_ = true;
+            if (k == Ext::PthreadCreate || k == Ext::ThrdCreate) spawnsThreads_ = true;
             if (k == Ext::MutexDestroy) destroysMutexes_ = true;
           }
   for (llvm::Function* f : funcs) {

@@ -123,6 +123,13 @@ enum class Ext {
   Exit,
   Assume,
   VerifierError,
+  // Primitives built from loads, RMWs and awaits (lower_sync.cpp):
+  BarrierInit, BarrierWait,            // pthread_barrier_*
+  SemInit, SemWait, SemTryWait, SemPost, SemGetValue,  // POSIX semaphores
+  RwInit, RwRdLock, RwTryRdLock, RwWrLock, RwTryWrLock, RwUnlock,  // pthread_rwlock_*
+  Once,                                // pthread_once, call_once
+  CondTimedWait,                       // pthread_cond_timedwait, cnd_timedwait
+  ThrdCreate, ThrdJoin, MtxTryLock,    // C11 <threads.h> where it differs from pthreads
   AtomicBegin,   // __VERIFIER_atomic_begin(): enter an atomic section (Op::AtomicBegin)
   AtomicEnd,     // __VERIFIER_atomic_end(): leave it
   NondetBool,    // __VERIFIER_nondet_bool(): 0 or 1, both explored
@@ -138,6 +145,8 @@ enum class AsmKind { Nothing, Full, StoreStore, Unsupported };
 // as they are when that directory is ours, else made absolute.
 std::string debugPath(llvm::StringRef file, llvm::StringRef dir);
 Ext classifyExternal(llvm::StringRef n);
+// The primitives lower_sync.cpp builds (they write shared memory; lowerPrimitiveCall).
+bool isPrimitive(Ext k);
 // Fences and compiler barriers written as inline assembly.
 AsmKind classifyAsm(const llvm::InlineAsm* ia);
 bool isIgnorableIntrinsic(llvm::Intrinsic::ID id);
@@ -223,6 +232,14 @@ class FunctionLowering {
   void lowerSyncCall(llvm::CallInst& I, Ext k, const std::string& name);    // mutexes, spinlocks, cond_wait
   void lowerHeapCall(llvm::CallInst& I, Ext k, const std::string& name);    // malloc, calloc, free
   void lowerRealloc(llvm::CallInst& I, const std::string& name);
+  bool emitSpawn(llvm::CallInst& I, unsigned tidArg, unsigned fnArg, unsigned argArg);  // false: refused
+  void emitCondWait(llvm::CallInst& I);  // release and re-acquire the mutex (argument 1)
+  void emitJoin(llvm::CallInst& I, uint8_t resultSize);  // join argument 0, result through argument 1
+  // Barriers, semaphores, rwlocks, once, timed waits, C11 threads (lower_sync.cpp).
+  void lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::string& name);
+  Reg syncLoad(Reg obj, int64_t off, uint32_t name);  // 4-byte field of a primitive
+  Reg syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint32_t name, Reg expected = kNoReg);
+  void syncAwait(Reg cond, const std::string& what);  // Op::Assume sub=3: a wait; never ending is a deadlock
   Reg argReg(llvm::CallInst& I, unsigned i);
   bool needArgs(llvm::CallInst& I, unsigned n, const std::string& name);  // else unsupported
   void resultZero(llvm::CallInst& I);  // a non-void call's result is 0

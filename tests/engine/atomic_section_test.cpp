@@ -10,6 +10,7 @@
 
 #include "engine/builder.h"
 #include "engine/check.h"
+#include "engine/fences.h"
 #include "engine/state_space.h"
 #include "tests/engine/differential.h"
 #include "tests/engine/random_programs.h"
@@ -86,7 +87,7 @@ std::set<Value> finalValuesOf(const Finals& finals, Addr a) {
 
 }  // namespace
 
-TEST_CASE("an atomic section makes a read-modify-write atomic under SC; its store is still buffered under TSO/PSO",
+TEST_CASE("an atomic section makes a read-modify-write atomic under SC, its store is still buffered under TSO/PSO",
           "[atomic-section]") {
   const Addr x = layout::kGlobalBase;
   {
@@ -125,7 +126,7 @@ TEST_CASE("an atomic section makes a read-modify-write atomic under SC; its stor
   CHECK(check(increments(true, false), o).status == Status::Violation);
 }
 
-TEST_CASE("a failed assume inside an atomic section blocks the execution; a lock there can deadlock",
+TEST_CASE("a failed assume inside an atomic section blocks the execution, a lock there can deadlock",
           "[atomic-section]") {
   // An atomic acquire as in the verification benchmarks:
   //   void __VERIFIER_atomic_acquire() { assume(m == 0); m = 1; }
@@ -239,4 +240,17 @@ TEST_CASE("random programs with atomic sections: the state space matches the nai
   // The generator does produce sections, in programs with several outcomes.
   CHECK(withSections >= 60);
   CHECK(several >= withSections / 2);
+}
+
+TEST_CASE("fence synthesis works from the state space's counterexamples of section programs", "[atomic-section]") {
+  for (Model m : {Model::TSO, Model::PSO}) {
+    INFO(modelName(m));
+    CheckOptions o;
+    o.model = m;
+    FenceSynthesisResult f = synthesizeFences(increments(true, false), o, nullptr, FenceSynthesisOptions{});
+    REQUIRE(f.outcome == FenceOutcome::Fixed);
+    REQUIRE(f.fences.size() == 1);
+    CHECK(f.fences[0].loc.line == 6);  // right after the section's store x = r + 1
+    CHECK(f.minimal);
+  }
 }

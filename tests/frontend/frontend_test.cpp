@@ -1714,3 +1714,103 @@ TEST_CASE("thread-local variables: per-thread copies, private unless their addre
     CHECK(c.executions == 2);  // the two stores to `leak` in either coherence order; the copies add none
   }
 }
+
+// ---------------------------------------------------------------------------
+// Atomic sections and synchronisation primitives (lower_sync.cpp)
+
+TEST_CASE("__VERIFIER_atomic_* functions and begin/end calls lower to atomic sections", "[frontend][realc]") {
+  FrontendResult r = lower(R"(#include <tsocheck.h>
+void __VERIFIER_atomic_begin(void);
+void __VERIFIER_atomic_end(void);
+int x;
+void __VERIFIER_atomic_inc(int by) {
+  if (by > 1) return;
+  x = x + by;
+}
+static void __VERIFIER_atomic_end_wrapper_is_not_end(void) { x = 2; }
+TSOCHECK void h(void) {
+  __VERIFIER_atomic_begin();
+  x = 1;
+  __VERIFIER_atomic_end();
+  __VERIFIER_atomic_inc(1);
+  __VERIFIER_atomic_end_wrapper_is_not_end();
+}
+)");
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  const Program& p = r.module.program;
+  const Function* inc = findFunction(p, "__VERIFIER_atomic_inc");
+  REQUIRE(inc);
+  // Entered once at the top, left at each of the two returns.
+  CHECK(countOps(*inc, Op::AtomicBegin) == 1);
+  CHECK(countOps(*inc, Op::AtomicEnd) == countOps(*inc, Op::Ret));
+  CHECK(countOps(*inc, Op::Ret) >= 1);
+  REQUIRE_FALSE(inc->code.empty());
+  bool beginFirst = false;
+  for (const Instr& in : inc->code)
+    if (in.op != Op::Const && in.op != Op::GlobalAddr) {
+      beginFirst = in.op == Op::AtomicBegin;
+      break;
+    }
+  CHECK(beginFirst);
+  const Function* h = findFunction(p, "h");
+  REQUIRE(h);
+  CHECK(countOps(*h, Op::AtomicBegin) == 1);
+  CHECK(countOps(*h, Op::AtomicEnd) == 1);
+  const Function* w = findFunction(p, "__VERIFIER_atomic_end_wrapper_is_not_end");
+  REQUIRE(w);
+  CHECK(countOps(*w, Op::AtomicBegin) == 1);  // a section of its own, not a section end
+  CHECK(hasAtomicSections(p));
+}
+
+TEST_CASE("barrier, semaphore, rwlock and once waits lower to awaits that name what they wait for",
+          "[frontend][realc]") {
+  FrontendResult r = lower(R"(#include <pthread.h>
+#include <semaphore.h>
+#include <tsocheck.h>
+pthread_barrier_t b;
+sem_t s;
+pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+pthread_once_t once = PTHREAD_ONCE_INIT;
+static void init(void) {}
+TSOCHECK void h(void) {
+  pthread_barrier_init(&b, 0, 1);
+  pthread_barrier_wait(&b);
+  sem_init(&s, 0, 1);
+  sem_wait(&s);
+  sem_post(&s);
+  pthread_rwlock_rdlock(&rw);
+  pthread_rwlock_unlock(&rw);
+  pthread_once(&once, init);
+}
+)");
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  const Program& p = r.module.program;
+  const Function* h = findFunction(p, "h");
+  REQUIRE(h);
+  std::vector<std::string> waits;
+  for (const Instr& in : h->code)
+    if (in.op == Op::Assume && in.sub == 3) waits.push_back(p.strings.at(in.name));
+  REQUIRE(waits.size() == 4);  // barrier, sem_wait, rdlock, once
+  CHECK(waits[0] == "waits at barrier b for parties that never arrive");
+  CHECK(waits[1] == "waits on semaphore s, which no thread will post");
+  CHECK(waits[2] == "waits to read-lock rwlock rw, which a writer holds for good");
+  CHECK(waits[3] == "waits for the once routine of flag once, which never finishes");
+  CHECK(countOps(*h, Op::Rmw) >= 8);  // locked instructions: full fences on x86
+  // Run alone, every wait is satisfied.
+  Program q = p;
+  q.entry = r.module.entryOf[0];
+  CHECK(check(q, CheckOptions{}).status == Status::Verified);
+}
+
+TEST_CASE("pthread_key_create and other unmodelled primitives are refused at their call", "[frontend][realc]") {
+  expectError(R"(#include <pthread.h>
+#include <tsocheck.h>
+pthread_key_t k;
+TSOCHECK void h(void) {
+  pthread_key_create(&k, 0);
+}
+)",
+              5, "'pthread_key_create' is not supported");
+}

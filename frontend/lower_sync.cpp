@@ -1,0 +1,330 @@
+// Synchronisation primitives built from the engine's loads, RMWs and awaits
+// (lowering.h): pthread barriers, rwlocks and once, POSIX semaphores,
+// pthread_cond_timedwait, and C11 <threads.h>. Every RMW is a locked
+// instruction on x86 (a full fence), so each primitive orders memory the way
+// its x86 implementation does; a wait that can never end is an await
+// (Op::Assume sub=2), which the engine reports as a deadlock.
+//
+// Layouts (the objects are zero-initialised statics or set by *_init):
+//   pthread_barrier_t: [0] count, [4] arrived, [8] generation
+//   sem_t:             [0] value
+//   pthread_rwlock_t:  [0] readers, or kWriter while write-locked
+//   pthread_once_t / once_flag: [0] 0 = not run, 1 = running, 2 = done
+#include "frontend/lowering.h"
+
+namespace tsocheck::frontend::lowering {
+
+namespace {
+constexpr Value kWriter = 0x40000000;     // rwlock word while write-locked
+constexpr Value kBarrierSerial = Value(-1);  // PTHREAD_BARRIER_SERIAL_THREAD
+constexpr Value kEBUSY = 16, kEAGAIN = 11, kETIMEDOUT = 110;
+constexpr Value kThrdSuccess = 0, kThrdBusy = 1, kThrdTimedout = 4;  // glibc's <threads.h>
+}  // namespace
+
+bool isPrimitive(Ext k) {
+  switch (k) {
+    case Ext::BarrierInit: case Ext::BarrierWait:
+    case Ext::SemInit: case Ext::SemWait: case Ext::SemTryWait: case Ext::SemPost: case Ext::SemGetValue:
+    case Ext::RwInit: case Ext::RwRdLock: case Ext::RwTryRdLock: case Ext::RwWrLock: case Ext::RwTryWrLock:
+    case Ext::RwUnlock:
+    case Ext::Once: case Ext::CondTimedWait:
+    case Ext::ThrdCreate: case Ext::ThrdJoin: case Ext::MtxTryLock:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// (Operands are computed before emit(): emitting may move the code vector.)
+Reg FunctionLowering::syncLoad(Reg obj, int64_t off, uint32_t name) {
+  Reg r = newReg();
+  Reg at = addOffset(obj, off);
+  Instr& in = emit(Op::Load);
+  in.a = r;
+  in.b = at;
+  in.size = 4;
+  in.name = name;
+  return r;
+}
+
+Reg FunctionLowering::syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint32_t name, Reg expected) {
+  Reg r = newReg();
+  Reg at = addOffset(obj, off);
+  Instr& in = emit(Op::Rmw);
+  in.sub = uint8_t(op);
+  in.a = r;
+  in.b = at;
+  in.c = operand;
+  in.d = expected;
+  in.size = 4;
+  in.name = name;
+  return r;
+}
+
+void FunctionLowering::syncAwait(Reg cond, const std::string& what) {
+  Instr& as = emit(Op::Assume);
+  as.a = cond;
+  as.b = kNoReg;  // the one read that computed cond
+  as.sub = 3;     // a hang here is a deadlock, worded as `what`
+  as.name = ml_.p_.intern(what);
+}
+
+void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::string& name) {
+  // Every primitive changes shared state (or may, for the try-variants):
+  // never an idle iteration of an enclosing loop. A timed wait is a
+  // condition wait (an enclosing loop's idle iteration may end in it) unless
+  // its result is looked at.
+  if (k != Ext::CondTimedWait || !I.use_empty()) markEffect();
+  const bool wantsResult = !I.getType()->isVoidTy();
+  // The object's name for deadlock reports ("bar", "s.sem", ...).
+  auto object = [&](const char* kind) {
+    const uint32_t n = I.arg_size() ? addrName(I.getArgOperand(0)) : 0;
+    std::string base = n && n < ml_.p_.strings.size() ? ml_.p_.strings[n] : std::string();
+    if (auto dot = base.find(".__"); dot != std::string::npos) base.resize(dot);  // bar.__size[0] → bar
+    if (base.empty() && I.arg_size())
+      if (auto* g = dyn_cast<llvm::GlobalVariable>(I.getArgOperand(0)->stripPointerCasts()))
+        base = g->getName().str();
+    return std::string(kind) + (base.empty() ? "" : " " + base);
+  };
+  // Results as the C type holds them (registers keep integers zero-extended).
+  auto result = [&](Reg r) {
+    if (!wantsResult) return;
+    const unsigned bits = I.getType()->isIntegerTy() ? I.getType()->getIntegerBitWidth() : 64;
+    setResult(I, bits < 64 ? bin(BinOp::And, r, constVal((Value(1) << bits) - 1)) : r);
+  };
+  switch (k) {
+    case Ext::BarrierInit: {  // (barrier, attr, count)
+      if (!needArgs(I, 3, name)) return;
+      Reg b = argReg(I, 0);
+      const uint32_t n = addrName(I.getArgOperand(0));
+      syncRmw(RmwOp::Xchg, b, 0, argReg(I, 2), n);
+      syncRmw(RmwOp::Xchg, b, 4, constVal(0), n);
+      result(constVal(0));
+      return;
+    }
+    case Ext::BarrierWait: {
+      // g = generation; if (fetch_add(arrived, 1) + 1 == count) { arrived = 0;
+      // generation++; return SERIAL; } await(generation != g); return 0.
+      if (!needArgs(I, 1, name)) return;
+      Reg b = argReg(I, 0);
+      const uint32_t n = addrName(I.getArgOperand(0));
+      Reg g = syncLoad(b, 8, n);
+      Reg old = syncRmw(RmwOp::Add, b, 4, constVal(1), n);
+      Reg count = syncLoad(b, 0, n);
+      Reg arrived = bin(BinOp::Add, old, constVal(1));
+      Reg last = cmp(CmpOp::Eq, bin(BinOp::And, arrived, constVal(0xffffffff)), count);
+      Reg r = newReg();
+      int lLast = newLabel(), lWait = newLabel(), lEnd = newLabel();
+      br(last, lLast, lWait);
+      bind(lLast);
+      syncRmw(RmwOp::Xchg, b, 4, constVal(0), n);
+      syncRmw(RmwOp::Add, b, 8, constVal(1), n);
+      mov(r, constVal(kBarrierSerial));
+      jmp(lEnd);
+      bind(lWait);
+      Reg now = syncLoad(b, 8, n);
+      syncAwait(cmp(CmpOp::Ne, now, g), "waits at " + object("barrier") + " for parties that never arrive");
+      mov(r, constVal(0));
+      bind(lEnd);
+      result(r);
+      return;
+    }
+    case Ext::SemInit: {  // (sem, pshared, value)
+      if (!needArgs(I, 3, name)) return;
+      syncRmw(RmwOp::Xchg, argReg(I, 0), 0, argReg(I, 2), addrName(I.getArgOperand(0)));
+      result(constVal(0));
+      return;
+    }
+    case Ext::SemPost: {
+      if (!needArgs(I, 1, name)) return;
+      syncRmw(RmwOp::Add, argReg(I, 0), 0, constVal(1), addrName(I.getArgOperand(0)));
+      result(constVal(0));
+      return;
+    }
+    case Ext::SemWait:
+    case Ext::SemTryWait: {
+      // retry: v = value; wait: await(v != 0) / try: v == 0 → EAGAIN;
+      // if (cas(value, v, v - 1) != v) goto retry.
+      if (!needArgs(I, 1, name)) return;
+      Reg s = argReg(I, 0);
+      const uint32_t n = addrName(I.getArgOperand(0));
+      Reg r = newReg();
+      int lRetry = newLabel(), lTake = newLabel(), lBusy = newLabel(), lEnd = newLabel();
+      bind(lRetry);
+      Reg v = syncLoad(s, 0, n);
+      Reg positive = cmp(CmpOp::Ne, v, constVal(0));
+      if (k == Ext::SemWait) {
+        syncAwait(positive, "waits on " + object("semaphore") + ", which no thread will post");
+        jmp(lTake);
+      } else {
+        br(positive, lTake, lBusy);
+      }
+      bind(lTake);
+      Reg old = syncRmw(RmwOp::Cas, s, 0, bin(BinOp::Sub, v, constVal(1)), n, v);
+      int lDone = newLabel();
+      br(cmp(CmpOp::Eq, old, v), lDone, lRetry);
+      bind(lDone);
+      mov(r, constVal(0));
+      jmp(lEnd);
+      bind(lBusy);
+      mov(r, constVal(Value(-1)));  // errno would be EAGAIN
+      (void)kEAGAIN;
+      bind(lEnd);
+      result(r);
+      return;
+    }
+    case Ext::SemGetValue: {  // (sem, int *out)
+      if (!needArgs(I, 2, name)) return;
+      Reg v = syncLoad(argReg(I, 0), 0, addrName(I.getArgOperand(0)));
+      Reg out = argReg(I, 1);
+      Instr& st = emit(Op::Store);
+      st.b = out;
+      st.c = v;
+      st.size = 4;
+      st.name = addrName(I.getArgOperand(1));
+      result(constVal(0));
+      return;
+    }
+    case Ext::RwInit: {
+      if (!needArgs(I, 1, name)) return;
+      syncRmw(RmwOp::Xchg, argReg(I, 0), 0, constVal(0), addrName(I.getArgOperand(0)));
+      result(constVal(0));
+      return;
+    }
+    case Ext::RwRdLock:
+    case Ext::RwTryRdLock:
+    case Ext::RwWrLock:
+    case Ext::RwTryWrLock: {
+      // retry: v = word; free = reader ? v != kWriter : v == 0; wait: await(free)
+      // / try: !free → EBUSY; if (cas(word, v, reader ? v + 1 : kWriter) != v) goto retry.
+      if (!needArgs(I, 1, name)) return;
+      const bool reader = k == Ext::RwRdLock || k == Ext::RwTryRdLock;
+      const bool tryOnly = k == Ext::RwTryRdLock || k == Ext::RwTryWrLock;
+      Reg w = argReg(I, 0);
+      const uint32_t n = addrName(I.getArgOperand(0));
+      Reg r = newReg();
+      int lRetry = newLabel(), lTake = newLabel(), lBusy = newLabel(), lDone = newLabel(), lEnd = newLabel();
+      bind(lRetry);
+      Reg v = syncLoad(w, 0, n);
+      Reg free = reader ? cmp(CmpOp::Ne, v, constVal(kWriter)) : cmp(CmpOp::Eq, v, constVal(0));
+      if (!tryOnly) {
+        syncAwait(free, std::string("waits to ") + (reader ? "read" : "write") + "-lock " + object("rwlock") +
+                            ", which " + (reader ? "a writer holds" : "is held") + " for good");
+        jmp(lTake);
+      } else {
+        br(free, lTake, lBusy);
+      }
+      bind(lTake);
+      Reg desired = reader ? bin(BinOp::Add, v, constVal(1)) : constVal(kWriter);
+      Reg old = syncRmw(RmwOp::Cas, w, 0, desired, n, v);
+      br(cmp(CmpOp::Eq, old, v), lDone, lRetry);
+      bind(lDone);
+      mov(r, constVal(0));
+      jmp(lEnd);
+      bind(lBusy);
+      mov(r, constVal(kEBUSY));
+      bind(lEnd);
+      result(r);
+      return;
+    }
+    case Ext::RwUnlock: {
+      // The holder of a write lock is alone: word = 0; a reader: fetch_add(-1).
+      if (!needArgs(I, 1, name)) return;
+      Reg w = argReg(I, 0);
+      const uint32_t n = addrName(I.getArgOperand(0));
+      Reg v = syncLoad(w, 0, n);
+      int lWriter = newLabel(), lReader = newLabel(), lEnd = newLabel();
+      br(cmp(CmpOp::Eq, v, constVal(kWriter)), lWriter, lReader);
+      bind(lWriter);
+      syncRmw(RmwOp::Xchg, w, 0, constVal(0), n);
+      jmp(lEnd);
+      bind(lReader);
+      Reg held = cmp(CmpOp::Ne, v, constVal(0));
+      Instr& fail = emit(Op::Assert);  // unlocking a rwlock nobody holds
+      fail.a = held;
+      fail.name = ml_.p_.intern("pthread_rwlock_unlock of a rwlock that is not held");
+      syncRmw(RmwOp::Add, w, 0, constVal(Value(0xffffffff)), n);
+      bind(lEnd);
+      result(constVal(0));
+      return;
+    }
+    case Ext::Once: {
+      // if (cas(flag, 0, 1) == 0) { routine(); flag = 2 (xchg) } else await(flag == 2).
+      if (!needArgs(I, 2, name)) return;
+      Reg f = argReg(I, 0);
+      const uint32_t n = addrName(I.getArgOperand(0));
+      Reg old = syncRmw(RmwOp::Cas, f, 0, constVal(1), n, constVal(0));
+      int lRun = newLabel(), lWait = newLabel(), lEnd = newLabel();
+      br(cmp(CmpOp::Eq, old, constVal(0)), lRun, lWait);
+      bind(lRun);
+      llvm::Value* fnV = I.getArgOperand(1)->stripPointerCasts();
+      if (auto* fn = dyn_cast<llvm::Function>(fnV); fn && ml_.funcIndex_.count(fn)) {
+        Instr& c = emit(Op::Call);
+        c.a = kNoReg;
+        c.imm = ml_.funcIndex_[fn];
+        c.argBegin = uint32_t(out_->args.size());
+        c.argCount = 0;
+      } else if (fn) {
+        unsupported("once routine '" + fn->getName().str() + "' has no definition in this file");
+        return;
+      } else {
+        Reg fp = argReg(I, 1);
+        Instr& c = emit(Op::CallInd);
+        c.a = kNoReg;
+        c.b = fp;
+        c.argBegin = uint32_t(out_->args.size());
+        c.argCount = 0;
+      }
+      syncRmw(RmwOp::Xchg, f, 0, constVal(2), n);
+      jmp(lEnd);
+      bind(lWait);
+      syncAwait(cmp(CmpOp::Eq, syncLoad(f, 0, n), constVal(2)),
+                "waits for the once routine of " + object("flag") + ", which never finishes");
+      bind(lEnd);
+      result(constVal(0));
+      return;
+    }
+    case Ext::CondTimedWait: {
+      // As pthread_cond_wait, with either result: woken (0) or timed out
+      // (ETIMEDOUT / thrd_timedout).
+      if (!needArgs(I, 2, name)) return;
+      emitCondWait(I);
+      if (wantsResult) {
+        Reg c = newReg();
+        Instr& nd = emit(Op::Nondet);
+        nd.a = c;
+        nd.imm = 1;
+        const bool c11 = name == "cnd_timedwait";
+        result(bin(BinOp::Mul, c, constVal(c11 ? kThrdTimedout : kETIMEDOUT)));
+      }
+      return;
+    }
+    case Ext::ThrdCreate: {  // (thrd_t *, int (*)(void *), void *) → thrd_success
+      if (!needArgs(I, 3, name)) return;
+      if (!emitSpawn(I, 0, 1, 2)) return;
+      result(constVal(kThrdSuccess));
+      return;
+    }
+    case Ext::ThrdJoin: {  // (thrd_t, int *res)
+      if (!needArgs(I, 2, name)) return;
+      emitJoin(I, 4);
+      result(constVal(kThrdSuccess));
+      return;
+    }
+    case Ext::MtxTryLock: {  // thrd_success or thrd_busy
+      if (!needArgs(I, 1, name)) return;
+      Reg r = newReg(), m = argReg(I, 0);
+      Instr& in = emit(Op::TryLock);
+      in.a = r;
+      in.b = m;
+      in.name = addrName(I.getArgOperand(0));
+      countSyncRead();
+      result(bin(BinOp::Mul, cmp(CmpOp::Ne, r, constVal(0)), constVal(kThrdBusy)));
+      return;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace tsocheck::frontend::lowering
