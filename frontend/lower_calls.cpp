@@ -65,6 +65,14 @@ Ext classifyExternal(llvm::StringRef n) {
       {"cnd_wait", Ext::CondWait},
       {"cnd_timedwait", Ext::CondTimedWait},
       {"call_once", Ext::Once},
+      {"memcmp", Ext::Memcmp},
+      {"strlen", Ext::Strlen},
+      {"strcmp", Ext::Strcmp},
+      {"strncmp", Ext::Strncmp},
+      {"strcpy", Ext::Strcpy},
+      {"strncpy", Ext::Strncpy},
+      {"aligned_alloc", Ext::AlignedAlloc},
+      {"posix_memalign", Ext::PosixMemalign},
       {"pthread_mutex_init", Ext::MutexInit},
       {"pthread_mutex_destroy", Ext::MutexDestroy},
       {"pthread_mutexattr_init", Ext::Ignored},
@@ -380,6 +388,13 @@ bool FunctionLowering::needArgs(llvm::CallInst& I, unsigned n, const std::string
   return false;
 }
 
+void FunctionLowering::setCallResult(llvm::CallInst& I, Reg r) {
+  if (I.getType()->isVoidTy()) return;
+  // As the C type holds it: registers keep integers zero-extended.
+  const unsigned bits = I.getType()->isIntegerTy() ? I.getType()->getIntegerBitWidth() : 64;
+  setResult(I, bits < 64 ? bin(BinOp::And, r, constVal((Value(1) << bits) - 1)) : r);
+}
+
 void FunctionLowering::resultZero(llvm::CallInst& I) {
   if (!I.getType()->isVoidTy()) setResult(I, constVal(0));
 }
@@ -645,6 +660,7 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
   std::string name = callee->getName().str();
   Ext k = classifyExternal(name);
   if (isPrimitive(k)) return lowerPrimitiveCall(I, k, name);
+  if (isStringCall(k)) return lowerStringCall(I, k, name);
   switch (k) {
     case Ext::Ignored:
       for (const llvm::Use& a : I.args())

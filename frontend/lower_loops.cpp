@@ -249,7 +249,8 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
           auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
           if (!callee || !callee->isDeclaration()) return true;  // indirect, inline asm or defined
           if (callee->isIntrinsic()) continue;
-          if (isPrimitive(classifyExternal(callee->getName()))) return true;
+          if (isPrimitive(classifyExternal(callee->getName())) || isStringCall(classifyExternal(callee->getName())))
+            return true;
           switch (classifyExternal(callee->getName())) {
             case Ext::Unknown:
             case Ext::PthreadCreate:
@@ -386,6 +387,10 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
         case Ext::CondTimedWait:
         case Ext::ThrdJoin:
         case Ext::MtxTryLock:
+        case Ext::Memcmp:
+        case Ext::Strlen:
+        case Ext::Strcmp:
+        case Ext::Strncmp:
           return true;
         case Ext::PthreadEqual:
         case Ext::Malloc:

@@ -86,12 +86,7 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
         base = g->getName().str();
     return std::string(kind) + (base.empty() ? "" : " " + base);
   };
-  // Results as the C type holds them (registers keep integers zero-extended).
-  auto result = [&](Reg r) {
-    if (!wantsResult) return;
-    const unsigned bits = I.getType()->isIntegerTy() ? I.getType()->getIntegerBitWidth() : 64;
-    setResult(I, bits < 64 ? bin(BinOp::And, r, constVal((Value(1) << bits) - 1)) : r);
-  };
+  auto result = [&](Reg r) { setCallResult(I, r); };
   switch (k) {
     case Ext::BarrierInit: {  // (barrier, attr, count)
       if (!needArgs(I, 3, name)) return;

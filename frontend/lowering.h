@@ -130,6 +130,8 @@ enum class Ext {
   Once,                                // pthread_once, call_once
   CondTimedWait,                       // pthread_cond_timedwait, cnd_timedwait
   ThrdCreate, ThrdJoin, MtxTryLock,    // C11 <threads.h> where it differs from pthreads
+  // libc on memory, as loops of one-byte accesses (lower_libc.cpp):
+  Memcmp, Strlen, Strcmp, Strncmp, Strcpy, Strncpy, AlignedAlloc, PosixMemalign,
   AtomicBegin,   // __VERIFIER_atomic_begin(): enter an atomic section (Op::AtomicBegin)
   AtomicEnd,     // __VERIFIER_atomic_end(): leave it
   NondetBool,    // __VERIFIER_nondet_bool(): 0 or 1, both explored
@@ -147,6 +149,8 @@ std::string debugPath(llvm::StringRef file, llvm::StringRef dir);
 Ext classifyExternal(llvm::StringRef n);
 // The primitives lower_sync.cpp builds (they write shared memory; lowerPrimitiveCall).
 bool isPrimitive(Ext k);
+// The libc functions lower_libc.cpp builds (lowerStringCall).
+bool isStringCall(Ext k);
 // Fences and compiler barriers written as inline assembly.
 AsmKind classifyAsm(const llvm::InlineAsm* ia);
 bool isIgnorableIntrinsic(llvm::Intrinsic::ID id);
@@ -239,10 +243,15 @@ class FunctionLowering {
   void lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::string& name);
   Reg syncLoad(Reg obj, int64_t off, uint32_t name);  // 4-byte field of a primitive
   Reg syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint32_t name, Reg expected = kNoReg);
-  void syncAwait(Reg cond, const std::string& what);  // Op::Assume sub=3: a wait; never ending is a deadlock
+  void syncAwait(Reg cond, const std::string& what);
+  // memcmp, strlen, strcmp, strncmp, strcpy, strncpy, aligned_alloc, posix_memalign (lower_libc.cpp).
+  void lowerStringCall(llvm::CallInst& I, Ext k, const std::string& name);
+  Reg loadByte(Reg base, Reg index, uint32_t name);
+  void storeByte(Reg base, Reg index, Reg value, uint32_t name);  // Op::Assume sub=3: a wait; never ending is a deadlock
   Reg argReg(llvm::CallInst& I, unsigned i);
   bool needArgs(llvm::CallInst& I, unsigned n, const std::string& name);  // else unsupported
   void resultZero(llvm::CallInst& I);  // a non-void call's result is 0
+  void setCallResult(llvm::CallInst& I, Reg r);  // a non-void call's result, cut to its C type
   void lowerMemIntrinsic(llvm::MemIntrinsic& I);
   void lowerBranch(llvm::BranchInst& I, llvm::BasicBlock* next);
   void lowerSwitch(llvm::SwitchInst& I);

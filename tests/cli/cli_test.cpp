@@ -1576,3 +1576,26 @@ TEST_CASE("C11 threads, mutexes, condition variables and call_once; a timed wait
     CHECK(r["timedwait_may_time_out"]["violation"]["line"] == 107);
   }
 }
+
+TEST_CASE("libc string functions read and write shared memory byte by byte", "[cli][realc][libc]") {
+  for (const char* model : {"sc", "tso", "pso"}) {
+    INFO(model);
+    json j = checkJson(std::string("--no-fences --model ") + model + " " + quote(inputs("libc_strings.c")));
+    std::map<std::string, json> r = byFunction(j);
+    CHECK(r["strings_after_join"]["status"] == "verified");
+    CHECK(r["strings_after_join"]["executions"] == 1);
+    REQUIRE(r["strlen_races_with_strcpy"]["status"] == "violation");
+    CHECK(r["strlen_races_with_strcpy"]["violation"]["line"] == 45);
+  }
+  // memcmp over 8-byte fields is a mixed-size access: refused with its location.
+  fs::path dir = fs::temp_directory_path() / "tsocheck_memcmp";
+  fs::create_directories(dir);
+  {
+    std::ofstream out(dir / "m.c");
+    out << "#include <string.h>\n#include <tsocheck.h>\nlong a[2], b[2];\n"
+           "TSOCHECK void h(void) { a[0] = 1; (void)memcmp(a, b, sizeof a); }\n";
+  }
+  json m = checkJson(quote((dir / "m.c").string()));
+  CHECK(m["results"][0]["status"] == "error");
+  CHECK(m["results"][0]["message"].get<std::string>().find("mixed-size") != std::string::npos);
+}
