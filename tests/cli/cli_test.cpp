@@ -1561,7 +1561,7 @@ TEST_CASE("barriers, semaphores, rwlocks and once: correct uses verify, broken o
   }
 }
 
-TEST_CASE("C11 threads, mutexes, condition variables and call_once; a timed wait may time out",
+TEST_CASE("C11 threads, mutexes, condition variables and call_once, and a timed wait that may time out",
           "[cli][realc][primitives]") {
   for (const char* model : {"sc", "tso"}) {
     INFO(model);
