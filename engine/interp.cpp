@@ -61,6 +61,19 @@ Value rmwResult(RmwOp op, Value old, Value operand, Value expected, unsigned siz
     case RmwOp::And: r = old & operand; break;
     case RmwOp::Or: r = old | operand; break;
     case RmwOp::Xor: r = old ^ operand; break;
+    case RmwOp::Nand: r = ~(old & operand); break;
+    case RmwOp::Max:
+    case RmwOp::Min: {
+      const int64_t a = int64_t(signExtend(old, size)), b = int64_t(signExtend(operand, size));
+      r = Value(op == RmwOp::Max ? std::max(a, b) : std::min(a, b));
+      break;
+    }
+    case RmwOp::UMax:
+    case RmwOp::UMin: {
+      const Value a = maskToSize(old, size), b = maskToSize(operand, size);
+      r = op == RmwOp::UMax ? std::max(a, b) : std::min(a, b);
+      break;
+    }
   }
   return maskToSize(r, size);
 }

@@ -81,7 +81,7 @@ enum class Op : uint8_t {
 
 enum class BinOp : uint8_t { Add, Sub, Mul, UDiv, SDiv, URem, SRem, And, Or, Xor, Shl, LShr, AShr };
 enum class CmpOp : uint8_t { Eq, Ne, Ult, Ule, Ugt, Uge, Slt, Sle, Sgt, Sge };
-enum class RmwOp : uint8_t { Xchg, Cas, Add, Sub, And, Or, Xor };
+enum class RmwOp : uint8_t { Xchg, Cas, Add, Sub, And, Or, Xor, Nand, Max, Min, UMax, UMin };  // Max/Min: signed at the access size
 enum class FenceKind : uint8_t { Full, StoreStore };
 
 struct Instr {

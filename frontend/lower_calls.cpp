@@ -772,6 +772,8 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       return;
     case Ext::Unknown:
       break;
+    default:  // isPrimitive / isStringCall kinds: lowered above
+      break;
   }
   unsupported("call to external function '" + name + "' is not supported (no definition in this file)");
 }

@@ -93,9 +93,14 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
     case llvm::AtomicRMWInst::And: op = RmwOp::And; break;
     case llvm::AtomicRMWInst::Or: op = RmwOp::Or; break;
     case llvm::AtomicRMWInst::Xor: op = RmwOp::Xor; break;
+    case llvm::AtomicRMWInst::Nand: op = RmwOp::Nand; break;
+    case llvm::AtomicRMWInst::Max: op = RmwOp::Max; break;
+    case llvm::AtomicRMWInst::Min: op = RmwOp::Min; break;
+    case llvm::AtomicRMWInst::UMax: op = RmwOp::UMax; break;
+    case llvm::AtomicRMWInst::UMin: op = RmwOp::UMin; break;
     default:
       unsupported("atomic read-modify-write '" + llvm::AtomicRMWInst::getOperationName(I.getOperation()).str() +
-                  "' is not supported (only xchg, add, sub, and, or, xor)");
+                  "' is not supported (only integer xchg, add, sub, and, or, xor, nand, min, max)");
       return;
   }
   unsigned size = accessSize(I.getValOperand()->getType(), "atomic read-modify-write");
@@ -123,6 +128,13 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
       case RmwOp::And: changed = cmp(CmpOp::Ne, bin(BinOp::And, old, operand), old); break;
       case RmwOp::Or: changed = cmp(CmpOp::Ne, bin(BinOp::Or, old, operand), old); break;
       case RmwOp::Cas: break;
+      case RmwOp::Nand:
+      case RmwOp::Max:
+      case RmwOp::Min:
+      case RmwOp::UMax:
+      case RmwOp::UMin:
+        markEffect();  // (may write back the value it read: counted as an effect, which is safe)
+        break;
     }
     if (changed != kNoReg) markEffectIf(changed);
   }

@@ -1599,3 +1599,48 @@ TEST_CASE("libc string functions read and write shared memory byte by byte", "[c
   CHECK(m["results"][0]["status"] == "error");
   CHECK(m["results"][0]["message"].get<std::string>().find("mixed-size") != std::string::npos);
 }
+
+TEST_CASE("atomic min, max and nand builtins are exact read-modify-writes", "[cli][realc][rmw]") {
+  fs::path dir = fs::temp_directory_path() / "tsocheck_minmax";
+  fs::create_directories(dir);
+  const std::string prog = R"(#include <assert.h>
+#include <pthread.h>
+#include <tsocheck.h>
+int hi = -5, lo = 5;
+unsigned uhi, ulo = 100;
+int bits = 0xff;
+static void *t(void *arg) {
+  long v = (long)arg;
+  __atomic_fetch_max(&hi, (int)v, __ATOMIC_SEQ_CST);
+  __atomic_fetch_min(&lo, (int)v, __ATOMIC_SEQ_CST);
+  __atomic_fetch_max(&uhi, (unsigned)v, __ATOMIC_RELAXED);
+  __atomic_fetch_min(&ulo, (unsigned)v, __ATOMIC_RELAXED);
+  return 0;
+}
+TSOCHECK void minmax(void) {
+  pthread_t a, b;
+  pthread_create(&a, 0, t, (void *)-3L);
+  pthread_create(&b, 0, t, (void *)7L);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  assert(hi == 7 && lo == -3);
+  assert(uhi == (unsigned)-3 && ulo == 7);
+  int old = __sync_fetch_and_nand(&bits, 0x0f);
+  assert(old == 0xff && bits == ~0x0f);
+}
+)";
+  {
+    std::ofstream(dir / "minmax.c") << prog;
+  }
+  json j = checkJson(quote((dir / "minmax.c").string()));
+  REQUIRE(j["results"].size() == 1);
+  CHECK(j["results"][0]["status"] == "verified");
+  CHECK(j["results"][0]["executions"] == 16);  // two orders on each of the four locations
+  std::string wrong = prog;
+  wrong.replace(wrong.find("lo == -3"), 8, "lo == 5 ");
+  {
+    std::ofstream(dir / "minmax_wrong.c") << wrong;
+  }
+  json w = checkJson(quote((dir / "minmax_wrong.c").string()));
+  CHECK(w["results"][0]["status"] == "violation");
+}

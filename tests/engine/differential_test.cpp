@@ -21,7 +21,7 @@ using namespace tsocheck::testing;
 
 namespace {
 
-enum Thread { kStore, kFetchAdd, kXchg, kCasChain, kLoad };
+enum Thread { kStore, kFetchAdd, kXchg, kCasChain, kLoad, kMax, kMin, kUMin, kNand };
 
 // main spawns one thread per entry of `kinds`, in that order, and joins them.
 // fetch_add operands are 1, 10, 100, ... in spawn order among the adders;
@@ -46,6 +46,10 @@ Program rmwProgram(const std::vector<Thread>& kinds, const std::vector<Value>* f
       case kXchg: v = f.rmwGlobal(RmwOp::Xchg, x, 10 * xv++); break;
       case kCasChain: v = f.casGlobal(x, cas, cas + 1); ++cas; break;
       case kLoad: v = f.loadGlobal(x); break;
+      case kMax: v = f.rmwGlobal(RmwOp::Max, x, Value(-2) + Value(i)); break;  // signed: -2 + i
+      case kMin: v = f.rmwGlobal(RmwOp::Min, x, Value(i) + 3); break;
+      case kUMin: v = f.rmwGlobal(RmwOp::UMin, x, Value(i) + 1); break;
+      case kNand: v = f.rmwGlobal(RmwOp::Nand, x, 6); break;
     }
     if (v != kNoReg) f.storeGlobalReg(res, v);
     f.ret();
@@ -129,6 +133,9 @@ TEST_CASE("exchanges, CAS chains and mixes on one location match the naive explo
       {kLoad, kFetchAdd, kStore, kXchg},
       {kFetchAdd, kLoad, kCasChain, kStore, kXchg},
       {kLoad, kFetchAdd, kFetchAdd, kLoad, kStore},
+      {kMax, kMin, kStore},
+      {kMax, kMax, kUMin, kLoad},
+      {kNand, kFetchAdd, kMin, kStore},
   };
   for (const auto& s : shapes) {
     std::vector<Thread> k = s;

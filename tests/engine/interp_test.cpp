@@ -377,3 +377,16 @@ TEST_CASE("interp: errors", "[interp]") {
   });
   CHECK(exitValueOf(ex) == 12);
 }
+
+TEST_CASE("rmwResult: min/max are signed or unsigned at the access size, nand is ~(a & b)", "[interp][rmw]") {
+  bool writes = false;
+  CHECK(rmwResult(RmwOp::Max, 0xFFFFFFFF, 1, 0, 4, &writes) == 1);           // -1 < 1 as int
+  CHECK(writes);
+  CHECK(rmwResult(RmwOp::Min, 0xFFFFFFFF, 1, 0, 4, &writes) == 0xFFFFFFFF);  // min(-1, 1) = -1
+  CHECK(rmwResult(RmwOp::UMax, 0xFFFFFFFF, 1, 0, 4, &writes) == 0xFFFFFFFF);
+  CHECK(rmwResult(RmwOp::UMin, 0xFFFFFFFF, 1, 0, 4, &writes) == 1);
+  CHECK(rmwResult(RmwOp::Max, 0x80, 0x7F, 0, 1, &writes) == 0x7F);           // -128 < 127 as char
+  CHECK(rmwResult(RmwOp::Min, Value(-5), 3, 0, 8, &writes) == Value(-5));
+  CHECK(rmwResult(RmwOp::Nand, 0xFF, 0x0F, 0, 4, &writes) == 0xFFFFFFF0);
+  CHECK(rmwResult(RmwOp::Nand, 0xFF, 0x0F, 0, 1, &writes) == 0xF0);
+}

@@ -1336,12 +1336,6 @@ TSOCHECK void f(void) {
 }
 )", 4, "variable-length arrays");
   expectError(R"(#include <tsocheck.h>
-int x;
-TSOCHECK void f(void) {
-  __sync_fetch_and_nand(&x, 3);
-}
-)", 4, "nand");
-  expectError(R"(#include <tsocheck.h>
 #include <string.h>
 struct big { int a[6]; };
 static void copy(struct big *d, struct big *s) { *d = *s; }
