@@ -854,33 +854,33 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
   };
   // Event numbers per thread (TraceStep::event), as the graph explorer gives
   // them: one per thread step in program order; a flush names its store's
-  // (fence synthesis pairs them: engine/fences.h).
+  // (fence synthesis pairs them: engine/fences.h). bufEvents[t][i] is the
+  // event of bufs[t][i].
   std::vector<uint32_t> events(s.th.size(), 0);
-  std::vector<std::vector<std::pair<Addr, uint32_t>>> bufferedEvents(s.th.size());
+  std::vector<std::vector<uint32_t>> bufEvents(s.th.size());
   for (const Node& x : path) {
-    if (bufs.size() <= x.thread) bufs.resize(x.thread + 1);
-    if (events.size() <= x.thread) {
+    if (bufs.size() <= x.thread) {
+      bufs.resize(x.thread + 1);
+      bufEvents.resize(x.thread + 1);
       events.resize(x.thread + 1, 0);
-      bufferedEvents.resize(x.thread + 1);
     }
+    auto& b = bufs[x.thread];
+    auto& be = bufEvents[x.thread];
     uint32_t ev = TraceStep::kNoEvent;
     if (x.kind == StepKind::Flush) {
-      auto& q = bufferedEvents[x.thread];
-      auto it = std::find_if(q.begin(), q.end(), [&](const auto& e) { return e.first == x.addr; });
-      if (it != q.end()) {
-        ev = it->second;
-        q.erase(it);
+      auto it = std::find_if(b.begin(), b.end(), [&](const BufferEntry& e) { return e.addr == x.addr; });
+      if (it != b.end()) {
+        const size_t i = size_t(it - b.begin());
+        ev = be[i];
+        b.erase(it);
+        be.erase(be.begin() + std::ptrdiff_t(i));
       }
     } else {
       ev = events[x.thread]++;
-      if (x.kind == StepKind::Store && x.buffered) bufferedEvents[x.thread].push_back({x.addr, ev});
-    }
-    if (x.kind == StepKind::Store && x.buffered) {
-      bufs[x.thread].push_back(BufferEntry{x.addr, x.value, addressName(prog_, x.addr)});
-    } else if (x.kind == StepKind::Flush) {
-      auto& b = bufs[x.thread];
-      auto it = std::find_if(b.begin(), b.end(), [&](const BufferEntry& e) { return e.addr == x.addr; });
-      if (it != b.end()) b.erase(it);
+      if (x.kind == StepKind::Store && x.buffered) {
+        b.push_back(BufferEntry{x.addr, x.value, addressName(prog_, x.addr)});
+        be.push_back(ev);
+      }
     }
     if (x.hidden) continue;
     std::string note = x.kind == StepKind::LoadBuf ? "from its own buffer" : "";
@@ -892,11 +892,11 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
     st.value = x.value;
     if (x.hasAddr) st.addrName = addressName(prog_, x.addr);
   }
+  const int owner = deadlock ? sectionOwner(s) : -1;
   if (deadlock)
     for (uint32_t u = 0; u < s.th.size(); ++u)
       if (s.th[u].ts && !s.th[u].exited) {
         const Action& p = s.th[u].ts->pending();
-        const int owner = sectionOwner(s);
         add(u, StepKind::Blocked, p.loc,
             owner >= 0 && uint32_t(owner) != u ? "waits: T" + std::to_string(owner) + " is inside an atomic section"
                                                 : std::string("blocked"),

@@ -39,7 +39,6 @@ void FunctionLowering::storeByte(Reg base, Reg index, Reg value, uint32_t name) 
 }
 
 void FunctionLowering::lowerStringCall(llvm::CallInst& I, Ext k, const std::string& name) {
-  auto result = [&](Reg r) { setCallResult(I, r); };
   auto nameOf = [&](unsigned i) { return addrName(I.getArgOperand(i)); };
   markEffect();  // reads or writes memory other threads may write: never an idle iteration
   switch (k) {
@@ -56,7 +55,7 @@ void FunctionLowering::lowerStringCall(llvm::CallInst& I, Ext k, const std::stri
       jmp(lTop);
       bind(lEnd);
       mov(r, i);
-      result(r);
+      setCallResult(I, r);
       return;
     }
     case Ext::Memcmp:
@@ -97,7 +96,7 @@ void FunctionLowering::lowerStringCall(llvm::CallInst& I, Ext k, const std::stri
       bind(lEqual);
       mov(r, constVal(0));
       bind(lEnd);
-      result(r);
+      setCallResult(I, r);
       return;
     }
     case Ext::Strcpy:
@@ -137,7 +136,7 @@ void FunctionLowering::lowerStringCall(llvm::CallInst& I, Ext k, const std::stri
         jmp(lTop);
       }
       bind(lEnd);
-      result(d);
+      setCallResult(I, d);
       return;
     }
     case Ext::AlignedAlloc: {  // (alignment, size): heap blocks are 16-byte aligned
@@ -161,7 +160,7 @@ void FunctionLowering::lowerStringCall(llvm::CallInst& I, Ext k, const std::stri
       st.c = p;
       st.size = 8;
       st.name = nameOf(0);
-      result(constVal(0));
+      setCallResult(I, constVal(0));
       return;
     }
     default:

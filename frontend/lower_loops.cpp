@@ -249,9 +249,9 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
           auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
           if (!callee || !callee->isDeclaration()) return true;  // indirect, inline asm or defined
           if (callee->isIntrinsic()) continue;
-          if (isPrimitive(classifyExternal(callee->getName())) || isStringCall(classifyExternal(callee->getName())))
-            return true;
-          switch (classifyExternal(callee->getName())) {
+          const Ext k = classifyExternal(callee->getName());
+          if (isPrimitive(k) || isStringCall(k)) return true;
+          switch (k) {
             case Ext::Unknown:
             case Ext::PthreadCreate:
             case Ext::PthreadJoin:

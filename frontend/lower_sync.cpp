@@ -17,7 +17,7 @@ namespace tsocheck::frontend::lowering {
 namespace {
 constexpr Value kWriter = 0x40000000;     // rwlock word while write-locked
 constexpr Value kBarrierSerial = Value(-1);  // PTHREAD_BARRIER_SERIAL_THREAD
-constexpr Value kEBUSY = 16, kEAGAIN = 11, kETIMEDOUT = 110;
+constexpr Value kEBUSY = 16, kETIMEDOUT = 110;
 constexpr Value kThrdSuccess = 0, kThrdBusy = 1, kThrdTimedout = 4;  // glibc's <threads.h>
 }  // namespace
 
@@ -86,7 +86,6 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
         base = g->getName().str();
     return std::string(kind) + (base.empty() ? "" : " " + base);
   };
-  auto result = [&](Reg r) { setCallResult(I, r); };
   switch (k) {
     case Ext::BarrierInit: {  // (barrier, attr, count)
       if (!needArgs(I, 3, name)) return;
@@ -94,7 +93,7 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       const uint32_t n = addrName(I.getArgOperand(0));
       syncRmw(RmwOp::Xchg, b, 0, argReg(I, 2), n);
       syncRmw(RmwOp::Xchg, b, 4, constVal(0), n);
-      result(constVal(0));
+      setCallResult(I, constVal(0));
       return;
     }
     case Ext::BarrierWait: {
@@ -121,19 +120,19 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       syncAwait(cmp(CmpOp::Ne, now, g), "waits at " + object("barrier") + " for parties that never arrive");
       mov(r, constVal(0));
       bind(lEnd);
-      result(r);
+      setCallResult(I, r);
       return;
     }
     case Ext::SemInit: {  // (sem, pshared, value)
       if (!needArgs(I, 3, name)) return;
       syncRmw(RmwOp::Xchg, argReg(I, 0), 0, argReg(I, 2), addrName(I.getArgOperand(0)));
-      result(constVal(0));
+      setCallResult(I, constVal(0));
       return;
     }
     case Ext::SemPost: {
       if (!needArgs(I, 1, name)) return;
       syncRmw(RmwOp::Add, argReg(I, 0), 0, constVal(1), addrName(I.getArgOperand(0)));
-      result(constVal(0));
+      setCallResult(I, constVal(0));
       return;
     }
     case Ext::SemWait:
@@ -163,9 +162,8 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       jmp(lEnd);
       bind(lBusy);
       mov(r, constVal(Value(-1)));  // errno would be EAGAIN
-      (void)kEAGAIN;
       bind(lEnd);
-      result(r);
+      setCallResult(I, r);
       return;
     }
     case Ext::SemGetValue: {  // (sem, int *out)
@@ -177,13 +175,13 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       st.c = v;
       st.size = 4;
       st.name = addrName(I.getArgOperand(1));
-      result(constVal(0));
+      setCallResult(I, constVal(0));
       return;
     }
     case Ext::RwInit: {
       if (!needArgs(I, 1, name)) return;
       syncRmw(RmwOp::Xchg, argReg(I, 0), 0, constVal(0), addrName(I.getArgOperand(0)));
-      result(constVal(0));
+      setCallResult(I, constVal(0));
       return;
     }
     case Ext::RwRdLock:
@@ -219,7 +217,7 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       bind(lBusy);
       mov(r, constVal(kEBUSY));
       bind(lEnd);
-      result(r);
+      setCallResult(I, r);
       return;
     }
     case Ext::RwUnlock: {
@@ -240,7 +238,7 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       fail.name = ml_.p_.intern("pthread_rwlock_unlock of a rwlock that is not held");
       syncRmw(RmwOp::Add, w, 0, constVal(Value(0xffffffff)), n);
       bind(lEnd);
-      result(constVal(0));
+      setCallResult(I, constVal(0));
       return;
     }
     case Ext::Once: {
@@ -276,7 +274,7 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       syncAwait(cmp(CmpOp::Eq, syncLoad(f, 0, n), constVal(2)),
                 "waits for the once routine of " + object("flag") + ", which never finishes");
       bind(lEnd);
-      result(constVal(0));
+      setCallResult(I, constVal(0));
       return;
     }
     case Ext::CondTimedWait: {
@@ -290,20 +288,20 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
         nd.a = c;
         nd.imm = 1;
         const bool c11 = name == "cnd_timedwait";
-        result(bin(BinOp::Mul, c, constVal(c11 ? kThrdTimedout : kETIMEDOUT)));
+        setCallResult(I, bin(BinOp::Mul, c, constVal(c11 ? kThrdTimedout : kETIMEDOUT)));
       }
       return;
     }
     case Ext::ThrdCreate: {  // (thrd_t *, int (*)(void *), void *) → thrd_success
       if (!needArgs(I, 3, name)) return;
       if (!emitSpawn(I, 0, 1, 2)) return;
-      result(constVal(kThrdSuccess));
+      setCallResult(I, constVal(kThrdSuccess));
       return;
     }
     case Ext::ThrdJoin: {  // (thrd_t, int *res)
       if (!needArgs(I, 2, name)) return;
       emitJoin(I, 4);
-      result(constVal(kThrdSuccess));
+      setCallResult(I, constVal(kThrdSuccess));
       return;
     }
     case Ext::MtxTryLock: {  // thrd_success or thrd_busy
@@ -314,7 +312,7 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       in.b = m;
       in.name = addrName(I.getArgOperand(0));
       countSyncRead();
-      result(bin(BinOp::Mul, cmp(CmpOp::Ne, r, constVal(0)), constVal(kThrdBusy)));
+      setCallResult(I, bin(BinOp::Mul, cmp(CmpOp::Ne, r, constVal(0)), constVal(kThrdBusy)));
       return;
     }
     default:

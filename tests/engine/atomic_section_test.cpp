@@ -20,7 +20,7 @@ using namespace tsocheck::testing;
 
 namespace {
 
-using Finals = std::set<std::vector<std::pair<Addr, Value>>>;
+using Finals = FinalStates;
 
 struct SectionRun {
   CheckResult result;
@@ -29,15 +29,11 @@ struct SectionRun {
 };
 
 SectionRun runStates(const Program& p, Model m, int bound) {
-  StateSpaceOptions so;
-  so.model = m;
-  so.bufferBound = bound;
-  so.stopAtFirstError = false;
+  DiffConfig c;
+  c.model = m;
+  c.bound = bound;
   SectionRun out;
-  so.onExecution = [&](const ExecutionInfo& info) {
-    if (!info.blocked) out.finals.insert(info.finalMemory);
-  };
-  StateSpaceResult r = exploreStates(p, so);
+  const StateSpaceResult r = exploreStatesWithFinals(p, c, 0, &out.finals);
   out.result = r.result;
   out.exhaustive = r.exhaustive;
   return out;

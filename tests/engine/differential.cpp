@@ -10,7 +10,7 @@
 namespace tsocheck::testing {
 
 namespace {
-using Finals = std::set<std::vector<std::pair<Addr, Value>>>;
+using Finals = FinalStates;
 
 std::string showFinals(const Finals& f) {
   std::ostringstream o;
@@ -22,6 +22,20 @@ std::string showFinals(const Finals& f) {
   return o.str();
 }
 }  // namespace
+
+StateSpaceResult exploreStatesWithFinals(const Program& prog, const DiffConfig& c, uint64_t maxStates,
+                                         FinalStates* finals) {
+  StateSpaceOptions so;
+  so.model = c.model;
+  so.bufferBound = c.bound;
+  so.limits = c.limits;
+  so.stopAtFirstError = false;
+  if (maxStates) so.maxStates = maxStates;
+  so.onExecution = [&](const ExecutionInfo& info) {
+    if (!info.blocked) finals->insert(info.finalMemory);
+  };
+  return exploreStates(prog, so);
+}
 
 DiffOutcome differential(const Program& prog, const DiffConfig& c) {
   DiffOutcome out;
@@ -51,16 +65,7 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
   out.nondetLimited = g.nondetLimited;
   out.status = g.status;
 
-  StateSpaceOptions so;
-  so.model = c.model;
-  so.bufferBound = c.bound;
-  so.limits = c.limits;
-  so.stopAtFirstError = false;
-  so.maxStates = c.maxStates;
-  so.onExecution = [&](const ExecutionInfo& info) {
-    if (!info.blocked) stateFinals.insert(info.finalMemory);
-  };
-  StateSpaceResult ss = exploreStates(prog, so);
+  StateSpaceResult ss = exploreStatesWithFinals(prog, c, c.maxStates, &stateFinals);
   const CheckResult& s = ss.result;
   out.statefulSkipped = ss.stateLimitHit;
 
@@ -110,16 +115,8 @@ DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c) {
   DiffOutcome out;
   const NaiveResult naive = exploreNaive(prog, c.model, c.bound, c.limits);
   const bool naiveError = naive.errorRuns > 0 || naive.deadlockRuns > 0;
-  Finals finals;
-  StateSpaceOptions so;
-  so.model = c.model;
-  so.bufferBound = c.bound;
-  so.limits = c.limits;
-  so.stopAtFirstError = false;
-  so.onExecution = [&](const ExecutionInfo& info) {
-    if (!info.blocked) finals.insert(info.finalMemory);
-  };
-  const StateSpaceResult ss = exploreStates(prog, so);
+  Finals finals;  // (the state space is the only explorer here: no state cap)
+  const StateSpaceResult ss = exploreStatesWithFinals(prog, c, 0, &finals);
   const CheckResult& s = ss.result;
   out.executions = s.executions;
   out.violation = bool(s.violation);

@@ -7,9 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/check.h"
+#include "engine/state_space.h"
 
 namespace tsocheck::testing {
 
@@ -36,6 +40,16 @@ struct DiffOutcome {
   bool nondetLimited = false;    // the graph explorer met a nondet input the range cut (the state space must agree)
   Status status = Status::Verified;  // the graph explorer's
 };
+
+// Final memory states of complete executions (address, value), as the
+// explorers report them.
+using FinalStates = std::set<std::vector<std::pair<Addr, Value>>>;
+
+// The state-space search under c's model, bound and limits, every error
+// reported (not stopping at the first), collecting the final states of
+// complete executions into *finals; maxStates 0: the search's own default.
+StateSpaceResult exploreStatesWithFinals(const Program& prog, const DiffConfig& c, uint64_t maxStates,
+                                         FinalStates* finals);
 
 DiffOutcome differential(const Program& prog, const DiffConfig& c);
 
