@@ -176,6 +176,22 @@ CheckResult check(const Program& prog, const CheckOptions& opts) {
   return job.result;
 }
 
+void annotateStaleReads(std::vector<TraceStep>& trace) {
+  for (TraceStep& s : trace) {
+    if (s.kind != StepKind::LoadMem || !s.hasAddr) continue;
+    for (uint32_t u = 0; u < s.buffers.size() && s.staleThread == TraceStep::kNoThread; ++u) {
+      if (u == s.thread) continue;
+      const auto& b = s.buffers[u];
+      for (auto it = b.rbegin(); it != b.rend(); ++it)
+        if (it->addr == s.addr) {
+          s.staleThread = u;
+          s.staleEntry = *it;
+          break;
+        }
+    }
+  }
+}
+
 std::string formatStepHead(const TraceStep& s) {
   std::ostringstream os;
   os << "T" << s.thread << " " << stepKindName(s.kind);

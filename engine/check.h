@@ -107,6 +107,7 @@ struct BufferEntry {
   Addr addr = 0;
   Value value = 0;
   std::string name;
+  uint32_t storeStep = 0;  // the trace step (TraceStep::step) that stored it; 0 = none shown
 };
 
 struct TraceStep {
@@ -128,7 +129,18 @@ struct TraceStep {
   std::string note;  // e.g. "reads init", "from T1's buffer"
   // Each thread's store-buffer contents after this step (oldest first).
   std::vector<std::vector<BufferEntry>> buffers;
+  static constexpr uint32_t kNoThread = UINT32_MAX;
+  uint32_t spawned = kNoThread;  // a Spawn step: the thread it starts
+  // A stale read (annotateStaleReads): a LoadMem step while another thread's
+  // buffer holds a store to the same address. staleThread is that thread (the
+  // lowest such), staleEntry its newest entry for the address.
+  uint32_t staleThread = kNoThread;
+  BufferEntry staleEntry;
 };
+
+// Fills staleThread/staleEntry of every LoadMem step of a trace whose
+// buffers are filled (one definition for every trace builder and reader).
+void annotateStaleReads(std::vector<TraceStep>& trace);
 
 struct Violation {
   ErrorKind kind = ErrorKind::None;

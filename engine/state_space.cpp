@@ -878,7 +878,8 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
     } else {
       ev = events[x.thread]++;
       if (x.kind == StepKind::Store && x.buffered) {
-        b.push_back(BufferEntry{x.addr, x.value, addressName(prog_, x.addr)});
+        b.push_back(BufferEntry{x.addr, x.value, addressName(prog_, x.addr),
+                                x.hidden ? 0 : uint32_t(v.trace.size() + 1)});
         be.push_back(ev);
       }
     }
@@ -891,6 +892,7 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
     st.addr = x.addr;
     st.value = x.value;
     if (x.hasAddr) st.addrName = addressName(prog_, x.addr);
+    if (x.kind == StepKind::Spawn) st.spawned = uint32_t(x.value);
   }
   const int owner = deadlock ? sectionOwner(s) : -1;
   if (deadlock)
@@ -907,6 +909,7 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
   const Action* failing = t < s.th.size() && s.th[t].ts && !last ? &s.th[t].ts->pending() : nullptr;
   add(t, StepKind::Error, loc, msg, last ? last->function : failing ? failing->function : TraceStep::kNoEvent,
       last ? last->pc : failing ? failing->pc : 0);
+  annotateStaleReads(v.trace);
   res_.result.addViolation(std::move(v));
 }
 

@@ -65,7 +65,7 @@ std::vector<TraceStep> buildTrace(const Program& prog, const Graph& g, const Mem
       st.note = "written to memory";
     } else {
       st.note = "enters T" + std::to_string(id.thread) + "'s store buffer";
-      buf[id.thread].push_back(Pending{id, BufferEntry{e.addr, e.wval, st.addrName}});
+      buf[id.thread].push_back(Pending{id, BufferEntry{e.addr, e.wval, st.addrName, uint32_t(steps.size() + 1)}});
     }
     push(std::move(st));
   };
@@ -109,6 +109,7 @@ std::vector<TraceStep> buildTrace(const Program& prog, const Graph& g, const Mem
       case EvKind::Spawn:
         st = base(id, StepKind::Spawn);
         st.note = "starts T" + std::to_string(e.aux);
+        st.spawned = e.aux;
         break;
       case EvKind::Join:
         st = base(id, StepKind::Join);
@@ -173,6 +174,7 @@ std::vector<TraceStep> buildTrace(const Program& prog, const Graph& g, const Mem
   }
   // Stores issued by no later timed event (the thread stopped) still show.
   for (uint32_t t = 0; t < nThreads; ++t) issueUpTo(t, uint32_t(g.threads[t].events.size()));
+  annotateStaleReads(steps);
   return steps;
 }
 

@@ -1,28 +1,18 @@
 #include "lsp/lsp_features.h"
-#include "lsp/json_text.h"
-#include "lsp/wording.h"
+#include "service/report_reader.h"
+#include "jsonrpc/json_text.h"
+#include "service/wording.h"
 
 #include <map>
 #include <sstream>
 
 #include "frontend/frontend.h"
 #include "lsp/lsp_protocol.h"
+#include "service/source_paths.h"
 
 namespace tsocheck::lsp {
 
-std::string str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-uint32_t num(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() && it->get<int64_t>() >= 0 ? it->get<uint32_t>() : 0;
-}
-
 namespace {
-
-std::string valueText(const json& v) { return v.is_null() ? "?" : dumpJson(v); }
 
 const json& traceOf(const json& check) {
   static const json empty = json::array();
@@ -90,45 +80,18 @@ std::string boundsText(const json& check) {
 
 }  // namespace
 
-std::string stepLabel(const json& s) {
-  std::string ev = str(s, "event"), addr = str(s, "address");
-  std::string head;
-  if (ev == "store") head = "store " + addr + " = " + valueText(s["value"]) + " (buffered)";
-  else if (ev == "flush") head = "flush " + addr + " = " + valueText(s["value"]) + " to memory";
-  else if (ev == "load-memory") head = "load " + addr + " → " + valueText(s["value"]) + " (memory)";
-  else if (ev == "load-buffer") head = "load " + addr + " → " + valueText(s["value"]) + " (own buffer)";
-  else {
-    head = ev;
-    if (!addr.empty()) head += " " + addr;
-    if (!s["value"].is_null()) head += " " + valueText(s["value"]);
-    std::string note = str(s, "note");
-    if (!note.empty()) head += " (" + note + ")";
-  }
-  return "step " + std::to_string(num(s, "step")) + " · T" + std::to_string(num(s, "thread")) + " · " + head;
-}
-
 namespace {
 
+// From the first stale read the engine marked ("stale" of a step).
 std::string staleReadIn(const json& trace) {
-  for (size_t i = 0; i < trace.size(); ++i) {
-    const json& s = trace[i];
-    if (str(s, "event") != "load-memory" || !s.contains("buffers")) continue;
-    const std::string addr = str(s, "address");
-    const uint32_t reader = num(s, "thread");
-    const json& bufs = s["buffers"];
-    for (uint32_t t = 0; t < bufs.size(); ++t) {
-      if (t == reader || !bufs[t].is_array()) continue;
-      for (const json& e : bufs[t]) {
-        if (str(e, "address") != addr) continue;
-        uint32_t storeLine = 0;
-        for (size_t k = 0; k < i; ++k)
-          if (str(trace[k], "event") == "store" && num(trace[k], "thread") == t && str(trace[k], "address") == addr)
-            storeLine = num(trace[k], "line");
-        return "store to `" + addr + "` (line " + std::to_string(storeLine) + ") is still in T" +
-               std::to_string(t) + "'s store buffer when T" + std::to_string(reader) + " reads it (line " +
-               std::to_string(num(s, "line")) + ")";
-      }
-    }
+  for (const json& s : trace) {
+    const json& st = member(s, "stale");
+    if (!st.is_object()) continue;
+    const uint32_t storeStep = num(st, "store_step");
+    const uint32_t storeLine = storeStep >= 1 && storeStep <= trace.size() ? num(trace[storeStep - 1], "line") : 0;
+    return "store to `" + str(s, "address") + "` (line " + std::to_string(storeLine) + ") is still in T" +
+           std::to_string(num(st, "thread")) + "'s store buffer when T" + std::to_string(num(s, "thread")) +
+           " reads it (line " + std::to_string(num(s, "line")) + ")";
   }
   return "";
 }
@@ -351,25 +314,6 @@ json checkLenses(const json& check, const std::string& uri, const std::string& t
     lens("re-run", "tsocheck.recheck", json::array({uri, fn}));
     for (const char* m : {"SC", "TSO", "PSO"})
       if (model != m) lens(std::string("run under ") + m, "tsocheck.runWithModel", json::array({uri, fn, m}));
-  }
-  return out;
-}
-
-json tracePayload(const json& check) {
-  json out = check;
-  if (!out["violation"].is_object()) return out;
-  std::map<std::string, json> memory;
-  for (json& s : out["violation"]["trace"]) {
-    const std::string ev = str(s, "event"), addr = str(s, "address");
-    // Memory is known where the trace shows it: a flush writes it, a load from
-    // memory reads it, an RMW leaves its value there.
-    if (!addr.empty() && !s["value"].is_null() && (ev == "flush" || ev == "load-memory" || ev == "rmw"))
-      memory[addr] = s["value"];
-    if (!addr.empty() && ev == "store" && str(check, "model") == "SC") memory[addr] = s["value"];
-    json mem = json::object();
-    for (const auto& [a, v] : memory) mem[a] = v;
-    s["memory"] = mem;
-    s["label"] = stepLabel(s);
   }
   return out;
 }

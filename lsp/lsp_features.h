@@ -13,13 +13,6 @@ namespace tsocheck::lsp {
 
 using nlohmann::json;
 
-// Members of the check / trace-step JSON: a string ("" when missing or not a
-// string) and a non-negative integer (0 otherwise).
-std::string str(const json& j, const char* key);
-uint32_t num(const json& j, const char* key);
-
-// "step 3 · T1 · load flag[1] → 0 (memory)"
-std::string stepLabel(const json& step);
 // "store to `flag[0]` (line 14) is still in T1's store buffer when T2 reads it
 // (line 25)", or "" when the trace shows no such stale read.
 std::string staleReadExplanation(const json& check);
@@ -35,10 +28,6 @@ json fenceActions(const json& check, const std::string& uri, const std::string& 
 // Code lenses of one check; `checking` >= 0 means a check is running and has
 // explored that many executions.
 json checkLenses(const json& check, const std::string& uri, const std::string& text, long long checking);
-
-// The structured trace for stepping UIs: the check JSON plus, per step, the
-// memory values known so far ("memory") next to the buffers.
-json tracePayload(const json& check);
 
 // Markdown hover for 1-based `line` of `path` if a trace step is there ("" if not).
 std::string traceHover(const json& check, const std::string& path, uint32_t line);

@@ -3,7 +3,7 @@
 // running check's cancel flag (the explorer polls it); results go through the
 // cache and come back as diagnostics, code actions, lenses, hover and traces.
 #include "lsp/lsp_server.h"
-#include "lsp/json_text.h"
+#include "jsonrpc/json_text.h"
 
 #include <unistd.h>
 
@@ -19,13 +19,16 @@
 #include <set>
 #include <thread>
 
-#include "lsp/check_options.h"
-#include "lsp/lsp_cache.h"
+#include "service/check_options.h"
+#include "service/result_cache.h"
 #include "lsp/lsp_documents.h"
+#include "lsp/lsp_protocol.h"
 #include "lsp/lsp_features.h"
 #include "lsp/lsp_settings.h"
-#include "lsp/lsp_transport.h"
-#include "lsp/reports.h"
+#include "service/source_paths.h"
+#include "jsonrpc/transport.h"
+#include "service/report_json.h"
+#include "service/report_reader.h"
 
 namespace tsocheck::lsp {
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <thread>
-#include "lsp/json_text.h"
+#include "jsonrpc/json_text.h"
 
-#include "lsp/check_options.h"
-#include "lsp/fence_fix.h"
+#include "service/check_options.h"
+#include "service/fence_fix.h"
 
 namespace tsocheck::lsp {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lsp/check_runner.h"
+#include "service/check_runner.h"
 
 namespace tsocheck::lsp {
 

@@ -5,6 +5,7 @@
 #include "lsp/lsp_protocol.h"
 #include "lsp/lsp_settings.h"
 
+using namespace tsocheck;
 using namespace tsocheck::lsp;
 
 TEST_CASE("framing: split frames, bad lengths, recovery") {
@@ -145,10 +146,12 @@ TEST_CASE("editor settings are defaults: the annotation's model wins, CLI flags 
 TEST_CASE("robustness witness: a Warning at the stale read with one related step each") {
   const std::string path = "/w/sb.c";
   const std::string text = "int x, y;\nvoid *t0(void *p) {\n  x = 1;\n  r1 = y;\n}\nvoid *t1(void *p) {\n  y = 1;\n  r2 = x;\n}\n";
-  json buf1 = json::array({json::array(), json::array({{{"address", "x"}, {"value", 1}}}), json::array()});
+  json buf1 = json::array({json::array(), json::array({{{"address", "x"}, {"value", 1}, {"store_step", 1}}}), json::array()});
+  // The engine marks the stale read (service/report_json.h): the server only words it.
+  json stale = {{"thread", 1}, {"address", "x"}, {"value", 1}, {"store_step", 1}};
   json trace = json::array({
-      {{"step", 1}, {"thread", 1}, {"event", "store"}, {"address", "x"}, {"value", 1}, {"file", path}, {"line", 3}, {"column", 5}, {"buffers", buf1}},
-      {{"step", 2}, {"thread", 2}, {"event", "load-memory"}, {"address", "x"}, {"value", 0}, {"file", path}, {"line", 8}, {"column", 8}, {"buffers", buf1}}});
+      {{"step", 1}, {"thread", 1}, {"event", "store"}, {"address", "x"}, {"value", 1}, {"file", path}, {"line", 3}, {"column", 5}, {"buffers", buf1}, {"stale", nullptr}},
+      {{"step", 2}, {"thread", 2}, {"event", "load-memory"}, {"address", "x"}, {"value", 0}, {"file", path}, {"line", 8}, {"column", 8}, {"buffers", buf1}, {"stale", stale}}});
   json check = {{"function", "sb"}, {"line", 10}, {"column", 1}, {"model", "TSO"}, {"status", "verified"},
                 {"robustness", {{"robust", false}, {"complete", true}, {"witness_is_violation", false},
                                 {"witness", {{"file", path}, {"line", 8}, {"column", 8}, {"thread", 2}, {"trace", trace}}}}}};

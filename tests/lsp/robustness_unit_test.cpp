@@ -11,17 +11,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lsp/compile_db.h"
-#include "lsp/json_text.h"
-#include "lsp/lsp_cache.h"
+#include "service/compile_db.h"
+#include "jsonrpc/json_text.h"
+#include "service/result_cache.h"
 #include "lsp/lsp_protocol.h"
 #include "lsp/lsp_settings.h"
-#include "lsp/reports.h"
+#include "service/report_json.h"
 
+using namespace tsocheck;
 using namespace tsocheck::lsp;
-using tsocheck::dumpJson;
-using tsocheck::jsonNestingExceeds;
-using tsocheck::parseJsonText;
 namespace fs = std::filesystem;
 using nlohmann::json;
 

@@ -14,8 +14,14 @@ export interface TraceStep {
   line?: number;
   column?: number;
   note?: string;
+  /** Written by the server (service/report_json.h): rendered, never recomputed. */
   label?: string;
-  buffers?: Array<Array<{ address: string; value: unknown }>>;
+  /** Each entry names the step (1-based) that stored it. */
+  buffers?: Array<Array<{ address: string; value: unknown; store_step?: number | null }>>;
+  /** A spawn: the thread it starts. */
+  spawned?: number | null;
+  /** A load from memory while another thread's buffer holds a store to the address. */
+  stale?: { thread: number; address: string; value: unknown; store_step?: number | null } | null;
   memory?: Record<string, unknown>;
 }
 
@@ -40,18 +46,7 @@ export interface CheckPayload {
 
 /** A label for a step when the payload has none (the server's format). */
 export function stepLabel(s: TraceStep): string {
-  if (s.label) return s.label;
-  const addr = s.address ?? '';
-  let head: string;
-  switch (s.event) {
-    case 'store': head = `store ${addr} = ${valueText(s.value)} (buffered)`; break;
-    case 'flush': head = `flush ${addr} = ${valueText(s.value)} to memory`; break;
-    case 'load-memory': head = `load ${addr} → ${valueText(s.value)} (memory)`; break;
-    case 'load-buffer': head = `load ${addr} → ${valueText(s.value)} (own buffer)`; break;
-    default:
-      head = s.event + (addr ? ` ${addr}` : '') + (s.value !== null && s.value !== undefined ? ` ${valueText(s.value)}` : '') + (s.note ? ` (${s.note})` : '');
-  }
-  return `step ${s.step} · T${s.thread} · ${head}`;
+  return s.label ?? `step ${s.step} · T${s.thread} · ${s.event}`;
 }
 
 /** "T1 [x=1] · T2 [y=1]" or "all empty". */
@@ -88,40 +83,24 @@ export function resolveFile(file: string | undefined, hints: string[], roots: st
 
 /**
  * The stores still buffered after trace step `index` (0-based), each placed
- * at the line of the store that put it there.
+ * at the line of the store that put it there (its `store_step`).
  */
 export function pendingAfter(steps: TraceStep[], index: number): PendingStore[] {
-  const s = steps[index];
-  if (!s || !s.buffers) return [];
   const out: PendingStore[] = [];
-  s.buffers.forEach((buf, thread) => {
-    // Walk the thread's stores backwards, matching the buffer from its newest entry.
-    let k = index;
-    const mine: PendingStore[] = [];
-    for (let e = (buf?.length ?? 0) - 1; e >= 0; e--) {
-      const entry = buf[e];
-      while (k >= 0 && !(steps[k].event === 'store' && steps[k].thread === thread && steps[k].address === entry.address)) k--;
-      const at = k >= 0 ? steps[k] : undefined;
-      mine.unshift({ thread, address: entry.address, value: entry.value, file: at?.file, line: at?.line, column: at?.column });
-      k--;
+  (steps[index]?.buffers ?? []).forEach((buf, thread) => {
+    for (const entry of buf ?? []) {
+      const at = entry.store_step ? steps[entry.store_step - 1] : undefined;
+      out.push({ thread, address: entry.address, value: entry.value, file: at?.file, line: at?.line, column: at?.column });
     }
-    out.push(...mine);
   });
   return out;
 }
 
-/** A load from memory while another thread's buffer holds a store to the same address. */
+/** The stale read the server marked at step `index`, if any. */
 export function staleReadAt(steps: TraceStep[], index: number): StaleRead | undefined {
   const s = steps[index];
-  if (!s || s.event !== 'load-memory' || !s.address || !s.buffers) return undefined;
-  for (let t = 0; t < s.buffers.length; t++) {
-    if (t === s.thread) continue;
-    const buf = s.buffers[t] ?? [];
-    for (let e = buf.length - 1; e >= 0; e--)
-      if (buf[e].address === s.address)
-        return { thread: s.thread, address: s.address, value: s.value, file: s.file, line: s.line, column: s.column, pendingIn: t, pendingValue: buf[e].value };
-  }
-  return undefined;
+  if (!s || !s.stale) return undefined;
+  return { thread: s.thread, address: s.address ?? s.stale.address, value: s.value, file: s.file, line: s.line, column: s.column, pendingIn: s.stale.thread, pendingValue: s.stale.value };
 }
 
 /** The debug adapter's answer to `tsocheckState`. */

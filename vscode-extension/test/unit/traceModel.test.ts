@@ -5,18 +5,20 @@ import { buffersText, pendingAfter, planDecorations, resolveFile, staleReadAt, s
 // The shape of `tsocheck check samples/litmus/sb.c --json` under TSO.
 const f = 'samples/litmus/sb.c';
 const steps: TraceStep[] = [
-  { step: 1, thread: 0, event: 'spawn', file: f, line: 29, note: 'starts T1', value: null, buffers: [[], [], []] },
-  { step: 2, thread: 0, event: 'spawn', file: f, line: 30, note: 'starts T2', value: null, buffers: [[], [], []] },
-  { step: 3, thread: 1, event: 'store', address: 'x', value: 1, file: f, line: 16, buffers: [[], [{ address: 'x', value: 1 }], []] },
-  { step: 4, thread: 2, event: 'store', address: 'y', value: 1, file: f, line: 22, buffers: [[], [{ address: 'x', value: 1 }], [{ address: 'y', value: 1 }]] },
-  { step: 5, thread: 1, event: 'load-memory', address: 'y', value: 0, file: f, line: 17, buffers: [[], [{ address: 'x', value: 1 }], [{ address: 'y', value: 1 }]] },
-  { step: 6, thread: 1, event: 'flush', address: 'x', value: 1, file: f, line: 16, buffers: [[], [], [{ address: 'y', value: 1 }]] },
+  { step: 1, thread: 0, event: 'spawn', file: f, line: 29, note: 'starts T1', spawned: 1, value: null, label: 'step 1 · T0 · spawn (starts T1)', buffers: [[], [], []] },
+  { step: 2, thread: 0, event: 'spawn', file: f, line: 30, note: 'starts T2', spawned: 2, value: null, label: 'step 2 · T0 · spawn (starts T2)', buffers: [[], [], []] },
+  { step: 3, thread: 1, event: 'store', address: 'x', value: 1, file: f, line: 16, label: 'step 3 · T1 · store x = 1 (buffered)', buffers: [[], [{ address: 'x', value: 1, store_step: 3 }], []] },
+  { step: 4, thread: 2, event: 'store', address: 'y', value: 1, file: f, line: 22, buffers: [[], [{ address: 'x', value: 1, store_step: 3 }], [{ address: 'y', value: 1, store_step: 4 }]] },
+  { step: 5, thread: 1, event: 'load-memory', address: 'y', value: 0, file: f, line: 17, buffers: [[], [{ address: 'x', value: 1, store_step: 3 }], [{ address: 'y', value: 1, store_step: 4 }]],
+    stale: { thread: 2, address: 'y', value: 1, store_step: 4 } },
+  { step: 6, thread: 1, event: 'flush', address: 'x', value: 1, file: f, line: 16, buffers: [[], [], [{ address: 'y', value: 1, store_step: 4 }]] },
 ];
 
-test('labels like the server', () => {
+test('labels come from the server', () => {
   assert.strictEqual(stepLabel(steps[2]), 'step 3 · T1 · store x = 1 (buffered)');
   assert.strictEqual(stepLabel(steps[0]), 'step 1 · T0 · spawn (starts T1)');
   assert.strictEqual(stepLabel({ ...steps[2], label: 'given' }), 'given');
+  assert.strictEqual(stepLabel(steps[3]), 'step 4 · T2 · store');  // an entry without one: the bare event
   assert.strictEqual(buffersText(steps[3]), 'T1 [x=1] · T2 [y=1]');
   assert.strictEqual(buffersText(steps[0]), 'all empty');
 });

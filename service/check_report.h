@@ -1,0 +1,75 @@
+// What checking a file produced, typed: one CheckReport per check function
+// (verdict, trace, proven bounds, validated fences) and the FileReport around
+// them. Written out as JSON by service/report_json.h.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/check.h"
+#include "frontend/frontend.h"
+
+namespace tsocheck {
+
+// A synthesized fence as a source edit: insert `text` as a new statement right
+// after the statement that ends at line:column of file.
+struct FenceEdit {
+  std::string file;
+  uint32_t line = 0, column = 0;
+  std::string text;
+};
+
+// What a check proved about its bounds (JSON "bounds"). Unset = not bounded in
+// that dimension (or not applicable).
+struct ProvenBounds {
+  std::optional<int> preemptions;  // no violation with <= this many preemptions
+  std::optional<int> buffer;       // largest buffer bound checked
+  std::optional<uint32_t> loop;    // loop bound that cut executions
+  std::optional<int> fixpointK;    // buffer bound where the reachable-state fixpoint was reached
+};
+
+struct CheckReport {
+  std::string file;
+  std::string function;
+  std::string annotation;  // the options text of the check's annotation (part of the cache key)
+  uint32_t line = 0, column = 0;
+  Model model = Model::TSO;
+  std::optional<int> bufferBound;
+  std::optional<int> preemptionBound;
+  uint32_t loopBound = frontend::kDefaultLoopBound;
+  DeadlockMode deadlocks = DeadlockMode::Error;  // what deadlocks and non-termination are
+  bool abortEnds = false;  // abort() ends the program (abort=end) instead of being an error
+  // Values of typed nondeterministic inputs (__VERIFIER_nondet_int, ...), within each type.
+  std::pair<int64_t, int64_t> nondetRange{-1, 1};
+  double lowerMs = 0;  // parse + lower time of the module this check ran on
+  CheckResult result;
+  // For status "error": where the problem is (unsupported construct, bad option).
+  std::optional<frontend::Diagnostic> errorAt;
+  std::shared_ptr<const Program> program;  // for names and source locations in traces
+  ProvenBounds bounds;
+  std::vector<FenceEdit> fences;  // synthesized fences that make the check pass
+  std::string fenceNote;          // e.g. "the violation also occurs under SC: no fence can fix it"
+  bool reused = false;            // skipped: RunOptions::reuse had its result
+  // Whether synthesized fences, inserted into the source text, make the
+  // re-lowered check pass (unset: no fences were synthesized). `fences` is
+  // only filled when true.
+  std::optional<bool> fencesVerified;
+  std::string boundsNote;         // e.g. "needs a store buffer of 2 entries (k=0 and k=1 pass)"
+  // Clang's -Wuninitialized warnings in the file (a read of an uninitialised
+  // local): reported with every check of the file, never a violation.
+  std::vector<frontend::Diagnostic> warnings;
+};
+
+struct FileReport {
+  std::string file;
+  bool inputError = false;  // missing file, does not parse, no check function
+  std::string inputMessage;
+  std::vector<frontend::Diagnostic> diagnostics;  // compiler diagnostics
+  std::vector<CheckReport> checks;
+  std::string compileDatabase;  // compile_commands.json used, if any
+};
+
+}  // namespace tsocheck

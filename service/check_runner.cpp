@@ -1,0 +1,332 @@
+#include "service/check_runner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <tuple>
+
+#include "engine/state_space.h"
+#include "service/check_options.h"
+#include "service/compile_db.h"
+#include "service/fence_fix.h"
+#include "service/preemption_rounds.h"
+
+namespace tsocheck {
+
+namespace {
+
+// Compile errors (the frontend also reports a missing check function as an
+// error diagnostic: that one is not a compile error).
+bool hasErrors(const std::vector<frontend::Diagnostic>& ds) {
+  for (const auto& d : ds)
+    if (d.severity == "error" && d.message.rfind("no check function", 0) != 0) return true;
+  return false;
+}
+
+CheckReport errorReport(const frontend::CheckFunction& fn, Model model, const std::string& message,
+                        std::optional<frontend::Diagnostic> at) {
+  CheckReport r;
+  r.file = fn.file;
+  r.function = fn.name;
+  r.line = fn.line;
+  r.column = fn.column;
+  r.model = model;
+  r.result.status = Status::Error;
+  r.result.message = message;
+  r.errorAt = std::move(at);
+  return r;
+}
+
+// --buffer-bound A..K: the first k with a violation, or a fixpoint proof, or
+// the largest k checked.
+void runDeepening(const Program& prog, const CheckOptions& co, int from, CheckReport& rep) {
+  DeepeningResult d = deepenBufferBound(prog, co, from, co.bufferBound);
+  rep.result = std::move(d.result);
+  if (d.violationK) {
+    const int k = *d.violationK;
+    rep.bufferBound = k;
+    rep.bounds.buffer = k;
+    // Smaller k passed, unless one of them only hung (the deepening went on).
+    const bool smallerHung = d.hangK && *d.hangK < k;
+    rep.boundsNote = co.model == Model::SC || k == 0
+                         ? "the violation occurs under sequential consistency (buffer bound 0)"
+                         : "needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry" : " entries") +
+                               (smallerHung     ? " (k=" + std::to_string(*d.hangK) + " shows only a hang: " +
+                                                  errorKindName(rep.result.violations.back().kind) + ")"
+                                : k - 1 == from ? " (k=" + std::to_string(from) + " passes)"
+                                : k - 1 > from  ? " (k=" + std::to_string(from) + ".." + std::to_string(k - 1) + " pass)"
+                                                : "");
+    return;
+  }
+  if (d.largestK >= 0) rep.bounds.buffer = d.largestK;
+  if (d.fixpointK) {
+    rep.bounds.fixpointK = d.fixpointK;
+    rep.bufferBound.reset();  // proven for unbounded buffers
+  }
+  for (const std::string& l : rep.result.limitsHit)
+    if (l.find("(loop bound)") != std::string::npos) rep.bounds.loop = rep.loopBound;
+}
+
+}  // namespace
+
+namespace {
+
+// The frontend's bounds for one lowering: the time limit given for the run
+// (the annotation is not known before parsing), the cancel flag, the memory
+// ceiling.
+frontend::FrontendProcess frontendProcess(const RunOptions& opts) {
+  frontend::FrontendProcess p;
+  p.worker = opts.frontendWorker;
+  p.cancel = opts.cancel;
+  p.memoryBytes = opts.memoryLimitMiB.value_or(kDefaultMemoryLimitMiB) << 20;
+  if (opts.timeLimit && *opts.timeLimit > 0) {
+    p.timeLimitSeconds = *opts.timeLimit;
+    p.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                        std::chrono::duration<double>(*opts.timeLimit));
+  }
+  return p;
+}
+
+std::string& workerSetting() {
+  static std::string worker;
+  return worker;
+}
+}  // namespace
+
+void setFrontendWorker(std::string executable) { workerSetting() = std::move(executable); }
+const std::string& frontendWorker() { return workerSetting(); }
+
+FileReport runFile(const std::string& path, const RunOptions& opts) {
+  FileReport fr;
+  fr.file = path;
+  std::error_code ec;
+  if (!opts.contents && !std::filesystem::is_regular_file(path, ec)) {
+    fr.inputError = true;
+    fr.inputMessage = path + ": no such file";
+    return fr;
+  }
+  CompileFlags flags = compileFlagsFor(path, opts.compileCommandsDir);
+  fr.compileDatabase = flags.database;
+  std::vector<std::string> args = flags.args;
+  args.insert(args.end(), opts.extraClangArgs.begin(), opts.extraClangArgs.end());
+
+  // Lowering depends on the model (how C11 orders map to fences) and on the
+  // loop bound (it is compiled into the loops) and on what abort() is: lower
+  // once per combination a check needs.
+  using Key = std::tuple<Model, uint32_t, bool>;
+  std::map<Key, frontend::FrontendResult> lowered;
+  std::map<Key, double> lowerMs;
+  auto lowerFor = [&](Key key) -> frontend::FrontendResult& {
+    auto it = lowered.find(key);
+    if (it != lowered.end()) return it->second;
+    auto t0 = std::chrono::steady_clock::now();
+    frontend::FrontendOptions fo;
+    fo.model = std::get<0>(key);
+    fo.loopBound = std::get<1>(key);
+    fo.abortEnds = std::get<2>(key);
+    fo.mainHarness = opts.mainHarness;
+    fo.clangArgs = args;
+    fo.process = frontendProcess(opts);
+    frontend::FrontendResult res = opts.contents ? frontend::lowerSource(path, *opts.contents, fo)
+                                                 : frontend::lowerFile(path, fo);
+    lowerMs[key] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return lowered.emplace(key, std::move(res)).first->second;
+  };
+
+  const uint32_t defaultLoopBound = opts.loopBound.value_or(frontend::kDefaultLoopBound);
+  frontend::FrontendResult& base = lowerFor({opts.model.value_or(Model::TSO), defaultLoopBound, opts.abortEnds.value_or(false)});
+  // A stopped frontend's only diagnostic says why; it becomes the input message.
+  if (base.stopped == frontend::FrontendStop::None) fr.diagnostics = base.diagnostics;
+  for (const std::string& w : flags.warnings)  // a compile_commands.json ignored (also said on stderr)
+    fr.diagnostics.push_back({path, 0, 0, "warning", w});
+  if (base.module.checks.empty()) {
+    fr.inputError = true;
+    fr.inputMessage = base.stopped != frontend::FrontendStop::None && !base.diagnostics.empty()
+                          ? path + ": " + base.diagnostics.front().message
+                      : hasErrors(base.diagnostics)
+                          ? path + ": the file does not compile"
+                          : path + (opts.mainHarness ? ": no check function and no main" : ": no check function") +
+                                " (mark one with __attribute__((annotate(\"tsocheck\"))) or TSOCHECK)";
+    return fr;
+  }
+
+  const std::vector<frontend::CheckFunction> checks = base.module.checks;
+  for (size_t i = 0; i < checks.size(); ++i) {
+    const frontend::CheckFunction& fn = checks[i];
+    AnnotationOptions ann = parseAnnotation(fn.annotation);
+    // CLI flags override the annotation; editor settings (annotationWins) are
+    // defaults the annotation overrides.
+    auto pick = [&](const auto& given, const auto& annotated) {
+      if (opts.annotationWins) return annotated ? annotated : given;
+      return given ? given : annotated;
+    };
+    const bool givenBuffer = opts.bufferBound && !(opts.annotationWins && ann.bufferBound);
+    const bool givenPreemption = opts.preemptionBound && !(opts.annotationWins && ann.preemptionBound);
+    Model model = opts.forceModel ? *opts.forceModel : pick(opts.model, ann.model).value_or(Model::TSO);
+    if (!ann.errors.empty()) {
+      frontend::Diagnostic at{fn.file, fn.line, fn.column, "error", "tsocheck annotation: " + ann.errors[0]};
+      fr.checks.push_back(errorReport(fn, model, at.message, at));
+      continue;
+    }
+    CheckReport rep;
+    const auto& ds = base.diagnostics;
+    for (size_t k = 0; k < ds.size(); ++k) {
+      if (ds[k].severity != "warning" || ds[k].message.find("uninitialized") == std::string::npos) continue;
+      frontend::Diagnostic w = ds[k];
+      // "used uninitialized whenever ...": the note after it says where the read is.
+      if (k + 1 < ds.size() && ds[k + 1].severity == "note" &&
+          ds[k + 1].message.find("uninitialized use occurs here") != std::string::npos) {
+        w.file = ds[k + 1].file;
+        w.line = ds[k + 1].line;
+        w.column = ds[k + 1].column;
+      }
+      rep.warnings.push_back(std::move(w));
+    }
+    rep.file = fn.file;
+    rep.function = fn.name;
+    rep.annotation = fn.annotation;
+    rep.line = fn.line;
+    rep.column = fn.column;
+    rep.model = model;
+    rep.bufferBound = givenBuffer ? opts.bufferBound : ann.bufferBound;
+    rep.preemptionBound = givenPreemption ? opts.preemptionBound : ann.preemptionBound;
+    rep.loopBound = pick(opts.loopBound, ann.loopBound).value_or(defaultLoopBound);
+    rep.deadlocks = pick(opts.deadlocks, ann.deadlocks).value_or(DeadlockMode::Error);
+    rep.abortEnds = pick(opts.abortEnds, ann.abortEnds).value_or(false);
+    rep.nondetRange = pick(opts.nondetRange, ann.nondetRange).value_or(std::pair<int64_t, int64_t>{-1, 1});
+    // Buffer-bound deepening (A..K) and the stateful search: the visited-state
+    // table ends loops over finite data, so loops are not bounded unless asked.
+    const std::optional<int> deepenFrom = givenBuffer ? opts.bufferBoundFrom : ann.bufferBoundFrom;
+    const bool stateful = opts.stateful || ann.stateful;
+    if ((deepenFrom || stateful) && !opts.loopBound && !ann.loopBound) rep.loopBound = 0;
+    const std::optional<int> preemptionFrom = givenPreemption ? opts.preemptionFrom : ann.preemptionFrom;
+    // Robustness needs the graph explorer. Asked for by this check's own
+    // annotation together with the stateful search, it is an error; asked for
+    // globally (--robustness, the editor setting), a stateful check runs
+    // without it and says so.
+    bool robustness = opts.robustness || ann.robustness;
+    const bool robustnessSkipped = robustness && !ann.robustness && (deepenFrom || stateful);
+    if (robustnessSkipped) robustness = false;
+    if ((rep.preemptionBound || robustness) && (deepenFrom || stateful)) {
+      frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",
+                              std::string(robustness ? "robustness checking" : "a preemption bound") +
+                                  " works with the graph explorer only; drop it, or drop "
+                                  "--stateful / the buffer-bound range"};
+      CheckReport e = errorReport(fn, model, at.message, at);
+      e.preemptionBound = rep.preemptionBound;
+      fr.checks.push_back(std::move(e));
+      continue;
+    }
+    frontend::FrontendResult& low = lowerFor({model, rep.loopBound, rep.abortEnds});
+    const std::optional<frontend::Diagnostic> blocked =
+        i < low.module.checks.size() ? low.module.checks[i].blockedBy : std::nullopt;
+    if ((!low.ok && (low.fileErrors || low.module.checks.empty())) || blocked) {
+      // The file parses (checks were found) but some construct this check
+      // reaches cannot be lowered (one only other checks reach does not matter).
+      std::optional<frontend::Diagnostic> at = blocked;
+      for (const auto& d : low.diagnostics)
+        if (!at && d.severity == "error") {
+          at = d;
+          break;
+        }
+      CheckReport e = errorReport(fn, model, at ? at->message : std::string("the program cannot be lowered"), at);
+      e.bufferBound = rep.bufferBound;
+      fr.checks.push_back(std::move(e));
+      continue;
+    }
+    rep.lowerMs = lowerMs[{model, rep.loopBound, rep.abortEnds}];
+    auto prog = std::make_shared<Program>(low.module.program);
+    prog->entry = low.module.entryOf[i];
+    CheckOptions co;
+    co.model = model;
+    co.bufferBound = rep.bufferBound ? *rep.bufferBound : -1;
+    co.limits = opts.limits;
+    co.limits.nondetLo = rep.nondetRange.first;
+    co.limits.nondetHi = rep.nondetRange.second;
+    co.stopAtFirstError = !opts.keepGoing;
+    co.deadlocks = rep.deadlocks;
+    co.timeLimitSeconds = pick(opts.timeLimit, ann.timeLimit).value_or(0);
+    // The time limit is a hard limit for the whole check: the exploration (every
+    // round of it), fence synthesis and the re-check of the edited source share
+    // one deadline, which the engine also polls inside long executions.
+    if (co.timeLimitSeconds > 0)
+      co.limits.deadline = std::chrono::steady_clock::now() +
+                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(co.timeLimitSeconds));
+    co.limits.stateMemoryBytes = pick(opts.memoryLimitMiB, ann.memoryLimitMiB).value_or(kDefaultMemoryLimitMiB) << 20;
+    co.cancel = opts.cancel;
+    co.onProgress = opts.onProgress;
+    co.stateful = stateful;
+    co.robustness = robustness;
+    rep.program = prog;
+    if (opts.reuse && opts.reuse(rep, *prog)) {
+      rep.reused = true;
+      fr.checks.push_back(std::move(rep));
+      continue;
+    }
+    if (deepenFrom) runDeepening(*prog, co, *deepenFrom, rep);
+    else if (rep.preemptionBound)
+      rep.result = checkPreemptionRounds(*prog, co, preemptionFrom.value_or(*rep.preemptionBound),
+                                         *rep.preemptionBound, rep);
+    else rep.result = check(*prog, co);
+    if (robustnessSkipped && rep.result.status != Status::Error) {
+      RobustnessResult rb;  // no witness looked for: not a proof
+      rb.complete = false;
+      rb.message = "robustness not checked: this check uses the stateful search, which does not check it";
+      rep.result.robustness = std::move(rb);
+    }
+    if (rep.result.status == Status::Error) {
+      // Engine-side limitation (e.g. mixed-size accesses): message is "file:line:col: text".
+      rep.errorAt = frontend::Diagnostic{fn.file, fn.line, fn.column, "error", rep.result.message};
+    }
+    const bool nonRobust = rep.result.robustness && !rep.result.robustness->robust;
+    if ((rep.result.status == Status::Violation || nonRobust) && model != Model::SC && opts.fences &&
+        ann.fences.value_or(true)) {
+      FenceFixInput fi{prog.get(), co, &low.module, path, {}, {}, opts.fenceStyle};
+      // Fences fix the violation if there is one (robustness is then reported
+      // as found); otherwise they make the check robust.
+      fi.options.robustness = rep.result.status != Status::Violation;
+      fi.lowering.model = model;
+      fi.lowering.loopBound = rep.loopBound;
+      fi.lowering.abortEnds = rep.abortEnds;
+      fi.lowering.mainHarness = opts.mainHarness;
+      std::shared_ptr<Program> graphProg;
+      if (deepenFrom || stateful) {
+        // Synthesis reads delayed stores off graph-explorer traces and must fix
+        // the bug for unbounded buffers: run it on the graph explorer, with the
+        // default loop bound (the state search's lowering has none).
+        frontend::FrontendResult& lb = lowerFor({model, defaultLoopBound, rep.abortEnds});
+        if (lb.ok) {
+          graphProg = std::make_shared<Program>(lb.module.program);
+          graphProg->entry = lb.module.entryOf[i];
+          fi.program = graphProg.get();
+          fi.module = &lb.module;
+          fi.lowering.loopBound = defaultLoopBound;
+        }
+        fi.options.stateful = false;
+        fi.options.bufferBound = -1;
+        fi.reuseResult = false;
+      }
+      if (fi.options.preemptionBound >= 0) {
+        // Fences must fix every execution, not only those within the bound.
+        fi.options.preemptionBound = -1;
+        fi.reuseResult = false;
+      }
+      fi.lowering.clangArgs = args;
+      // The re-check of the edited source shares the check's deadline.
+      fi.lowering.process = frontendProcess(opts);
+      fi.lowering.process.deadline = co.limits.deadline;
+      fi.lowering.process.timeLimitSeconds = co.timeLimitSeconds;
+      if (opts.contents) fi.source = *opts.contents;
+      else if (std::ifstream f(path, std::ios::binary); f) fi.source.assign(std::istreambuf_iterator<char>(f), {});
+      addFenceFix(rep, fi);
+    }
+    fr.checks.push_back(std::move(rep));
+  }
+  return fr;
+}
+
+}  // namespace tsocheck

@@ -1,0 +1,64 @@
+// Runs every check of a C file: compile flags, lowering per model, the
+// engine, and the options precedence (command line / settings > annotation >
+// defaults). Shared by the CLI, the language server and the debug adapter.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/check.h"
+#include "frontend/frontend.h"
+#include "service/check_report.h"
+
+namespace tsocheck {
+
+// The executable that serves the frontend worker (`__lower`,
+// frontend/worker.h) for every RunOptions made afterwards; the tsocheck
+// command sets it to itself at startup. Empty (tests that link the runner):
+// the frontend runs in-process, without the time and memory bounds.
+void setFrontendWorker(std::string executable);
+const std::string& frontendWorker();
+
+struct RunOptions {
+  std::optional<Model> model;             // overrides the annotation (see annotationWins)
+  // false (CLI flags): model, bounds, time limit and deadlocks set here override
+  // the check's annotation. true (editor settings): they are defaults and the
+  // annotation's own values win.
+  bool annotationWins = false;
+  std::optional<Model> forceModel;        // wins over everything (the "run under SC/TSO/PSO" lens)
+  std::optional<int> bufferBound;
+  std::optional<int> bufferBoundFrom;     // --buffer-bound A..K: deepening k = A..bufferBound
+  std::optional<int> preemptionBound;
+  std::optional<int> preemptionFrom;      // set: iterative bounds preemptionFrom..preemptionBound
+  std::optional<uint32_t> loopBound;
+  std::optional<double> timeLimit;        // seconds per check (also bounds the frontend)
+  std::optional<uint64_t> memoryLimitMiB; // state searches and the frontend process (default kDefaultMemoryLimitMiB)
+  bool stateful = false;                  // explicit-state search with a visited table
+  bool robustness = false;                // also report executions SC does not allow (--robustness)
+  std::vector<std::string> extraClangArgs;
+  std::string compileCommandsDir;         // "" = search upward from the file
+  std::optional<std::string> contents;    // unsaved buffer contents
+  Limits limits;
+  bool keepGoing = false;                 // explore everything after the first violation
+  std::optional<DeadlockMode> deadlocks;  // --deadlocks / setting; overrides the annotation
+  std::optional<bool> abortEnds;          // --abort=end|error; overrides the annotation (default: error)
+  std::optional<std::pair<int64_t, int64_t>> nondetRange;  // --nondet-range A..B (default -1..1)
+  bool mainHarness = false;               // --main: also check main(void) / main(int, char**)
+  std::string fenceStyle;                 // "" = atomic_thread_fence(memory_order_seq_cst);
+  std::string frontendWorker = tsocheck::frontendWorker();  // "" = in-process frontend
+  // Language server hooks: stop flag and progress for every check; `reuse`
+  // sees each check's options and lowered program (entry set) before it runs
+  // and returns true to skip it (the report then has reused = true).
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(uint64_t)> onProgress;
+  std::function<bool(const CheckReport&, const Program&)> reuse;
+  bool fences = true;                     // synthesize fences after a TSO/PSO violation (--no-fences)
+};
+
+FileReport runFile(const std::string& path, const RunOptions& opts);
+
+}  // namespace tsocheck

@@ -1,0 +1,199 @@
+#include "service/fence_fix.h"
+#include "service/wording.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "engine/fences.h"
+#include "service/source_paths.h"
+
+namespace tsocheck {
+
+
+std::optional<std::string> fenceText(const std::string& style) {
+  if (style.empty() || style == "seq_cst") return std::string("atomic_thread_fence(memory_order_seq_cst);");
+  if (style == "sync") return std::string("__sync_synchronize();");
+  if (style == "mfence") return std::string("asm volatile(\"mfence\" ::: \"memory\");");
+  return std::nullopt;
+}
+
+std::string applyFenceEdits(const std::string& source, const std::string& file, const std::vector<FenceEdit>& edits) {
+  // Byte offset of every line start.
+  std::vector<size_t> starts{0};
+  for (size_t i = 0; i < source.size(); ++i)
+    if (source[i] == '\n') starts.push_back(i + 1);
+  std::vector<std::pair<size_t, std::string>> inserts;  // (offset, text)
+  for (const FenceEdit& e : edits) {
+    if (e.file != file || e.line == 0 || e.line > starts.size()) continue;
+    size_t lineEnd = e.line < starts.size() ? starts[e.line] - 1 : source.size();
+    size_t at = std::min(starts[e.line - 1] + e.column, lineEnd);
+    inserts.emplace_back(at, " " + e.text);
+  }
+  // Back to front, so that earlier offsets stay valid.
+  std::stable_sort(inserts.begin(), inserts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out = source;
+  for (const auto& [at, text] : inserts) out.insert(at, text);
+  return out;
+}
+
+namespace {
+
+bool includesStdatomic(const std::string& source) {
+  return source.find("<stdatomic.h>") != std::string::npos || source.find("\"stdatomic.h\"") != std::string::npos;
+}
+
+
+// Seconds left before the check's deadline (CheckOptions::limits.deadline); +inf without one.
+double secondsLeft(const Limits& l) {
+  if (l.deadline == std::chrono::steady_clock::time_point::max()) return std::numeric_limits<double>::infinity();
+  return std::chrono::duration<double>(l.deadline - std::chrono::steady_clock::now()).count();
+}
+
+}  // namespace
+
+void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
+  // The goal: make the check pass; or, for a check that passes but is not
+  // robust (robustness asked for), make it robust.
+  const RobustnessResult* rb = rep.result.robustness ? &*rep.result.robustness : nullptr;
+  const bool robustGoal = rep.result.status != Status::Violation && in.options.robustness && rb && !rb->robust;
+  if ((rep.result.status != Status::Violation && !robustGoal) || rep.model == Model::SC || !in.program || !in.module)
+    return;
+  const std::string text = fenceText(in.style).value_or(*fenceText(""));
+
+  // The check's time limit covers synthesis and the re-check too.
+  const double left = secondsLeft(in.options.limits);
+  if (left <= 0) {
+    rep.fenceNote = "fence synthesis skipped: the check's time limit was reached";
+    return;
+  }
+  FenceSynthesisOptions fo;
+  if (in.options.timeLimitSeconds > 0) fo.timeBudgetSeconds = std::min(in.options.timeLimitSeconds, left);
+  FenceSynthesisResult syn = synthesizeFences(*in.program, in.options, in.reuseResult ? &rep.result : nullptr, fo);
+  if (syn.outcome == FenceOutcome::ScViolation) {
+    rep.fenceNote = "the violation also occurs under SC: no fence can fix it";
+    return;
+  }
+  if (syn.outcome != FenceOutcome::Fixed) {
+    rep.fenceNote = syn.message;  // "synthesis gave up: ..."
+    return;
+  }
+
+  // Positions -> statement ends (two stores of one statement share one fence).
+  std::vector<FenceEdit> edits;
+  std::set<std::tuple<std::string, uint32_t, uint32_t>> seen;
+  for (const FencePosition& p : syn.fences) {
+    const std::string& file = p.loc.file < in.program->files.size() ? in.program->files[p.loc.file] : "";
+    std::optional<frontend::StatementSpan> s;
+    if (!file.empty() && sameFile(file, in.path))
+      s = frontend::statementContaining(*in.module, in.path, p.loc.line, p.loc.column);
+    if (!s || s->file != in.path) {
+      rep.fenceNote = "fence synthesis: a fence belongs after the store at " + in.program->locString(p.loc) +
+                      ", which is not in a statement of " + in.path + "; no edit offered";
+      rep.fencesVerified = false;
+      return;
+    }
+    if (!seen.insert({s->file, s->endLine, s->endColumn}).second) continue;
+    edits.push_back(FenceEdit{s->file, s->endLine, s->endColumn, text});
+  }
+  std::sort(edits.begin(), edits.end(), [](const FenceEdit& a, const FenceEdit& b) {
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  });
+
+  // Validate on the source: the edited text must lower and the check pass.
+  const bool needInclude = (in.style.empty() || in.style == "seq_cst") && !includesStdatomic(in.source);
+  std::string edited = applyFenceEdits(in.source, in.path, edits);
+  if (needInclude) edited = "#include <stdatomic.h>\n" + edited;
+  std::string failure;
+  const bool outOfTime = secondsLeft(in.options.limits) <= 0;
+  frontend::FrontendResult low;
+  if (!outOfTime) low = frontend::lowerSource(in.path, edited, in.lowering);
+  if (outOfTime) {
+    failure = "the check's time limit was reached before the edited source was re-checked";
+  } else if (!low.ok) {
+    failure = "the edited source does not lower";
+    for (const auto& d : low.diagnostics)
+      if (d.severity == "error") {
+        failure += " (" + d.message + ")";
+        break;
+      }
+  } else {
+    size_t idx = low.module.checks.size();
+    for (size_t i = 0; i < low.module.checks.size(); ++i)
+      if (low.module.checks[i].name == rep.function) idx = i;
+    if (idx == low.module.checks.size()) {
+      failure = "the edited source has no check " + rep.function;
+    } else {
+      Program p = low.module.program;
+      p.entry = low.module.entryOf[idx];
+      CheckOptions co = in.options;
+      co.stopAtFirstError = true;
+      co.onExecution = nullptr;
+      co.robustness = robustGoal;
+      CheckResult r = check(p, co);
+      // What remains must be errors SC has too (syn.scCheck), located in the
+      // original source: the edits add a line (the include) and shift columns.
+      auto underSc = [&](const Violation& v) {
+        SourceLoc at = v.loc;
+        const std::string file = at.file < p.files.size() ? p.files[at.file] : std::string();
+        if (sameFile(file, in.path)) {
+          if (needInclude && at.line > 1) --at.line;
+          uint32_t shift = 0;
+          for (const FenceEdit& e : edits)  // sorted by column within a line
+            if (e.line == at.line && at.column > 0 && at.column - 1 >= e.column + shift)
+              shift += uint32_t(e.text.size() + 1);
+          at.column -= std::min(shift, at.column);
+        }
+        for (const Violation& o : syn.scCheck.violations) {
+          if (o.kind != v.kind) continue;
+          if (isHang(v.kind)) return true;
+          const std::string of = o.loc.file < in.program->files.size() ? in.program->files[o.loc.file] : std::string();
+          if (sameFile(of, file) && o.loc.line == at.line && o.loc.column == at.column) return true;
+        }
+        return false;
+      };
+      const Violation* left = nullptr;
+      for (const Violation& v : r.violations)
+        if (!v.warning && !underSc(v) && !left) left = &v;
+      std::string remains;  // errors SC has too, still there after the fences
+      for (const Violation& v : r.violations)
+        if (!v.warning && underSc(v)) remains += (remains.empty() ? "" : ", ") + std::string(errorKindName(v.kind));
+      if (r.status == Status::Timeout && secondsLeft(co.limits) <= 0)
+        failure = "the check's time limit was reached before the re-check of the edited source finished";
+      else if (r.status == Status::Error || r.status == Status::Timeout || left)
+        failure = std::string("the edited source still gives ") + statusName(r.status) +
+                  (left ? " (" + left->message + ")" : std::string());
+      else if (robustGoal && (!r.robustness || !r.robustness->robust))
+        failure = "the edited source is still not robust";
+      else
+        rep.fenceNote = countText(edits.size(), "fence") + (robustGoal || remains.empty() ? " make" : " remove") +
+                        (edits.size() == 1 ? "s" : "") +
+                        (robustGoal        ? " this check robust under " + std::string(modelName(rep.model))
+                         : remains.empty() ? " this check pass under " + std::string(modelName(rep.model))
+                                           : " the errors SC does not have under " +
+                                                 std::string(modelName(rep.model)) + "; the " + remains +
+                                                 " also occurs under SC and stays") +
+                        " (found in " + countText(size_t(syn.rounds), "round") +
+                        "; re-checked on the edited source: " + statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "") +
+                        (robustGoal && !r.robustness->complete
+                             ? "; within the check's bounds only: " + r.robustness->message
+                             : std::string());
+    }
+  }
+  if (!failure.empty()) {
+    std::string where;
+    for (const FenceEdit& e : edits) where += (where.empty() ? "" : ", ") + std::to_string(e.line) + ":" + std::to_string(e.column);
+    rep.fenceNote = "fence synthesis found " + countText(syn.fences.size(), "fence") + " for the program, but placing " +
+                    (edits.size() == 1 ? "it" : "them") + " after the statements ending at " + where + ": " + failure +
+                    "; no fix offered";
+    rep.fencesVerified = false;
+    return;
+  }
+  rep.fences = std::move(edits);
+  rep.fencesVerified = true;
+}
+
+}  // namespace tsocheck

@@ -1,0 +1,38 @@
+// The check JSON, version 1: the only writer of the shape the CLI prints with
+// `--json`, the language server stores in its result cache and serves in
+// tsocheck/trace, and the debug adapter replays (service/report_reader.h reads
+// it back).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "service/check_report.h"
+
+namespace tsocheck {
+
+// Bumped whenever checkJson gains or changes a field (still version 1 for
+// readers: fields are only added); part of the result cache's key.
+inline constexpr uint32_t kCheckJsonRevision = 2;
+
+// One trace step. Besides what happened (step, thread, function, event,
+// address, value, file/line/column, note) it carries the engine's reading of
+// it, so that no client re-derives it:
+//   "buffers":  every thread's store buffer after the step, oldest first, each
+//               entry {address, value, store_step: the step that stored it};
+//   "spawned":  for a spawn, the thread it starts ("spawns": its function);
+//   "stale":    for a load served by memory while another thread's buffer
+//               holds a store to the address: {thread, address, value,
+//               store_step} of that thread's newest such entry (else null);
+//   "label":    "step 3 · T1 · load flag[1] → 0 (memory)" (report_reader.h).
+nlohmann::json traceStepJson(const Program& prog, const TraceStep& s);
+nlohmann::json checkJson(const CheckReport& r);
+// {"version":1,"results":[...],"errors":[...]} over every file checked.
+nlohmann::json resultsJson(const std::vector<FileReport>& files);
+
+// The file a source location of the program names ("" when unknown).
+std::string fileOf(const Program& prog, const SourceLoc& l);
+
+}  // namespace tsocheck

@@ -1,0 +1,216 @@
+-- Headless Neovim 0.7 test of nvim/lua/tsocheck as a new user meets it:
+-- the README's setup snippet runs verbatim (the clone's path filled in), the
+-- server binary is found without `cmd` (development build or PATH), a missing
+-- binary is one clear vim.notify error, one client serves every C buffer of
+-- the root, lenses are refreshed after each check (never by hand here) and
+-- run their commands client-side, status and progress reach the message area
+-- and the statusline, and a file's TSOCHECK_WITH("model=sc") wins over the
+-- editor's model setting. Writes ok/PASS/FAIL lines to $TSOCHECK_E2E_OUT.
+--
+-- Environment: TSOCHECK_SNIPPET (the README block), TSOCHECK_COPY (init.lua of
+-- a copy of the module in a tree without a build), TSOCHECK_EXPECT_BIN and
+-- TSOCHECK_EXPECT_SOURCE (what server_path() must find), TSOCHECK_SC (a copy
+-- of sb.c annotated model=sc), TSOCHECK_FENCED (sb_fenced.c), TSOCHECK_SLOW
+-- (a long check, for $/progress), TSOCHECK_KEYMAPS=1 when the snippet sets
+-- the suggested keymaps and the statusline.
+local out = os.getenv('TSOCHECK_E2E_OUT')
+local lines = {}
+local function flush()
+  local f = io.open(out, 'w'); f:write(table.concat(lines, '\n') .. '\n'); f:close()
+end
+local function note(msg) table.insert(lines, 'ok ' .. msg) end
+local Fail = {}
+local function fail(msg) error(setmetatable({ msg = msg }, Fail)) end
+local function check(cond, msg) if not cond then fail(msg) end end
+local function has(text, needle) return type(text) == 'string' and text:find(needle, 1, true) ~= nil end
+
+-- Notifications and echoes, as the user would see them.
+local notes = {}
+vim.notify = function(msg, level) table.insert(notes, { msg = msg, level = level or vim.log.levels.INFO }) end
+local echoes = {}
+vim.api.nvim_echo = function(chunks, history, opts)
+  local t = {}
+  for _, c in ipairs(chunks) do table.insert(t, c[1]) end
+  table.insert(echoes, table.concat(t))
+  -- (not drawn: headless, it would only clutter the test output)
+end
+local function find_note(needle, level)
+  for _, n in ipairs(notes) do
+    if has(n.msg, needle) and (level == nil or n.level == level) then return n end
+  end
+end
+local function find_echo(needle)
+  for _, e in ipairs(echoes) do if has(e, needle) then return e end end
+end
+
+local results = {}
+local function step(name, f)
+  local ok, err = pcall(f)
+  if not ok then
+    table.insert(results, (getmetatable(err) == Fail and err.msg) or ('Lua error: ' .. tostring(err)))
+  end
+end
+
+-- 1. No binary anywhere: a copy of the module in a tree without a build,
+-- PATH without tsocheck. One clear error, no client, no Lua error.
+step('missing', function()
+  check(vim.fn.exepath('tsocheck') == '', 'tsocheck is on PATH in the test (PATH must not have it)')
+  local copy = dofile(os.getenv('TSOCHECK_COPY'))
+  check(copy.server_path() == nil, 'the copy found a server')
+  check(copy.server_path({ '/nonexistent/tsocheck', 'lsp' }) == nil, 'an explicit cmd was replaced')
+  copy.setup({})
+  local b = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_buf_set_name(b, vim.fn.getcwd() .. '/scratch.c')
+  vim.v.errmsg = ''
+  local ok, err = pcall(function() vim.bo[b].filetype = 'c' end)
+  check(ok and vim.v.errmsg == '', 'attaching without a binary raised: ' .. tostring(err) .. ' ' .. vim.v.errmsg)
+  vim.bo[b].filetype = 'c' -- a second C buffer: no second message
+  local errs = vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, notes)
+  check(#errs == 1, 'expected one error notification, got ' .. #errs)
+  check(has(errs[1].msg, 'no tsocheck binary') and has(errs[1].msg, 'looked at:')
+    and has(errs[1].msg, '/build/lsp/tsocheck') and has(errs[1].msg, 'cmd ='), 'message: ' .. errs[1].msg)
+  check(#vim.lsp.get_active_clients() == 0, 'a client was started without a binary')
+  vim.api.nvim_buf_delete(b, { force = true })
+  note('no binary: ' .. errs[1].msg)
+end)
+notes = {}
+
+-- The README snippet, verbatim but for the clone's path.
+dofile(os.getenv('TSOCHECK_SNIPPET'))
+local M = require('tsocheck')
+
+local function errors(bufnr)
+  return vim.diagnostic.get(bufnr, { severity = vim.diagnostic.severity.ERROR })
+end
+local function lens_titles(bufnr)
+  local t = {}
+  for _, l in ipairs(vim.lsp.codelens.get(bufnr)) do
+    if l.command then table.insert(t, l.command.title) end
+  end
+  return table.concat(t, ' | ')
+end
+-- What is drawn: the virtual text of the lens namespace.
+local function lens_text(bufnr, client_id)
+  local ns = vim.lsp.codelens.__namespaces[client_id]
+  local t = {}
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, { details = true })) do
+    for _, c in ipairs(m[4].virt_text or {}) do table.insert(t, c[1]) end
+  end
+  return table.concat(t)
+end
+local function run_lens(bufnr, prefix)
+  local lens
+  for _, l in ipairs(vim.lsp.codelens.get(bufnr)) do
+    if l.command and l.command.title:sub(1, #prefix) == prefix then lens = l end
+  end
+  check(lens, 'no lens "' .. prefix .. '" in: ' .. lens_titles(bufnr))
+  vim.api.nvim_win_set_cursor(0, { lens.range.start.line + 1, 0 })
+  local real_select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    for _, it in ipairs(items) do
+      if opts.format_item(it):sub(1, #prefix) == prefix then return on_choice(it) end
+    end
+    on_choice(nil)
+  end
+  local ok, err = pcall(vim.lsp.codelens.run)
+  vim.ui.select = real_select
+  check(ok, 'codelens.run raised: ' .. tostring(err))
+end
+
+vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
+  local bufnr = vim.api.nvim_get_current_buf()
+  step('main', function()
+    local exe, source = M.server_path()
+    check(exe == os.getenv('TSOCHECK_EXPECT_BIN') and source == os.getenv('TSOCHECK_EXPECT_SOURCE'),
+      'server_path: ' .. tostring(exe) .. ' (' .. tostring(source) .. ')')
+    check(vim.wait(30000, function() return #errors(bufnr) > 0 end, 50), 'no TSO diagnostic')
+    local clients = vim.lsp.get_active_clients()
+    check(#clients == 1 and clients[1].config.cmd[1] == exe, 'the client runs ' .. vim.inspect(clients[1] and clients[1].config.cmd))
+    local cid = clients[1].id
+    note('server found without cmd: ' .. exe .. ' (' .. source .. ')')
+
+    -- Lenses arrive with the diagnostics: nobody calls codelens.refresh() here.
+    check(vim.wait(10000, function() return has(lens_text(bufnr, cid), '✗ TSO violation — show trace') end, 50),
+      'lens not drawn: ' .. lens_text(bufnr, cid))
+    note('lenses drawn after the check: ' .. lens_titles(bufnr))
+
+    -- Status: message area and statusline.
+    check(vim.wait(5000, function() return M.status() == 'tsocheck: ✗ 1 violation (TSO)' end, 50), 'status(): ' .. M.status())
+    check(find_echo('tsocheck: sb.c: checking…') and find_echo('tsocheck: sb.c: ✗ 1 violation (TSO)'),
+      'echoed: ' .. table.concat(echoes, ' / '))
+    if os.getenv('TSOCHECK_KEYMAPS') == '1' then
+      local sl = vim.api.nvim_eval_statusline(vim.o.statusline, {}).str
+      check(has(sl, 'tsocheck: ✗ 1 violation (TSO)'), 'statusline: ' .. sl)
+      for lhs, want in pairs({ [']s'] = 'TsocheckStep next', ['[s'] = 'TsocheckStep prev',
+                               ['<Leader>tt'] = 'TsocheckTrace' }) do
+        local m = vim.fn.maparg(lhs, 'n', false, true)
+        check(m.buffer == 1 and has(m.rhs, want), 'keymap ' .. lhs .. ': ' .. vim.inspect(m))
+      end
+      for _, lhs in ipairs({ 'K', '<Leader>ca', '<Leader>cl' }) do
+        check(vim.fn.maparg(lhs, 'n', false, true).buffer == 1, 'keymap ' .. lhs .. ' missing')
+      end
+      note('statusline "' .. vim.trim(sl) .. '", keymaps set on attach')
+    end
+    note('status: ' .. M.status())
+
+    -- "show trace": the quickfix list and the first step's float.
+    run_lens(bufnr, '✗ TSO violation')
+    check(vim.wait(10000, function() return M.current().float ~= nil end, 50), 'show trace: no step float')
+    local cur = M.current()
+    check(cur.index == 1 and #vim.fn.getqflist() == #cur.steps and vim.fn.getqflist({ winid = 0 }).winid ~= 0,
+      'show trace: quickfix ' .. #vim.fn.getqflist() .. ' items, index ' .. cur.index)
+    check(vim.api.nvim_win_is_valid(cur.float), 'show trace: float not valid')
+    note('show trace lens: ' .. #cur.steps .. ' steps in the quickfix list, float at step 1')
+    vim.cmd('TsocheckStep close')
+    vim.cmd('cclose')
+    vim.api.nvim_win_set_buf(0, bufnr)
+
+    -- "re-run": re-checked, said so.
+    run_lens(bufnr, 're-run')
+    check(vim.wait(20000, function() return find_note('re-checked: `store_buffering` under TSO: violation') end, 50),
+      're-run: notes ' .. vim.inspect(notes))
+    note(find_note('re-checked:').msg)
+
+    -- A fix: the lens must not stay stale.
+    local fenced = vim.fn.readfile(os.getenv('TSOCHECK_FENCED'))
+    vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, fenced)
+    check(vim.wait(30000, function() return #errors(bufnr) == 0 end, 50), 'diagnostic stays after the fix')
+    check(vim.wait(10000, function()
+      local t = lens_text(bufnr, cid)
+      return has(t, '✓ verified under TSO') and not has(t, '✗')
+    end, 50), 'stale lenses after the fix: ' .. lens_text(bufnr, cid))
+    check(vim.wait(5000, function() return M.status() == 'tsocheck: ✓ verified' end, 50), 'status after fix: ' .. M.status())
+    note('after the fix: lens "' .. lens_titles(bufnr) .. '", status "' .. M.status() .. '"')
+
+    -- Another C file of the same root: the same client; its annotation's
+    -- model wins over init_options.model.
+    vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TSOCHECK_SC')))
+    local sc = vim.api.nvim_get_current_buf()
+    check(sc ~= bufnr, 'no second buffer')
+    check(vim.wait(30000, function() return M.status(sc) == 'tsocheck: ✓ verified' end, 50),
+      'model=sc file: status ' .. M.status(sc))
+    check(#vim.lsp.get_active_clients() == 1, 'a second client was started: ' .. #vim.lsp.get_active_clients())
+    local attached = vim.lsp.buf_get_clients(sc)
+    check(attached[cid] ~= nil, 'the second buffer is not on the first client')
+    check(#errors(sc) == 0, 'model=sc file has errors')
+    check(vim.wait(10000, function() return has(lens_text(sc, cid), '✓ verified under SC') end, 50),
+      'model=sc lens: ' .. lens_text(sc, cid))
+    note('TSOCHECK_WITH("model=sc") with the snippet\'s init_options: ' .. lens_titles(sc) .. '; one client for ' .. vim.tbl_count(vim.lsp.get_buffers_by_client_id(cid)) .. ' buffers')
+
+    -- A long check: $/progress reaches the message area and status().
+    vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TSOCHECK_SLOW')))
+    local slow = vim.api.nvim_get_current_buf()
+    check(vim.wait(20000, function() return has(M.status(slow), 'executions') end, 20), 'slow: status ' .. M.status(slow))
+    local seen_progress = vim.wait(20000, function()
+      return find_echo('tsocheck: checking ' .. vim.api.nvim_buf_get_name(slow)) ~= nil end, 20)
+    check(seen_progress, 'no $/progress seen; echoes: ' .. table.concat(echoes, ' / '))
+    note('progress: status "' .. M.status(slow) .. '"; echoed "' .. tostring(echoes[#echoes]) .. '"')
+  end)
+  if #results == 0 then
+    table.insert(lines, 'PASS module: README snippet, binary lookup, lenses, status, annotation over settings')
+  else
+    for _, r in ipairs(results) do table.insert(lines, 'FAIL ' .. r) end
+  end
+  flush()
+  vim.cmd('qa!')
+end })
