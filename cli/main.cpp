@@ -53,7 +53,7 @@ const char* kUsage =
     "                            A..B: bounds A, A+1, ... B in turn, stop at the first violation\n"
     "  --loop-bound N            iterations of loops that wait on other threads (default 8)\n"
     "  --step-limit N            instructions per thread per execution (default 200000)\n"
-    "  --time-limit SECONDS      per check; also bounds the compiler (Clang) phase\n"
+    "  --time-limit SECONDS      per check (0: none); also bounds the compiler (Clang) phase\n"
     "  --memory-limit MIB        memory ceiling (default 512): the compiler phase runs in a\n"
     "                            separate process stopped above it; --stateful and deepening\n"
     "                            searches stop at it (`bounded`, \"state memory limit\")\n"
@@ -85,100 +85,37 @@ int usage(const std::string& msg) {
   return 2;
 }
 
-bool parseUInt(const std::string& s, long* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  long v = std::strtol(s.c_str(), &end, 10);
-  if (*end != 0 || v < 0) return false;
-  *out = v;
-  return true;
-}
-
 int runCheck(int argc, char** argv) {
   std::vector<std::string> files;
-  RunOptions opts;
+  OptionValues given;
+  std::vector<std::string> clangArgs;
   bool json = false;
   std::string sarifPath;
   for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
+    const std::string a = argv[i];
+    const size_t eq = a.rfind("--", 0) == 0 ? a.find('=') : std::string::npos;
+    const std::string key = a.substr(0, eq);
+    // The value after `=` or in the next argument.
     auto value = [&](std::string* out) {
-      auto eq = a.find('=');
-      if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
-        *out = a.substr(eq + 1);
-        a = a.substr(0, eq);
-        return true;
-      }
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
+      if (eq != std::string::npos) *out = a.substr(eq + 1);
+      else if (i + 1 < argc) *out = argv[++i];
+      else return false;
       return true;
     };
-    std::string key = a.substr(0, a.find('='));
     std::string v;
-    long n = 0;
+    bool negated = false;
     if (a == "--") {
-      for (++i; i < argc; ++i) opts.extraClangArgs.push_back(argv[i]);
+      clangArgs.assign(argv + i + 1, argv + argc);
       break;
+    } else if (const OptionSpec* o = findOption(Door::CommandLine, key, &negated)) {
+      if (negated && eq != std::string::npos) return usage(key + " takes no value");
+      if (isSwitch(*o) && eq == std::string::npos) v = negated ? "false" : "true";
+      else if (!value(&v)) return usage(key + " needs a value");
+      if (std::string err = setOption(*o, Door::CommandLine, v, given); !err.empty()) return usage(err);
     } else if (key == "--json") {
       json = true;
-    } else if (key == "--no-fences") {
-      opts.fences = false;
-    } else if (key == "--fence-style") {
-      if (!value(&v) || !fenceText(v)) return usage("--fence-style must be seq_cst, sync or mfence");
-      opts.fenceStyle = v;
-    } else if (key == "--deadlocks") {
-      auto m = value(&v) ? parseDeadlockMode(v) : std::nullopt;
-      if (!m) return usage("--deadlocks must be error, warning or ignore");
-      opts.deadlocks = *m;
-    } else if (key == "--abort") {
-      if (!value(&v) || (v != "error" && v != "end")) return usage("--abort must be error or end");
-      opts.abortEnds = v == "end";
-    } else if (key == "--nondet-range") {
-      auto r = value(&v) ? parseNondetRange(v) : std::nullopt;
-      if (!r) return usage(std::string("--nondet-range needs ") + kNondetRangeHelp + (v.empty() ? "" : ", got `" + v + "`"));
-      opts.nondetRange = *r;
-    } else if (key == "--main") {
-      opts.mainHarness = true;
-    } else if (key == "--keep-going") {
-      opts.keepGoing = true;
-    } else if (key == "--model") {
-      if (!value(&v)) return usage("--model needs a value");
-      auto m = parseModel(v);
-      if (!m) return usage("--model must be sc, tso or pso");
-      opts.model = *m;
-    } else if (key == "--buffer-bound") {
-      if (!value(&v)) return usage("--buffer-bound needs a value");
-      auto r = parseBoundRange(v);
-      if (!r) return usage("--buffer-bound needs a non-negative integer K or a range A..K with A <= K");
-      opts.bufferBound = r->second;
-      if (v.find("..") != std::string::npos) opts.bufferBoundFrom = r->first;
-      else opts.bufferBoundFrom.reset();
-    } else if (key == "--stateful") {
-      opts.stateful = true;
-    } else if (key == "--robustness") {
-      opts.robustness = true;
-    } else if (key == "--preemption-bound") {
-      auto r = value(&v) ? parseBoundRange(v) : std::nullopt;
-      if (!r) return usage("--preemption-bound needs P or A..B (non-negative integers, A <= B)");
-      opts.preemptionBound = r->second;
-      if (v.find("..") != std::string::npos) opts.preemptionFrom = r->first;
-    } else if (key == "--loop-bound" || key == "--step-limit") {
-      if (!value(&v) || !parseUInt(v, &n)) return usage(key + " needs a non-negative integer");
-      if (key == "--loop-bound") opts.loopBound = uint32_t(n);
-      else opts.limits.maxSteps = uint64_t(n);
-    } else if (key == "--time-limit") {
-      if (!value(&v)) return usage("--time-limit needs a value");
-      char* end = nullptr;
-      double d = std::strtod(v.c_str(), &end);
-      if (*end != 0 || d <= 0) return usage("--time-limit needs a positive number of seconds");
-      opts.timeLimit = d;
-    } else if (key == "--memory-limit") {
-      if (!value(&v) || !parseUInt(v, &n) || n < 16 || n > (1L << 22))
-        return usage("--memory-limit needs a number of MiB between 16 and 4194304");
-      opts.memoryLimitMiB = uint64_t(n);
     } else if (key == "--sarif") {
       if (!value(&sarifPath)) return usage("--sarif needs a file name");
-    } else if (key == "--compile-commands-dir") {
-      if (!value(&opts.compileCommandsDir)) return usage("--compile-commands-dir needs a directory");
     } else if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
       return 0;
@@ -188,6 +125,9 @@ int runCheck(int argc, char** argv) {
       files.push_back(a);
     }
   }
+  RunOptions opts;
+  applyOptions(given, opts);
+  opts.extraClangArgs = std::move(clangArgs);
   if (files.empty()) return usage("no input file");
 
   std::vector<FileReport> reports;

@@ -46,53 +46,18 @@ std::string where(const std::string& file, uint32_t line, uint32_t column) {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-// A launch argument that may be a non-negative integer or "A..B".
-std::optional<std::pair<int, int>> boundArg(const json& args, const char* key) {
-  if (!args.contains(key) || args[key].is_null()) return std::nullopt;
-  const json& v = args[key];
-  std::optional<std::pair<int, int>> r;
-  if (v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 1000000)
-    r = std::make_pair(v.get<int>(), v.get<int>());
-  else if (v.is_string())
-    r = parseBoundRange(v.get<std::string>());
-  if (!r) throw DapError{std::string(key) + " must be a non-negative integer or \"A..B\", got " + dumpJson(v)};
-  return r;
-}
-
-// RunOptions from launch arguments; throws DapError on a bad argument.
+// RunOptions from launch arguments (the check options of
+// service/check_options.h; no fence synthesis unless `fences` asks for it);
+// throws DapError on a bad argument.
 RunOptions runOptionsFrom(const json& args) {
-  RunOptions o;
-  o.fences = false;
-  if (args.contains("model") && !args["model"].is_null()) {
-    auto m = args["model"].is_string() ? parseModel(args["model"].get<std::string>()) : std::nullopt;
-    if (!m) throw DapError{"model must be \"sc\", \"tso\" or \"pso\", got " + dumpJson(args["model"])};
-    o.model = *m;
-  }
-  if (auto b = boundArg(args, "bufferBound")) {
-    o.bufferBound = b->second;
-    if (b->first != b->second) o.bufferBoundFrom = b->first;
-  }
-  if (auto p = boundArg(args, "preemptionBound")) {
-    o.preemptionBound = p->second;
-    if (p->first != p->second) o.preemptionFrom = p->first;
-  }
-  if (args.contains("loopBound") && !args["loopBound"].is_null()) {
-    const json& v = args["loopBound"];
-    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000000)
-      throw DapError{"loopBound must be a non-negative integer, got " + dumpJson(v)};
-    o.loopBound = v.get<uint32_t>();
-  }
-  if (args.contains("timeLimit") && !args["timeLimit"].is_null()) {
-    const json& v = args["timeLimit"];
-    if (!v.is_number() || v.get<double>() <= 0)
-      throw DapError{"timeLimit must be a positive number of seconds, got " + dumpJson(v)};
-    o.timeLimit = v.get<double>();
-  }
-  if (args.contains("compileCommandsDir") && !args["compileCommandsDir"].is_null()) {
-    if (!args["compileCommandsDir"].is_string()) throw DapError{"compileCommandsDir must be a string"};
-    o.compileCommandsDir = args["compileCommandsDir"].get<std::string>();
-  }
-  return o;
+  OptionValues given;
+  for (const OptionSpec& o : checkOptionSchema())
+    if (args.contains(o.key))
+      if (std::string err = setOption(o, Door::Launch, args[o.key], given); !err.empty()) throw DapError{err};
+  RunOptions r;
+  r.fences = false;
+  applyOptions(given, r);
+  return r;
 }
 
 // "step 4": trace index i as the labels number it.

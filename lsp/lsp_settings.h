@@ -18,14 +18,15 @@ inline constexpr double kDefaultTimeLimitSeconds = 10;
 int defaultMaxWorkers();
 
 struct Settings {
-  Settings() {
-    run.timeLimit = kDefaultTimeLimitSeconds;
-    run.annotationWins = true;  // editor settings are defaults: an annotation wins
-  }
-  RunOptions run;             // model, bounds, time limit, fence style, compile commands dir
+  Settings();
+  OptionValues options;       // the check options the editor set (service/check_options.h)
+  RunOptions run;             // what checks run with: runOptions(options)
   bool checkOnSave = false;   // checkOn: "change" (debounced) or "save"
   int maxWorkers = defaultMaxWorkers();
   int debounceMs = 300;
+  // The run the editor's option values make: a default time limit, and the
+  // annotation wins over them.
+  static RunOptions runOptions(const OptionValues& v);
 };
 
 // Applies every recognised key of j to s; returns one message per bad value

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
+
+#include "service/fence_fix.h"
 
 namespace tsocheck {
 
@@ -25,28 +28,227 @@ std::optional<DeadlockMode> parseDeadlockMode(const std::string& s) {
 }
 
 namespace {
-std::optional<long> parseInt(const std::string& v) {
-  if (v.empty()) return std::nullopt;
+
+std::optional<int64_t> parseCount(const std::string& v, int64_t max) {
+  if (v.empty() || v.size() > 19 || !std::isdigit(static_cast<unsigned char>(v[0]))) return std::nullopt;
   char* end = nullptr;
-  long n = std::strtol(v.c_str(), &end, 10);
-  if (*end != 0 || n < 0) return std::nullopt;
-  return n;
+  errno = 0;
+  long long n = std::strtoll(v.c_str(), &end, 10);
+  if (*end != 0 || errno == ERANGE || n > max) return std::nullopt;
+  return int64_t(n);
 }
+
+std::optional<bool> parseSwitch(const std::string& v) {
+  if (v == "true" || v == "1" || v == "on") return true;
+  if (v == "false" || v == "0" || v == "off") return false;
+  return std::nullopt;
+}
+
+// Each option's `store`: parse the text form, set the field(s).
+template <auto Field>
+bool storeSwitch(const OptionSpec&, OptionValues& v, const std::string& t) {
+  auto b = parseSwitch(t);
+  if (b) v.*Field = *b;
+  return b.has_value();
+}
+
+template <auto Field, auto From>
+bool storeRange(const OptionSpec& o, OptionValues& v, const std::string& t) {
+  auto r = parseBoundRange(t);
+  if (!r || r->second > o.max) return false;
+  v.*Field = r->second;
+  v.*From = t.find("..") != std::string::npos ? std::optional<int>(r->first) : std::nullopt;
+  return true;
+}
+
+template <auto Field, class T>
+bool storeCount(const OptionSpec& o, OptionValues& v, const std::string& t) {
+  auto n = parseCount(t, o.max);
+  if (n) v.*Field = T(*n);
+  return n.has_value();
+}
+
+// A value one of the parse* functions reads.
+template <auto Field, auto Parse>
+bool storeParsed(const OptionSpec&, OptionValues& v, const std::string& t) {
+  auto x = Parse(t);
+  if (x) v.*Field = x;
+  return x.has_value();
+}
+
+template <auto Field>
+bool storePath(const OptionSpec&, OptionValues& v, const std::string& t) {
+  v.*Field = t;
+  return true;
+}
+
+bool storeSeconds(const OptionSpec&, OptionValues& v, const std::string& t) {
+  char* end = nullptr;
+  double d = t.empty() ? -1 : std::strtod(t.c_str(), &end);
+  if (t.empty() || *end != 0 || !std::isfinite(d) || d < 0) return false;
+  v.timeLimit = d;
+  return true;
+}
+
+bool storeMiB(const OptionSpec& o, OptionValues& v, const std::string& t) {
+  auto n = parseCount(t, o.max);
+  if (!n || *n < 16) return false;
+  v.memoryLimitMiB = uint64_t(*n);
+  return true;
+}
+
+bool storeFenceStyle(const OptionSpec&, OptionValues& v, const std::string& t) {
+  if (!fenceText(t)) return false;
+  v.fenceStyle = t;
+  return true;
+}
+
+bool storeAbort(const OptionSpec&, OptionValues& v, const std::string& t) {
+  if (t != "error" && t != "end") return false;
+  v.abortEnds = t == "end";
+  return true;
+}
+
+template <auto... Fields>
+void clearFields(OptionValues& v) {
+  ((v.*Fields).reset(), ...);
+}
+
+using V = OptionValues;
+constexpr int64_t kMaxBound = 1000000;
+
+const std::vector<OptionSpec> kSchema = {
+    {"model", "model", "--model", nullptr, ValueKind::Choice, "sc|tso|pso", 0, storeParsed<&V::model, parseModel>, clearFields<&V::model>},
+    {"bufferBound", "buffer_bound", "--buffer-bound", nullptr, ValueKind::Range, nullptr, kMaxBound,
+     storeRange<&V::bufferBound, &V::bufferBoundFrom>, clearFields<&V::bufferBound, &V::bufferBoundFrom>},
+    {"stateful", "stateful", "--stateful", nullptr, ValueKind::Switch, nullptr, 0, storeSwitch<&V::stateful>,
+     clearFields<&V::stateful>},
+    {"robustness", "robustness", "--robustness", nullptr, ValueKind::Switch, nullptr, 0, storeSwitch<&V::robustness>,
+     clearFields<&V::robustness>},
+    {"preemptionBound", "preemption_bound", "--preemption-bound", nullptr, ValueKind::Range, nullptr, kMaxBound,
+     storeRange<&V::preemptionBound, &V::preemptionFrom>, clearFields<&V::preemptionBound, &V::preemptionFrom>},
+    {"loopBound", "loop_bound", "--loop-bound", nullptr, ValueKind::Count, nullptr, kMaxBound,
+     storeCount<&V::loopBound, uint32_t>, clearFields<&V::loopBound>},
+    {"stepLimit", nullptr, "--step-limit", nullptr, ValueKind::Count, nullptr, int64_t(1) << 40,
+     storeCount<&V::stepLimit, uint64_t>, clearFields<&V::stepLimit>},
+    {"timeLimit", "time_limit", "--time-limit", nullptr, ValueKind::Seconds, nullptr, 0, storeSeconds,
+     clearFields<&V::timeLimit>},
+    {"memoryLimit", "memory_limit", "--memory-limit", nullptr, ValueKind::MiB, nullptr, int64_t(1) << 22, storeMiB,
+     clearFields<&V::memoryLimitMiB>},
+    {"fences", "fences", "--fences", "--no-fences", ValueKind::Switch, nullptr, 0, storeSwitch<&V::fences>,
+     clearFields<&V::fences>},
+    {"fenceStyle", nullptr, "--fence-style", nullptr, ValueKind::Choice, "seq_cst|sync|mfence", 0,
+     storeFenceStyle, clearFields<&V::fenceStyle>},
+    {"deadlocks", "deadlocks", "--deadlocks", nullptr, ValueKind::Choice, "error|warning|ignore", 0, storeParsed<&V::deadlocks, parseDeadlockMode>,
+     clearFields<&V::deadlocks>},
+    {"abort", "abort", "--abort", nullptr, ValueKind::Choice, "error|end", 0, storeAbort, clearFields<&V::abortEnds>},
+    {"nondetRange", "nondet", "--nondet-range", nullptr, ValueKind::NondetRange, nullptr, 0, storeParsed<&V::nondetRange, parseNondetRange>,
+     clearFields<&V::nondetRange>},
+    {"keepGoing", nullptr, "--keep-going", nullptr, ValueKind::Switch, nullptr, 0, storeSwitch<&V::keepGoing>,
+     clearFields<&V::keepGoing>},
+    {"main", nullptr, "--main", nullptr, ValueKind::Switch, nullptr, 0, storeSwitch<&V::mainHarness>,
+     clearFields<&V::mainHarness>},
+    {"compileCommandsDir", nullptr, "--compile-commands-dir", nullptr, ValueKind::Path, nullptr, 0,
+     storePath<&V::compileCommandsDir>, clearFields<&V::compileCommandsDir>},
+};
+
+bool jsonDoor(Door d) { return d == Door::Settings || d == Door::Launch; }
+
+// "sc, tso or pso" (text doors) / "\"sc\", \"tso\" or \"pso\"" (JSON doors).
+std::string choiceList(const char* choices, bool quoted) {
+  std::vector<std::string> cs;
+  std::stringstream in(choices);
+  for (std::string c; std::getline(in, c, '|');) cs.push_back(quoted ? "\"" + c + "\"" : c);
+  std::string out;
+  for (size_t i = 0; i < cs.size(); ++i) out += (i == 0 ? "" : i + 1 == cs.size() ? " or " : ", ") + cs[i];
+  return out;
+}
+
+// What a good value looks like, as the error message says it.
+std::string syntax(const OptionSpec& o, Door door) {
+  const bool q = jsonDoor(door);
+  switch (o.kind) {
+    case ValueKind::Choice: return choiceList(o.choices, q);
+    case ValueKind::Range:
+      return q ? "a non-negative integer or \"A..B\" (A <= B, at most " + std::to_string(o.max) + ")"
+               : "K or A..K (non-negative integers, A <= K, at most " + std::to_string(o.max) + ")";
+    case ValueKind::Count: return "a non-negative integer (at most " + std::to_string(o.max) + ")";
+    case ValueKind::Seconds: return "a number of seconds (0: no limit)";
+    case ValueKind::MiB: return "a number of MiB between 16 and " + std::to_string(o.max);
+    case ValueKind::Switch: return "true or false";
+    case ValueKind::NondetRange:
+      return std::string(q ? "\"A..B\"" : "A..B") + " with integers A <= B (at most 65,536 values), e.g. -1..1";
+    case ValueKind::Path: return q ? "a string (a directory)" : "a directory";
+  }
+  return "";
+}
+
 }  // namespace
+
+const std::vector<OptionSpec>& checkOptionSchema() { return kSchema; }
+
+const char* optionName(const OptionSpec& o, Door door) {
+  switch (door) {
+    case Door::CommandLine: return o.flag;
+    case Door::Annotation: return o.annotation;
+    case Door::Settings:
+    case Door::Launch: return o.key;
+  }
+  return nullptr;
+}
+
+bool isSwitch(const OptionSpec& o) { return o.kind == ValueKind::Switch; }
+
+const OptionSpec* findOption(Door door, const std::string& name, bool* negated) {
+  std::string n = name;
+  if (door == Door::Annotation) std::replace(n.begin(), n.end(), '-', '_');
+  if (negated) *negated = false;
+  for (const OptionSpec& o : kSchema) {
+    const char* mine = optionName(o, door);
+    if (mine && n == mine) return &o;
+    if (door == Door::CommandLine && o.negation && n == o.negation) {
+      if (negated) *negated = true;
+      return &o;
+    }
+  }
+  return nullptr;
+}
+
+std::string setOption(const OptionSpec& o, Door door, const std::string& text, OptionValues& v) {
+  if (o.store(o, v, text)) return "";
+  const char* name = optionName(o, door);
+  return std::string(name ? name : o.key) + " must be " + syntax(o, door) + ", got `" + text + "`";
+}
+
+std::string setOption(const OptionSpec& o, Door door, const nlohmann::json& value, OptionValues& v) {
+  if (value.is_null()) {
+    o.clear(v);
+    return "";
+  }
+  std::string text;
+  if (value.is_string()) text = value.get<std::string>();
+  else if (value.is_boolean()) text = value.get<bool>() ? "true" : "false";
+  else if (value.is_number_integer()) text = value.dump();
+  else if (value.is_number_float() && o.kind == ValueKind::Seconds) text = value.dump();
+  // A boolean is a switch's only JSON form, a string never a number's.
+  const bool typeOk = !text.empty() && (value.is_boolean() == (o.kind == ValueKind::Switch)) &&
+                      !(value.is_string() && (o.kind == ValueKind::Count || o.kind == ValueKind::Seconds ||
+                                              o.kind == ValueKind::MiB));
+  if (typeOk && o.store(o, v, text)) return "";
+  return std::string(o.key) + " must be " + syntax(o, door) + ", got " + value.dump();
+}
 
 std::optional<std::pair<int, int>> parseBoundRange(const std::string& s) {
   auto dots = s.find("..");
   if (dots == std::string::npos) {
-    auto n = parseInt(s);
-    if (!n || *n > 1000000) return std::nullopt;
+    auto n = parseCount(s, kMaxBound);
+    if (!n) return std::nullopt;
     return std::make_pair(int(*n), int(*n));
   }
-  auto a = parseInt(s.substr(0, dots)), b = parseInt(s.substr(dots + 2));
-  if (!a || !b || *a > *b || *b > 1000000) return std::nullopt;
+  auto a = parseCount(s.substr(0, dots), kMaxBound), b = parseCount(s.substr(dots + 2), kMaxBound);
+  if (!a || !b || *a > *b) return std::nullopt;
   return std::make_pair(int(*a), int(*b));
 }
-
-const char* const kNondetRangeHelp = "A..B with integers A <= B (at most 65,536 values), e.g. -1..1";
 
 std::optional<std::pair<int64_t, int64_t>> parseNondetRange(const std::string& s) {
   auto num = [](const std::string& v) -> std::optional<int64_t> {
@@ -65,80 +267,51 @@ std::optional<std::pair<int64_t, int64_t>> parseNondetRange(const std::string& s
   return std::make_pair(*a, *b);
 }
 
+nlohmann::json optionsJson(const OptionValues& v) {
+  nlohmann::json j = nlohmann::json::object();
+  auto put = [&](const char* key, const auto& field) {
+    if (field) j[key] = *field;
+  };
+  if (v.model) j["model"] = modelName(*v.model);
+  put("bufferBound", v.bufferBound);
+  put("bufferBoundFrom", v.bufferBoundFrom);
+  put("stateful", v.stateful);
+  put("robustness", v.robustness);
+  put("preemptionBound", v.preemptionBound);
+  put("preemptionFrom", v.preemptionFrom);
+  put("loopBound", v.loopBound);
+  put("stepLimit", v.stepLimit);
+  put("timeLimit", v.timeLimit);
+  put("memoryLimit", v.memoryLimitMiB);
+  put("fences", v.fences);
+  put("fenceStyle", v.fenceStyle);
+  if (v.deadlocks) j["deadlocks"] = deadlockModeName(*v.deadlocks);
+  put("abortEnds", v.abortEnds);
+  if (v.nondetRange) j["nondetRange"] = {v.nondetRange->first, v.nondetRange->second};
+  put("keepGoing", v.keepGoing);
+  put("main", v.mainHarness);
+  put("compileCommandsDir", v.compileCommandsDir);
+  return j;
+}
+
 AnnotationOptions parseAnnotation(const std::string& text) {
   AnnotationOptions o;
   std::istringstream in(text);
   std::string word;
   while (in >> word) {
-    auto eq = word.find('=');
-    if (word == "stateful" || word == "robustness") {
-      (word == "stateful" ? o.stateful : o.robustness) = true;
-      continue;
-    }
-    if (eq == std::string::npos) {
+    const auto eq = word.find('=');
+    const std::string key = word.substr(0, eq);
+    const OptionSpec* spec = findOption(Door::Annotation, key);
+    if (eq == std::string::npos && !(spec && isSwitch(*spec))) {
       o.errors.push_back("expected key=value, got `" + word + "`");
       continue;
     }
-    std::string key = word.substr(0, eq), val = word.substr(eq + 1);
-    std::replace(key.begin(), key.end(), '-', '_');
-    if (key == "model") {
-      if (auto m = parseModel(val)) o.model = *m;
-      else o.errors.push_back("model must be sc, tso or pso, got `" + val + "`");
-    } else if (key == "buffer_bound" && val.find("..") != std::string::npos) {
-      auto r = parseBoundRange(val);
-      if (!r) {
-        o.errors.push_back("buffer_bound must be K or A..K with A <= K, got `" + val + "`");
-        continue;
-      }
-      o.bufferBoundFrom = r->first;
-      o.bufferBound = r->second;
-    } else if (key == "stateful" || key == "robustness") {
-      bool& flag = key == "stateful" ? o.stateful : o.robustness;
-      if (val == "1" || val == "true") flag = true;
-      else if (val == "0" || val == "false") flag = false;
-      else o.errors.push_back(key + " must be true or false, got `" + val + "`");
-    } else if (key == "preemption_bound") {
-      auto r = parseBoundRange(val);
-      if (!r) {
-        o.errors.push_back("preemption_bound must be P or A..B (non-negative integers, A <= B), got `" + val + "`");
-        continue;
-      }
-      o.preemptionBound = r->second;
-      if (val.find("..") != std::string::npos) o.preemptionFrom = r->first;
-    } else if (key == "buffer_bound" || key == "loop_bound") {
-      auto n = parseInt(val);
-      if (!n) {
-        o.errors.push_back(key + " must be a non-negative integer, got `" + val + "`");
-        continue;
-      }
-      if (key == "buffer_bound") o.bufferBound = int(*n);
-      else o.loopBound = uint32_t(*n);
-    } else if (key == "time_limit") {
-      char* end = nullptr;
-      double d = std::strtod(val.c_str(), &end);
-      if (*end != 0 || d < 0) o.errors.push_back("time_limit must be a number of seconds, got `" + val + "`");
-      else o.timeLimit = d;
-    } else if (key == "memory_limit") {
-      auto n = parseInt(val);
-      if (!n || *n < 16 || *n > (1L << 22)) o.errors.push_back("memory_limit must be a number of MiB between 16 and 4194304, got `" + val + "`");
-      else o.memoryLimitMiB = uint64_t(*n);
-    } else if (key == "fences") {
-      if (val == "on") o.fences = true;
-      else if (val == "off") o.fences = false;
-      else o.errors.push_back("fences must be on or off, got `" + val + "`");
-    } else if (key == "abort") {
-      if (val == "error") o.abortEnds = false;
-      else if (val == "end") o.abortEnds = true;
-      else o.errors.push_back("abort must be error or end, got `" + val + "`");
-    } else if (key == "nondet") {
-      if (auto r = parseNondetRange(val)) o.nondetRange = *r;
-      else o.errors.push_back(std::string("nondet must be ") + kNondetRangeHelp + ", got `" + val + "`");
-    } else if (key == "deadlocks") {
-      if (auto m = parseDeadlockMode(val)) o.deadlocks = *m;
-      else o.errors.push_back("deadlocks must be error, warning or ignore, got `" + val + "`");
-    } else {
+    if (!spec) {
       o.errors.push_back("unknown option `" + key + "`");
+      continue;
     }
+    std::string err = setOption(*spec, Door::Annotation, eq == std::string::npos ? "true" : word.substr(eq + 1), o);
+    if (!err.empty()) o.errors.push_back(err);
   }
   return o;
 }

@@ -1,33 +1,106 @@
-// Options riding in a check's annotation: annotate("tsocheck model=pso buffer_bound=2").
+// The check options, once: every option's name at each of the four front
+// doors (command line, a check's annotation, editor settings, debug launch
+// arguments), its value syntax and its validation. The front doors only find
+// the option by name and hand over the value; what it means, which values are
+// good and what the error says are decided here.
+//
+//   front door           form                          example
+//   command line         --flag VALUE / --flag=VALUE   --buffer-bound 0..2, --stateful
+//   annotation           key=value / bare switch       TSOCHECK_WITH("buffer_bound=0..2 stateful")
+//   editor settings      JSON, camelCase key           {"bufferBound": "0..2", "stateful": true}
+//   debug launch         JSON, camelCase key           {"bufferBound": 2}
+//
+// Precedence (service/check_runner.cpp): command-line flags and launch
+// arguments override a check's annotation; editor settings are defaults the
+// annotation overrides; the "run under SC/TSO/PSO" lens (forceModel) wins
+// over everything. Options of a whole run (compile database, --main, the
+// step limit, the fence style, --keep-going) have no annotation name: they
+// do not differ between the checks of one file.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/check.h"
 
 namespace tsocheck {
 
-struct AnnotationOptions {
+// A set of option values, each unset unless given.
+struct OptionValues {
   std::optional<Model> model;
   std::optional<int> bufferBound;
-  std::optional<int> bufferBoundFrom;  // buffer_bound=A..K: deepening from A to bufferBound
-  bool stateful = false;               // `stateful` (or stateful=1): explicit-state search
-  bool robustness = false;             // `robustness` (or robustness=1): report non-SC behaviours
+  std::optional<int> bufferBoundFrom;  // buffer bound A..K: deepening from A to bufferBound
+  std::optional<bool> stateful;        // explicit-state search
+  std::optional<bool> robustness;      // report executions SC does not allow
   std::optional<int> preemptionBound;
-  std::optional<int> preemptionFrom;  // preemption_bound=A..B: iterative from A
+  std::optional<int> preemptionFrom;   // preemption bound A..B: iterative from A
   std::optional<uint32_t> loopBound;
-  std::optional<double> timeLimit;
-  std::optional<uint64_t> memoryLimitMiB;  // memory_limit=MiB
-  std::optional<bool> fences;  // fences=on|off: fence synthesis after a TSO/PSO violation
-  std::optional<DeadlockMode> deadlocks;  // deadlocks=error|warning|ignore
-  std::optional<bool> abortEnds;          // abort=error|end
-  std::optional<std::pair<int64_t, int64_t>> nondetRange;  // nondet=A..B
-  std::vector<std::string> errors;  // unknown keys or bad values
+  std::optional<uint64_t> stepLimit;   // instructions per thread per execution
+  std::optional<double> timeLimit;     // seconds; 0 = no limit
+  std::optional<uint64_t> memoryLimitMiB;
+  std::optional<bool> fences;          // fence synthesis after a TSO/PSO violation
+  std::optional<std::string> fenceStyle;
+  std::optional<DeadlockMode> deadlocks;
+  std::optional<bool> abortEnds;       // abort() ends the program instead of being an error
+  std::optional<std::pair<int64_t, int64_t>> nondetRange;
+  std::optional<bool> keepGoing;       // explore everything after the first violation
+  std::optional<bool> mainHarness;     // also check main()
+  std::optional<std::string> compileCommandsDir;
 };
 
+// A front door: how names are spelled and values written there.
+enum class Door { CommandLine, Annotation, Settings, Launch };
+
+// What an option's value is (decides its syntax and the error's wording).
+enum class ValueKind { Choice, Range, Count, Seconds, MiB, Switch, NondetRange, Path };
+
+struct OptionSpec {
+  const char* key;          // editor settings and launch arguments: "bufferBound"
+  const char* annotation;   // "buffer_bound" (nullptr: file-wide, not per check)
+  const char* flag;         // "--buffer-bound"
+  const char* negation;     // "--no-fences": a switch's negation on the command line (or nullptr)
+  ValueKind kind;
+  const char* choices;      // Choice: "sc|tso|pso"
+  int64_t max;              // Count, Range: the largest value
+  // Parses the text form into v; false when malformed (v unchanged).
+  bool (*store)(const OptionSpec& o, OptionValues& v, const std::string& text);
+  void (*clear)(OptionValues& v);
+};
+
+// The options every front door knows, in the order `--help` lists them.
+const std::vector<OptionSpec>& checkOptionSchema();
+// The option named `name` at `door` ("--buffer-bound", "buffer_bound" or
+// "buffer-bound", "bufferBound"), or nullptr. On the command line a switch's
+// negation ("--no-fences") names it too (*negated set).
+const OptionSpec* findOption(Door door, const std::string& name, bool* negated = nullptr);
+// The option's name at that door (nullptr when the door does not have it).
+const char* optionName(const OptionSpec& o, Door door);
+bool isSwitch(const OptionSpec& o);  // takes no value on the command line or in the annotation
+
+// Sets one option from its text (command line, annotation; a switch given
+// bare passes "true") or its JSON value (settings, launch: numbers and
+// booleans as they are, strings as in the text form; null unsets it).
+// Returns "" or the error, e.g. "--deadlocks must be error, warning or
+// ignore, got `x`"; on error the value keeps what it had.
+std::string setOption(const OptionSpec& o, Door door, const std::string& text, OptionValues& v);
+std::string setOption(const OptionSpec& o, Door door, const nlohmann::json& value, OptionValues& v);
+
+// The values that are set, by their settings key, in their JSON form
+// ({"model": "TSO", "bufferBound": 2, ...}): what a result cache keys on.
+nlohmann::json optionsJson(const OptionValues& v);
+
+// A check's annotation: the options it sets and one message per bad word.
+struct AnnotationOptions : OptionValues {
+  std::vector<std::string> errors;
+};
 AnnotationOptions parseAnnotation(const std::string& text);
+
+// The value syntaxes, for the few places that read one value on their own.
 std::optional<Model> parseModel(const std::string& s);  // "sc" | "tso" | "pso" (any case)
 std::optional<DeadlockMode> parseDeadlockMode(const std::string& s);  // "error" | "warning" | "ignore"
 // "K" -> {K, K}; "A..K" -> {A, K} with A <= K; nullopt when malformed.
@@ -36,7 +109,5 @@ std::optional<std::pair<int, int>> parseBoundRange(const std::string& s);
 // at most kMaxNondetValues values) or "N" (one value); nullopt when malformed.
 constexpr int64_t kMaxNondetValues = 65536;
 std::optional<std::pair<int64_t, int64_t>> parseNondetRange(const std::string& s);
-// What parseNondetRange accepts, for error messages.
-extern const char* const kNondetRangeHelp;
 
 }  // namespace tsocheck

@@ -99,6 +99,32 @@ std::string& workerSetting() {
 void setFrontendWorker(std::string executable) { workerSetting() = std::move(executable); }
 const std::string& frontendWorker() { return workerSetting(); }
 
+void applyOptions(const OptionValues& v, RunOptions& r) {
+  if (v.model) r.model = v.model;
+  if (v.bufferBound) {
+    r.bufferBound = v.bufferBound;
+    r.bufferBoundFrom = v.bufferBoundFrom;
+  }
+  if (v.stateful) r.stateful = *v.stateful;
+  if (v.robustness) r.robustness = *v.robustness;
+  if (v.preemptionBound) {
+    r.preemptionBound = v.preemptionBound;
+    r.preemptionFrom = v.preemptionFrom;
+  }
+  if (v.loopBound) r.loopBound = v.loopBound;
+  if (v.stepLimit) r.limits.maxSteps = *v.stepLimit;
+  if (v.timeLimit) r.timeLimit = *v.timeLimit > 0 ? v.timeLimit : std::nullopt;  // 0: no limit
+  if (v.memoryLimitMiB) r.memoryLimitMiB = v.memoryLimitMiB;
+  if (v.fences) r.fences = *v.fences;
+  if (v.fenceStyle) r.fenceStyle = *v.fenceStyle;
+  if (v.deadlocks) r.deadlocks = v.deadlocks;
+  if (v.abortEnds) r.abortEnds = v.abortEnds;
+  if (v.nondetRange) r.nondetRange = v.nondetRange;
+  if (v.keepGoing) r.keepGoing = *v.keepGoing;
+  if (v.mainHarness) r.mainHarness = *v.mainHarness;
+  if (v.compileCommandsDir) r.compileCommandsDir = *v.compileCommandsDir;
+}
+
 FileReport runFile(const std::string& path, const RunOptions& opts) {
   FileReport fr;
   fr.file = path;
@@ -200,15 +226,15 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     // Buffer-bound deepening (A..K) and the stateful search: the visited-state
     // table ends loops over finite data, so loops are not bounded unless asked.
     const std::optional<int> deepenFrom = givenBuffer ? opts.bufferBoundFrom : ann.bufferBoundFrom;
-    const bool stateful = opts.stateful || ann.stateful;
+    const bool stateful = opts.stateful || ann.stateful.value_or(false);
     if ((deepenFrom || stateful) && !opts.loopBound && !ann.loopBound) rep.loopBound = 0;
     const std::optional<int> preemptionFrom = givenPreemption ? opts.preemptionFrom : ann.preemptionFrom;
     // Robustness needs the graph explorer. Asked for by this check's own
     // annotation together with the stateful search, it is an error; asked for
     // globally (--robustness, the editor setting), a stateful check runs
     // without it and says so.
-    bool robustness = opts.robustness || ann.robustness;
-    const bool robustnessSkipped = robustness && !ann.robustness && (deepenFrom || stateful);
+    bool robustness = opts.robustness || ann.robustness.value_or(false);
+    const bool robustnessSkipped = robustness && !ann.robustness.value_or(false) && (deepenFrom || stateful);
     if (robustnessSkipped) robustness = false;
     if ((rep.preemptionBound || robustness) && (deepenFrom || stateful)) {
       frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",

@@ -12,6 +12,7 @@
 
 #include "engine/check.h"
 #include "frontend/frontend.h"
+#include "service/check_options.h"
 #include "service/check_report.h"
 
 namespace tsocheck {
@@ -58,6 +59,10 @@ struct RunOptions {
   std::function<bool(const CheckReport&, const Program&)> reuse;
   bool fences = true;                     // synthesize fences after a TSO/PSO violation (--no-fences)
 };
+
+// Sets the given option values on r (unset ones leave r as it is): how
+// every front door turns what it parsed (service/check_options.h) into a run.
+void applyOptions(const OptionValues& v, RunOptions& r);
 
 FileReport runFile(const std::string& path, const RunOptions& opts);
 

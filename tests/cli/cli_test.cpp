@@ -1313,7 +1313,7 @@ TEST_CASE("a normal file lowers in the worker process", "[cli][frontend-bounds]"
   CHECK(j["stats"]["frontend_peak_rss_kb"].get<long>() > 0);  // a worker ran
   Run bad = tsocheck("check --memory-limit 8 " + quote(inputs("racy_counter.c")));
   CHECK(bad.exitCode == 2);
-  CHECK(bad.out.find("--memory-limit needs a number of MiB between 16") != std::string::npos);
+  CHECK(bad.out.find("--memory-limit must be a number of MiB between 16") != std::string::npos);
 }
 
 TEST_CASE("the state searches stop at the memory limit", "[cli][robustness][state-memory]") {
@@ -1421,7 +1421,7 @@ TEST_CASE("invalid nondet ranges are refused with a clear error", "[cli][realc][
     CAPTURE(bad);
     Run r = tsocheck(std::string("check --nondet-range ") + quote(bad) + " " + quote(inputs("nondet_types.c")));
     CHECK(r.exitCode == 2);
-    CHECK(r.out.find("--nondet-range needs A..B with integers A <= B (at most 65,536 values)") != std::string::npos);
+    CHECK(r.out.find("--nondet-range must be A..B with integers A <= B (at most 65,536 values)") != std::string::npos);
   }
   CHECK(tsocheck("check --nondet-range 0..65535 --json " + quote(inputs("nondet_bool.c"))).exitCode == 1);
   fs::path f = fs::temp_directory_path() / ("tsocheck-badnondet-" + std::to_string(::getpid()) + ".c");

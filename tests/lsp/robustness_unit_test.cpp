@@ -277,7 +277,7 @@ TEST_CASE("compile_commands.json of the wrong shape or kind is ignored with a me
 
 TEST_CASE("settings and URIs: bogus fenceStyle, remote file URIs", "[robustness]") {
   Settings s;
-  s.run.fenceStyle = "sync";
+  REQUIRE(applySettings(s, {{"fenceStyle", "sync"}}).empty());  // what the editor had
   auto bad = applySettings(s, {{"fenceStyle", "bogus"}});
   REQUIRE(bad.size() == 1);
   CHECK(bad[0].find("fenceStyle") != std::string::npos);

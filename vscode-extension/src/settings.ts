@@ -1,8 +1,11 @@
-// The settings the language server reads (lsp/lsp_settings.cpp). Pure.
+// The settings the language server reads: the check options of
+// service/check_options.h by their settings keys, and the server's own
+// (lsp/lsp_settings.cpp). Pure.
 
 export const serverSettingKeys = [
   'model', 'bufferBound', 'preemptionBound', 'loopBound', 'timeLimit', 'memoryLimit', 'nondetRange', 'fenceStyle',
-  'compileCommandsDir', 'checkOn', 'maxWorkers', 'debounceMs', 'robustness', 'deadlocks',
+  'compileCommandsDir', 'checkOn', 'maxWorkers', 'debounceMs', 'robustness', 'deadlocks', 'stateful', 'stepLimit',
+  'abort', 'fences', 'keepGoing', 'main',
 ] as const;
 
 export type ServerSettingKey = (typeof serverSettingKeys)[number];
