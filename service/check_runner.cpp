@@ -125,6 +125,258 @@ void applyOptions(const OptionValues& v, RunOptions& r) {
   if (v.compileCommandsDir) r.compileCommandsDir = *v.compileCommandsDir;
 }
 
+namespace {
+
+// Lowering depends on the model (how C11 orders map to fences), on the loop
+// bound (it is compiled into the loops) and on what abort() is: the file is
+// lowered once per combination its checks need.
+class Lowerings {
+ public:
+  using Key = std::tuple<Model, uint32_t, bool>;  // model, loop bound, abort() ends the program
+  Lowerings(const std::string& path, const RunOptions& opts, std::vector<std::string> args)
+      : path_(path), opts_(opts), args_(std::move(args)) {}
+
+  frontend::FrontendResult& get(const Key& key) {
+    auto it = lowered_.find(key);
+    if (it != lowered_.end()) return it->second;
+    auto t0 = std::chrono::steady_clock::now();
+    frontend::FrontendResult res = opts_.contents ? frontend::lowerSource(path_, *opts_.contents, options(key))
+                                                  : frontend::lowerFile(path_, options(key));
+    ms_[key] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return lowered_.emplace(key, std::move(res)).first->second;
+  }
+  double ms(const Key& key) const { return ms_.at(key); }
+  // How to lower `key` (also how fence fixing lowers the edited source).
+  frontend::FrontendOptions options(const Key& key) const {
+    frontend::FrontendOptions fo;
+    fo.model = std::get<0>(key);
+    fo.loopBound = std::get<1>(key);
+    fo.abortEnds = std::get<2>(key);
+    fo.mainHarness = opts_.mainHarness;
+    fo.clangArgs = args_;
+    fo.process = frontendProcess(opts_);
+    return fo;
+  }
+
+ private:
+  const std::string& path_;
+  const RunOptions& opts_;
+  std::vector<std::string> args_;
+  std::map<Key, frontend::FrontendResult> lowered_;
+  std::map<Key, double> ms_;
+};
+
+// Clang's -Wuninitialized warnings, each placed at the read it is about.
+std::vector<frontend::Diagnostic> uninitializedReads(const std::vector<frontend::Diagnostic>& ds) {
+  std::vector<frontend::Diagnostic> out;
+  for (size_t k = 0; k < ds.size(); ++k) {
+    if (ds[k].severity != "warning" || ds[k].message.find("uninitialized") == std::string::npos) continue;
+    frontend::Diagnostic w = ds[k];
+    // "used uninitialized whenever ...": the note after it says where the read is.
+    if (k + 1 < ds.size() && ds[k + 1].severity == "note" &&
+        ds[k + 1].message.find("uninitialized use occurs here") != std::string::npos) {
+      w.file = ds[k + 1].file;
+      w.line = ds[k + 1].line;
+      w.column = ds[k + 1].column;
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+// One check's options once the run's (command line, settings) and its
+// annotation's are weighed: the report's fields plus how to search.
+struct CheckPlan {
+  std::optional<int> deepenFrom;      // --buffer-bound A..K
+  std::optional<int> preemptionFrom;  // --preemption-bound A..B
+  bool stateful = false;
+  bool robustness = false;
+  bool robustnessSkipped = false;  // asked for globally, not possible with this check's search
+  std::string conflict;            // options that cannot go together ("" = none)
+  double timeLimitSeconds = 0;     // 0 = none
+  uint64_t memoryLimitMiB = kDefaultMemoryLimitMiB;
+};
+
+CheckPlan planCheck(const RunOptions& opts, const AnnotationOptions& ann, uint32_t defaultLoopBound,
+                    CheckReport& rep) {
+  // CLI flags override the annotation; editor settings (annotationWins) are
+  // defaults the annotation overrides.
+  auto pick = [&](const auto& given, const auto& annotated) {
+    if (opts.annotationWins) return annotated ? annotated : given;
+    return given ? given : annotated;
+  };
+  const bool givenBuffer = opts.bufferBound && !(opts.annotationWins && ann.bufferBound);
+  const bool givenPreemption = opts.preemptionBound && !(opts.annotationWins && ann.preemptionBound);
+  rep.model = opts.forceModel ? *opts.forceModel : pick(opts.model, ann.model).value_or(Model::TSO);
+  rep.bufferBound = givenBuffer ? opts.bufferBound : ann.bufferBound;
+  rep.preemptionBound = givenPreemption ? opts.preemptionBound : ann.preemptionBound;
+  rep.loopBound = pick(opts.loopBound, ann.loopBound).value_or(defaultLoopBound);
+  rep.deadlocks = pick(opts.deadlocks, ann.deadlocks).value_or(DeadlockMode::Error);
+  rep.abortEnds = pick(opts.abortEnds, ann.abortEnds).value_or(false);
+  rep.nondetRange = pick(opts.nondetRange, ann.nondetRange).value_or(std::pair<int64_t, int64_t>{-1, 1});
+  CheckPlan p;
+  // Buffer-bound deepening (A..K) and the stateful search: the visited-state
+  // table ends loops over finite data, so loops are not bounded unless asked.
+  p.deepenFrom = givenBuffer ? opts.bufferBoundFrom : ann.bufferBoundFrom;
+  p.stateful = opts.stateful || ann.stateful.value_or(false);
+  if ((p.deepenFrom || p.stateful) && !opts.loopBound && !ann.loopBound) rep.loopBound = 0;
+  p.preemptionFrom = givenPreemption ? opts.preemptionFrom : ann.preemptionFrom;
+  // Robustness needs the graph explorer. Asked for by this check's own
+  // annotation together with the stateful search, it is an error; asked for
+  // globally (--robustness, the editor setting), a stateful check runs
+  // without it and says so.
+  p.robustness = opts.robustness || ann.robustness.value_or(false);
+  p.robustnessSkipped = p.robustness && !ann.robustness.value_or(false) && (p.deepenFrom || p.stateful);
+  if (p.robustnessSkipped) p.robustness = false;
+  if ((rep.preemptionBound || p.robustness) && (p.deepenFrom || p.stateful))
+    p.conflict = std::string(p.robustness ? "robustness checking" : "a preemption bound") +
+                 " works with the graph explorer only; drop it, or drop --stateful / the buffer-bound range";
+  // The engine's options.
+  p.timeLimitSeconds = pick(opts.timeLimit, ann.timeLimit).value_or(0);
+  p.memoryLimitMiB = pick(opts.memoryLimitMiB, ann.memoryLimitMiB).value_or(kDefaultMemoryLimitMiB);
+  return p;
+}
+// What the engine runs one check with.
+CheckOptions engineOptions(const RunOptions& opts, const CheckPlan& plan, const CheckReport& rep) {
+  CheckOptions co;
+  co.model = rep.model;
+  co.bufferBound = rep.bufferBound ? *rep.bufferBound : -1;
+  co.limits = opts.limits;
+  co.limits.nondetLo = rep.nondetRange.first;
+  co.limits.nondetHi = rep.nondetRange.second;
+  co.stopAtFirstError = !opts.keepGoing;
+  co.deadlocks = rep.deadlocks;
+  co.timeLimitSeconds = plan.timeLimitSeconds;
+  // The time limit is a hard limit for the whole check: the exploration (every
+  // round of it), fence synthesis and the re-check of the edited source share
+  // one deadline, which the engine also polls inside long executions.
+  if (co.timeLimitSeconds > 0)
+    co.limits.deadline = std::chrono::steady_clock::now() +
+                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(co.timeLimitSeconds));
+  co.limits.stateMemoryBytes = plan.memoryLimitMiB << 20;
+  co.cancel = opts.cancel;
+  co.onProgress = opts.onProgress;
+  co.stateful = plan.stateful;
+  co.robustness = plan.robustness;
+  return co;
+}
+
+// Fence synthesis for a violation (or a check found not robust) under
+// TSO/PSO: fills rep.fences (service/fence_fix.h).
+void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, size_t index, const Program& prog,
+               const frontend::LoweredModule& module, Lowerings& lowerings, uint32_t defaultLoopBound,
+               const std::string& path, const RunOptions& opts) {
+  FenceFixInput fi{&prog, co, &module, path, {}, {}, opts.fenceStyle};
+  // Fences fix the violation if there is one (robustness is then reported
+  // as found); otherwise they make the check robust.
+  fi.options.robustness = rep.result.status != Status::Violation;
+  Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds};
+  std::shared_ptr<Program> graphProg;
+  if (plan.deepenFrom || plan.stateful) {
+    // Synthesis reads delayed stores off graph-explorer traces and must fix
+    // the bug for unbounded buffers: run it on the graph explorer, with the
+    // default loop bound (the state search's lowering has none).
+    const Lowerings::Key graphKey{rep.model, defaultLoopBound, rep.abortEnds};
+    frontend::FrontendResult& lb = lowerings.get(graphKey);
+    if (lb.ok) {
+      graphProg = std::make_shared<Program>(lb.module.program);
+      graphProg->entry = lb.module.entryOf[index];
+      fi.program = graphProg.get();
+      fi.module = &lb.module;
+      key = graphKey;
+    }
+    fi.options.stateful = false;
+    fi.options.bufferBound = -1;
+    fi.reuseResult = false;
+  }
+  if (fi.options.preemptionBound >= 0) {
+    // Fences must fix every execution, not only those within the bound.
+    fi.options.preemptionBound = -1;
+    fi.reuseResult = false;
+  }
+  fi.lowering = lowerings.options(key);
+  // The re-check of the edited source shares the check's deadline.
+  fi.lowering.process.deadline = co.limits.deadline;
+  fi.lowering.process.timeLimitSeconds = co.timeLimitSeconds;
+  if (opts.contents) fi.source = *opts.contents;
+  else if (std::ifstream f(path, std::ios::binary); f) fi.source.assign(std::istreambuf_iterator<char>(f), {});
+  addFenceFix(rep, fi);
+}
+
+// Runs check `index` of the file (`base` is its default lowering).
+CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const frontend::FrontendResult& base,
+                        Lowerings& lowerings, uint32_t defaultLoopBound, const std::string& path,
+                        const RunOptions& opts) {
+  const AnnotationOptions ann = parseAnnotation(fn.annotation);
+  CheckReport rep;
+  const CheckPlan plan = planCheck(opts, ann, defaultLoopBound, rep);
+  if (!ann.errors.empty()) {
+    frontend::Diagnostic at{fn.file, fn.line, fn.column, "error", "tsocheck annotation: " + ann.errors[0]};
+    return errorReport(fn, rep.model, at.message, at);
+  }
+  rep.warnings = uninitializedReads(base.diagnostics);
+  rep.file = fn.file;
+  rep.function = fn.name;
+  rep.annotation = fn.annotation;
+  rep.line = fn.line;
+  rep.column = fn.column;
+  if (!plan.conflict.empty()) {
+    frontend::Diagnostic at{fn.file, fn.line, fn.column, "error", plan.conflict};
+    CheckReport e = errorReport(fn, rep.model, at.message, at);
+    e.preemptionBound = rep.preemptionBound;
+    return e;
+  }
+  const Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds};
+  frontend::FrontendResult& low = lowerings.get(key);
+  const std::optional<frontend::Diagnostic> blocked =
+      index < low.module.checks.size() ? low.module.checks[index].blockedBy : std::nullopt;
+  if ((!low.ok && (low.fileErrors || low.module.checks.empty())) || blocked) {
+    // The file parses (checks were found) but some construct this check
+    // reaches cannot be lowered (one only other checks reach does not matter).
+    std::optional<frontend::Diagnostic> at = blocked;
+    for (const auto& d : low.diagnostics)
+      if (!at && d.severity == "error") {
+        at = d;
+        break;
+      }
+    CheckReport e = errorReport(fn, rep.model, at ? at->message : std::string("the program cannot be lowered"), at);
+    e.bufferBound = rep.bufferBound;
+    return e;
+  }
+  rep.lowerMs = lowerings.ms(key);
+  auto prog = std::make_shared<Program>(low.module.program);
+  prog->entry = low.module.entryOf[index];
+  const CheckOptions co = engineOptions(opts, plan, rep);
+  rep.program = prog;
+  if (opts.reuse && opts.reuse(rep, *prog)) {
+    rep.reused = true;
+    return rep;
+  }
+  if (plan.deepenFrom) runDeepening(*prog, co, *plan.deepenFrom, rep);
+  else if (rep.preemptionBound)
+    rep.result =
+        checkPreemptionRounds(*prog, co, plan.preemptionFrom.value_or(*rep.preemptionBound), *rep.preemptionBound, rep);
+  else rep.result = check(*prog, co);
+  if (plan.robustnessSkipped && rep.result.status != Status::Error) {
+    RobustnessResult rb;  // no witness looked for: not a proof
+    rb.complete = false;
+    rb.message = "robustness not checked: this check uses the stateful search, which does not check it";
+    rep.result.robustness = std::move(rb);
+  }
+  if (rep.result.status == Status::Error) {
+    // Engine-side limitation (e.g. mixed-size accesses): message is "file:line:col: text".
+    rep.errorAt = frontend::Diagnostic{fn.file, fn.line, fn.column, "error", rep.result.message};
+  }
+  const bool nonRobust = rep.result.robustness && !rep.result.robustness->robust;
+  if ((rep.result.status == Status::Violation || nonRobust) && rep.model != Model::SC && opts.fences &&
+      ann.fences.value_or(true))
+    fixFences(rep, plan, co, index, *prog, low.module, lowerings, defaultLoopBound, path, opts);
+  return rep;
+}
+
+}  // namespace
+
 FileReport runFile(const std::string& path, const RunOptions& opts) {
   FileReport fr;
   fr.file = path;
@@ -138,32 +390,11 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
   fr.compileDatabase = flags.database;
   std::vector<std::string> args = flags.args;
   args.insert(args.end(), opts.extraClangArgs.begin(), opts.extraClangArgs.end());
-
-  // Lowering depends on the model (how C11 orders map to fences) and on the
-  // loop bound (it is compiled into the loops) and on what abort() is: lower
-  // once per combination a check needs.
-  using Key = std::tuple<Model, uint32_t, bool>;
-  std::map<Key, frontend::FrontendResult> lowered;
-  std::map<Key, double> lowerMs;
-  auto lowerFor = [&](Key key) -> frontend::FrontendResult& {
-    auto it = lowered.find(key);
-    if (it != lowered.end()) return it->second;
-    auto t0 = std::chrono::steady_clock::now();
-    frontend::FrontendOptions fo;
-    fo.model = std::get<0>(key);
-    fo.loopBound = std::get<1>(key);
-    fo.abortEnds = std::get<2>(key);
-    fo.mainHarness = opts.mainHarness;
-    fo.clangArgs = args;
-    fo.process = frontendProcess(opts);
-    frontend::FrontendResult res = opts.contents ? frontend::lowerSource(path, *opts.contents, fo)
-                                                 : frontend::lowerFile(path, fo);
-    lowerMs[key] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    return lowered.emplace(key, std::move(res)).first->second;
-  };
+  Lowerings lowerings(path, opts, std::move(args));
 
   const uint32_t defaultLoopBound = opts.loopBound.value_or(frontend::kDefaultLoopBound);
-  frontend::FrontendResult& base = lowerFor({opts.model.value_or(Model::TSO), defaultLoopBound, opts.abortEnds.value_or(false)});
+  frontend::FrontendResult& base =
+      lowerings.get({opts.model.value_or(Model::TSO), defaultLoopBound, opts.abortEnds.value_or(false)});
   // A stopped frontend's only diagnostic says why; it becomes the input message.
   if (base.stopped == frontend::FrontendStop::None) fr.diagnostics = base.diagnostics;
   for (const std::string& w : flags.warnings)  // a compile_commands.json ignored (also said on stderr)
@@ -178,180 +409,9 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
                                 " (mark one with __attribute__((annotate(\"tsocheck\"))) or TSOCHECK)";
     return fr;
   }
-
   const std::vector<frontend::CheckFunction> checks = base.module.checks;
-  for (size_t i = 0; i < checks.size(); ++i) {
-    const frontend::CheckFunction& fn = checks[i];
-    AnnotationOptions ann = parseAnnotation(fn.annotation);
-    // CLI flags override the annotation; editor settings (annotationWins) are
-    // defaults the annotation overrides.
-    auto pick = [&](const auto& given, const auto& annotated) {
-      if (opts.annotationWins) return annotated ? annotated : given;
-      return given ? given : annotated;
-    };
-    const bool givenBuffer = opts.bufferBound && !(opts.annotationWins && ann.bufferBound);
-    const bool givenPreemption = opts.preemptionBound && !(opts.annotationWins && ann.preemptionBound);
-    Model model = opts.forceModel ? *opts.forceModel : pick(opts.model, ann.model).value_or(Model::TSO);
-    if (!ann.errors.empty()) {
-      frontend::Diagnostic at{fn.file, fn.line, fn.column, "error", "tsocheck annotation: " + ann.errors[0]};
-      fr.checks.push_back(errorReport(fn, model, at.message, at));
-      continue;
-    }
-    CheckReport rep;
-    const auto& ds = base.diagnostics;
-    for (size_t k = 0; k < ds.size(); ++k) {
-      if (ds[k].severity != "warning" || ds[k].message.find("uninitialized") == std::string::npos) continue;
-      frontend::Diagnostic w = ds[k];
-      // "used uninitialized whenever ...": the note after it says where the read is.
-      if (k + 1 < ds.size() && ds[k + 1].severity == "note" &&
-          ds[k + 1].message.find("uninitialized use occurs here") != std::string::npos) {
-        w.file = ds[k + 1].file;
-        w.line = ds[k + 1].line;
-        w.column = ds[k + 1].column;
-      }
-      rep.warnings.push_back(std::move(w));
-    }
-    rep.file = fn.file;
-    rep.function = fn.name;
-    rep.annotation = fn.annotation;
-    rep.line = fn.line;
-    rep.column = fn.column;
-    rep.model = model;
-    rep.bufferBound = givenBuffer ? opts.bufferBound : ann.bufferBound;
-    rep.preemptionBound = givenPreemption ? opts.preemptionBound : ann.preemptionBound;
-    rep.loopBound = pick(opts.loopBound, ann.loopBound).value_or(defaultLoopBound);
-    rep.deadlocks = pick(opts.deadlocks, ann.deadlocks).value_or(DeadlockMode::Error);
-    rep.abortEnds = pick(opts.abortEnds, ann.abortEnds).value_or(false);
-    rep.nondetRange = pick(opts.nondetRange, ann.nondetRange).value_or(std::pair<int64_t, int64_t>{-1, 1});
-    // Buffer-bound deepening (A..K) and the stateful search: the visited-state
-    // table ends loops over finite data, so loops are not bounded unless asked.
-    const std::optional<int> deepenFrom = givenBuffer ? opts.bufferBoundFrom : ann.bufferBoundFrom;
-    const bool stateful = opts.stateful || ann.stateful.value_or(false);
-    if ((deepenFrom || stateful) && !opts.loopBound && !ann.loopBound) rep.loopBound = 0;
-    const std::optional<int> preemptionFrom = givenPreemption ? opts.preemptionFrom : ann.preemptionFrom;
-    // Robustness needs the graph explorer. Asked for by this check's own
-    // annotation together with the stateful search, it is an error; asked for
-    // globally (--robustness, the editor setting), a stateful check runs
-    // without it and says so.
-    bool robustness = opts.robustness || ann.robustness.value_or(false);
-    const bool robustnessSkipped = robustness && !ann.robustness.value_or(false) && (deepenFrom || stateful);
-    if (robustnessSkipped) robustness = false;
-    if ((rep.preemptionBound || robustness) && (deepenFrom || stateful)) {
-      frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",
-                              std::string(robustness ? "robustness checking" : "a preemption bound") +
-                                  " works with the graph explorer only; drop it, or drop "
-                                  "--stateful / the buffer-bound range"};
-      CheckReport e = errorReport(fn, model, at.message, at);
-      e.preemptionBound = rep.preemptionBound;
-      fr.checks.push_back(std::move(e));
-      continue;
-    }
-    frontend::FrontendResult& low = lowerFor({model, rep.loopBound, rep.abortEnds});
-    const std::optional<frontend::Diagnostic> blocked =
-        i < low.module.checks.size() ? low.module.checks[i].blockedBy : std::nullopt;
-    if ((!low.ok && (low.fileErrors || low.module.checks.empty())) || blocked) {
-      // The file parses (checks were found) but some construct this check
-      // reaches cannot be lowered (one only other checks reach does not matter).
-      std::optional<frontend::Diagnostic> at = blocked;
-      for (const auto& d : low.diagnostics)
-        if (!at && d.severity == "error") {
-          at = d;
-          break;
-        }
-      CheckReport e = errorReport(fn, model, at ? at->message : std::string("the program cannot be lowered"), at);
-      e.bufferBound = rep.bufferBound;
-      fr.checks.push_back(std::move(e));
-      continue;
-    }
-    rep.lowerMs = lowerMs[{model, rep.loopBound, rep.abortEnds}];
-    auto prog = std::make_shared<Program>(low.module.program);
-    prog->entry = low.module.entryOf[i];
-    CheckOptions co;
-    co.model = model;
-    co.bufferBound = rep.bufferBound ? *rep.bufferBound : -1;
-    co.limits = opts.limits;
-    co.limits.nondetLo = rep.nondetRange.first;
-    co.limits.nondetHi = rep.nondetRange.second;
-    co.stopAtFirstError = !opts.keepGoing;
-    co.deadlocks = rep.deadlocks;
-    co.timeLimitSeconds = pick(opts.timeLimit, ann.timeLimit).value_or(0);
-    // The time limit is a hard limit for the whole check: the exploration (every
-    // round of it), fence synthesis and the re-check of the edited source share
-    // one deadline, which the engine also polls inside long executions.
-    if (co.timeLimitSeconds > 0)
-      co.limits.deadline = std::chrono::steady_clock::now() +
-                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(co.timeLimitSeconds));
-    co.limits.stateMemoryBytes = pick(opts.memoryLimitMiB, ann.memoryLimitMiB).value_or(kDefaultMemoryLimitMiB) << 20;
-    co.cancel = opts.cancel;
-    co.onProgress = opts.onProgress;
-    co.stateful = stateful;
-    co.robustness = robustness;
-    rep.program = prog;
-    if (opts.reuse && opts.reuse(rep, *prog)) {
-      rep.reused = true;
-      fr.checks.push_back(std::move(rep));
-      continue;
-    }
-    if (deepenFrom) runDeepening(*prog, co, *deepenFrom, rep);
-    else if (rep.preemptionBound)
-      rep.result = checkPreemptionRounds(*prog, co, preemptionFrom.value_or(*rep.preemptionBound),
-                                         *rep.preemptionBound, rep);
-    else rep.result = check(*prog, co);
-    if (robustnessSkipped && rep.result.status != Status::Error) {
-      RobustnessResult rb;  // no witness looked for: not a proof
-      rb.complete = false;
-      rb.message = "robustness not checked: this check uses the stateful search, which does not check it";
-      rep.result.robustness = std::move(rb);
-    }
-    if (rep.result.status == Status::Error) {
-      // Engine-side limitation (e.g. mixed-size accesses): message is "file:line:col: text".
-      rep.errorAt = frontend::Diagnostic{fn.file, fn.line, fn.column, "error", rep.result.message};
-    }
-    const bool nonRobust = rep.result.robustness && !rep.result.robustness->robust;
-    if ((rep.result.status == Status::Violation || nonRobust) && model != Model::SC && opts.fences &&
-        ann.fences.value_or(true)) {
-      FenceFixInput fi{prog.get(), co, &low.module, path, {}, {}, opts.fenceStyle};
-      // Fences fix the violation if there is one (robustness is then reported
-      // as found); otherwise they make the check robust.
-      fi.options.robustness = rep.result.status != Status::Violation;
-      fi.lowering.model = model;
-      fi.lowering.loopBound = rep.loopBound;
-      fi.lowering.abortEnds = rep.abortEnds;
-      fi.lowering.mainHarness = opts.mainHarness;
-      std::shared_ptr<Program> graphProg;
-      if (deepenFrom || stateful) {
-        // Synthesis reads delayed stores off graph-explorer traces and must fix
-        // the bug for unbounded buffers: run it on the graph explorer, with the
-        // default loop bound (the state search's lowering has none).
-        frontend::FrontendResult& lb = lowerFor({model, defaultLoopBound, rep.abortEnds});
-        if (lb.ok) {
-          graphProg = std::make_shared<Program>(lb.module.program);
-          graphProg->entry = lb.module.entryOf[i];
-          fi.program = graphProg.get();
-          fi.module = &lb.module;
-          fi.lowering.loopBound = defaultLoopBound;
-        }
-        fi.options.stateful = false;
-        fi.options.bufferBound = -1;
-        fi.reuseResult = false;
-      }
-      if (fi.options.preemptionBound >= 0) {
-        // Fences must fix every execution, not only those within the bound.
-        fi.options.preemptionBound = -1;
-        fi.reuseResult = false;
-      }
-      fi.lowering.clangArgs = args;
-      // The re-check of the edited source shares the check's deadline.
-      fi.lowering.process = frontendProcess(opts);
-      fi.lowering.process.deadline = co.limits.deadline;
-      fi.lowering.process.timeLimitSeconds = co.timeLimitSeconds;
-      if (opts.contents) fi.source = *opts.contents;
-      else if (std::ifstream f(path, std::ios::binary); f) fi.source.assign(std::istreambuf_iterator<char>(f), {});
-      addFenceFix(rep, fi);
-    }
-    fr.checks.push_back(std::move(rep));
-  }
+  for (size_t i = 0; i < checks.size(); ++i)
+    fr.checks.push_back(runOneCheck(checks[i], i, base, lowerings, defaultLoopBound, path, opts));
   return fr;
 }
 
