@@ -160,6 +160,7 @@ CheckResult check(const Program& prog, const CheckOptions& opts) {
     so.stopAtFirstError = opts.stopAtFirstError;
     so.deadlocks = opts.deadlocks;
     so.onExecution = opts.onExecution;
+    so.onProgress = opts.onProgress;
     return exploreStates(prog, so).result;
   }
   // The exploration recurses once per event; give it a large stack (address

@@ -938,6 +938,7 @@ StateSpaceResult Search::run() {
     queue_.pop_front();
     queuedBytes_ -= std::min(queuedBytes_, stateBytes(s));
     ++res_.result.events;
+    if (opts_.onProgress && (res_.result.events & 255) == 0) opts_.onProgress(res_.result.executions);
     expand(s, node);
   }
   queue_.clear();
@@ -1007,6 +1008,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
   std::optional<std::unordered_set<std::string>> prev;  // projections of k-1 (exhaustive only)
   CheckResult total;
   bool anyCut = false;
+  if (opts.onProgress) so.onProgress = [&](uint64_t n) { opts.onProgress(total.executions + n); };
   // A deadlock or non-termination does not end the deepening: a larger k may
   // still show an assertion or memory error. The first k with one is kept.
   std::optional<CheckResult> hang;

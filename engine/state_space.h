@@ -42,6 +42,9 @@ struct StateSpaceOptions {
   // run alone when that is safe (state_space.cpp). Never with projections.
   bool reduce = true;
   ExecutionCallback onExecution;    // complete and blocked final states (traceKey empty)
+  // Called every 256 expanded states with the distinct final states so far
+  // (CheckOptions::onProgress: the editor's progress for stateful checks).
+  std::function<void(uint64_t)> onProgress;
 };
 
 struct StateSpaceResult {

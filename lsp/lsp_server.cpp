@@ -1,7 +1,6 @@
-// Dispatch, settings, and the check scheduler: edits are debounced on asio
-// timers; due documents queue for worker threads; a newer edit sets the
-// running check's cancel flag (the explorer polls it); results go through the
-// cache and come back as diagnostics, code actions, lenses, hover and traces.
+// Dispatch, settings and results: edits go to the scheduler (lsp/scheduler.h:
+// debounce, workers, cancellation); each check goes through the cache and
+// comes back as diagnostics, code actions, lenses, hover and traces.
 #include "lsp/lsp_server.h"
 #include "jsonrpc/json_text.h"
 
@@ -25,6 +24,7 @@
 #include "lsp/lsp_protocol.h"
 #include "lsp/lsp_features.h"
 #include "lsp/lsp_settings.h"
+#include "lsp/scheduler.h"
 #include "service/source_paths.h"
 #include "jsonrpc/transport.h"
 #include "service/report_json.h"
@@ -45,13 +45,6 @@ struct RpcError {
   std::string message;
 };
 
-struct Running {
-  std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
-  std::shared_ptr<std::atomic<long long>> executions = std::make_shared<std::atomic<long long>>(0);
-  Clock::time_point cancelledAt;
-  const char* cancelledBy = "";  // what replaced the check: "an edit", "closing the file", ...
-};
-
 struct Results {
   int64_t version = 0;
   std::vector<json> checks;
@@ -67,15 +60,9 @@ class Server {
     io_.run();
     {
       std::lock_guard<std::mutex> l(mu_);
-      stopping_ = true;
-      for (auto& [uri, r] : running_) r.cancel->store(true);
-    }
-    cv_.notify_all();
-    for (auto& t : workers_) t.join();
-    {
-      std::lock_guard<std::mutex> l(mu_);
       for (auto& [id, c] : commandCancels_) c->store(true);
     }
+    sched_.stop();  // cancels the running checks, joins the workers
     return exitCode_;
   }
 
@@ -149,14 +136,14 @@ class Server {
         Document d{td.at("uri"), uriToPath(td.at("uri")), td.at("text"), td.value("version", int64_t(0))};
         if (d.path.empty()) return log(2, "tsocheck only checks local file: URIs (file:///path), not " + d.uri);
         docs_.open(d);
-        schedule(d.uri, 0);
+        sched_.schedule(d.uri, 0);
       } else if (method == "textDocument/didChange") {
         const std::string uri = params.at("textDocument").at("uri");
         std::string err;
         if (!docs_.change(uri, params.at("textDocument").value("version", int64_t(0)), params.at("contentChanges"), &err))
           return log(1, "didChange ignored: " + err);
-        cancelRunning(uri, "an edit");
-        if (!settings().checkOnSave) schedule(uri, settings().debounceMs);
+        sched_.cancel(uri, "an edit");
+        if (!settings().checkOnSave) sched_.schedule(uri, settings().debounceMs);
       } else if (method == "textDocument/didSave") {
         const std::string uri = params.at("textDocument").at("uri");
         if (params.contains("text") && params["text"].is_string() && docs_.get(uri)) {
@@ -164,15 +151,15 @@ class Server {
           std::string err;
           docs_.change(uri, docs_.get(uri)->version, whole, &err);
         }
-        if (settings().checkOnSave) schedule(uri, 0);
+        if (settings().checkOnSave) sched_.schedule(uri, 0);
       } else if (method == "textDocument/didClose") {
         const std::string uri = params.at("textDocument").at("uri");
-        cancelRunning(uri, "closing the file");
+        sched_.cancel(uri, "closing the file");
+        sched_.forget(uri);
         docs_.close(uri);
         {
           std::lock_guard<std::mutex> l(mu_);
           results_.erase(uri);
-          timers_.erase(uri);
         }
         out_.send({{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
                    {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
@@ -180,8 +167,8 @@ class Server {
       } else if (method == "workspace/didChangeConfiguration") {
         configure(params.value("settings", json::object()));
         for (const std::string& uri : docs_.uris()) {
-          cancelRunning(uri, "new settings");
-          schedule(uri, 0);
+          sched_.cancel(uri, "new settings");
+          sched_.schedule(uri, 0);
         }
       } else if (method == "$/cancelRequest") {
         std::lock_guard<std::mutex> l(mu_);
@@ -240,16 +227,17 @@ class Server {
 
   void configure(const json& j) {
     std::vector<std::string> bad;
+    int workers;
     {
       std::lock_guard<std::mutex> l(mu_);
       bad = applySettings(settings_, j);
-      while (int(workers_.size()) < settings_.maxWorkers) workers_.emplace_back([this] { workerLoop(); });
+      workers = settings_.maxWorkers;
     }
+    sched_.setWorkers(workers);
     for (const std::string& b : bad) {
       notify("window/showMessage", {{"type", 2}, {"message", "tsocheck settings: " + b}});
       log(2, "settings: " + b);
     }
-    cv_.notify_all();
   }
 
   // True when the boolean at `path` in the initialize params is true; any
@@ -288,86 +276,25 @@ class Server {
             {"serverInfo", {{"name", "tsocheck"}, {"version", version_}}}};
   }
 
-  // ---- scheduling -----------------------------------------------------------
-  void cancelRunning(const std::string& uri, const char* why) {
-    std::lock_guard<std::mutex> l(mu_);
-    auto it = running_.find(uri);
-    if (it != running_.end() && !it->second.cancel->load()) {
-      it->second.cancelledAt = Clock::now();
-      it->second.cancelledBy = why;
-      it->second.cancel->store(true);
-    }
-  }
-
-  // Queues uri for a check after delayMs (a newer call replaces the timer).
-  void schedule(const std::string& uri, int delayMs) {
-    asio::steady_timer* t;
+  // ---- checking ---------------------------------------------------------------
+  // The scheduler's check of a document (on a worker thread).
+  void checkDocument(const std::string& uri, const Running& r) {
+    std::optional<Document> doc = docs_.get(uri);
+    if (!doc) return;  // closed meanwhile
+    Settings s;
+    bool fresh;
     {
       std::lock_guard<std::mutex> l(mu_);
-      auto& slot = timers_[uri];
-      if (!slot) slot = std::make_unique<asio::steady_timer>(io_);
-      t = slot.get();
+      s = settings_;
+      fresh = noCache_.erase(uri) > 0;
     }
-    t->expires_after(std::chrono::milliseconds(delayMs));
-    t->async_wait([this, uri](const asio::error_code& ec) {
-      if (ec) return;  // replaced by a newer edit
-      {
-        std::lock_guard<std::mutex> l(mu_);
-        // The latest edited or opened document is the one in front of the
-        // user: it goes first (the queue is served front to back).
-        queue_.erase(std::remove(queue_.begin(), queue_.end(), uri), queue_.end());
-        queue_.push_front(uri);
-      }
-      cv_.notify_all();
-    });
-  }
-
-  void workerLoop() {
-    std::unique_lock<std::mutex> l(mu_);
-    for (;;) {
-      auto next = queue_.end();
-      cv_.wait(l, [&] {
-        if (stopping_) return true;
-        if (busy_ >= settings_.maxWorkers) return false;
-        if (!commandJobs_.empty()) return true;
-        next = std::find_if(queue_.begin(), queue_.end(), [&](const std::string& u) { return !running_.count(u); });
-        return next != queue_.end();
-      });
-      if (stopping_) return;
-      if (!commandJobs_.empty()) {  // tsocheck.runWithModel: on the same bounded pool
-        std::function<void()> job = std::move(commandJobs_.front());
-        commandJobs_.pop_front();
-        ++busy_;
-        l.unlock();
-        job();  // catches its own exceptions
-        l.lock();
-        --busy_;
-        cv_.notify_all();
-        continue;
-      }
-      const std::string uri = *next;
-      queue_.erase(next);
-      std::optional<Document> doc = docs_.get(uri);
-      if (!doc) continue;
-      ++busy_;
-      Running r;
-      running_[uri] = r;
-      Settings s = settings_;
-      const bool fresh = noCache_.erase(uri) > 0;
-      l.unlock();
-      // Nothing may escape a worker thread: a failure becomes an error diagnostic.
-      try {
-        runJob(*doc, r, s, fresh);
-      } catch (const std::exception& e) {
-        failJob(*doc, e.what());
-      } catch (...) {
-        failJob(*doc, "unknown exception");
-      }
-      l.lock();
-      auto it = running_.find(uri);
-      if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
-      --busy_;
-      cv_.notify_all();
+    // Nothing may escape a worker thread: a failure becomes an error diagnostic.
+    try {
+      runJob(*doc, r, s, fresh);
+    } catch (const std::exception& e) {
+      failJob(*doc, e.what());
+    } catch (...) {
+      failJob(*doc, "unknown exception");
     }
   }
 
@@ -432,13 +359,9 @@ class Server {
     if (r.cancel->load()) {
       Clock::time_point at = Clock::now();
       std::string why = "a newer request";
-      {
-        std::lock_guard<std::mutex> l(mu_);
-        auto it = running_.find(doc.uri);
-        if (it != running_.end()) {
-          at = it->second.cancelledAt;
-          if (*it->second.cancelledBy) why = it->second.cancelledBy;
-        }
+      if (std::optional<Running> now = sched_.running(doc.uri)) {
+        at = now->cancelledAt;
+        if (*now->cancelledBy) why = now->cancelledBy;
       }
       log(4, "check of " + doc.path + " v" + std::to_string(doc.version) + " replaced by " + why + " (stopped " +
                  std::to_string(int(msSince(at))) + " ms later)");
@@ -472,9 +395,8 @@ class Server {
     {
       std::lock_guard<std::mutex> l(mu_);
       results_[doc.uri] = res;
-      auto it = running_.find(doc.uri);  // done: lenses show the result from now on
-      if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
     }
+    sched_.done(doc.uri, r);  // lenses show the result from now on
     publish(doc, res);
     json summary = json::array();
     long long total = 0;
@@ -589,11 +511,7 @@ class Server {
   json codeLenses(const json& p) {
     Document d = openDoc(p.at("textDocument"));
     long long checking = -1;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      auto it = running_.find(d.uri);
-      if (it != running_.end()) checking = it->second.executions->load();
-    }
+    if (std::optional<Running> r = sched_.running(d.uri)) checking = r->executions->load();
     json out = json::array();
     for (const json& c : resultsOf(d.uri))
       for (json& lens : checkLenses(c, d.uri, d.text, checking)) out.push_back(std::move(lens));
@@ -627,8 +545,8 @@ class Server {
         std::lock_guard<std::mutex> l(mu_);
         noCache_.insert(uri);
       }
-      cancelRunning(uri, "a re-check");
-      schedule(uri, 0);
+      sched_.cancel(uri, "a re-check");
+      sched_.schedule(uri, 0);
       return reply(id, nullptr);
     }
     if (cmd == "tsocheck.runWithModel") {
@@ -647,8 +565,7 @@ class Server {
       // Answered from the worker pool so the server keeps serving (bounded by
       // maxWorkers, no thread per request); $/cancelRequest stops it.
       {
-        std::lock_guard<std::mutex> l(mu_);
-        commandJobs_.push_back([this, id, d, fn, opts, cancel]() mutable {
+        sched_.submit([this, id, d, fn, opts, cancel]() mutable {
           try {
             opts.cancel = cancel.get();
             FileReport fr = runFile(d.path, opts);
@@ -674,7 +591,6 @@ class Server {
           }
         });
       }
-      cv_.notify_all();
       return;
     }
     throw RpcError{kInvalidParams, "unknown command " + cmd};
@@ -689,21 +605,15 @@ class Server {
   ResultCache cache_;
   std::atomic<long long> progressTokens_{0};
 
-  std::mutex mu_;  // everything below
+  std::mutex mu_;  // the members below, up to the scheduler
   Settings settings_;
-  std::map<std::string, std::unique_ptr<asio::steady_timer>> timers_;
-  std::map<std::string, Running> running_;
-  std::deque<std::string> queue_;
   std::set<std::string> noCache_;
   std::map<std::string, Results> results_;
   std::map<std::string, std::function<void(const json&)>> pending_;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> commandCancels_;
   int64_t nextId_ = 1;
-  std::condition_variable cv_;
-  std::vector<std::thread> workers_;
-  std::deque<std::function<void()>> commandJobs_;  // runWithModel requests waiting for a worker
-  int busy_ = 0;
-  bool stopping_ = false;
+  // Last: destroyed first, so its workers stop before what they use.
+  Scheduler sched_{io_, [this](const std::string& uri, const Running& r) { checkDocument(uri, r); }};
 };
 
 }  // namespace

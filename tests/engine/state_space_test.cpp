@@ -454,3 +454,25 @@ TEST_CASE("property: stateful and stateless agree on random programs with spin-w
   REQUIRE(deadlocks > 5);
   REQUIRE(passes > 20);
 }
+
+TEST_CASE("stateful checks and deepening report progress like the graph explorer", "[state]") {
+  // Enough states for several reports (one per 256 expanded states).
+  for (bool deepen : {false, true}) {
+    INFO((deepen ? "deepening" : "stateful"));
+    std::vector<uint64_t> reports;
+    CheckOptions o = opts(Model::TSO);
+    o.onProgress = [&](uint64_t n) { reports.push_back(n); };
+    uint64_t executions = 0;
+    if (deepen) {
+      DeepeningResult d = deepenBufferBound(xchgSpinlock(3, 2), o, 0, 2);
+      executions = d.result.executions;
+    } else {
+      o.stateful = true;
+      o.bufferBound = 2;
+      executions = check(xchgSpinlock(3, 2), o).executions;
+    }
+    REQUIRE(reports.size() >= 2);
+    CHECK(std::is_sorted(reports.begin(), reports.end()));
+    CHECK(reports.back() <= executions);
+  }
+}

@@ -248,8 +248,9 @@ def main():
     lens = c.request("textDocument/codeLens", {"textDocument": {"uri": suri}}, timeout=2)
     check(lens is not None, "requests answered while a check runs")
     c.notify("textDocument/didClose", {"textDocument": {"uri": suri}})
+    # The v2 check's own final status may still be on its way: wait for the empty one.
     m = c.wait(lambda m: m.get("method") == "tsocheck/status" and m["params"]["uri"] == suri
-               and not m["params"]["checking"], 5)
+               and not m["params"]["checking"] and m["params"]["checks"] == [], 5)
     check(m is not None and m["params"]["checks"] == [], "closing a document ends its status")
 
     # --- configuration -------------------------------------------------------------------------

@@ -1,0 +1,145 @@
+#include "lsp/scheduler.h"
+
+#include <algorithm>
+
+namespace tsocheck::lsp {
+
+void Scheduler::setWorkers(int n) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    maxWorkers_ = std::max(n, 0);
+    while (int(workers_.size()) < maxWorkers_) workers_.emplace_back([this] { workerLoop(); });
+  }
+  cv_.notify_all();
+}
+
+void Scheduler::schedule(const std::string& uri, int delayMs) {
+  asio::steady_timer* t;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stopping_) return;
+    auto& slot = timers_[uri];
+    if (!slot) slot = std::make_unique<asio::steady_timer>(io_);
+    t = slot.get();
+  }
+  t->expires_after(std::chrono::milliseconds(delayMs));
+  t->async_wait([this, uri](const asio::error_code& ec) {
+    if (ec) return;  // replaced by a newer schedule, or forgotten
+    std::unique_lock<std::mutex> l(mu_);
+    // The latest edited or opened document is the one in front of the user:
+    // it goes first (the queue is served front to back).
+    queue_.erase(std::remove(queue_.begin(), queue_.end(), uri), queue_.end());
+    queue_.push_front(uri);
+    if (maxWorkers_ == 0) {
+      while (!stopping_ && ready()) runDue(l);
+      return;
+    }
+    l.unlock();
+    cv_.notify_all();
+  });
+}
+
+void Scheduler::cancel(const std::string& uri, const char* why) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = running_.find(uri);
+  if (it != running_.end() && !it->second.cancel->load()) {
+    it->second.cancelledAt = std::chrono::steady_clock::now();
+    it->second.cancelledBy = why;
+    it->second.cancel->store(true);
+  }
+}
+
+void Scheduler::forget(const std::string& uri) {
+  std::lock_guard<std::mutex> l(mu_);
+  timers_.erase(uri);  // cancels its wait
+  queue_.erase(std::remove(queue_.begin(), queue_.end(), uri), queue_.end());
+}
+
+void Scheduler::submit(std::function<void()> job) {
+  std::unique_lock<std::mutex> l(mu_);
+  if (stopping_) return;
+  jobs_.push_back(std::move(job));
+  if (maxWorkers_ == 0) {
+    // Inline, but from the I/O thread's queue: the caller (a request handler)
+    // returns first, as it does with workers.
+    asio::post(io_, [this] {
+      std::unique_lock<std::mutex> l(mu_);
+      while (!stopping_ && ready()) runDue(l);
+    });
+    return;
+  }
+  l.unlock();
+  cv_.notify_all();
+}
+
+std::optional<Running> Scheduler::running(const std::string& uri) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = running_.find(uri);
+  if (it == running_.end()) return std::nullopt;
+  return it->second;
+}
+
+void Scheduler::done(const std::string& uri, const Running& r) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = running_.find(uri);
+  if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
+}
+
+bool Scheduler::ready() const {
+  if (maxWorkers_ > 0 && busy_ >= maxWorkers_) return false;
+  if (!jobs_.empty()) return true;
+  return std::any_of(queue_.begin(), queue_.end(), [&](const std::string& u) { return !running_.count(u); });
+}
+
+void Scheduler::runDue(std::unique_lock<std::mutex>& l) {
+  ++busy_;
+  if (!jobs_.empty()) {  // commands first: someone waits for their answer
+    std::function<void()> job = std::move(jobs_.front());
+    jobs_.pop_front();
+    l.unlock();
+    job();  // catches its own exceptions
+    l.lock();
+  } else {
+    auto next = std::find_if(queue_.begin(), queue_.end(), [&](const std::string& u) { return !running_.count(u); });
+    const std::string uri = *next;
+    queue_.erase(next);
+    Running r;
+    running_[uri] = r;
+    l.unlock();
+    check_(uri, r);
+    l.lock();
+    auto it = running_.find(uri);
+    if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
+  }
+  --busy_;
+  cv_.notify_all();
+}
+
+void Scheduler::workerLoop() {
+  std::unique_lock<std::mutex> l(mu_);
+  for (;;) {
+    cv_.wait(l, [&] { return stopping_ || ready(); });
+    if (stopping_) return;
+    runDue(l);
+  }
+}
+
+void Scheduler::blockUntilIdle() {
+  std::unique_lock<std::mutex> l(mu_);
+  cv_.wait(l, [&] { return stopping_ || (busy_ == 0 && queue_.empty() && jobs_.empty()); });
+}
+
+void Scheduler::stop() {
+  std::vector<std::thread> workers;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stopping_ && workers_.empty()) return;
+    stopping_ = true;
+    for (auto& [uri, r] : running_) r.cancel->store(true);
+    workers.swap(workers_);
+  }
+  cv_.notify_all();
+  for (auto& t : workers) t.join();
+}
+
+}  // namespace tsocheck::lsp

@@ -1,0 +1,90 @@
+// When which document is checked (the language server's TUScheduler): a
+// debounce timer per document on the asio I/O thread, a queue of due
+// documents served most recent first, a bounded pool of worker threads that
+// also runs queued command jobs, and per running check a cancel flag and an
+// execution counter.
+//
+// A newer schedule() of a document replaces its timer; cancel() sets the
+// running check's flag (the engine polls it); a document is never checked by
+// two workers at once. With 0 workers nothing runs on threads: a due
+// document's check and a submitted job run on the I/O thread itself (unit
+// tests drive it with io.run_for / poll, then blockUntilIdle()).
+#pragma once
+
+#include <asio.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tsocheck::lsp {
+
+// One running check of a document.
+struct Running {
+  std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<std::atomic<long long>> executions = std::make_shared<std::atomic<long long>>(0);
+  std::chrono::steady_clock::time_point cancelledAt;
+  const char* cancelledBy = "";  // what replaced the check: "an edit", "closing the file", ...
+};
+
+class Scheduler {
+ public:
+  // Runs the check of a document (on a worker, or inline with 0 workers);
+  // must not throw.
+  using CheckFn = std::function<void(const std::string& uri, const Running& r)>;
+  Scheduler(asio::io_context& io, CheckFn check) : io_(io), check_(std::move(check)) {}
+  ~Scheduler() { stop(); }
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // At most n checks at once; grows the pool (never shrinks it: a smaller n
+  // only leaves threads idle).
+  void setWorkers(int n);
+  // Checks uri after delayMs (a newer call replaces the timer).
+  void schedule(const std::string& uri, int delayMs);
+  // Sets the running check's cancel flag, remembering why and when.
+  void cancel(const std::string& uri, const char* why);
+  // Drops the document's timer (closed).
+  void forget(const std::string& uri);
+  // Runs job on the pool, ahead of queued documents.
+  void submit(std::function<void()> job);
+  // The running check of uri, if any.
+  std::optional<Running> running(const std::string& uri);
+  // The check r of uri has published its results: it no longer counts as
+  // running (lenses show the result), though its worker may still be busy.
+  void done(const std::string& uri, const Running& r);
+  // Waits until no document is queued or running and no job waits (timers
+  // not yet due do not count).
+  void blockUntilIdle();
+  // Cancels every running check and joins the workers.
+  void stop();
+
+ private:
+  void workerLoop();
+  void runDue(std::unique_lock<std::mutex>& l);  // one queued job or document (mu_ held; released while it runs)
+  bool ready() const;                            // something can run now
+
+  asio::io_context& io_;
+  CheckFn check_;
+  std::mutex mu_;  // everything below
+  std::condition_variable cv_;
+  std::map<std::string, std::unique_ptr<asio::steady_timer>> timers_;
+  std::map<std::string, Running> running_;
+  std::deque<std::string> queue_;
+  std::deque<std::function<void()>> jobs_;
+  std::vector<std::thread> workers_;
+  int maxWorkers_ = 0;
+  int busy_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace tsocheck::lsp
