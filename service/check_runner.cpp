@@ -8,11 +8,11 @@
 #include <map>
 #include <tuple>
 
+#include "engine/preemption_rounds.h"
 #include "engine/state_space.h"
 #include "service/check_options.h"
 #include "service/compile_db.h"
 #include "service/fence_fix.h"
-#include "service/preemption_rounds.h"
 
 namespace tsocheck {
 
@@ -354,9 +354,13 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
     return rep;
   }
   if (plan.deepenFrom) runDeepening(*prog, co, *plan.deepenFrom, rep);
-  else if (rep.preemptionBound)
-    rep.result =
-        checkPreemptionRounds(*prog, co, plan.preemptionFrom.value_or(*rep.preemptionBound), *rep.preemptionBound, rep);
+  else if (rep.preemptionBound) {
+    PreemptionRoundsResult p =
+        checkPreemptionRounds(*prog, co, plan.preemptionFrom.value_or(*rep.preemptionBound), *rep.preemptionBound);
+    rep.result = std::move(p.result);
+    rep.preemptionBound = p.bound;
+    rep.bounds.preemptions = p.provenBound;
+  }
   else rep.result = check(*prog, co);
   if (plan.robustnessSkipped && rep.result.status != Status::Error) {
     RobustnessResult rb;  // no witness looked for: not a proof

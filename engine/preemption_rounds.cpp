@@ -1,10 +1,11 @@
-#include "service/preemption_rounds.h"
+#include "engine/preemption_rounds.h"
 
 #include <optional>
 
 namespace tsocheck {
 
-CheckResult checkPreemptionRounds(const Program& prog, CheckOptions opts, int from, int to, CheckReport& rep) {
+PreemptionRoundsResult checkPreemptionRounds(const Program& prog, CheckOptions opts, int from, int to) {
+  PreemptionRoundsResult out;
   double totalMs = 0;
   // A round whose only violations within its bound are hangs (deadlock,
   // non-termination) does not end the rounds: a larger bound may show an
@@ -16,7 +17,7 @@ CheckResult checkPreemptionRounds(const Program& prog, CheckOptions opts, int fr
     CheckResult r = check(prog, opts);
     totalMs += r.elapsedMs;
     r.elapsedMs = totalMs;
-    rep.preemptionBound = bound;
+    out.bound = bound;
     const bool hangOnly = r.status == Status::Violation && isHang(r.violation->kind) && !r.violation->aboveBound;
     if (hangOnly && !hang) {
       hang = r;
@@ -24,9 +25,10 @@ CheckResult checkPreemptionRounds(const Program& prog, CheckOptions opts, int fr
     }
     if (hangOnly) {
       if (bound < to) continue;
-      rep.preemptionBound = hangBound;
+      out.bound = hangBound;
       hang->elapsedMs = totalMs;
-      return *hang;
+      out.result = std::move(*hang);
+      return out;
     }
     if (hang && r.status == Status::Violation)
       for (const Violation& v : hang->violations) r.addViolation(v);
@@ -38,15 +40,17 @@ CheckResult checkPreemptionRounds(const Program& prog, CheckOptions opts, int fr
     const bool clean = (r.status == Status::Bounded && r.cut == 0 && r.executions > 0) ||
                        (r.status == Status::Violation && r.violation->aboveBound && r.cut == 0 &&
                         r.limitsHit.empty());
-    if (clean && !hang) rep.bounds.preemptions = bound;
+    if (clean && !hang) out.provenBound = bound;
     const bool anotherRound = bound < to && (clean || (r.status == Status::Violation && !within));
     if (anotherRound) continue;
     if (hang && !within) {
-      rep.preemptionBound = hangBound;
+      out.bound = hangBound;
       hang->elapsedMs = totalMs;
-      return *hang;
+      out.result = std::move(*hang);
+      return out;
     }
-    return r;
+    out.result = std::move(r);
+    return out;
   }
 }
 
