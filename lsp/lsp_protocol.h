@@ -30,4 +30,74 @@ nlohmann::json lineRange(const std::string& text, uint32_t line1, uint32_t colum
 // 1-based byte column of the first non-blank character of a 1-based line (1 when none).
 uint32_t firstColumn(const std::string& text, uint32_t line1);
 
+// ---- The messages the server reads, typed (clangd's Protocol.h) -----------
+// fromJson fills the struct from a request's or notification's params, or
+// returns false with *error naming the first bad member by its path
+// ("textDocument.uri must be a string"): the server answers InvalidParams
+// (requests) or logs it (notifications) and never reads raw JSON itself.
+
+struct Position {
+  uint32_t line = 0, character = 0;  // 0-based; character in UTF-16 units
+};
+struct Range {
+  Position start, end;
+};
+
+struct InitializeParams {
+  std::string rootPath;             // rootUri as a path, else rootPath ("" = none)
+  bool workDoneProgress = false;    // capabilities.window.workDoneProgress
+  bool codeLensRefresh = false;     // capabilities.workspace.codeLens.refreshSupport
+  nlohmann::json initializationOptions = nlohmann::json::object();
+};
+struct DidOpenParams {
+  std::string uri, text;
+  int64_t version = 0;
+};
+struct DidChangeParams {
+  std::string uri;
+  int64_t version = 0;
+  nlohmann::json contentChanges;  // an array (DocumentStore::change reads the entries)
+};
+struct DidSaveParams {
+  std::string uri;
+  std::optional<std::string> text;
+};
+struct DocumentParams {  // didClose, codeLens
+  std::string uri;
+};
+struct CodeActionParams {
+  std::string uri;
+  Range range;
+  nlohmann::json rangeJson;  // as sent (fenceActions compares ranges)
+};
+struct HoverParams {
+  std::string uri;
+  Position position;
+};
+struct TraceParams {  // tsocheck/trace
+  std::string uri, function;
+};
+struct ExecuteCommandParams {
+  std::string command;
+  nlohmann::json arguments = nlohmann::json::array();
+};
+struct CancelParams {
+  nlohmann::json id;  // a number or a string
+};
+struct ConfigurationParams {  // workspace/didChangeConfiguration
+  nlohmann::json settings = nlohmann::json::object();
+};
+
+bool fromJson(const nlohmann::json& j, InitializeParams& out, std::string* error);
+bool fromJson(const nlohmann::json& j, DidOpenParams& out, std::string* error);
+bool fromJson(const nlohmann::json& j, DidChangeParams& out, std::string* error);
+bool fromJson(const nlohmann::json& j, DidSaveParams& out, std::string* error);
+bool fromJson(const nlohmann::json& j, DocumentParams& out, std::string* error);
+bool fromJson(const nlohmann::json& j, CodeActionParams& out, std::string* error);
+bool fromJson(const nlohmann::json& j, HoverParams& out, std::string* error);
+bool fromJson(const nlohmann::json& j, TraceParams& out, std::string* error);
+bool fromJson(const nlohmann::json& j, ExecuteCommandParams& out, std::string* error);
+bool fromJson(const nlohmann::json& j, CancelParams& out, std::string* error);
+bool fromJson(const nlohmann::json& j, ConfigurationParams& out, std::string* error);
+
 }  // namespace tsocheck::lsp

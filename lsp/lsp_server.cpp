@@ -104,16 +104,19 @@ class Server {
     if (!initialized_ && method != "initialize") return replyError(id, {kServerNotInitialized, "initialize first"});
     if (shutdown_) return replyError(id, {kInvalidRequest, "the server is shutting down"});
     try {
-      if (method == "initialize") return reply(id, initialize(params));
+      if (method == "initialize") return reply(id, initialize(read<InitializeParams>(params)));
       if (method == "shutdown") {
         shutdown_ = true;
         return reply(id, nullptr);
       }
-      if (method == "textDocument/codeAction") return reply(id, codeActions(params));
-      if (method == "textDocument/codeLens") return reply(id, codeLenses(params));
-      if (method == "textDocument/hover") return reply(id, hover(params));
-      if (method == "tsocheck/trace") return reply(id, trace(params.at("uri"), params.at("function")));
-      if (method == "workspace/executeCommand") return executeCommand(id, params);
+      if (method == "textDocument/codeAction") return reply(id, codeActions(read<CodeActionParams>(params)));
+      if (method == "textDocument/codeLens") return reply(id, codeLenses(read<DocumentParams>(params)));
+      if (method == "textDocument/hover") return reply(id, hover(read<HoverParams>(params)));
+      if (method == "tsocheck/trace") {
+        const TraceParams p = read<TraceParams>(params);
+        return reply(id, trace(p.uri, p.function));
+      }
+      if (method == "workspace/executeCommand") return executeCommand(id, read<ExecuteCommandParams>(params));
       replyError(id, {kMethodNotFound, "unknown method " + method});
     } catch (const RpcError& e) {
       replyError(id, e);
@@ -131,29 +134,34 @@ class Server {
     }
     if (!initialized_ || shutdown_) return;
     try {
+      std::string bad;
       if (method == "textDocument/didOpen") {
-        const json& td = params.at("textDocument");
-        Document d{td.at("uri"), uriToPath(td.at("uri")), td.at("text"), td.value("version", int64_t(0))};
+        DidOpenParams p;
+        if (!fromJson(params, p, &bad)) return log(1, "bad didOpen notification: " + bad);
+        Document d{p.uri, uriToPath(p.uri), p.text, p.version};
         if (d.path.empty()) return log(2, "tsocheck only checks local file: URIs (file:///path), not " + d.uri);
         docs_.open(d);
         sched_.schedule(d.uri, 0);
       } else if (method == "textDocument/didChange") {
-        const std::string uri = params.at("textDocument").at("uri");
+        DidChangeParams p;
+        if (!fromJson(params, p, &bad)) return log(1, "bad didChange notification: " + bad);
         std::string err;
-        if (!docs_.change(uri, params.at("textDocument").value("version", int64_t(0)), params.at("contentChanges"), &err))
-          return log(1, "didChange ignored: " + err);
-        sched_.cancel(uri, "an edit");
-        if (!settings().checkOnSave) sched_.schedule(uri, settings().debounceMs);
+        if (!docs_.change(p.uri, p.version, p.contentChanges, &err)) return log(1, "didChange ignored: " + err);
+        sched_.cancel(p.uri, "an edit");
+        if (!settings().checkOnSave) sched_.schedule(p.uri, settings().debounceMs);
       } else if (method == "textDocument/didSave") {
-        const std::string uri = params.at("textDocument").at("uri");
-        if (params.contains("text") && params["text"].is_string() && docs_.get(uri)) {
-          json whole = json::array({{{"text", params["text"]}}});
+        DidSaveParams p;
+        if (!fromJson(params, p, &bad)) return log(1, "bad didSave notification: " + bad);
+        if (p.text && docs_.get(p.uri)) {
+          json whole = json::array({{{"text", *p.text}}});
           std::string err;
-          docs_.change(uri, docs_.get(uri)->version, whole, &err);
+          docs_.change(p.uri, docs_.get(p.uri)->version, whole, &err);
         }
-        if (settings().checkOnSave) sched_.schedule(uri, 0);
+        if (settings().checkOnSave) sched_.schedule(p.uri, 0);
       } else if (method == "textDocument/didClose") {
-        const std::string uri = params.at("textDocument").at("uri");
+        DocumentParams p;
+        if (!fromJson(params, p, &bad)) return log(1, "bad didClose notification: " + bad);
+        const std::string& uri = p.uri;
         sched_.cancel(uri, "closing the file");
         sched_.forget(uri);
         docs_.close(uri);
@@ -165,14 +173,18 @@ class Server {
                    {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
         notifyStatus(uri, false, 0, json::array());  // nothing runs for it any more
       } else if (method == "workspace/didChangeConfiguration") {
-        configure(params.value("settings", json::object()));
+        ConfigurationParams p;
+        if (!fromJson(params, p, &bad)) return log(1, "bad didChangeConfiguration notification: " + bad);
+        configure(p.settings);
         for (const std::string& uri : docs_.uris()) {
           sched_.cancel(uri, "new settings");
           sched_.schedule(uri, 0);
         }
       } else if (method == "$/cancelRequest") {
+        CancelParams p;
+        if (!fromJson(params, p, &bad)) return log(1, "bad $/cancelRequest notification: " + bad);
         std::lock_guard<std::mutex> l(mu_);
-        auto it = commandCancels_.find(dumpJson(params.at("id")));
+        auto it = commandCancels_.find(dumpJson(p.id));
         if (it != commandCancels_.end()) it->second->store(true);
       }
       // initialized, $/setTrace and other notifications need nothing.
@@ -240,30 +252,13 @@ class Server {
     }
   }
 
-  // True when the boolean at `path` in the initialize params is true; any
-  // missing or mistyped level means false.
-  static bool capability(const json& p, std::initializer_list<const char*> path) {
-    const json* at = &p;
-    for (const char* key : path) {
-      if (!at->is_object()) return false;
-      auto it = at->find(key);
-      if (it == at->end()) return false;
-      at = &*it;
-    }
-    return at->is_boolean() && at->get<bool>();
-  }
-
-  json initialize(const json& p) {
+  json initialize(const InitializeParams& p) {
     if (initialized_) throw RpcError{kInvalidRequest, "initialize was already called"};
     // A failed initialize leaves the server uninitialized (a later valid one works).
-    if (!p.is_object()) throw RpcError{kInvalidParams, "initialize params must be an object"};
-    clientProgress_ = capability(p, {"capabilities", "window", "workDoneProgress"});
-    clientLensRefresh_ = capability(p, {"capabilities", "workspace", "codeLens", "refreshSupport"});
-    std::string root;
-    if (p.contains("rootUri") && p["rootUri"].is_string()) root = uriToPath(p["rootUri"]);
-    else if (p.contains("rootPath") && p["rootPath"].is_string()) root = p["rootPath"];
-    cache_.setDir(cacheDirFor(root));  // outside the workspace
-    configure(p.contains("initializationOptions") ? p["initializationOptions"] : json::object());
+    clientProgress_ = p.workDoneProgress;
+    clientLensRefresh_ = p.codeLensRefresh;
+    cache_.setDir(cacheDirFor(p.rootPath));  // outside the workspace
+    configure(p.initializationOptions);
     initialized_ = true;
     json commands = json::array({"tsocheck.recheck", "tsocheck.showTrace", "tsocheck.runWithModel"});
     return {{"capabilities",
@@ -476,10 +471,19 @@ class Server {
   }
 
   // ---- requests on results ---------------------------------------------------
-  Document openDoc(const json& textDocument) {
-    std::optional<Document> d = docs_.get(textDocument.at("uri").get<std::string>());
+  Document openDoc(const std::string& uri) {
+    std::optional<Document> d = docs_.get(uri);
     if (!d) throw RpcError{kInvalidParams, "document is not open"};
     return *d;
+  }
+
+  // Typed params of a request, or InvalidParams.
+  template <class T>
+  static T read(const json& params) {
+    T out;
+    std::string why;
+    if (!fromJson(params, out, &why)) throw RpcError{kInvalidParams, "invalid params: " + why};
+    return out;
   }
 
   std::vector<json> resultsOf(const std::string& uri) {
@@ -488,28 +492,16 @@ class Server {
     return it == results_.end() ? std::vector<json>() : it->second.checks;
   }
 
-  // A line or character number: a non-negative integer (not `true`, not 1.5).
-  static uint32_t position(const json& v) {
-    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= int64_t(UINT32_MAX))
-      throw RpcError{kInvalidParams, "a line or character must be a non-negative integer, got " + dumpJson(v)};
-    return uint32_t(v.get<int64_t>());
-  }
-
-  json codeActions(const json& p) {
-    Document d = openDoc(p.at("textDocument"));
-    const json& range = p.at("range");
-    for (const char* end : {"start", "end"}) {
-      position(range.at(end).at("line"));
-      position(range.at(end).at("character"));
-    }
+  json codeActions(const CodeActionParams& p) {
+    Document d = openDoc(p.uri);
     json out = json::array();
     for (const json& c : resultsOf(d.uri))
-      for (json& a : fenceActions(c, d.uri, d.text, range)) out.push_back(std::move(a));
+      for (json& a : fenceActions(c, d.uri, d.text, p.rangeJson)) out.push_back(std::move(a));
     return out;
   }
 
-  json codeLenses(const json& p) {
-    Document d = openDoc(p.at("textDocument"));
+  json codeLenses(const DocumentParams& p) {
+    Document d = openDoc(p.uri);
     long long checking = -1;
     if (std::optional<Running> r = sched_.running(d.uri)) checking = r->executions->load();
     json out = json::array();
@@ -518,25 +510,24 @@ class Server {
     return out;
   }
 
-  json hover(const json& p) {
-    Document d = openDoc(p.at("textDocument"));
-    uint32_t line = position(p.at("position").at("line")) + 1;
-    position(p.at("position").at("character"));
+  json hover(const HoverParams& p) {
+    Document d = openDoc(p.uri);
     std::string md;
-    for (const json& c : resultsOf(d.uri)) md += traceHover(c, d.path, line);
+    for (const json& c : resultsOf(d.uri)) md += traceHover(c, d.path, p.position.line + 1);
     if (md.empty()) return nullptr;
     return {{"contents", {{"kind", "markdown"}, {"value", md}}}};
   }
 
-  json trace(const json& uri, const json& function) {
-    for (const json& c : resultsOf(uri.get<std::string>()))
-      if (c.value("function", "") == function.get<std::string>()) return tracePayload(c);
-    throw RpcError{kInvalidParams, "no result for function " + function.get<std::string>()};
+  json trace(const std::string& uri, const std::string& function) {
+    for (const json& c : resultsOf(uri))
+      if (c.value("function", "") == function) return tracePayload(c);
+    throw RpcError{kInvalidParams, "no result for function " + function};
   }
 
-  void executeCommand(const json& id, const json& p) {
-    const std::string cmd = p.at("command");
-    const json args = p.value("arguments", json::array());
+  // Command arguments are positional: (uri), (uri, function), (uri, function, model).
+  void executeCommand(const json& id, const ExecuteCommandParams& p) {
+    const std::string& cmd = p.command;
+    const json& args = p.arguments;
     if (cmd == "tsocheck.showTrace") return reply(id, trace(args.at(0), args.at(1)));
     if (cmd == "tsocheck.recheck") {
       std::string uri = args.at(0);
@@ -550,7 +541,7 @@ class Server {
       return reply(id, nullptr);
     }
     if (cmd == "tsocheck.runWithModel") {
-      Document d = openDoc({{"uri", args.at(0)}});
+      Document d = openDoc(args.at(0));
       const std::string fn = args.at(1);
       std::optional<Model> m = parseModel(args.at(2).get<std::string>());
       if (!m) throw RpcError{kInvalidParams, "model must be SC, TSO or PSO"};

@@ -293,3 +293,50 @@ TEST_CASE("an error's message ends with the store buffers when it failed, before
   CHECK(checkDiagnostics(check, path, text)[0]["message"].get<std::string>().find("store buffers when") ==
         std::string::npos);
 }
+
+TEST_CASE("typed params: the fields the server reads, and the first bad one by its path") {
+  std::string why;
+  DidOpenParams open;
+  REQUIRE(fromJson({{"textDocument", {{"uri", "file:///a.c"}, {"text", "int x;"}, {"version", 3}}}}, open, &why));
+  CHECK(open.uri == "file:///a.c");
+  CHECK(open.text == "int x;");
+  CHECK(open.version == 3);
+  CHECK_FALSE(fromJson({{"textDocument", {{"uri", 7}, {"text", ""}}}}, open, &why));
+  CHECK(why == "textDocument.uri must be a string");
+  CHECK_FALSE(fromJson({{"textDocument", {{"uri", "file:///a.c"}}}}, open, &why));
+  CHECK(why == "textDocument.text is missing");
+  CHECK_FALSE(fromJson(json::array(), open, &why));
+  CHECK(why == "params must be an object");
+
+  HoverParams hover;
+  REQUIRE(fromJson({{"textDocument", {{"uri", "file:///a.c"}}}, {"position", {{"line", 4}, {"character", 2}}}}, hover, &why));
+  CHECK(hover.position.line == 4);
+  CHECK(hover.position.character == 2);
+  CHECK_FALSE(fromJson({{"textDocument", {{"uri", "file:///a.c"}}}, {"position", {{"line", true}, {"character", 2}}}},
+                       hover, &why));
+  CHECK(why == "position.line must be a non-negative integer, got true");
+
+  CodeActionParams action;
+  const json range = {{"start", {{"line", 1}, {"character", 0}}}, {"end", {{"line", 1}, {"character", -1}}}};
+  CHECK_FALSE(fromJson({{"textDocument", {{"uri", "file:///a.c"}}}, {"range", range}}, action, &why));
+  CHECK(why == "range.end.character must be a non-negative integer, got -1");
+
+  ExecuteCommandParams cmd;
+  REQUIRE(fromJson({{"command", "tsocheck.recheck"}}, cmd, &why));
+  CHECK(cmd.arguments == json::array());
+  CHECK_FALSE(fromJson({{"command", "tsocheck.recheck"}, {"arguments", "x"}}, cmd, &why));
+  CHECK(why == "arguments must be an array");
+
+  InitializeParams init;
+  REQUIRE(fromJson({{"rootUri", "file:///w"}, {"capabilities", {{"window", {{"workDoneProgress", true}}}}}}, init, &why));
+  CHECK(init.rootPath == "/w");
+  CHECK(init.workDoneProgress);
+  CHECK_FALSE(init.codeLensRefresh);
+  REQUIRE(fromJson({{"rootUri", nullptr}, {"capabilities", {{"window", "yes"}}}}, init = {}, &why));
+  CHECK(init.rootPath.empty());
+  CHECK_FALSE(init.workDoneProgress);
+
+  DidSaveParams save;
+  REQUIRE(fromJson({{"textDocument", {{"uri", "file:///a.c"}}}, {"text", 5}}, save, &why));
+  CHECK_FALSE(save.text);  // a text that is not a string is ignored
+}
