@@ -14,6 +14,7 @@
 
 #include "service/check_options.h"
 #include "service/check_runner.h"
+#include "dap/dap_protocol.h"
 #include "dap/dap_replay.h"
 #include "service/report_reader.h"
 #include "jsonrpc/transport.h"
@@ -46,18 +47,13 @@ std::string where(const std::string& file, uint32_t line, uint32_t column) {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-// RunOptions from launch arguments (the check options of
-// service/check_options.h; no fence synthesis unless `fences` asks for it);
-// throws DapError on a bad argument.
-RunOptions runOptionsFrom(const json& args) {
-  OptionValues given;
-  for (const OptionSpec& o : checkOptionSchema())
-    if (args.contains(o.key))
-      if (std::string err = setOption(o, Door::Launch, args[o.key], given); !err.empty()) throw DapError{err};
-  RunOptions r;
-  r.fences = false;
-  applyOptions(given, r);
-  return r;
+// The typed arguments of a request, or a DapError saying what is wrong.
+template <class T>
+T read(const json& args) {
+  T out;
+  std::string why;
+  if (!fromJson(args, out, &why)) throw DapError{why};
+  return out;
 }
 
 // "step 4": trace index i as the labels number it.
@@ -226,8 +222,9 @@ class Adapter {
   }
 
   void initialize(const json& req, const json& args) {
-    linesStartAt1_ = args.value("linesStartAt1", true);
-    columnsStartAt1_ = args.value("columnsStartAt1", true);
+    const InitializeArguments a = read<InitializeArguments>(args);
+    linesStartAt1_ = a.linesStartAt1;
+    columnsStartAt1_ = a.columnsStartAt1;
     reply(req, {{"supportsConfigurationDoneRequest", true},
                 {"supportsStepBack", true},
                 {"supportsTerminateRequest", true},
@@ -241,16 +238,14 @@ class Adapter {
 
   // ---- launch / restart ---------------------------------------------------
   // Validates launch arguments (throws DapError) and takes them over.
+  // No fence synthesis unless the launch asks for it (`fences`).
   RunOptions takeLaunchArgs(const json& args) {
-    if (!args.contains("program") || !args["program"].is_string() || args["program"].get<std::string>().empty())
-      throw DapError{"launch needs `program`: the path of the C file to check"};
-    if (args.contains("function") && !args["function"].is_null() && !args["function"].is_string())
-      throw DapError{"`function` must be a string"};
-    if (args.contains("stopOnEntry") && !args["stopOnEntry"].is_null() && !args["stopOnEntry"].is_boolean())
-      throw DapError{"`stopOnEntry` must be true or false"};
-    RunOptions opts = runOptionsFrom(args);
-    stopOnEntry_ = args.value("stopOnEntry", json(true)).is_boolean() ? args.value("stopOnEntry", true) : true;
+    launch_ = read<LaunchArguments>(args);
     launchArgs_ = args;
+    stopOnEntry_ = launch_.stopOnEntry;
+    RunOptions opts;
+    opts.fences = false;
+    applyOptions(launch_.options, opts);
     return opts;
   }
 
@@ -275,10 +270,8 @@ class Adapter {
   }
 
   void startCheck(RunOptions opts, std::optional<json> launchReq) {
-    const std::string path = absolute(launchArgs_["program"].get<std::string>());
-    const std::string function = launchArgs_.contains("function") && launchArgs_["function"].is_string()
-                                     ? launchArgs_["function"].get<std::string>()
-                                     : std::string();
+    const std::string path = absolute(launch_.program);
+    const std::string function = launch_.function;
     if (worker_.joinable()) worker_.join();
     running_ = true;
     pendingLaunch_ = std::move(launchReq);
@@ -391,9 +384,8 @@ class Adapter {
 
   void setBreakpoints(const json& req, const json& args) {
     json bps = json::array();
-    if (args.contains("breakpoints") && args["breakpoints"].is_array())
-      for (size_t i = 0; i < args["breakpoints"].size(); ++i)
-        bps.push_back({{"verified", false}, {"message", "tsocheck replays a recorded trace; breakpoints are not used"}});
+    for (size_t i = 0; i < read<SetBreakpointsArguments>(args).count; ++i)
+      bps.push_back({{"verified", false}, {"message", "tsocheck replays a recorded trace; breakpoints are not used"}});
     reply(req, {{"breakpoints", bps}});
   }
 
@@ -420,7 +412,7 @@ class Adapter {
 
   void stackTrace(const json& req, const json& args) {
     const Replay& r = needReplay();
-    const int64_t id = args.value("threadId", int64_t(0));
+    const int64_t id = read<ThreadArguments>(args).threadId;
     json frames = json::array();
     if (id >= 1 && id <= int64_t(r.threadCount())) {
       const uint32_t t = uint32_t(id - 1);
@@ -460,7 +452,7 @@ class Adapter {
 
   void variables(const json& req, const json& args) {
     const Replay& r = needReplay();
-    const int64_t ref = args.value("variablesReference", int64_t(0));
+    const int64_t ref = read<VariablesArguments>(args).variablesReference;
     const ReplayState& st = r.state();
     json vars = json::array();
     auto var = [&](const std::string& name, const std::string& value, int64_t child = 0) {
@@ -506,7 +498,7 @@ class Adapter {
   // matches the elements flag[i].
   void evaluate(const json& req, const json& args) {
     const Replay& r = needReplay();
-    std::string e = args.value("expression", std::string());
+    std::string e = read<EvaluateArguments>(args).expression;
     e.erase(0, e.find_first_not_of(" \t"));
     e.erase(e.find_last_not_of(" \t") + 1);
     auto matches = [&](const std::string& addr) { return addr == e || addr.rfind(e + "[", 0) == 0; };
@@ -560,7 +552,8 @@ class Adapter {
   int64_t seq_ = 1;
   bool linesStartAt1_ = true, columnsStartAt1_ = true;
   bool configured_ = false, firstStopDone_ = false, stopOnEntry_ = true, running_ = false, terminated_ = false;
-  json launchArgs_ = json::object();
+  json launchArgs_ = json::object();  // as sent: a restart without arguments reuses them
+  LaunchArguments launch_;
   std::optional<json> pendingLaunch_;
   std::optional<Replay> replay_;
   std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);

@@ -1,5 +1,7 @@
 #include "lsp/lsp_protocol.h"
 
+#include "jsonrpc/fields.h"
+
 #include <filesystem>
 
 #include <algorithm>
@@ -121,80 +123,14 @@ uint32_t firstColumn(const std::string& text, uint32_t line1) {
 
 namespace {
 
-// Reads the members of one JSON object; the first problem is kept, with its
-// path, in *error, and every later read is a no-op.
-class Fields {
- public:
-  Fields(const nlohmann::json& j, std::string path, std::string* error) : j_(j), path_(std::move(path)), error_(error) {
-    if (!j_.is_object()) fail("", "must be an object");
-  }
-  bool ok() const { return !failed_; }
-  // A nested object (required).
-  Fields object(const char* key) {
-    const nlohmann::json* v = find(key, true);
-    return Fields(v ? *v : none(), name(key), failed_ ? nullptr : error_, failed_ || !v);
-  }
-  void str(const char* key, std::string& out, bool required = true) {
-    const nlohmann::json* v = find(key, required);
-    if (!v) return;
-    if (!v->is_string()) return fail(key, "must be a string");
-    out = v->get<std::string>();
-  }
-  void integer(const char* key, int64_t& out) {  // optional: keeps `out` when missing
-    const nlohmann::json* v = find(key, false);
-    if (!v) return;
-    if (!v->is_number_integer()) return fail(key, "must be an integer");
-    out = v->get<int64_t>();
-  }
-  // A line or character number: a non-negative integer (not `true`, not 1.5).
-  void index(const char* key, uint32_t& out) {
-    const nlohmann::json* v = find(key, true);
-    if (!v) return;
-    if (!v->is_number_integer() || v->get<int64_t>() < 0 || v->get<int64_t>() >= int64_t(UINT32_MAX))
-      return fail(key, "must be a non-negative integer, got " + v->dump());
-    out = uint32_t(v->get<int64_t>());
-  }
-  void any(const char* key, nlohmann::json& out, bool required = true) {
-    if (const nlohmann::json* v = find(key, required)) out = *v;
-  }
-  void position(const char* key, Position& out) {
-    Fields p = object(key);
-    p.index("line", out.line);
-    p.index("character", out.character);
-    absorb(p);
-  }
-  void absorb(const Fields& inner) { failed_ = failed_ || inner.failed_; }
+using jsonrpc::Fields;
 
- private:
-  Fields(const nlohmann::json& j, std::string path, std::string* error, bool failed)
-      : j_(j), path_(std::move(path)), error_(error), failed_(failed) {
-    if (!failed_ && !j_.is_object()) fail("", "must be an object");
-  }
-  static const nlohmann::json& none() {
-    static const nlohmann::json n;
-    return n;
-  }
-  std::string name(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
-  const nlohmann::json* find(const char* key, bool required) {
-    if (failed_) return nullptr;
-    auto it = j_.find(key);
-    if (it == j_.end()) {
-      if (required) fail(key, "is missing");
-      return nullptr;
-    }
-    return &*it;
-  }
-  void fail(const char* key, const std::string& what) {
-    if (failed_) return;
-    failed_ = true;
-    const std::string n = *key ? name(key) : path_.empty() ? "params" : path_;
-    if (error_) *error_ = n + " " + what;
-  }
-  const nlohmann::json& j_;
-  std::string path_;
-  std::string* error_;
-  bool failed_ = false;
-};
+void readPosition(Fields& f, const char* key, Position& out) {
+  Fields p = f.object(key);
+  p.index("line", out.line);
+  p.index("character", out.character);
+  f.absorb(p);
+}
 
 // True when the boolean at `path` is true; any missing or mistyped level means false.
 bool flag(const nlohmann::json& j, std::initializer_list<const char*> path) {
@@ -265,8 +201,8 @@ bool fromJson(const nlohmann::json& j, CodeActionParams& out, std::string* error
   out.uri = d.uri;
   Fields f(j, "", error);
   Fields r = f.object("range");
-  r.position("start", out.range.start);
-  r.position("end", out.range.end);
+  readPosition(r, "start", out.range.start);
+  readPosition(r, "end", out.range.end);
   f.absorb(r);
   if (f.ok()) out.rangeJson = j["range"];
   return f.ok();
@@ -277,7 +213,7 @@ bool fromJson(const nlohmann::json& j, HoverParams& out, std::string* error) {
   if (!fromJson(j, d, error)) return false;
   out.uri = d.uri;
   Fields f(j, "", error);
-  f.position("position", out.position);
+  readPosition(f, "position", out.position);
   return f.ok();
 }
 
