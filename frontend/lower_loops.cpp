@@ -150,52 +150,64 @@ bool FunctionLowering::errorPath(const llvm::BasicBlock* b) {
   return true;
 }
 
-// Whether whether L goes on can depend on what other threads write (see the
-// comment at the top): a backward walk from the exit conditions over the
-// values (and gating branches) computed inside the loop.
-bool FunctionLowering::sharedDependent(llvm::Loop* L) {
-  // One iteration as a graph: the loop's blocks plus two sinks, kCont (the
-  // back edge: next iteration) and kLeave (out of the loop). Edges into an
-  // error path (a failed assert) are dropped: they end the execution as a
-  // violation and never decide how often the loop runs.
-  const std::vector<llvm::BasicBlock*>& blocks = L->getBlocks();
-  const size_t n = blocks.size(), kCont = n, kLeave = n + 1;
+namespace {
+
+// One iteration of a loop as a graph: the loop's blocks plus two sinks, kCont
+// (the back edge: next iteration) and kLeave (out of the loop). Edges into an
+// error path (a failed assert) are dropped: they end the execution as a
+// violation and never decide how often the loop runs.
+struct Iteration {
+  std::vector<llvm::BasicBlock*> blocks;
   std::unordered_map<const llvm::BasicBlock*, size_t> index;
-  for (size_t i = 0; i < n; ++i) index[blocks[i]] = i;
-  std::vector<std::vector<size_t>> succs(n);
-  bool leaves = false;
-  for (size_t i = 0; i < n; ++i)
-    for (const llvm::BasicBlock* succ : llvm::successors(blocks[i])) {
-      size_t to;
-      if (succ == L->getHeader()) to = kCont;
-      else if (L->contains(succ)) to = index.at(succ);
-      else if (!errorPath(succ)) to = kLeave;
-      else continue;
-      if (std::find(succs[i].begin(), succs[i].end(), to) == succs[i].end()) succs[i].push_back(to);
-      leaves = leaves || to == kLeave;
+  std::vector<std::vector<size_t>> succs;
+  std::vector<llvm::BitVector> pdom;  // post-dominators within the iteration
+  size_t kCont = 0, kLeave = 0;
+  bool leaves = false;  // some edge leaves the loop
+
+  template <class ErrorPath>
+  Iteration(llvm::Loop* L, ErrorPath errorPath) : blocks(L->getBlocks()) {
+    const size_t n = blocks.size();
+    kCont = n;
+    kLeave = n + 1;
+    for (size_t i = 0; i < n; ++i) index[blocks[i]] = i;
+    succs.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      for (const llvm::BasicBlock* succ : llvm::successors(blocks[i])) {
+        size_t to;
+        if (succ == L->getHeader()) to = kCont;
+        else if (L->contains(succ)) to = index.at(succ);
+        else if (!errorPath(succ)) to = kLeave;
+        else continue;
+        if (std::find(succs[i].begin(), succs[i].end(), to) == succs[i].end()) succs[i].push_back(to);
+        leaves = leaves || to == kLeave;
+      }
+    // Post-dominators (iterative, from "everything").
+    pdom.assign(n + 2, llvm::BitVector(unsigned(n + 2), true));
+    for (size_t sink : {kCont, kLeave}) {
+      pdom[sink].reset();
+      pdom[sink].set(unsigned(sink));
     }
-  // Post-dominators within the iteration (iterative, from "everything").
-  std::vector<llvm::BitVector> pdom(n + 2, llvm::BitVector(unsigned(n + 2), true));
-  for (size_t sink : {kCont, kLeave}) {
-    pdom[sink].reset();
-    pdom[sink].set(unsigned(sink));
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t i = n; i-- > 0;) {
-      llvm::BitVector x(unsigned(n + 2), true);
-      for (size_t s : succs[i]) x &= pdom[s];
-      x.set(unsigned(i));
-      if (x != pdom[i]) {
-        pdom[i] = x;
-        changed = true;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t i = n; i-- > 0;) {
+        llvm::BitVector x(unsigned(n + 2), true);
+        for (size_t s : succs[i]) x &= pdom[s];
+        x.set(unsigned(i));
+        if (x != pdom[i]) {
+          pdom[i] = x;
+          changed = true;
+        }
       }
     }
   }
+
+  bool exits(size_t i) const { return std::find(succs[i].begin(), succs[i].end(), kLeave) != succs[i].end(); }
+
   // Blocks whose branch decides whether b runs in an iteration (control
   // dependence, transitively): x has a successor that b post-dominates, and
   // b does not post-dominate x.
-  auto controlDeps = [&](const llvm::BasicBlock* b, std::vector<const llvm::BasicBlock*>& out) {
+  void controlDeps(const llvm::BasicBlock* b, std::vector<const llvm::BasicBlock*>& out) const {
+    const size_t n = blocks.size();
     std::vector<size_t> todo{index.at(b)};
     std::vector<bool> seenB(n, false);
     seenB[index.at(b)] = true;
@@ -212,80 +224,125 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
         todo.push_back(x);
       }
     }
-  };
-  auto privateBase = [&](const llvm::Value* ptr) -> const llvm::AllocaInst* {
-    auto* a = dyn_cast<llvm::AllocaInst>(baseObject(ptr));
-    return a && private_.count(a) ? a : nullptr;
-  };
-  // Memory whose contents no other thread can change: private slots, constants, std streams.
-  auto sharedMemory = [&](const llvm::Value* ptr) {
-    if (privateBase(ptr) || privateTls(ptr)) return false;
-    if (auto* g = ml_.resolveGlobal(baseObject(ptr)))
-      if (isStdStream(g) || (g->isConstant() && g->hasDefinitiveInitializer())) return false;
-    return true;
-  };
-  if (!leaves) {
-    // No exit condition at all (`for (;;)`, `while (1)` without a break; it
-    // ends only by exit()/abort()/a callee): bounded when an iteration touches
-    // what other threads see — a shared access, a call to a defined function,
-    // a thread or mutex operation — so that a runaway worker is cut at the
-    // loop bound like other shared-dependent loops rather than at the engine's
-    // event limit. Loops over registers and private memory run to the step limit.
-    for (llvm::BasicBlock* bb : L->blocks())
-      for (llvm::Instruction& I : *bb) {
-        if (auto* ld = dyn_cast<llvm::LoadInst>(&I)) {
-          if (sharedMemory(ld->getPointerOperand())) return true;
-        } else if (auto* st = dyn_cast<llvm::StoreInst>(&I)) {
-          if (sharedMemory(st->getPointerOperand())) return true;
-        } else if (isa<llvm::AtomicRMWInst>(&I) || isa<llvm::AtomicCmpXchgInst>(&I)) {
-          const llvm::Value* ptr = isa<llvm::AtomicRMWInst>(&I)
-                                       ? cast<llvm::AtomicRMWInst>(&I)->getPointerOperand()
-                                       : cast<llvm::AtomicCmpXchgInst>(&I)->getPointerOperand();
-          if (sharedMemory(ptr)) return true;
-        } else if (auto* mi = dyn_cast<llvm::MemIntrinsic>(&I)) {
-          if (sharedMemory(mi->getRawDest())) return true;
-          if (auto* mt = dyn_cast<llvm::MemTransferInst>(mi); mt && sharedMemory(mt->getRawSource())) return true;
-        } else if (auto* call = dyn_cast<llvm::CallInst>(&I)) {
-          auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
-          if (!callee || !callee->isDeclaration()) return true;  // indirect, inline asm or defined
-          if (callee->isIntrinsic()) continue;
-          const Ext k = classifyExternal(callee->getName());
-          if (isPrimitive(k) || isStringCall(k)) return true;
-          switch (k) {
-            case Ext::Unknown:
-            case Ext::PthreadCreate:
-            case Ext::PthreadJoin:
-            case Ext::MutexLock:
-            case Ext::MutexUnlock:
-            case Ext::MutexTryLock:
-            case Ext::CondWait:
-            case Ext::Realloc:
-            case Ext::Free:
-              return true;
-            default:
-              continue;  // output, malloc, pthread_self, error paths: nothing another thread sees
-          }
+  }
+};
+
+// What a call's result in an exit condition depends on.
+enum class CallResult { Shared, Arguments, Fixed };
+CallResult callResult(Ext k) {
+  switch (k) {
+    case Ext::MutexTryLock:
+    case Ext::PthreadJoin:
+    case Ext::PthreadSelf:
+    case Ext::Unknown:
+    case Ext::BarrierWait:
+    case Ext::SemTryWait:
+    case Ext::SemGetValue:
+    case Ext::RwTryRdLock:
+    case Ext::RwTryWrLock:
+    case Ext::CondTimedWait:
+    case Ext::ThrdJoin:
+    case Ext::MtxTryLock:
+    case Ext::Memcmp:
+    case Ext::Strlen:
+    case Ext::Strcmp:
+    case Ext::Strncmp:
+      return CallResult::Shared;
+    case Ext::PthreadEqual:
+    case Ext::Malloc:
+    case Ext::Calloc:
+      return CallResult::Arguments;
+    default:
+      return CallResult::Fixed;  // result 0 (output, mutexes, cond_wait, ...) or no result
+  }
+}
+
+// The address an atomic read-modify-write or compare-exchange works on.
+const llvm::Value* rmwPointer(const llvm::Instruction* I) {
+  return isa<llvm::AtomicRMWInst>(I) ? cast<llvm::AtomicRMWInst>(I)->getPointerOperand()
+                                     : cast<llvm::AtomicCmpXchgInst>(I)->getPointerOperand();
+}
+
+}  // namespace
+
+const llvm::AllocaInst* FunctionLowering::privateSlot(const llvm::Value* ptr) const {
+  auto* a = dyn_cast<llvm::AllocaInst>(baseObject(ptr));
+  return a && private_.count(a) ? a : nullptr;
+}
+
+// Memory whose contents no other thread can change: private slots, constants, std streams.
+bool FunctionLowering::sharedMemory(const llvm::Value* ptr) const {
+  if (privateSlot(ptr) || privateTls(ptr)) return false;
+  if (auto* g = ml_.resolveGlobal(baseObject(ptr)))
+    if (isStdStream(g) || (g->isConstant() && g->hasDefinitiveInitializer())) return false;
+  return true;
+}
+
+// No exit condition at all (`for (;;)`, `while (1)` without a break; it ends
+// only by exit()/abort()/a callee): bounded when an iteration touches what
+// other threads see — a shared access, a call to a defined function, a thread
+// or mutex operation — so that a runaway worker is cut at the loop bound like
+// other shared-dependent loops rather than at the engine's event limit. Loops
+// over registers and private memory run to the step limit.
+bool FunctionLowering::iterationTouchesShared(llvm::Loop* L) const {
+  for (llvm::BasicBlock* bb : L->blocks())
+    for (llvm::Instruction& I : *bb) {
+      if (auto* ld = dyn_cast<llvm::LoadInst>(&I)) {
+        if (sharedMemory(ld->getPointerOperand())) return true;
+      } else if (auto* st = dyn_cast<llvm::StoreInst>(&I)) {
+        if (sharedMemory(st->getPointerOperand())) return true;
+      } else if (isa<llvm::AtomicRMWInst>(&I) || isa<llvm::AtomicCmpXchgInst>(&I)) {
+        if (sharedMemory(rmwPointer(&I))) return true;
+      } else if (auto* mi = dyn_cast<llvm::MemIntrinsic>(&I)) {
+        if (sharedMemory(mi->getRawDest())) return true;
+        if (auto* mt = dyn_cast<llvm::MemTransferInst>(mi); mt && sharedMemory(mt->getRawSource())) return true;
+      } else if (auto* call = dyn_cast<llvm::CallInst>(&I)) {
+        auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
+        if (!callee || !callee->isDeclaration()) return true;  // indirect, inline asm or defined
+        if (callee->isIntrinsic()) continue;
+        const Ext k = classifyExternal(callee->getName());
+        if (isPrimitive(k) || isStringCall(k)) return true;
+        switch (k) {
+          case Ext::Unknown:
+          case Ext::PthreadCreate:
+          case Ext::PthreadJoin:
+          case Ext::MutexLock:
+          case Ext::MutexUnlock:
+          case Ext::MutexTryLock:
+          case Ext::CondWait:
+          case Ext::Realloc:
+          case Ext::Free:
+            return true;
+          default:
+            continue;  // output, malloc, pthread_self, error paths: nothing another thread sees
         }
       }
-    return false;
-  }
+    }
+  return false;
+}
+
+// Whether whether L goes on can depend on what other threads write (see the
+// comment at the top): a backward walk from the exit conditions over the
+// values (and gating branches) computed inside the loop.
+bool FunctionLowering::sharedDependent(llvm::Loop* L) {
+  const Iteration it(L, [&](const llvm::BasicBlock* b) { return errorPath(b); });
+  if (!it.leaves) return iterationTouchesShared(L);
   // Instructions of the loop that write private slots (a load from one depends on them).
   std::unordered_map<const llvm::AllocaInst*, std::vector<const llvm::Instruction*>> writers;
   for (llvm::BasicBlock* bb : L->blocks())
     for (llvm::Instruction& I : *bb) {
       const llvm::Value* ptr = nullptr;
       if (auto* st = dyn_cast<llvm::StoreInst>(&I)) ptr = st->getPointerOperand();
-      else if (auto* rmw = dyn_cast<llvm::AtomicRMWInst>(&I)) ptr = rmw->getPointerOperand();
-      else if (auto* cx = dyn_cast<llvm::AtomicCmpXchgInst>(&I)) ptr = cx->getPointerOperand();
+      else if (isa<llvm::AtomicRMWInst>(&I) || isa<llvm::AtomicCmpXchgInst>(&I)) ptr = rmwPointer(&I);
       else if (auto* mi = dyn_cast<llvm::MemIntrinsic>(&I)) ptr = mi->getRawDest();
       else if (auto* call = dyn_cast<llvm::CallInst>(&I)) {
         for (const llvm::Use& a : call->args())
           if (a->getType()->isPointerTy())
-            if (const llvm::AllocaInst* al = privateBase(a.get())) writers[al].push_back(&I);
+            if (const llvm::AllocaInst* al = privateSlot(a.get())) writers[al].push_back(&I);
         continue;
       }
       if (ptr)
-        if (const llvm::AllocaInst* al = privateBase(ptr)) writers[al].push_back(&I);
+        if (const llvm::AllocaInst* al = privateSlot(ptr)) writers[al].push_back(&I);
     }
 
   bool shared = false;
@@ -297,44 +354,44 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
     if (v && seen.insert(v).second) work.push_back(v);
   };
   auto pushTerm = [&](const llvm::BasicBlock* x) {  // the value x's terminator branches on
-    auto it = index.find(x);
-    if (it == index.end() || succs[it->second].size() < 2 || !seenCtl.insert(x).second) return;  // no choice
+    auto i = it.index.find(x);
+    if (i == it.index.end() || it.succs[i->second].size() < 2 || !seenCtl.insert(x).second) return;  // no choice
     const llvm::Instruction* t = x->getTerminator();
     if (auto* b = dyn_cast<llvm::BranchInst>(t); b && b->isConditional()) push(b->getCondition());
     else if (auto* sw = dyn_cast<llvm::SwitchInst>(t)) push(sw->getCondition());
   };
   auto pushControl = [&](const llvm::BasicBlock* b) {
-    if (!index.count(b)) return;  // an unreachable predecessor
+    if (!it.index.count(b)) return;  // an unreachable predecessor
     std::vector<const llvm::BasicBlock*> deps;
-    controlDeps(b, deps);
+    it.controlDeps(b, deps);
     for (const llvm::BasicBlock* x : deps) pushTerm(x);
   };
   std::function<void(const llvm::AllocaInst*)> pushSlot = [&](const llvm::AllocaInst* al) {
     if (!seenSlot.insert(al).second) return;
-    auto it = writers.find(al);
-    if (it == writers.end()) return;
-    for (const llvm::Instruction* w : it->second) {
-      if (auto* mt = dyn_cast<llvm::MemTransferInst>(w)) {
+    auto w = writers.find(al);
+    if (w == writers.end()) return;
+    for (const llvm::Instruction* wr : w->second) {
+      if (auto* mt = dyn_cast<llvm::MemTransferInst>(wr)) {
         if (sharedMemory(mt->getRawSource())) shared = true;
         push(mt->getRawSource());
-        if (const llvm::AllocaInst* src = privateBase(mt->getRawSource())) pushSlot(src);
+        if (const llvm::AllocaInst* src = privateSlot(mt->getRawSource())) pushSlot(src);
         push(mt->getRawDest());
-      } else if (auto* call = dyn_cast<llvm::CallInst>(w); call && !isa<llvm::MemIntrinsic>(w)) {
+      } else if (auto* call = dyn_cast<llvm::CallInst>(wr); call && !isa<llvm::MemIntrinsic>(wr)) {
         // pthread_create stores the new thread's id (deterministic); printf("%p") writes nothing.
         auto* callee = dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
         Ext k = callee && callee->isDeclaration() ? classifyExternal(callee->getName()) : Ext::Unknown;
         if (callee && callee->isIntrinsic() && isIgnorableIntrinsic(callee->getIntrinsicID())) continue;
         if (k != Ext::PthreadCreate && k != Ext::Ignored) shared = true;  // pthread_join's result, ...
       } else {
-        for (const llvm::Use& u : w->operands()) push(u.get());  // stored values, addresses
+        for (const llvm::Use& u : wr->operands()) push(u.get());  // stored values, addresses
       }
     }
   };
 
-  for (size_t i = 0; i < n; ++i)
-    if (std::find(succs[i].begin(), succs[i].end(), kLeave) != succs[i].end()) {  // an exiting block
-      pushTerm(blocks[i]);
-      pushControl(blocks[i]);
+  for (size_t i = 0; i < it.blocks.size(); ++i)
+    if (it.exits(i)) {
+      pushTerm(it.blocks[i]);
+      pushControl(it.blocks[i]);
     }
   while (!work.empty() && !shared) {
     auto* I = dyn_cast<llvm::Instruction>(work.back());
@@ -343,15 +400,13 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
     if (auto* ld = dyn_cast<llvm::LoadInst>(I)) {
       if (sharedMemory(ld->getPointerOperand())) return true;
       push(ld->getPointerOperand());
-      if (const llvm::AllocaInst* al = privateBase(ld->getPointerOperand())) pushSlot(al);
+      if (const llvm::AllocaInst* al = privateSlot(ld->getPointerOperand())) pushSlot(al);
       continue;
     }
     if (isa<llvm::AtomicRMWInst>(I) || isa<llvm::AtomicCmpXchgInst>(I)) {
-      const llvm::Value* ptr = isa<llvm::AtomicRMWInst>(I) ? cast<llvm::AtomicRMWInst>(I)->getPointerOperand()
-                                                            : cast<llvm::AtomicCmpXchgInst>(I)->getPointerOperand();
-      if (sharedMemory(ptr)) return true;
+      if (sharedMemory(rmwPointer(I))) return true;
       for (const llvm::Use& u : I->operands()) push(u.get());
-      if (const llvm::AllocaInst* al = privateBase(ptr)) pushSlot(al);
+      if (const llvm::AllocaInst* al = privateSlot(rmwPointer(I))) pushSlot(al);
       continue;
     }
     if (auto* phi = dyn_cast<llvm::PHINode>(I)) {
@@ -374,31 +429,12 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
         continue;
       }
       if (!callee->isDeclaration()) return true;  // may read shared memory
-      switch (classifyExternal(callee->getName())) {
-        case Ext::MutexTryLock:
-        case Ext::PthreadJoin:
-        case Ext::PthreadSelf:
-        case Ext::Unknown:
-        case Ext::BarrierWait:
-        case Ext::SemTryWait:
-        case Ext::SemGetValue:
-        case Ext::RwTryRdLock:
-        case Ext::RwTryWrLock:
-        case Ext::CondTimedWait:
-        case Ext::ThrdJoin:
-        case Ext::MtxTryLock:
-        case Ext::Memcmp:
-        case Ext::Strlen:
-        case Ext::Strcmp:
-        case Ext::Strncmp:
-          return true;
-        case Ext::PthreadEqual:
-        case Ext::Malloc:
-        case Ext::Calloc:
+      switch (callResult(classifyExternal(callee->getName()))) {
+        case CallResult::Shared: return true;
+        case CallResult::Arguments:
           for (const llvm::Use& a : call->args()) push(a.get());
           continue;
-        default:
-          continue;  // result 0 (output, mutexes, cond_wait, ...) or no result
+        case CallResult::Fixed: continue;
       }
     }
     for (const llvm::Use& u : I->operands()) push(u.get());

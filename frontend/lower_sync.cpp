@@ -69,23 +69,20 @@ void FunctionLowering::syncAwait(Reg cond, const std::string& what) {
   as.name = ml_.p_.intern(what);
 }
 
-void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::string& name) {
-  // Every primitive changes shared state (or may, for the try-variants):
-  // never an idle iteration of an enclosing loop. A timed wait is a
-  // condition wait (an enclosing loop's idle iteration may end in it) unless
-  // its result is looked at.
-  if (k != Ext::CondTimedWait || !I.use_empty()) markEffect();
-  const bool wantsResult = !I.getType()->isVoidTy();
-  // The object's name for deadlock reports ("bar", "s.sem", ...).
-  auto object = [&](const char* kind) {
-    const uint32_t n = I.arg_size() ? addrName(I.getArgOperand(0)) : 0;
-    std::string base = n && n < ml_.p_.strings.size() ? ml_.p_.strings[n] : std::string();
-    if (auto dot = base.find(".__"); dot != std::string::npos) base.resize(dot);  // bar.__size[0] → bar
-    if (base.empty() && I.arg_size())
-      if (auto* g = dyn_cast<llvm::GlobalVariable>(I.getArgOperand(0)->stripPointerCasts()))
-        base = g->getName().str();
-    return std::string(kind) + (base.empty() ? "" : " " + base);
-  };
+// The name of the object a primitive works on, for deadlock reports
+// ("barrier bar", "semaphore s.sem", ...).
+std::string FunctionLowering::syncObject(llvm::CallInst& I, const char* kind) {
+  const uint32_t n = I.arg_size() ? addrName(I.getArgOperand(0)) : 0;
+  std::string base = n && n < ml_.p_.strings.size() ? ml_.p_.strings[n] : std::string();
+  if (auto dot = base.find(".__"); dot != std::string::npos) base.resize(dot);  // bar.__size[0] → bar
+  if (base.empty() && I.arg_size())
+    if (auto* g = dyn_cast<llvm::GlobalVariable>(I.getArgOperand(0)->stripPointerCasts()))
+      base = g->getName().str();
+  return std::string(kind) + (base.empty() ? "" : " " + base);
+}
+
+// pthread_barrier_init / _wait: count at 0, arrived at 4, generation at 8.
+void FunctionLowering::lowerBarrier(llvm::CallInst& I, Ext k, const std::string& name) {
   switch (k) {
     case Ext::BarrierInit: {  // (barrier, attr, count)
       if (!needArgs(I, 3, name)) return;
@@ -117,12 +114,20 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       jmp(lEnd);
       bind(lWait);
       Reg now = syncLoad(b, 8, n);
-      syncAwait(cmp(CmpOp::Ne, now, g), "waits at " + object("barrier") + " for parties that never arrive");
+      syncAwait(cmp(CmpOp::Ne, now, g), "waits at " + syncObject(I, "barrier") + " for parties that never arrive");
       mov(r, constVal(0));
       bind(lEnd);
       setCallResult(I, r);
       return;
     }
+    default:
+      return;
+  }
+}
+
+// POSIX semaphores: the value at offset 0.
+void FunctionLowering::lowerSemaphore(llvm::CallInst& I, Ext k, const std::string& name) {
+  switch (k) {
     case Ext::SemInit: {  // (sem, pshared, value)
       if (!needArgs(I, 3, name)) return;
       syncRmw(RmwOp::Xchg, argReg(I, 0), 0, argReg(I, 2), addrName(I.getArgOperand(0)));
@@ -148,7 +153,7 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       Reg v = syncLoad(s, 0, n);
       Reg positive = cmp(CmpOp::Ne, v, constVal(0));
       if (k == Ext::SemWait) {
-        syncAwait(positive, "waits on " + object("semaphore") + ", which no thread will post");
+        syncAwait(positive, "waits on " + syncObject(I, "semaphore") + ", which no thread will post");
         jmp(lTake);
       } else {
         br(positive, lTake, lBusy);
@@ -178,6 +183,14 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       setCallResult(I, constVal(0));
       return;
     }
+    default:
+      return;
+  }
+}
+
+// Reader-writer locks.
+void FunctionLowering::lowerRwLock(llvm::CallInst& I, Ext k, const std::string& name) {
+  switch (k) {
     case Ext::RwInit: {
       if (!needArgs(I, 1, name)) return;
       syncRmw(RmwOp::Xchg, argReg(I, 0), 0, constVal(0), addrName(I.getArgOperand(0)));
@@ -201,7 +214,7 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       Reg v = syncLoad(w, 0, n);
       Reg free = reader ? cmp(CmpOp::Ne, v, constVal(kWriter)) : cmp(CmpOp::Eq, v, constVal(0));
       if (!tryOnly) {
-        syncAwait(free, std::string("waits to ") + (reader ? "read" : "write") + "-lock " + object("rwlock") +
+        syncAwait(free, std::string("waits to ") + (reader ? "read" : "write") + "-lock " + syncObject(I, "rwlock") +
                             ", which " + (reader ? "a writer holds" : "is held") + " for good");
         jmp(lTake);
       } else {
@@ -241,6 +254,15 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       setCallResult(I, constVal(0));
       return;
     }
+    default:
+      return;
+  }
+}
+
+// pthread_once, pthread_cond_timedwait and the C11 thread functions.
+void FunctionLowering::lowerOtherPrimitive(llvm::CallInst& I, Ext k, const std::string& name) {
+  const bool wantsResult = !I.getType()->isVoidTy();
+  switch (k) {
     case Ext::Once: {
       // if (cas(flag, 0, 1) == 0) { routine(); flag = 2 (xchg) } else await(flag == 2).
       if (!needArgs(I, 2, name)) return;
@@ -272,7 +294,7 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       jmp(lEnd);
       bind(lWait);
       syncAwait(cmp(CmpOp::Eq, syncLoad(f, 0, n), constVal(2)),
-                "waits for the once routine of " + object("flag") + ", which never finishes");
+                "waits for the once routine of " + syncObject(I, "flag") + ", which never finishes");
       bind(lEnd);
       setCallResult(I, constVal(0));
       return;
@@ -316,8 +338,33 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
       return;
     }
     default:
-      break;
+      return;
   }
 }
+
+void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::string& name) {
+  // Every primitive changes shared state (or may, for the try-variants):
+  // never an idle iteration of an enclosing loop. A timed wait is a
+  // condition wait (an enclosing loop's idle iteration may end in it) unless
+  // its result is looked at.
+  if (k != Ext::CondTimedWait || !I.use_empty()) markEffect();
+  switch (k) {
+    case Ext::BarrierInit:
+    case Ext::BarrierWait: return lowerBarrier(I, k, name);
+    case Ext::SemInit:
+    case Ext::SemPost:
+    case Ext::SemWait:
+    case Ext::SemTryWait:
+    case Ext::SemGetValue: return lowerSemaphore(I, k, name);
+    case Ext::RwInit:
+    case Ext::RwRdLock:
+    case Ext::RwTryRdLock:
+    case Ext::RwWrLock:
+    case Ext::RwTryWrLock:
+    case Ext::RwUnlock: return lowerRwLock(I, k, name);
+    default: return lowerOtherPrimitive(I, k, name);
+  }
+}
+
 
 }  // namespace tsocheck::frontend::lowering

@@ -209,6 +209,12 @@ class FunctionLowering {
   bool privateTls(const llvm::Value* ptr) const;
   void findSpinLoops();
   bool sharedDependent(llvm::Loop* L);
+  // Parts of sharedDependent: the private slot ptr points into (nullptr:
+  // none); whether other threads can change what ptr points to; whether an
+  // iteration of a loop without an exit condition touches shared state.
+  const llvm::AllocaInst* privateSlot(const llvm::Value* ptr) const;
+  bool sharedMemory(const llvm::Value* ptr) const;
+  bool iterationTouchesShared(llvm::Loop* L) const;
   bool slotLiveAtHeader(const llvm::AllocaInst* a, llvm::Loop* L);
   bool errorPath(const llvm::BasicBlock* b);
   std::vector<SpinLoop*> enclosingSpinLoops(const llvm::BasicBlock* bb);
@@ -241,6 +247,12 @@ class FunctionLowering {
   void emitJoin(llvm::CallInst& I, uint8_t resultSize);  // join argument 0, result through argument 1
   // Barriers, semaphores, rwlocks, once, timed waits, C11 threads (lower_sync.cpp).
   void lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::string& name);
+  // lowerPrimitiveCall by family (lower_sync.cpp).
+  void lowerBarrier(llvm::CallInst& I, Ext k, const std::string& name);
+  void lowerSemaphore(llvm::CallInst& I, Ext k, const std::string& name);
+  void lowerRwLock(llvm::CallInst& I, Ext k, const std::string& name);
+  void lowerOtherPrimitive(llvm::CallInst& I, Ext k, const std::string& name);
+  std::string syncObject(llvm::CallInst& I, const char* kind);
   Reg syncLoad(Reg obj, int64_t off, uint32_t name);  // 4-byte field of a primitive
   Reg syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint32_t name, Reg expected = kNoReg);
   void syncAwait(Reg cond, const std::string& what);

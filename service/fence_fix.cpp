@@ -55,6 +55,114 @@ double secondsLeft(const Limits& l) {
 
 }  // namespace
 
+namespace {
+
+// Synthesized positions -> edits after the statements that hold them (two
+// stores of one statement share one fence), sorted; nullopt and *why when a
+// store is not in a statement of the checked file.
+std::optional<std::vector<FenceEdit>> statementEdits(const FenceSynthesisResult& syn, const FenceFixInput& in,
+                                                     const std::string& text, std::string* why) {
+  std::vector<FenceEdit> edits;
+  std::set<std::tuple<std::string, uint32_t, uint32_t>> seen;
+  for (const FencePosition& p : syn.fences) {
+    const std::string& file = p.loc.file < in.program->files.size() ? in.program->files[p.loc.file] : "";
+    std::optional<frontend::StatementSpan> s;
+    if (!file.empty() && sameFile(file, in.path))
+      s = frontend::statementContaining(*in.module, in.path, p.loc.line, p.loc.column);
+    if (!s || s->file != in.path) {
+      *why = "fence synthesis: a fence belongs after the store at " + in.program->locString(p.loc) +
+             ", which is not in a statement of " + in.path + "; no edit offered";
+      return std::nullopt;
+    }
+    if (!seen.insert({s->file, s->endLine, s->endColumn}).second) continue;
+    edits.push_back(FenceEdit{s->file, s->endLine, s->endColumn, text});
+  }
+  std::sort(edits.begin(), edits.end(), [](const FenceEdit& a, const FenceEdit& b) {
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  });
+  return edits;
+}
+
+// Where a location of the edited source is in the original: the include adds
+// a line, the fences shift columns on their lines.
+SourceLoc originalLoc(SourceLoc at, const std::vector<FenceEdit>& edits, bool needInclude) {
+  if (needInclude && at.line > 1) --at.line;
+  uint32_t shift = 0;
+  for (const FenceEdit& e : edits)  // sorted by column within a line
+    if (e.line == at.line && at.column > 0 && at.column - 1 >= e.column + shift) shift += uint32_t(e.text.size() + 1);
+  at.column -= std::min(shift, at.column);
+  return at;
+}
+
+// Lowers and re-checks the edited source. Returns why it does not do what
+// the fences promise ("" when it does, with rep.fenceNote saying so).
+std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const FenceSynthesisResult& syn,
+                          const std::vector<FenceEdit>& edits, bool robustGoal) {
+  const bool needInclude = (in.style.empty() || in.style == "seq_cst") && !includesStdatomic(in.source);
+  std::string edited = applyFenceEdits(in.source, in.path, edits);
+  if (needInclude) edited = "#include <stdatomic.h>\n" + edited;
+  if (secondsLeft(in.options.limits) <= 0)
+    return "the check's time limit was reached before the edited source was re-checked";
+  frontend::FrontendResult low = frontend::lowerSource(in.path, edited, in.lowering);
+  if (!low.ok) {
+    std::string failure = "the edited source does not lower";
+    for (const auto& d : low.diagnostics)
+      if (d.severity == "error") return failure + " (" + d.message + ")";
+    return failure;
+  }
+  size_t idx = low.module.checks.size();
+  for (size_t i = 0; i < low.module.checks.size(); ++i)
+    if (low.module.checks[i].name == rep.function) idx = i;
+  if (idx == low.module.checks.size()) return "the edited source has no check " + rep.function;
+  Program p = low.module.program;
+  p.entry = low.module.entryOf[idx];
+  CheckOptions co = in.options;
+  co.stopAtFirstError = true;
+  co.onExecution = nullptr;
+  co.robustness = robustGoal;
+  CheckResult r = check(p, co);
+  // What remains must be errors SC has too (syn.scCheck), located in the
+  // original source.
+  auto underSc = [&](const Violation& v) {
+    const std::string file = v.loc.file < p.files.size() ? p.files[v.loc.file] : std::string();
+    const SourceLoc at = sameFile(file, in.path) ? originalLoc(v.loc, edits, needInclude) : v.loc;
+    for (const Violation& o : syn.scCheck.violations) {
+      if (o.kind != v.kind) continue;
+      if (isHang(v.kind)) return true;
+      const std::string of = o.loc.file < in.program->files.size() ? in.program->files[o.loc.file] : std::string();
+      if (sameFile(of, file) && o.loc.line == at.line && o.loc.column == at.column) return true;
+    }
+    return false;
+  };
+  const Violation* left = nullptr;
+  for (const Violation& v : r.violations)
+    if (!v.warning && !underSc(v) && !left) left = &v;
+  std::string remains;  // errors SC has too, still there after the fences
+  for (const Violation& v : r.violations)
+    if (!v.warning && underSc(v)) remains += (remains.empty() ? "" : ", ") + std::string(errorKindName(v.kind));
+  if (r.status == Status::Timeout && secondsLeft(co.limits) <= 0)
+    return "the check's time limit was reached before the re-check of the edited source finished";
+  if (r.status == Status::Error || r.status == Status::Timeout || left)
+    return std::string("the edited source still gives ") + statusName(r.status) +
+           (left ? " (" + left->message + ")" : std::string());
+  if (robustGoal && (!r.robustness || !r.robustness->robust)) return "the edited source is still not robust";
+  const std::string model = modelName(rep.model);
+  rep.fenceNote = countText(edits.size(), "fence") + (robustGoal || remains.empty() ? " make" : " remove") +
+                  (edits.size() == 1 ? "s" : "") +
+                  (robustGoal        ? " this check robust under " + model
+                   : remains.empty() ? " this check pass under " + model
+                                     : " the errors SC does not have under " + model + "; the " + remains +
+                                           " also occurs under SC and stays") +
+                  " (found in " + countText(size_t(syn.rounds), "round") +
+                  "; re-checked on the edited source: " + statusName(r.status) + ")" +
+                  (needInclude ? "; the fence needs #include <stdatomic.h>" : "") +
+                  (robustGoal && !r.robustness->complete ? "; within the check's bounds only: " + r.robustness->message
+                                                         : std::string());
+  return "";
+}
+
+}  // namespace
+
 void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
   // The goal: make the check pass; or, for a check that passes but is not
   // robust (robustness asked for), make it robust.
@@ -81,118 +189,24 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
     rep.fenceNote = syn.message;  // "synthesis gave up: ..."
     return;
   }
-
-  // Positions -> statement ends (two stores of one statement share one fence).
-  std::vector<FenceEdit> edits;
-  std::set<std::tuple<std::string, uint32_t, uint32_t>> seen;
-  for (const FencePosition& p : syn.fences) {
-    const std::string& file = p.loc.file < in.program->files.size() ? in.program->files[p.loc.file] : "";
-    std::optional<frontend::StatementSpan> s;
-    if (!file.empty() && sameFile(file, in.path))
-      s = frontend::statementContaining(*in.module, in.path, p.loc.line, p.loc.column);
-    if (!s || s->file != in.path) {
-      rep.fenceNote = "fence synthesis: a fence belongs after the store at " + in.program->locString(p.loc) +
-                      ", which is not in a statement of " + in.path + "; no edit offered";
-      rep.fencesVerified = false;
-      return;
-    }
-    if (!seen.insert({s->file, s->endLine, s->endColumn}).second) continue;
-    edits.push_back(FenceEdit{s->file, s->endLine, s->endColumn, text});
+  std::optional<std::vector<FenceEdit>> edits = statementEdits(syn, in, text, &rep.fenceNote);
+  if (!edits) {
+    rep.fencesVerified = false;
+    return;
   }
-  std::sort(edits.begin(), edits.end(), [](const FenceEdit& a, const FenceEdit& b) {
-    return a.line != b.line ? a.line < b.line : a.column < b.column;
-  });
-
   // Validate on the source: the edited text must lower and the check pass.
-  const bool needInclude = (in.style.empty() || in.style == "seq_cst") && !includesStdatomic(in.source);
-  std::string edited = applyFenceEdits(in.source, in.path, edits);
-  if (needInclude) edited = "#include <stdatomic.h>\n" + edited;
-  std::string failure;
-  const bool outOfTime = secondsLeft(in.options.limits) <= 0;
-  frontend::FrontendResult low;
-  if (!outOfTime) low = frontend::lowerSource(in.path, edited, in.lowering);
-  if (outOfTime) {
-    failure = "the check's time limit was reached before the edited source was re-checked";
-  } else if (!low.ok) {
-    failure = "the edited source does not lower";
-    for (const auto& d : low.diagnostics)
-      if (d.severity == "error") {
-        failure += " (" + d.message + ")";
-        break;
-      }
-  } else {
-    size_t idx = low.module.checks.size();
-    for (size_t i = 0; i < low.module.checks.size(); ++i)
-      if (low.module.checks[i].name == rep.function) idx = i;
-    if (idx == low.module.checks.size()) {
-      failure = "the edited source has no check " + rep.function;
-    } else {
-      Program p = low.module.program;
-      p.entry = low.module.entryOf[idx];
-      CheckOptions co = in.options;
-      co.stopAtFirstError = true;
-      co.onExecution = nullptr;
-      co.robustness = robustGoal;
-      CheckResult r = check(p, co);
-      // What remains must be errors SC has too (syn.scCheck), located in the
-      // original source: the edits add a line (the include) and shift columns.
-      auto underSc = [&](const Violation& v) {
-        SourceLoc at = v.loc;
-        const std::string file = at.file < p.files.size() ? p.files[at.file] : std::string();
-        if (sameFile(file, in.path)) {
-          if (needInclude && at.line > 1) --at.line;
-          uint32_t shift = 0;
-          for (const FenceEdit& e : edits)  // sorted by column within a line
-            if (e.line == at.line && at.column > 0 && at.column - 1 >= e.column + shift)
-              shift += uint32_t(e.text.size() + 1);
-          at.column -= std::min(shift, at.column);
-        }
-        for (const Violation& o : syn.scCheck.violations) {
-          if (o.kind != v.kind) continue;
-          if (isHang(v.kind)) return true;
-          const std::string of = o.loc.file < in.program->files.size() ? in.program->files[o.loc.file] : std::string();
-          if (sameFile(of, file) && o.loc.line == at.line && o.loc.column == at.column) return true;
-        }
-        return false;
-      };
-      const Violation* left = nullptr;
-      for (const Violation& v : r.violations)
-        if (!v.warning && !underSc(v) && !left) left = &v;
-      std::string remains;  // errors SC has too, still there after the fences
-      for (const Violation& v : r.violations)
-        if (!v.warning && underSc(v)) remains += (remains.empty() ? "" : ", ") + std::string(errorKindName(v.kind));
-      if (r.status == Status::Timeout && secondsLeft(co.limits) <= 0)
-        failure = "the check's time limit was reached before the re-check of the edited source finished";
-      else if (r.status == Status::Error || r.status == Status::Timeout || left)
-        failure = std::string("the edited source still gives ") + statusName(r.status) +
-                  (left ? " (" + left->message + ")" : std::string());
-      else if (robustGoal && (!r.robustness || !r.robustness->robust))
-        failure = "the edited source is still not robust";
-      else
-        rep.fenceNote = countText(edits.size(), "fence") + (robustGoal || remains.empty() ? " make" : " remove") +
-                        (edits.size() == 1 ? "s" : "") +
-                        (robustGoal        ? " this check robust under " + std::string(modelName(rep.model))
-                         : remains.empty() ? " this check pass under " + std::string(modelName(rep.model))
-                                           : " the errors SC does not have under " +
-                                                 std::string(modelName(rep.model)) + "; the " + remains +
-                                                 " also occurs under SC and stays") +
-                        " (found in " + countText(size_t(syn.rounds), "round") +
-                        "; re-checked on the edited source: " + statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "") +
-                        (robustGoal && !r.robustness->complete
-                             ? "; within the check's bounds only: " + r.robustness->message
-                             : std::string());
-    }
-  }
+  const std::string failure = validateEdits(rep, in, syn, *edits, robustGoal);
   if (!failure.empty()) {
     std::string where;
-    for (const FenceEdit& e : edits) where += (where.empty() ? "" : ", ") + std::to_string(e.line) + ":" + std::to_string(e.column);
+    for (const FenceEdit& e : *edits)
+      where += (where.empty() ? "" : ", ") + std::to_string(e.line) + ":" + std::to_string(e.column);
     rep.fenceNote = "fence synthesis found " + countText(syn.fences.size(), "fence") + " for the program, but placing " +
-                    (edits.size() == 1 ? "it" : "them") + " after the statements ending at " + where + ": " + failure +
+                    (edits->size() == 1 ? "it" : "them") + " after the statements ending at " + where + ": " + failure +
                     "; no fix offered";
     rep.fencesVerified = false;
     return;
   }
-  rep.fences = std::move(edits);
+  rep.fences = std::move(*edits);
   rep.fencesVerified = true;
 }
 
