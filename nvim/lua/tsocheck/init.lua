@@ -552,10 +552,11 @@ local function resolve(file, bufnr, root)
   return join(root or vim.fn.getcwd(), file)
 end
 
+-- The server writes each step's label (service/report_json.h); a step
+-- without one (an old cache entry) shows its number and event.
 local function step_label(s, i)
   if type(s.label) == 'string' and s.label ~= '' then return s.label end
-  return string.format('step %d · T%s · %s %s', i, value_text(s.thread), value_text(s.event),
-    is_nil(s.address) and '' or s.address)
+  return string.format('step %d · %s', i, value_text(s.event))
 end
 
 local function qf_is_ours()
