@@ -493,6 +493,31 @@ void ModuleLowering::layoutGlobals() {
     p_.globals.push_back(std::move(gl));
     next += std::max<uint64_t>(size, 1);
   }
+  // Thread-specific data (lower_sync.cpp, lowerThreadSpecific): a shared key
+  // counter and kMaxKeys private 8-byte values per thread.
+  static const char* const kKeyFunctions[] = {"pthread_key_create", "pthread_setspecific", "pthread_getspecific",
+                                              "tss_create", "tss_set", "tss_get"};
+  if (std::any_of(std::begin(kKeyFunctions), std::end(kKeyFunctions), [&](const char* n) { return m_.getFunction(n); })) {
+    next = (next + 7) / 8 * 8;
+    Global keys;
+    keys.name = "thread-specific keys";
+    keys.addr = next;
+    keys.size = 4;
+    keys.init.assign(4, 0);
+    keysGlobal_ = uint32_t(p_.globals.size());
+    p_.globals.push_back(std::move(keys));
+    next += 8;
+    ThreadLocal values;
+    values.name = "thread-specific values";
+    values.isPrivate = true;
+    values.offset = (p_.tlsPrivateSize + 7) / 8 * 8;
+    values.size = kMaxKeys * 8;
+    values.init.assign(values.size, 0);
+    values.elemSize = 8;
+    p_.tlsPrivateSize = values.offset + values.size;
+    keyValuesLocal_ = uint32_t(p_.threadLocals.size());
+    p_.threadLocals.push_back(std::move(values));
+  }
   p_.tlsPrivateSize = (p_.tlsPrivateSize + 15) / 16 * 16;  // private stack slots follow, 16-aligned
   if (tlsShared > layout::kTlsStride || p_.tlsPrivateSize > layout::kTlsStride)
     for (auto& [g, idx] : tlsIndex_) oversized_[g] = p_.threadLocals[idx].size;

@@ -18,7 +18,8 @@ namespace {
 constexpr Value kWriter = 0x40000000;     // rwlock word while write-locked
 constexpr Value kBarrierSerial = Value(-1);  // PTHREAD_BARRIER_SERIAL_THREAD
 constexpr Value kEBUSY = 16, kETIMEDOUT = 110;
-constexpr Value kThrdSuccess = 0, kThrdBusy = 1, kThrdTimedout = 4;  // glibc's <threads.h>
+constexpr Value kThrdSuccess = 0, kThrdBusy = 1, kThrdError = 2, kThrdTimedout = 4;  // glibc's <threads.h>
+constexpr Value kEAGAIN = 11, kEINVAL = 22;
 }  // namespace
 
 bool isPrimitive(Ext k) {
@@ -29,6 +30,7 @@ bool isPrimitive(Ext k) {
     case Ext::RwUnlock:
     case Ext::Once: case Ext::CondTimedWait:
     case Ext::ThrdCreate: case Ext::ThrdJoin: case Ext::MtxTryLock:
+    case Ext::KeyCreate: case Ext::KeySet: case Ext::KeyGet: case Ext::KeyDelete:
       return true;
     default:
       return false;
@@ -362,9 +364,111 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
     case Ext::RwWrLock:
     case Ext::RwTryWrLock:
     case Ext::RwUnlock: return lowerRwLock(I, k, name);
+    case Ext::KeyCreate:
+    case Ext::KeySet:
+    case Ext::KeyGet:
+    case Ext::KeyDelete: return lowerThreadSpecific(I, k, name);
     default: return lowerOtherPrimitive(I, k, name);
   }
 }
 
+
+// Thread-specific data. A key is an index into each thread's private table
+// of kMaxKeys values (zero until set: a thread sees only what it set itself);
+// pthread_key_create takes the next index from a shared counter (an RMW, so
+// racing creations get distinct keys) and stores it into *key. Destructors
+// are not run at thread exit. A key outside the table is refused like glibc
+// does (EINVAL / thrd_error; get returns NULL).
+void FunctionLowering::lowerThreadSpecific(llvm::CallInst& I, Ext k, const std::string& name) {
+  const bool c11 = name.rfind("tss_", 0) == 0;
+  if (!ml_.keysGlobal_ || !ml_.keyValuesLocal_) {
+    unsupported("'" + name + "': thread-specific data is not set up for this module");
+    return;
+  }
+  // This thread's slot for `key`, valid when key < kMaxKeys.
+  auto slot = [&](Reg key) {
+    Reg table = newReg();
+    Instr& t = emit(Op::TlsAddr);
+    t.a = table;
+    t.imm = *ml_.keyValuesLocal_;
+    return bin(BinOp::Add, table, bin(BinOp::Mul, key, constVal(8)));
+  };
+  auto inRange = [&](Reg key) { return cmp(CmpOp::Ult, key, constVal(ModuleLowering::kMaxKeys)); };
+  switch (k) {
+    case Ext::KeyCreate: {  // (key *, destructor)
+      if (!needArgs(I, 2, name)) return;
+      Reg out = argReg(I, 0);
+      Reg counter = newReg();
+      Instr& g = emit(Op::GlobalAddr);
+      g.a = counter;
+      g.imm = *ml_.keysGlobal_;
+      Reg key = syncRmw(RmwOp::Add, counter, 0, constVal(1), ml_.p_.intern("thread-specific keys"));
+      Reg ok = inRange(key);
+      Reg r = newReg();
+      int lOk = newLabel(), lFull = newLabel(), lEnd = newLabel();
+      br(ok, lOk, lFull);
+      bind(lOk);
+      Instr& st = emit(Op::Store);
+      st.b = out;
+      st.c = key;
+      st.size = 4;
+      st.name = addrName(I.getArgOperand(0));
+      mov(r, constVal(c11 ? kThrdSuccess : 0));
+      jmp(lEnd);
+      bind(lFull);
+      mov(r, constVal(c11 ? kThrdError : kEAGAIN));
+      bind(lEnd);
+      setCallResult(I, r);
+      return;
+    }
+    case Ext::KeySet: {  // (key, value)
+      if (!needArgs(I, 2, name)) return;
+      Reg key = bin(BinOp::And, argReg(I, 0), constVal(0xffffffff));
+      Reg value = argReg(I, 1);
+      Reg r = newReg();
+      int lOk = newLabel(), lBad = newLabel(), lEnd = newLabel();
+      br(inRange(key), lOk, lBad);
+      bind(lOk);
+      Reg at = slot(key);
+      Instr& st = emit(Op::Store);
+      st.b = at;
+      st.c = value;
+      st.size = 8;
+      st.name = ml_.p_.intern("thread-specific value");
+      mov(r, constVal(c11 ? kThrdSuccess : 0));
+      jmp(lEnd);
+      bind(lBad);
+      mov(r, constVal(c11 ? kThrdError : kEINVAL));
+      bind(lEnd);
+      setCallResult(I, r);
+      return;
+    }
+    case Ext::KeyGet: {  // (key) → value or NULL
+      if (!needArgs(I, 1, name)) return;
+      Reg key = bin(BinOp::And, argReg(I, 0), constVal(0xffffffff));
+      Reg r = newReg();
+      int lOk = newLabel(), lBad = newLabel(), lEnd = newLabel();
+      br(inRange(key), lOk, lBad);
+      bind(lOk);
+      Reg at = slot(key);
+      Instr& ld = emit(Op::Load);
+      ld.a = r;
+      ld.b = at;
+      ld.size = 8;
+      ld.name = ml_.p_.intern("thread-specific value");
+      jmp(lEnd);
+      bind(lBad);
+      mov(r, constVal(0));
+      bind(lEnd);
+      setCallResult(I, r);
+      return;
+    }
+    case Ext::KeyDelete:  // the values stay; the key is not reused
+      setCallResult(I, constVal(0));
+      return;
+    default:
+      return;
+  }
+}
 
 }  // namespace tsocheck::frontend::lowering

@@ -130,6 +130,7 @@ enum class Ext {
   Once,                                // pthread_once, call_once
   CondTimedWait,                       // pthread_cond_timedwait, cnd_timedwait
   ThrdCreate, ThrdJoin, MtxTryLock,    // C11 <threads.h> where it differs from pthreads
+  KeyCreate, KeySet, KeyGet, KeyDelete,  // thread-specific data: pthread_key_*, *specific, tss_*
   // libc on memory, as loops of one-byte accesses (lower_libc.cpp):
   Memcmp, Strlen, Strcmp, Strncmp, Strcpy, Strncpy, AlignedAlloc, PosixMemalign,
   AtomicBegin,   // __VERIFIER_atomic_begin(): enter an atomic section (Op::AtomicBegin)
@@ -252,6 +253,7 @@ class FunctionLowering {
   void lowerSemaphore(llvm::CallInst& I, Ext k, const std::string& name);
   void lowerRwLock(llvm::CallInst& I, Ext k, const std::string& name);
   void lowerOtherPrimitive(llvm::CallInst& I, Ext k, const std::string& name);
+  void lowerThreadSpecific(llvm::CallInst& I, Ext k, const std::string& name);
   std::string syncObject(llvm::CallInst& I, const char* kind);
   Reg syncLoad(Reg obj, int64_t off, uint32_t name);  // 4-byte field of a primitive
   Reg syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint32_t name, Reg expected = kNoReg);
@@ -330,6 +332,11 @@ class ModuleLowering {
   std::unordered_map<const llvm::GlobalVariable*, uint32_t> globalIndex_;
   // Thread-local variables: index into Program::threadLocals.
   std::unordered_map<const llvm::GlobalVariable*, uint32_t> tlsIndex_;
+  // Thread-specific data (pthread_key_*, tss_*), when the module uses it: the
+  // shared key counter (a global) and each thread's values, kMaxKeys slots of
+  // 8 bytes in its private thread-local window.
+  std::optional<uint32_t> keysGlobal_, keyValuesLocal_;
+  static constexpr uint32_t kMaxKeys = 64;
   std::unordered_map<const llvm::GlobalVariable*, const llvm::DIType*> globalDIType_;
   bool errors_ = false;  // errors that concern the whole file
   std::set<std::string> seenErrors_;

@@ -1561,6 +1561,25 @@ TEST_CASE("barriers, semaphores, rwlocks and once: correct uses verify, broken o
   }
 }
 
+TEST_CASE("thread-specific data: each thread sees its own values, keys are distinct, values are not inherited",
+          "[cli][realc][primitives]") {
+  for (const char* model : {"sc", "tso", "pso"}) {
+    INFO(model);
+    json j = checkJson(std::string("--no-fences --model ") + model + " " + quote(inputs("thread_specific.c")));
+    std::map<std::string, json> r = byFunction(j);
+    CHECK(r["per_thread_values"]["status"] == "verified");
+    CHECK(r["racing_creations"]["status"] == "verified");
+    CHECK(r["racing_creations"]["executions"] == 2);  // which creation takes key 0
+    CHECK(r["not_inherited"]["status"] == "violation");
+    CHECK(r["not_inherited"]["violation"]["line"] == 52);
+    CHECK(r["c11_tss"]["status"] == "verified");
+  }
+  json s = checkJson("--no-fences --stateful " + quote(inputs("thread_specific.c")));
+  std::map<std::string, json> r = byFunction(s);
+  CHECK(r["per_thread_values"]["status"] == "verified");
+  CHECK(r["not_inherited"]["status"] == "violation");
+}
+
 TEST_CASE("C11 threads, mutexes, condition variables and call_once, and a timed wait that may time out",
           "[cli][realc][primitives]") {
   for (const char* model : {"sc", "tso"}) {
