@@ -394,6 +394,20 @@ void FunctionLowering::lowerThreadSpecific(llvm::CallInst& I, Ext k, const std::
     return bin(BinOp::Add, table, bin(BinOp::Mul, key, constVal(8)));
   };
   auto inRange = [&](Reg key) { return cmp(CmpOp::Ult, key, constVal(ModuleLowering::kMaxKeys)); };
+  // onSlot(this thread's slot for key)'s result, or `bad` for a key outside the table.
+  auto inSlot = [&](Reg key32, Value bad, auto onSlot) {
+    Reg key = bin(BinOp::And, key32, constVal(0xffffffff));
+    Reg r = newReg();
+    int lOk = newLabel(), lBad = newLabel(), lEnd = newLabel();
+    br(inRange(key), lOk, lBad);
+    bind(lOk);
+    mov(r, onSlot(slot(key)));
+    jmp(lEnd);
+    bind(lBad);
+    mov(r, constVal(bad));
+    bind(lEnd);
+    return r;
+  };
   switch (k) {
     case Ext::KeyCreate: {  // (key *, destructor)
       if (!needArgs(I, 2, name)) return;
@@ -423,46 +437,29 @@ void FunctionLowering::lowerThreadSpecific(llvm::CallInst& I, Ext k, const std::
     }
     case Ext::KeySet: {  // (key, value)
       if (!needArgs(I, 2, name)) return;
-      Reg key = bin(BinOp::And, argReg(I, 0), constVal(0xffffffff));
       Reg value = argReg(I, 1);
-      Reg r = newReg();
-      int lOk = newLabel(), lBad = newLabel(), lEnd = newLabel();
-      br(inRange(key), lOk, lBad);
-      bind(lOk);
-      Reg at = slot(key);
-      Instr& st = emit(Op::Store);
-      st.b = at;
-      st.c = value;
-      st.size = 8;
-      st.name = ml_.p_.intern("thread-specific value");
-      mov(r, constVal(c11 ? kThrdSuccess : 0));
-      jmp(lEnd);
-      bind(lBad);
-      mov(r, constVal(c11 ? kThrdError : kEINVAL));
-      bind(lEnd);
-      setCallResult(I, r);
+      setCallResult(I, inSlot(argReg(I, 0), c11 ? kThrdError : kEINVAL, [&](Reg at) {
+        Instr& st = emit(Op::Store);
+        st.b = at;
+        st.c = value;
+        st.size = 8;
+        st.name = ml_.p_.intern("thread-specific value");
+        return constVal(c11 ? kThrdSuccess : 0);
+      }));
       return;
     }
-    case Ext::KeyGet: {  // (key) → value or NULL
+    case Ext::KeyGet:  // (key) → value or NULL
       if (!needArgs(I, 1, name)) return;
-      Reg key = bin(BinOp::And, argReg(I, 0), constVal(0xffffffff));
-      Reg r = newReg();
-      int lOk = newLabel(), lBad = newLabel(), lEnd = newLabel();
-      br(inRange(key), lOk, lBad);
-      bind(lOk);
-      Reg at = slot(key);
-      Instr& ld = emit(Op::Load);
-      ld.a = r;
-      ld.b = at;
-      ld.size = 8;
-      ld.name = ml_.p_.intern("thread-specific value");
-      jmp(lEnd);
-      bind(lBad);
-      mov(r, constVal(0));
-      bind(lEnd);
-      setCallResult(I, r);
+      setCallResult(I, inSlot(argReg(I, 0), 0, [&](Reg at) {
+        Reg v = newReg();
+        Instr& ld = emit(Op::Load);
+        ld.a = v;
+        ld.b = at;
+        ld.size = 8;
+        ld.name = ml_.p_.intern("thread-specific value");
+        return v;
+      }));
       return;
-    }
     case Ext::KeyDelete:  // the values stay; the key is not reused
       setCallResult(I, constVal(0));
       return;
