@@ -261,6 +261,11 @@ def main():
     c.notify("workspace/didChangeConfiguration", {"settings": {"tsocheck": {"model": "arm"}}})
     m = c.wait(lambda m: m.get("method") == "window/showMessage")
     check(m is not None and "model" in m["params"]["message"], "bad setting reported")
+    # Every configuration change re-checks every open file: the re-check of
+    # `uri` ends (its final status) after the message, before its lenses are compared below.
+    m = c.wait(lambda m: m.get("method") == "tsocheck/status" and m["params"]["uri"] == uri
+               and not m["params"]["checking"], 60)
+    check(m is not None, "the re-check after new settings ends")
 
     # --- malformed input -------------------------------------------------------------------------
     c.raw(b"Content-Length: abc\r\n\r\n")
