@@ -134,7 +134,7 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
         // Only a read of the initial value needs its location.
         uint32_t succ = kNone;
         if (e.rf.isInit()) {
-          const Location* loc = g.findLoc(e.addr);
+          const Location* loc = g.locOf(e);
           if (!loc) return false;
           if (!e.writes && !loc->co.empty()) succ = node(loc->co.front());
         } else if (!e.writes) {
