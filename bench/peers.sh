@@ -3,7 +3,7 @@
 # for tsocheck (bench/programs/), with the execution counts the peers report
 # for the same shapes. Prints per program and model: executions (and whether
 # they match the expected count), CPU seconds, executions/s and peak RSS —
-# and, when peer binaries are found ($GENMC / $NIDHUGGC, or genmc / nidhuggc
+# blocked executions (driven toward 0, issue 14) — and, when peer binaries are found ($GENMC / $NIDHUGGC, or genmc / nidhuggc
 # on PATH), their CPU seconds and the ratio tsocheck/peer in the same run.
 # Figures only: nothing passes or fails.
 #   bench/peers.sh [--quick]     (--quick: the smaller parameters only)
@@ -25,6 +25,7 @@ programs=(
   "lastzero(10)|lastzero.c|sc|-|--loop-bound 12|-DN=10"
   "fib_bench(4)|fib_bench.c|sc|-||-DNUM=4"
   "fib_bench(4)|fib_bench.c|tso|-||-DNUM=4"
+  "idx_mutex(3)|indexer_mutex.c|sc|-||-DN=3"
 )
 if [ "$quick" = 0 ]; then
   programs+=(
@@ -43,13 +44,13 @@ cpu() {  # command... -> prints "user+sys seconds peakKB"
   rm -f /tmp/tsocheck-peers.$$
 }
 
-printf '%-14s %-4s %10s %10s %-5s %8s %10s %8s %9s %9s\n' program model execs expected ok cpu_s execs/s rss_MB genmc_x nidhugg_x
+printf '%-14s %-4s %10s %8s %10s %-5s %8s %10s %8s %9s %9s\n' program model execs blocked expected ok cpu_s execs/s rss_MB genmc_x nidhugg_x
 for p in "${programs[@]}"; do
   IFS='|' read -r label file model expected args defines <<<"$p"
   src="bench/programs/$file"
   # shellcheck disable=SC2086
   json=$("$bin" check "$src" --json --no-fences --model "$model" $args -- $defines 2>/dev/null || true)
-  execs=$(printf '%s' "$json" | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["executions"])' 2>/dev/null || echo "?")
+  read -r execs blocked < <(printf '%s' "$json" | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["executions"], r.get("blocked", 0))' 2>/dev/null || echo "? ?")
   # shellcheck disable=SC2086
   read -r secs rss < <(cpu "$bin" check "$src" --no-fences --model "$model" $args -- $defines)
   ok="-"
@@ -66,7 +67,7 @@ for p in "${programs[@]}"; do
     read -r ns _ < <(cpu "$nidhugg" -O0 -I frontend/include $defines -- "--$model" "$src")
     nx=$(python3 -c "print('%.2f' % ($secs / max($ns, 0.01)))")
   fi
-  printf '%-14s %-4s %10s %10s %-5s %8s %10s %8.1f %9s %9s\n' "$label" "$model" "$execs" "$expected" "$ok" "$secs" "$rate" \
+  printf '%-14s %-4s %10s %8s %10s %-5s %8s %10s %8.1f %9s %9s\n' "$label" "$model" "$execs" "$blocked" "$expected" "$ok" "$secs" "$rate" \
     "$(python3 -c "print($rss / 1024)")" "$gx" "$nx"
 done
 [ -n "$genmc$nidhugg" ] || echo "(no GenMC or Nidhugg found: set GENMC / NIDHUGGC to compare side by side)"

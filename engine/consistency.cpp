@@ -8,11 +8,7 @@ namespace tsocheck {
 namespace {
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 
-struct LocNode {
-  Addr addr;
-  uint32_t node;
-};
-
+template <class LocNode>
 uint32_t* findLocNode(std::vector<LocNode>& v, Addr a) {
   for (LocNode& x : v)
     if (x.addr == a) return &x.node;
@@ -42,8 +38,12 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
 
   // Coherence position of every write (-2: not in co), for O(1) lookups.
   coPos_.assign(nEvents, -2);
+  coNext_.resize(nEvents);
   for (const Location& l : g.locs)
-    for (size_t i = 0; i < l.co.size(); ++i) coPos_[node(l.co[i])] = int(i);
+    for (size_t i = 0; i < l.co.size(); ++i) {
+      coPos_[node(l.co[i])] = int(i);
+      coNext_[node(l.co[i])] = i + 1 < l.co.size() ? node(l.co[i + 1]) : kNone;
+    }
   auto coIndex = [&](EventId w) { return w.isInit() ? -1 : coPos_[node(w)]; };
 
   edges_.clear();
@@ -54,8 +54,9 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
     if (a != kNone && b != kNone) edges_.emplace_back(a, b);
   };
 
-  std::vector<LocNode> lastStoreLoc, ownLatest;
-  std::vector<uint32_t> sinceBarrier;
+  auto& lastStoreLoc = lastStoreLoc_;
+  auto& ownLatest = ownLatest_;
+  auto& sinceBarrier = sinceBarrier_;
   for (uint32_t t = 0; t < nThreads; ++t) {
     const ThreadInfo& th = g.threads[t];
     if (th.events.empty()) continue;
@@ -124,15 +125,21 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
         edge(base_[e.aux] + uint32_t(tgt.events.size()) - 1, n);
       }
       if (e.reads) {
-        const Location* loc = g.findLoc(e.addr);
-        if (!loc) return false;
         if (!e.rf.isInit() && !g.contains(e.rf)) return false;
         int wi = coIndex(e.rf);
         if (!e.rf.isInit() && g.ev(e.rf).addr != e.addr) return false;
         if (wi == -2) return false;
         // The read sits before the co-successor of what it reads (for a
         // writing RMW that successor is itself; atomicity is checked below).
-        uint32_t succ = (!e.writes && size_t(wi + 1) < loc->co.size()) ? node(loc->co[size_t(wi + 1)]) : kNone;
+        // Only a read of the initial value needs its location.
+        uint32_t succ = kNone;
+        if (e.rf.isInit()) {
+          const Location* loc = g.locOf(e);
+          if (!loc) return false;
+          if (!e.writes && !loc->co.empty()) succ = node(loc->co.front());
+        } else if (!e.writes) {
+          succ = coNext_[node(e.rf)];
+        }
         const uint32_t* own = sc ? nullptr : findLocNode(ownLatest, e.addr);
         bool forwarded = !sc && e.kind == EvKind::Load && !e.rf.isInit() && e.rf.thread == t &&
                          g.ev(e.rf).kind == EvKind::Store;
@@ -173,13 +180,14 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
   }
   for (uint32_t i = 0; i < nNodes; ++i) adjStart_[i + 1] += adjStart_[i];
   adj_.resize(edges_.size());
-  {
-    std::vector<uint32_t> fill(adjStart_.begin(), adjStart_.end() - 1);
-    for (auto& [a, b] : edges_) adj_[fill[a]++] = b;
-  }
-  std::vector<uint32_t> flushed(nThreads, 0);
+  fill_.assign(adjStart_.begin(), adjStart_.end() - 1);
+  for (auto& [a, b] : edges_) adj_[fill_[a]++] = b;
+  auto& flushed = flushed_;
+  flushed.assign(nThreads, 0);
   // Gates whose predecessors are placed but whose count is not reached yet.
-  std::vector<std::vector<uint32_t>> waiting(nThreads);
+  auto& waiting = waiting_;
+  if (waiting.size() < nThreads) waiting.resize(nThreads);
+  for (uint32_t t = 0; t < nThreads; ++t) waiting[t].clear();
 
   // Thread of a node and whether it is a flush, for the output order.
   auto threadOf = [&](uint32_t v) -> uint32_t {
@@ -200,7 +208,8 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
   };
   using Item = std::pair<uint64_t, uint32_t>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-  std::vector<uint32_t> fifo;
+  auto& fifo = fifo_;
+  fifo.clear();
   auto push = [&](uint32_t v) {
     if (order) heap.emplace(key(v), v);
     else fifo.push_back(v);

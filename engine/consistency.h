@@ -67,6 +67,16 @@ class ConsistencyChecker {
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
   std::vector<uint32_t> gateThread_, gateNeed_, gateOf_;
   std::vector<int> coPos_;
+  // Node of each write's co-successor (none: 0xFFFFFFFF), so that a read
+  // finds the write after the one it reads without a location lookup.
+  std::vector<uint32_t> coNext_;
+  struct LocNode {
+    Addr addr;
+    uint32_t node;
+  };
+  std::vector<LocNode> lastStoreLoc_, ownLatest_;
+  std::vector<uint32_t> sinceBarrier_, flushed_, fill_, fifo_;
+  std::vector<std::vector<uint32_t>> waiting_;
 };
 
 }  // namespace tsocheck

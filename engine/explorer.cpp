@@ -576,7 +576,8 @@ void Explorer::handleRmw(State& s, uint32_t t) {
   const int low = coLowerBound(s, t, a.addr);
   EventId id = append(s, t, e);
   std::vector<EventId> cands = candidates(s, a.addr, low);
-  for (EventId w : cands) {
+  for (size_t ci = 0; ci < cands.size(); ++ci) {
+    const EventId w = cands[ci];
     Location* loc = s.g.findLoc(a.addr);
     Event& ev = s.g.ev(id);
     Value old = s.g.valueOf(*loc, w);
@@ -612,6 +613,12 @@ void Explorer::handleRmw(State& s, uint32_t t) {
         reportError(s, t, ErrorKind::Memory,
                     "pthread_mutex_unlock of a mutex this thread does not hold (" + addressName(prog_, a.addr) + ")",
                     a.loc, false);
+      } else if (ci + 1 == cands.size() && (!writes || !mayRevisit(s, t, id))) {
+        // The last candidate, and nothing of s is needed afterwards (no
+        // backward revisit to make): it takes s over instead of a copy.
+        complete(s, t);
+        if (!useAfterFree(s, id)) visit(s);
+        return;
       } else {
         State c = s;
         complete(c, t);
@@ -625,6 +632,28 @@ void Explorer::handleRmw(State& s, uint32_t t) {
     }
     if (stopped_) return;
   }
+}
+
+bool Explorer::mayRevisit(const State& s, uint32_t t, EventId w) const {
+  // Whether revisits(s, t, w) has a read to consider: a read of w's location
+  // outside w's porf-prefix (never one of t's: those precede w).
+  const Addr addr = s.g.ev(w).addr;
+  bool any = false;
+  for (uint32_t u = 0; u < s.g.threads.size() && !any; ++u)
+    if (u != t)
+      for (const Event& x : s.g.threads[u].events)
+        if (x.reads && x.addr == addr) {
+          any = true;
+          break;
+        }
+  if (!any) return false;
+  const std::vector<uint32_t> view = s.g.porfView(w);
+  for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
+    const auto& evs = s.g.threads[u].events;
+    for (uint32_t i = view[u]; i < evs.size(); ++i)
+      if (evs[i].reads && evs[i].addr == addr) return true;
+  }
+  return false;
 }
 
 bool Explorer::maximallyAdded(const Graph& g, EventId e, EventId w, const std::vector<uint32_t>& view) const {
@@ -758,8 +787,10 @@ void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT) {
     } else {
       for (int p = int(loc->co.size()); p >= 0; --p) positions.push_back(p);
     }
-    for (int p : positions) {
-      State d = c;
+    for (size_t pi = 0; pi < positions.size(); ++pi) {
+      const int p = positions[pi];
+      // The last position takes c over (c is not used after the loop).
+      State d = pi + 1 == positions.size() ? std::move(c) : c;
       Location* dl = d.g.findLoc(addr);
       dl->co.insert(dl->co.begin() + p, w);
       if (rw) dl->co.insert(dl->co.begin() + p + 1, r);
@@ -769,7 +800,7 @@ void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT) {
         if (u == r.thread || keep[u] != s.g.threads[u].events.size()) d.ts[u].emplace(replay(d.g, u));
       }
       if (!destroyed.empty()) {
-        reportError(d, r.thread, ErrorKind::Memory, destroyed, c.g.ev(r).loc, false);
+        reportError(d, r.thread, ErrorKind::Memory, destroyed, d.g.ev(r).loc, false);
         if (stopped_) return;
         continue;
       }

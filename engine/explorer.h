@@ -37,6 +37,7 @@ class Explorer {
 
   void visit(State& s);
   int pickThread(const State& s) const;
+  bool mayRevisit(const State& s, uint32_t t, EventId w) const;
   void finishExecution(State& s);
   void noteLimit(const std::string& message, const SourceLoc& loc);
   // Validates a memory access (address, size) and creates its location; false

@@ -54,6 +54,9 @@ struct Event {
   // event whose read a backward revisit changed — its write (a new value) is
   // then added afresh, after every event kept by that revisit.
   uint32_t wstamp = 0;
+  // Index in Graph::locs where the location of addr was last found: a hint,
+  // checked on use (locations added later shift the indices).
+  mutable uint32_t locHint = 0;
   Addr addr = 0;
   Value operand = 0;     // store value, RMW operand, exit value
   Value expected = 0;    // CAS expected value
@@ -106,6 +109,13 @@ class Graph {
 
   Location* findLoc(Addr a);
   const Location* findLoc(Addr a) const;
+  // The location of an access event (its addr), through its hint.
+  const Location* locOf(const Event& e) const {
+    if (e.locHint < locs.size() && locs[e.locHint].addr == e.addr) return &locs[e.locHint];
+    const Location* l = findLoc(e.addr);
+    if (l) e.locHint = uint32_t(l - locs.data());
+    return l;
+  }
   Location& locFor(Addr a, uint8_t size, Value init);
 
   // Value a read of `loc` gets from write w.
