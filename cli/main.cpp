@@ -58,6 +58,8 @@ const char* kUsage =
     "                            separate process stopped above it; --stateful and deepening\n"
     "                            searches stop at it (`bounded`, \"state memory limit\")\n"
     "  --no-fences               no fence synthesis after a TSO/PSO violation\n"
+    "  --no-race-check           do not report data races on plain (non-atomic,\n"
+    "                            non-volatile) accesses (a warning by default)\n"
     "  --fence-style S           seq_cst (default: atomic_thread_fence(memory_order_seq_cst);),\n"
     "                            sync (__sync_synchronize();) or mfence (asm volatile)\n"
     "  --deadlocks MODE          deadlocks and non-termination (threads spinning forever):\n"

@@ -49,6 +49,7 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
       {ErrorKind::NonTermination, {"nontermination", "A thread can spin forever on values no other thread changes"}},
       {ErrorKind::Memory, {"memory-error", "An invalid memory access can happen"}},
       {ErrorKind::Arithmetic, {"arithmetic", "An arithmetic error (division by zero) can happen"}},
+      {ErrorKind::Race, {"race", "Two threads can access a location, one of them writing, with nothing ordering them (a data race on a plain access)"}},
   };
   json ruleList = json::array();
   for (const auto& [k, r] : rules)
@@ -97,15 +98,23 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
           threadFlows.push_back({{"id", "T" + std::to_string(t)}, {"message", {{"text", "thread T" + std::to_string(t)}}},
                                  {"locations", locs}});
         std::string msg = v.message + " (" + c.function + ", " + boundsSentence(c) + ")";
-        results.push_back({{"ruleId", ruleId},
-                           {"level", level},
-                           {"message", {{"text", msg}}},
-                           {"locations", json::array({location(v.loc, "")})},
-                           {"codeFlows", json::array({{{"threadFlows", threadFlows}}})},
-                           {"partialFingerprints",
-                            {{"tsocheck/v1", c.function + ":" + ruleId + ":" + modelName(c.model) + ":" +
-                                                 std::to_string(v.loc.line)}}},
-                           {"fixes", fixes ? sarifFixes(c, uri) : json::array()}});
+        std::string fingerprint =
+            c.function + ":" + ruleId + ":" + modelName(c.model) + ":" + std::to_string(v.loc.line);
+        json result{{"ruleId", ruleId},
+                    {"level", level},
+                    {"message", {{"text", msg}}},
+                    {"locations", json::array({location(v.loc, "")})},
+                    {"codeFlows", json::array({{{"threadFlows", threadFlows}}})},
+                    {"fixes", fixes ? sarifFixes(c, uri) : json::array()}};
+        if (v.other) {  // a race: the other access
+          result["relatedLocations"] = json::array(
+              {location(v.other->loc, "the other access (T" + std::to_string(v.other->thread) + ")")});
+          result["relatedLocations"][0]["id"] = 1;
+          fingerprint += "." + std::to_string(v.loc.column) + ":" + std::to_string(v.other->loc.line) + "." +
+                         std::to_string(v.other->loc.column);
+        }
+        result["partialFingerprints"] = {{"tsocheck/v1", fingerprint}};
+        results.push_back(std::move(result));
       };
       // One result per kind found; the fences fix the most severe error.
       for (const Violation& v : c.result.violations)

@@ -106,6 +106,10 @@ void FunctionBuilder::store(Reg addr, Reg value, unsigned size, const std::strin
   in.b = addr; in.c = value; in.size = uint8_t(size);
   if (!name.empty()) in.name = prog_->intern(name);
 }
+void FunctionBuilder::markPlain() {
+  Instr& in = fn().code.back();
+  if (in.op == Op::Load || in.op == Op::Store) in.sub |= kPlainAccess;
+}
 Reg FunctionBuilder::loadGlobal(uint32_t global, unsigned size, int64_t offset) {
   return load(globalAddr(global, offset), size);
 }

@@ -41,15 +41,45 @@ const char* deadlockModeName(DeadlockMode m) {
 
 bool isHang(ErrorKind k) { return k == ErrorKind::Deadlock || k == ErrorKind::NonTermination; }
 
-int severity(ErrorKind k) { return k == ErrorKind::Deadlock ? 1 : k == ErrorKind::NonTermination ? 2 : 0; }
+int severity(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::Deadlock: return 1;
+    case ErrorKind::NonTermination: return 2;
+    case ErrorKind::Race: return 3;
+    default: return 0;
+  }
+}
+
+namespace {
+
+bool sameLoc(const SourceLoc& a, const SourceLoc& b) {
+  return a.file == b.file && a.line == b.line && a.column == b.column;
+}
+
+// The same pair of source locations, in either order.
+bool sameRace(const Violation& a, const Violation& b) {
+  if (!a.other || !b.other) return sameLoc(a.loc, b.loc) && !a.other && !b.other;
+  return (sameLoc(a.loc, b.loc) && sameLoc(a.other->loc, b.other->loc)) ||
+         (sameLoc(a.loc, b.other->loc) && sameLoc(a.other->loc, b.loc));
+}
+
+}  // namespace
 
 bool sameError(const Violation& a, const Violation& b) {
   if (a.kind != b.kind) return false;
-  return isHang(a.kind) || (a.loc.file == b.loc.file && a.loc.line == b.loc.line && a.loc.column == b.loc.column);
+  if (a.kind == ErrorKind::Race) return sameRace(a, b);
+  return isHang(a.kind) || sameLoc(a.loc, b.loc);
 }
 
 bool CheckResult::addViolation(Violation v) {
-  auto same = std::find_if(violations.begin(), violations.end(), [&](const Violation& o) { return o.kind == v.kind; });
+  if (v.kind == ErrorKind::Race &&
+      size_t(std::count_if(violations.begin(), violations.end(),
+                           [](const Violation& o) { return o.kind == ErrorKind::Race; })) >= kMaxRaces &&
+      std::none_of(violations.begin(), violations.end(), [&](const Violation& o) { return sameError(o, v); }))
+    return false;
+  auto same = std::find_if(violations.begin(), violations.end(), [&](const Violation& o) {
+    return o.kind == v.kind && (v.kind != ErrorKind::Race || sameRace(o, v));
+  });
   if (same != violations.end()) {
     if (!same->aboveBound || v.aboveBound) return false;
     *same = std::move(v);
@@ -74,13 +104,17 @@ bool CheckResult::addViolation(Violation v) {
 
 bool CheckResult::hasHardError() const {
   return std::any_of(violations.begin(), violations.end(),
-                     [](const Violation& v) { return !isHang(v.kind) && !v.aboveBound; });
+                     [](const Violation& v) { return !isHang(v.kind) && !v.warning && !v.aboveBound; });
 }
 
 std::string CheckResult::warningsNote() const {
   std::string kinds;
+  std::vector<ErrorKind> seen;
   for (const Violation& v : violations)
-    if (v.warning) kinds += (kinds.empty() ? "" : ", ") + std::string(errorKindName(v.kind));
+    if (v.warning && std::find(seen.begin(), seen.end(), v.kind) == seen.end()) {
+      seen.push_back(v.kind);
+      kinds += (kinds.empty() ? "" : ", ") + std::string(errorKindName(v.kind));
+    }
   return kinds.empty() ? kinds : "; warnings: " + kinds;
 }
 

@@ -34,8 +34,10 @@ const char* statusName(Status s);  // "violation", "verified", ...
 //    coherence order, init omitted;
 //  * "choice <event> = <value>" for every nondeterministic choice;
 //  * all lines sorted (std::sort on std::string), joined with '\n'.
+class Graph;
 struct ExecutionInfo {
   std::string traceKey;
+  const Graph* graph = nullptr;  // the graph explorer's execution graph, valid during the call
   // (address, value) of every location some event accessed, sorted by address.
   std::vector<std::pair<Addr, Value>> finalMemory;
   bool blocked = false;
@@ -60,6 +62,9 @@ struct CheckOptions {
   // non-termination never stop the search: it goes on looking for those.
   bool stopAtFirstError = true;
   DeadlockMode deadlocks = DeadlockMode::Error;
+  // Data races on plain accesses (engine/races.h) are reported as warnings
+  // (ErrorKind::Race in CheckResult::violations; graph explorer only).
+  bool raceCheck = true;
   // Explicit-state search with a visited-state table (engine/state_space.h)
   // instead of the graph explorer: ends loops over finite data by itself.
   // (Programs with atomic sections, hasAtomicSections, always use it.)
@@ -153,17 +158,25 @@ struct Violation {
   // exceeds the bound, i.e. the violation was met only thanks to the slack.
   int preemptions = -1;
   bool aboveBound = false;
-  bool warning = false;  // a deadlock or non-termination under DeadlockMode::Warning
+  bool warning = false;  // a deadlock or non-termination under DeadlockMode::Warning, or a race
+  // A data race (ErrorKind::Race): the other access (`loc`/`thread` are the
+  // one that came second in the trace); both are steps of the trace.
+  struct Access {
+    uint32_t thread = 0;
+    SourceLoc loc;
+  };
+  std::optional<Access> other;
 };
 
 // Deadlock or non-termination: does not stop the search.
 bool isHang(ErrorKind k);
-// 0 assertion, memory and arithmetic errors, 1 deadlock, 2 non-termination.
+// 0 assertion, memory and arithmetic errors, 1 deadlock, 2 non-termination, 3 race.
 int severity(ErrorKind k);
 // The same error: same kind and, for an assertion, memory or arithmetic
 // error, the same source location. A deadlock or non-termination matches
 // any of its kind: which stuck thread is named (and where) depends on the
-// interleaving the search met first.
+// interleaving the search met first. Races are the same when they pair the
+// same two source locations.
 bool sameError(const Violation& a, const Violation& b);
 
 // Robustness against the weak model: is every Shasha–Snir trace the model
@@ -197,10 +210,12 @@ struct CheckResult {
   // A nondeterministic input ran whose type has values outside the nondet
   // range (Limits::nondetLo..nondetHi): never `verified`.
   bool nondetLimited = false;
-  // The first violation of each kind found (warnings included): those within
+  // The first violation of each kind found (warnings included; races: the
+  // first of each pair of source locations, at most kMaxRaces): those within
   // the preemption bound first, then most severe first (severity()), then
   // the order found.
   std::vector<Violation> violations;
+  static constexpr size_t kMaxRaces = 8;
   // The most severe error-level entry of `violations` (status violation).
   std::optional<Violation> violation;
   std::optional<RobustnessResult> robustness;  // set when CheckOptions::robustness

@@ -22,7 +22,9 @@ std::string threadName(uint32_t t) { return "T" + std::to_string(t); }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts)
     : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
-      preemptions_(mm_.isSC()) {}
+      preemptions_(mm_.isSC()), races_(prog) {
+  raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
+}
 
 bool Explorer::withinPreemptionSlack(State& s) {
   if (opts_.preemptionBound < 0) return true;
@@ -823,6 +825,7 @@ void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT) {
 void Explorer::recordExecution(const State& s, bool blocked) {
   if (!opts_.onExecution) return;
   ExecutionInfo info;
+  info.graph = &s.g;
   info.blocked = blocked;
   if (opts_.preemptionBound >= 0) info.preemptionLowerBound = preemptions_.lowerBound(s.g);
   std::vector<std::string> lines;
@@ -934,7 +937,43 @@ void Explorer::finishRobustness() {
   res_.robustness = std::move(r);
 }
 
+void Explorer::checkRaces(const State& s) {
+  if (!raceCheck_) return;
+  raceScratch_.clear();
+  races_.find(s.g, raceScratch_);
+  for (const Race& r : raceScratch_) {
+    const Event& a = s.g.ev(r.first);
+    const Event& b = s.g.ev(r.second);
+    Violation v;
+    v.kind = ErrorKind::Race;
+    v.warning = true;
+    v.thread = r.second.thread;
+    v.loc = b.loc;
+    v.other = Violation::Access{r.first.thread, a.loc};
+    if (std::any_of(res_.violations.begin(), res_.violations.end(),
+                    [&](const Violation& o) { return sameError(o, v); }))
+      continue;
+    auto what = [&](const Event& e) {
+      const char* verb = e.kind == EvKind::Store ? "writes" : e.kind == EvKind::Load ? "reads" : "updates";
+      return std::string(verb) + (races_.isPlain(e) ? "" : " atomically");
+    };
+    v.message = "data race on " + addressName(prog_, a.addr) + ": " + threadName(r.first.thread) + " " + what(a) +
+                " it (" + prog_.locString(a.loc) + ") and " + threadName(r.second.thread) + " " + what(b) +
+                " it, with nothing ordering the two";
+    std::vector<OrderNode> order;
+    if (!checker_.consistent(s.g, &order)) order.clear();
+    v.trace = buildTrace(prog_, s.g, mm_, order);
+    v.preemptions = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
+    v.aboveBound = opts_.preemptionBound >= 0 && v.preemptions > opts_.preemptionBound;
+    res_.addViolation(std::move(v));
+  }
+  size_t n = std::count_if(res_.violations.begin(), res_.violations.end(),
+                           [](const Violation& o) { return o.kind == ErrorKind::Race; });
+  if (n >= CheckResult::kMaxRaces) raceCheck_ = false;  // enough to act on
+}
+
 void Explorer::finishExecution(State& s) {
+  checkRaces(s);
   checkRobust(s);
   bool allDone = true;
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
@@ -1059,6 +1098,7 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   // an assertion or memory error may still be found. The erroneous execution
   // was explored too (never "violation after 0 executions").
   const bool hang = isHang(kind);
+  if (!hang) checkRaces(s);  // (a hang comes from finishExecution, which looked already)
   ++res_.executions;
   if (hang && opts_.deadlocks == DeadlockMode::Ignore) return;
   const bool hadWitness = hasWitness();

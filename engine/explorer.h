@@ -20,6 +20,7 @@
 #include "engine/graph.h"
 #include "engine/interp.h"
 #include "engine/preemption.h"
+#include "engine/races.h"
 
 namespace tsocheck {
 
@@ -72,6 +73,9 @@ class Explorer {
                    bool pendingIsError);
   void reportEngineError(const std::string& msg, const SourceLoc& loc);
   void recordExecution(const State& s, bool blocked);
+  // Data races of an ended execution (complete, blocked, cut or erroneous):
+  // each new pair of source locations becomes a warning.
+  void checkRaces(const State& s);
   // Robustness: records s as the witness when SC does not allow its graph.
   void checkRobust(const State& s);
   void finishRobustness();
@@ -97,6 +101,9 @@ class Explorer {
   ConsistencyChecker checker_;
   ConsistencyChecker scChecker_{MemoryModel{Model::SC, -1}};
   PreemptionCounter preemptions_;
+  RaceDetector races_;
+  bool raceCheck_ = false;  // opts_.raceCheck and the program has plain accesses
+  std::vector<Race> raceScratch_;
   CheckResult res_;
   bool stopped_ = false;
   bool timedOut_ = false;

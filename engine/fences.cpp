@@ -238,6 +238,7 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
   auto run = [&](const Program& p, Model model, bool* outOfTime) {
     CheckOptions o = opts;
     o.model = model;
+    o.raceCheck = false;  // fences do not change data races
     o.robustness = robustGoal;
     o.stopAtFirstError = true;
     o.onExecution = nullptr;

@@ -21,6 +21,7 @@ const char* errorKindName(ErrorKind k) {
     case ErrorKind::Memory: return "memory";
     case ErrorKind::Arithmetic: return "arithmetic";
     case ErrorKind::NonTermination: return "nontermination";
+    case ErrorKind::Race: return "race";
   }
   return "?";
 }

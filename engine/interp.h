@@ -47,7 +47,8 @@ enum class ActionKind : uint8_t {
 // variable (at least one on a mutex or condition variable). NonTermination:
 // a thread spins forever on values no other thread will change (the others
 // have exited, wait to join, or spin too).
-enum class ErrorKind : uint8_t { None, Assertion, Deadlock, Memory, Arithmetic, NonTermination };
+// Race: a data race on a plain access (engine/races.h), always a warning.
+enum class ErrorKind : uint8_t { None, Assertion, Deadlock, Memory, Arithmetic, NonTermination, Race };
 const char* errorKindName(ErrorKind k);
 
 struct Action {

@@ -20,6 +20,11 @@ constexpr Reg kNoReg = -1;
 // t+1: held by thread t): a later lock, trylock or unlock is a memory error.
 constexpr Value kMutexDestroyed = 0xFFFFFFFF;
 
+// Instr::sub of a Load or Store: the access is a plain C access (neither
+// atomic nor volatile), so a race on it is a data race (engine/races.h).
+// Loads and stores the lowering makes up (primitives, libc) are atomic.
+constexpr uint8_t kPlainAccess = 1;
+
 struct SourceLoc {
   uint32_t file = 0;  // index into Program::files; 0 = unknown
   uint32_t line = 0;
@@ -41,8 +46,8 @@ enum class Op : uint8_t {
   GlobalAddr, // r[a] = address of globals[imm] + imm2
   TlsAddr,  // r[a] = address of this thread's copy of threadLocals[imm] + imm2
   Ret,      // return r[a] (a may be kNoReg)
-  Load,     // r[a] = *(size bytes)(r[b])
-  Store,    // *(size bytes)(r[b]) = r[c]
+  Load,     // r[a] = *(size bytes)(r[b]); sub & kPlainAccess: a plain C access
+  Store,    // *(size bytes)(r[b]) = r[c]; sub & kPlainAccess: a plain C access
   Rmw,      // r[a] = old value; RmwOp sub; address r[b], operand r[c], expected r[d] (Cas)
   Fence,    // FenceKind sub
   Spawn,    // r[a] = new thread running functions[imm](r[b])

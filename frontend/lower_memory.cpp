@@ -40,6 +40,7 @@ void FunctionLowering::lowerLoad(llvm::LoadInst& I) {
   in.b = addr;
   in.size = uint8_t(size);
   in.name = addrName(I.getPointerOperand());
+  if (!I.isAtomic() && !I.isVolatile()) in.sub = kPlainAccess;
   countRead(I.getPointerOperand());
 }
 
@@ -70,6 +71,7 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
   in.c = v;
   in.size = uint8_t(size);
   in.name = addrName(I.getPointerOperand());
+  if (!I.isAtomic() && !I.isVolatile()) in.sub = kPlainAccess;
   emitFenceForStore(I.getOrdering(), false);
   auto* slot = dyn_cast<llvm::AllocaInst>(baseObject(I.getPointerOperand()));
   if (!slot || !private_.count(slot)) {
@@ -281,6 +283,7 @@ void FunctionLowering::lowerMemIntrinsic(llvm::MemIntrinsic& I) {
       st.b = at;
       st.c = v;
       st.size = uint8_t(n);
+      if (!ms->isVolatile()) st.sub = kPlainAccess;
     }
     markEffect();
     return;
@@ -304,6 +307,7 @@ void FunctionLowering::lowerMemIntrinsic(llvm::MemIntrinsic& I) {
     ld.a = r;
     ld.b = at;
     ld.size = uint8_t(n);
+    if (!mt.isVolatile()) ld.sub = kPlainAccess;
     vals.push_back(r);
     countRead(mt.getRawSource());
   }
@@ -313,6 +317,7 @@ void FunctionLowering::lowerMemIntrinsic(llvm::MemIntrinsic& I) {
     st.b = at;
     st.c = vals[i];
     st.size = uint8_t(leaves[i].second);
+    if (!mt.isVolatile()) st.sub = kPlainAccess;
   }
   markEffect();
 }

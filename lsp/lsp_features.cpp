@@ -49,7 +49,7 @@ std::string robustnessCode(const json& check) { return modelCode(check) + "-robu
 std::string codeOf(const json& check, const json& v) {
   std::string kind = str(v, "kind");
   if (kind == "assertion") return modelCode(check) + "-assertion";
-  if (kind == "deadlock" || kind == "nontermination") return kind;
+  if (kind == "deadlock" || kind == "nontermination" || kind == "race") return kind;
   if (kind == "memory") return "memory-error";
   return kind.empty() ? "violation" : kind + "-error";
 }
@@ -130,14 +130,16 @@ json checkDiagnostics(const json& check, const std::string& path, const std::str
     std::string what = kind == "assertion"        ? "assertion fails"
                        : kind == "deadlock"       ? "deadlock"
                        : kind == "nontermination" ? "non-termination"
+                       : kind == "race"           ? "data race"
                                                   : str(v, "message");
     std::string msg = what + " " + boundsText(check);
-    std::string why = kind == "deadlock" || kind == "nontermination" ? std::string() : staleReadIn(trace);
+    const bool race = kind == "race";
+    std::string why = kind == "deadlock" || kind == "nontermination" || race ? std::string() : staleReadIn(trace);
     msg += ": " + (why.empty() ? str(v, "message") : why);
     if (kind == "assertion" && !why.empty()) msg += " (" + str(v, "message") + ")";
     // The summary comes before the steps (relatedInformation, which editors
     // list below the message): the store buffers when it failed.
-    if (!trace.empty() && trace.back().contains("buffers") && trace.back()["buffers"].is_array()) {
+    if (!race && !trace.empty() && trace.back().contains("buffers") && trace.back()["buffers"].is_array()) {
       std::string bufs;
       const json& b = trace.back()["buffers"];
       for (size_t th = 0; th < b.size(); ++th) {
@@ -153,6 +155,15 @@ json checkDiagnostics(const json& check, const std::string& path, const std::str
     json d = diag(rangeIn(str(v, "file"), path, text, num(v, "line"), num(v, "column")), warning ? 2 : 1,
                   codeOf(check, v), msg);
     d["relatedInformation"] = relatedSteps(trace, path, text);
+    const json& other = member(v, "other");
+    if (other.is_object()) {  // a race: the other access first
+      const std::string file = str(other, "file");
+      d["relatedInformation"].insert(
+          d["relatedInformation"].begin(),
+          json{{"location", {{"uri", pathToUri(sameFile(file, path) ? path : file)},
+                             {"range", rangeIn(file, path, text, num(other, "line"), num(other, "column"))}}},
+               {"message", "the other access (T" + std::to_string(num(other, "thread")) + ")"}});
+    }
     out.push_back(d);
   }
   if (status == "bounded" || status == "timeout") {

@@ -137,6 +137,8 @@ const std::vector<OptionSpec> kSchema = {
      clearFields<&V::memoryLimitMiB>},
     {"fences", "fences", "--fences", "--no-fences", ValueKind::Switch, nullptr, 0, storeSwitch<&V::fences>,
      clearFields<&V::fences>},
+    {"raceCheck", "races", "--race-check", "--no-race-check", ValueKind::Switch, nullptr, 0,
+     storeSwitch<&V::raceCheck>, clearFields<&V::raceCheck>},
     {"fenceStyle", nullptr, "--fence-style", nullptr, ValueKind::Choice, "seq_cst|sync|mfence", 0,
      storeFenceStyle, clearFields<&V::fenceStyle>},
     {"deadlocks", "deadlocks", "--deadlocks", nullptr, ValueKind::Choice, "error|warning|ignore", 0, storeParsed<&V::deadlocks, parseDeadlockMode>,
@@ -286,6 +288,7 @@ nlohmann::json optionsJson(const OptionValues& v) {
   put("fences", v.fences);
   put("fenceStyle", v.fenceStyle);
   if (v.deadlocks) j["deadlocks"] = deadlockModeName(*v.deadlocks);
+  put("raceCheck", v.raceCheck);
   put("abortEnds", v.abortEnds);
   if (v.nondetRange) j["nondetRange"] = {v.nondetRange->first, v.nondetRange->second};
   put("keepGoing", v.keepGoing);

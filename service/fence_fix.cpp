@@ -120,6 +120,7 @@ std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const Fence
   co.stopAtFirstError = true;
   co.onExecution = nullptr;
   co.robustness = robustGoal;
+  co.raceCheck = false;  // fences do not change data races
   CheckResult r = check(p, co);
   // What remains must be errors SC has too (syn.scCheck), located in the
   // original source.

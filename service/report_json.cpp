@@ -78,6 +78,13 @@ namespace {
 json violationJson(const Program& prog, const Violation& vi) {
   json trace = json::array();
   for (const TraceStep& s : vi.trace) trace.push_back(traceStepJson(prog, s));
+  // A race's other access (null for every other kind).
+  json other = nullptr;
+  if (vi.other)
+    other = json{{"file", fileOf(prog, vi.other->loc)},
+                 {"line", vi.other->loc.line},
+                 {"column", vi.other->loc.column},
+                 {"thread", vi.other->thread}};
   return json{{"kind", errorKindName(vi.kind)},
               {"message", vi.message},
               {"file", fileOf(prog, vi.loc)},
@@ -87,6 +94,7 @@ json violationJson(const Program& prog, const Violation& vi) {
               {"preemptions", vi.preemptions >= 0 ? json(vi.preemptions) : json(nullptr)},  // a lower bound
               {"above_bound", vi.aboveBound},
               {"severity", vi.warning ? "warning" : "error"},
+              {"other", other},
               {"trace", trace}};
 }
 
@@ -138,6 +146,7 @@ json checkJson(const CheckReport& r) {
          {"violation", v},     // the most severe error-level one
          {"violations", all},  // the first of each kind, most severe first (warnings included)
          {"deadlocks", deadlockModeName(r.deadlocks)},
+         {"race_check", r.raceCheck},
          {"bounds", boundsJson(r.bounds)},
          {"bound_blocked", r.result.boundBlocked},        // partial executions pruned by the preemption bound
          {"slack_executions", r.result.slackExecutions},  // complete executions known to exceed it

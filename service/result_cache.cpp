@@ -169,6 +169,7 @@ std::string checkKey(const CheckReport& rep, const Program& prog, const std::str
   f.pod(rep.preemptionBound.value_or(-1));
   f.pod(rep.loopBound);
   f.pod(rep.deadlocks);
+  f.pod(rep.raceCheck);
   f.pod(rep.nondetRange.first);
   f.pod(rep.nondetRange.second);
   f.str(settings);

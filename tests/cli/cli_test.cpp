@@ -227,7 +227,8 @@ TEST_CASE("compile flags come from compile_commands.json found upward", "[cli]")
 
 TEST_CASE("SARIF output carries the interleaving as a code flow", "[cli]") {
   fs::path out = fs::temp_directory_path() / ("tsocheck-" + std::to_string(::getpid()) + ".sarif");
-  Run r = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c") + " --sarif " +
+  // (SB's plain accesses also race: --no-race-check keeps the one result.)
+  Run r = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c") + " --no-race-check --sarif " +
                    quote(out.string()));
   CHECK(r.exitCode == 1);
   json s = json::parse(readFile(out));
@@ -648,7 +649,7 @@ TEST_CASE("deepening and the stateful search still offer validated fences", "[cl
 TEST_CASE("preemption bounding: iterative bounds, slack violations, JSON bounds", "[cli][preemption]") {
   const std::string sb = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c");
   // SB's weak outcome is impossible under SC at any bound ...
-  json sc = checkJson(sb + " --model sc --preemption-bound 0..2");
+  json sc = checkJson(sb + " --model sc --preemption-bound 0..2 --no-race-check");
   CHECK(sc["_exit"] == 0);
   CHECK(sc["results"][0]["status"] == "bounded");
   CHECK(sc["results"][0]["preemption_bound"] == 2);
@@ -732,7 +733,7 @@ TEST_CASE("robustness: a non-SC execution without a failing assert is reported w
   CHECK(t.out.find("interleaving:") != std::string::npos);
   // SARIF: a warning result with the witness as a code flow.
   fs::path sarif = fs::temp_directory_path() / ("tsocheck-rb-" + std::to_string(::getpid()) + ".sarif");
-  tsocheck("check " + sb + " --sarif " + quote(sarif.string()));
+  tsocheck("check " + sb + " --no-race-check --sarif " + quote(sarif.string()));
   json log = json::parse(readFile(sarif));
   fs::remove(sarif);
   REQUIRE(log["runs"][0]["results"].size() == 1);
@@ -944,7 +945,7 @@ TEST_CASE("deadlocks: --deadlocks=warning|ignore and the annotation deadlocks=",
 }
 
 TEST_CASE("preemption rounds go on past a round whose only violation is a hang", "[cli][kinds][preemption]") {
-  json j = checkJson(quote(inputs("hang_then_race.c")) + " --preemption-bound 0..2");
+  json j = checkJson(quote(inputs("hang_then_race.c")) + " --preemption-bound 0..2 --no-race-check");
   const json& r = j["results"][0];
   CHECK(j["_exit"] == 1);
   CHECK(r["status"] == "violation");
@@ -1662,4 +1663,54 @@ TSOCHECK void minmax(void) {
   }
   json w = checkJson(quote((dir / "minmax_wrong.c").string()));
   CHECK(w["results"][0]["status"] == "violation");
+}
+
+TEST_CASE("data races are warnings with both accesses, in text, JSON and SARIF", "[cli][races]") {
+  const std::string file = quote(inputs("data_races.c"));
+  json j = checkJson(file);
+  CHECK(j["_exit"] == 0);  // warnings only
+  REQUIRE(j["results"].size() == 3);
+  std::map<std::string, json> by;
+  for (const json& r : j["results"]) by[r["function"]] = r;
+  const json& racy = by["racy"];
+  CHECK(racy["status"] == "verified");
+  CHECK(racy["race_check"] == true);
+  CHECK(racy["violation"].is_null());
+  REQUIRE(racy["violations"].size() == 2);
+  std::set<std::pair<int, int>> pairs;  // (earlier line, later line)
+  for (const json& v : racy["violations"]) {
+    CHECK(v["kind"] == "race");
+    CHECK(v["severity"] == "warning");
+    REQUIRE(v["other"].is_object());
+    CHECK(v["other"]["thread"] != v["thread"]);
+    CHECK(v["trace"].size() > 0);
+    pairs.insert({v["other"]["line"].get<int>(), v["line"].get<int>()});
+  }
+  CHECK(pairs == std::set<std::pair<int, int>>{{17, 24}, {18, 23}});  // data: write/read, flag: write/read
+  CHECK(by["synchronised"]["violations"].empty());
+  CHECK(by["quiet"]["violations"].empty());
+  CHECK(by["quiet"]["race_check"] == false);
+
+  Run t = tsocheck("check " + file);
+  CHECK(t.exitCode == 0);
+  CHECK(t.out.find("warning: race: data race on data: T1 writes it (") != std::string::npos);
+  CHECK(t.out.find("no violation in any execution; warnings: race") != std::string::npos);
+
+  json off = checkJson(file + " --no-race-check");
+  for (const json& r : off["results"]) CHECK(r["violations"].empty());
+
+  fs::path sarif = fs::temp_directory_path() / ("tsocheck-race-" + std::to_string(::getpid()) + ".sarif");
+  tsocheck("check " + file + " --sarif " + quote(sarif.string()));
+  json log = json::parse(readFile(sarif));
+  fs::remove(sarif);
+  const json& results = log["runs"][0]["results"];
+  REQUIRE(results.size() == 2);
+  std::set<std::string> fingerprints;
+  for (const json& r : results) {
+    CHECK(r["ruleId"] == "race");
+    CHECK(r["level"] == "warning");
+    REQUIRE(r["relatedLocations"].size() == 1);
+    fingerprints.insert(r["partialFingerprints"]["tsocheck/v1"].get<std::string>());
+  }
+  CHECK(fingerprints.size() == 2);
 }

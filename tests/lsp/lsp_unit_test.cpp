@@ -340,3 +340,37 @@ TEST_CASE("typed params: the fields the server reads, and the first bad one by i
   REQUIRE(fromJson({{"textDocument", {{"uri", "file:///a.c"}}}, {"text", 5}}, save, &why));
   CHECK_FALSE(save.text);  // a text that is not a string is ignored
 }
+
+TEST_CASE("a data race is a Warning at the second access, the other access first among the related") {
+  const std::string path = "/w/race.c";
+  const std::string text = "int x;\nvoid *t1(void *p) {\n  x = 1;\n}\nvoid *t2(void *p) {\n  return (void *)(long)x;\n}\n";
+  json step = {{"step", 1}, {"thread", 1}, {"event", "store"}, {"address", "x"}, {"value", 1}, {"file", path},
+               {"line", 3}, {"column", 5}, {"buffers", json::array()}};
+  json race = {{"kind", "race"},
+               {"message", "data race on x: T1 writes it (race.c:3:5) and T2 reads it, with nothing ordering the two"},
+               {"file", path}, {"line", 6}, {"column", 24}, {"thread", 2}, {"severity", "warning"},
+               {"other", {{"file", path}, {"line", 3}, {"column", 5}, {"thread", 1}}},
+               {"trace", json::array({step})}};
+  json check = {{"function", "h"}, {"line", 8}, {"column", 1}, {"model", "TSO"}, {"status", "verified"},
+                {"violation", nullptr}, {"violations", json::array({race})}};
+  json diags = checkDiagnostics(check, path, text);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0]["severity"] == 2);
+  CHECK(diags[0]["code"] == "race");
+  CHECK(diags[0]["range"]["start"]["line"] == 5);
+  CHECK(diags[0]["message"].get<std::string>().find("data race under TSO") == 0);
+  CHECK(diags[0]["message"].get<std::string>().find("store buffers") == std::string::npos);
+  REQUIRE(diags[0]["relatedInformation"].size() == 2);
+  CHECK(diags[0]["relatedInformation"][0]["message"] == "the other access (T1)");
+  CHECK(diags[0]["relatedInformation"][0]["location"]["range"]["start"]["line"] == 2);
+}
+
+TEST_CASE("settings: raceCheck") {
+  Settings s;
+  const std::string key = outcomeSettings(s);
+  CHECK(applySettings(s, {{"raceCheck", false}}).empty());
+  REQUIRE(s.run.raceCheck);
+  CHECK(*s.run.raceCheck == false);
+  CHECK(outcomeSettings(s) != key);  // part of the cache key
+  CHECK(applySettings(s, {{"raceCheck", "sometimes"}}).size() == 1);
+}

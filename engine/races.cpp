@@ -1,0 +1,119 @@
+#include "engine/races.h"
+
+#include <algorithm>
+
+namespace tsocheck {
+
+namespace {
+
+bool isAccess(const Event& e) {
+  switch (e.kind) {
+    case EvKind::Load:
+    case EvKind::Store:
+    case EvKind::Rmw:
+    case EvKind::Lock:
+    case EvKind::TryLock:
+    case EvKind::Unlock:
+      return e.reads || e.writes;
+    default:
+      return false;
+  }
+}
+
+// Slots of the per-location, per-thread table of latest accesses.
+enum Slot : uint32_t { kWrite, kPlainWrite, kRead, kPlainRead, kSlots };
+
+}  // namespace
+
+bool RaceDetector::isPlain(const Event& e) const {
+  if (e.kind != EvKind::Load && e.kind != EvKind::Store) return false;
+  if (e.function >= prog_.functions.size()) return false;
+  const std::vector<Instr>& code = prog_.functions[e.function].code;
+  if (e.pc >= code.size()) return false;
+  const Instr& in = code[e.pc];
+  return (in.op == Op::Load || in.op == Op::Store) && (in.sub & kPlainAccess);
+}
+
+bool RaceDetector::programHasPlainAccesses() const {
+  for (const Function& f : prog_.functions)
+    for (const Instr& in : f.code)
+      if ((in.op == Op::Load || in.op == Op::Store) && (in.sub & kPlainAccess)) return true;
+  return false;
+}
+
+void RaceDetector::find(const Graph& g, std::vector<Race>& out) {
+  const uint32_t nT = uint32_t(g.threads.size());
+  clockStart_.assign(nT + 1, 0);
+  for (uint32_t t = 0; t < nT; ++t) clockStart_[t + 1] = clockStart_[t] + uint32_t(g.threads[t].events.size());
+  clocks_.assign(size_t(clockStart_[nT]) * nT, 0);
+  next_.assign(nT, 0);
+  last_.assign(g.locs.size() * nT * kSlots, -1);
+  auto clockOf = [&](uint32_t t, uint32_t i) { return &clocks_[size_t(clockStart_[t] + i) * nT]; };
+  auto join = [&](uint32_t* c, const uint32_t* o) {
+    for (uint32_t u = 0; u < nT; ++u) c[u] = std::max(c[u], o[u]);
+  };
+  // The write an event synchronises with: an atomic read of an atomic write of another thread.
+  auto syncSource = [&](const Event& e, uint32_t t) -> const Event* {
+    if (!e.reads || e.rf.isInit() || e.rf.thread == t || isPlain(e)) return nullptr;
+    const Event& w = g.ev(e.rf);
+    return isPlain(w) ? nullptr : &w;
+  };
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (uint32_t t = 0; t < nT; ++t) {
+      const ThreadInfo& th = g.threads[t];
+      if (!th.alive) continue;
+      while (next_[t] < th.events.size()) {
+        const uint32_t i = next_[t];
+        const Event& e = th.events[i];
+        const bool child = i == 0 && th.parent != t;
+        if (child && next_[th.parent] <= th.spawnIndex) break;
+        if (syncSource(e, t) && next_[e.rf.thread] <= e.rf.index) break;
+        if (e.kind == EvKind::Join && next_[e.aux] < g.threads[e.aux].events.size()) break;
+        uint32_t* c = clockOf(t, i);
+        if (i > 0) std::copy(clockOf(t, i - 1), clockOf(t, i - 1) + nT, c);
+        else if (child) join(c, clockOf(th.parent, th.spawnIndex));
+        if (syncSource(e, t)) join(c, clockOf(e.rf.thread, e.rf.index));
+        if (e.kind == EvKind::Join && !g.threads[e.aux].events.empty())
+          join(c, clockOf(e.aux, uint32_t(g.threads[e.aux].events.size() - 1)));
+        c[t] = i + 1;
+        if (isAccess(e)) {
+          const Location* l = g.locOf(e);
+          const size_t li = l ? size_t(l - g.locs.data()) : 0;
+          if (l) {
+            const bool plain = isPlain(e);
+            int32_t* row = &last_[li * nT * kSlots];
+            bool raced = false;
+            for (uint32_t u = 0; u < nT && !raced; ++u) {
+              if (u == t) continue;
+              const int32_t* r = row + u * kSlots;
+              // Writes of u this access conflicts with; reads of u if it writes.
+              int32_t w = r[plain ? kWrite : kPlainWrite];
+              int32_t rd = e.writes ? r[plain ? kRead : kPlainRead] : -1;
+              for (int32_t x : {w, rd})
+                if (x >= 0 && c[u] <= uint32_t(x)) {
+                  out.push_back(Race{EventId{u, uint32_t(x)}, EventId{t, i}});
+                  raced = true;
+                  break;
+                }
+            }
+            int32_t* mine = row + t * kSlots;
+            if (e.writes) {
+              mine[kWrite] = int32_t(i);
+              if (plain) mine[kPlainWrite] = int32_t(i);
+            }
+            if (e.reads) {
+              mine[kRead] = int32_t(i);
+              if (plain) mine[kPlainRead] = int32_t(i);
+            }
+          }
+        }
+        ++next_[t];
+        progress = true;
+      }
+    }
+  }
+}
+
+}  // namespace tsocheck

@@ -1,0 +1,54 @@
+// Data races (C11 undefined behaviour), found in complete or ended graphs.
+//
+// Two accesses race when they touch one location from different threads, at
+// least one writes, at least one is *plain* (a non-atomic, non-volatile C load
+// or store: Instr::sub & kPlainAccess), and happens-before orders neither.
+// Happens-before is (po ∪ sw)+ where sw is: an atomic write (atomic store,
+// RMW, unlock, ...) read by an atomic read (atomic load, RMW, lock, ...), a
+// spawn to the child's first event, a thread's last event to the join that
+// waits for it. Plain reads-from never synchronises. Every atomic access
+// counts as release/acquire (the IR keeps no memory order once fences are
+// placed), so races through relaxed atomics only are not reported.
+//
+// The detector visits the graph's events in one linearisation of
+// happens-before (threads advance while their next event's predecessors are
+// done) with one vector clock per event, and keeps per location and thread
+// the latest read and write (and the latest plain ones): a new access races
+// with an older one of thread u exactly when it does not see u's latest
+// access of the relevant kind. O(events × threads) per graph.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/graph.h"
+#include "engine/ir.h"
+
+namespace tsocheck {
+
+struct Race {
+  EventId first;   // the access met first in the linearisation
+  EventId second;  // the one that does not see it
+};
+
+class RaceDetector {
+ public:
+  explicit RaceDetector(const Program& prog) : prog_(prog) {}
+  // True when the program has a plain access at all (else find() is never needed).
+  bool programHasPlainAccesses() const;
+  // Races of g: for each access that races with an older one (in the
+  // linearisation), one of those (the lowest thread's latest); every location
+  // with a race gets at least one.
+  void find(const Graph& g, std::vector<Race>& out);
+  bool isPlain(const Event& e) const;
+
+ private:
+  const Program& prog_;
+  // Scratch, reused across calls.
+  std::vector<uint32_t> clockStart_;  // per thread: offset of its first event's clock
+  std::vector<uint32_t> clocks_;      // per event: one entry per thread
+  std::vector<uint32_t> next_;        // per thread: events done
+  std::vector<int32_t> last_;         // per location and thread: 4 latest accesses (index or -1)
+};
+
+}  // namespace tsocheck

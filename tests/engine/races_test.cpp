@@ -1,0 +1,253 @@
+// Data races (engine/races.h): hand-written programs, then the detector
+// against an all-pairs happens-before closure on every graph the explorer
+// ends with, on random programs with random plain accesses.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/builder.h"
+#include "engine/check.h"
+#include "engine/graph.h"
+#include "engine/races.h"
+#include "tests/engine/random_programs.h"
+
+using namespace tsocheck;
+using namespace tsocheck::testing;
+
+namespace {
+
+CheckResult run(const Program& p, Model m = Model::TSO, bool races = true) {
+  CheckOptions o;
+  o.model = m;
+  o.raceCheck = races;
+  return check(p, o);
+}
+
+std::vector<const Violation*> racesOf(const CheckResult& r) {
+  std::vector<const Violation*> out;
+  for (const Violation& v : r.violations)
+    if (v.kind == ErrorKind::Race) out.push_back(&v);
+  return out;
+}
+
+// Message passing: T1 writes data then flag, T2 reads flag then data.
+// plainFlag: the flag accesses are plain too; plainData likewise.
+Program messagePassing(bool plainData, bool plainFlag) {
+  ProgramBuilder pb("mp.c");
+  auto data = pb.global("data");
+  auto flag = pb.global("flag");
+  auto& m = pb.function("main");
+  auto& w = pb.function("writer", 1);
+  auto& r = pb.function("reader", 1);
+  w.at(3).storeGlobal(data, 1);
+  if (plainData) w.markPlain();
+  w.at(4).storeGlobal(flag, 1);
+  if (plainFlag) w.markPlain();
+  w.ret();
+  Reg f = r.at(7).loadGlobal(flag);
+  if (plainFlag) r.markPlain();
+  Label go = r.newLabel(), skip = r.newLabel();
+  r.br(f, go, skip);
+  r.bind(go);
+  r.at(8).loadGlobal(data);
+  if (plainData) r.markPlain();
+  r.bind(skip);
+  r.ret();
+  Reg a = m.at(10).spawn(w.index());
+  Reg b = m.at(11).spawn(r.index());
+  m.at(12).joinDiscard(a);
+  m.at(13).joinDiscard(b);
+  m.ret();
+  return pb.build();
+}
+
+}  // namespace
+
+TEST_CASE("races: plain message passing races on both locations, atomic flag orders the data", "[races]") {
+  for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
+    CheckResult both = run(messagePassing(true, true), model);
+    CHECK(both.status == Status::Verified);  // a race is a warning
+    CHECK(!both.violation);
+    auto rs = racesOf(both);
+    REQUIRE(rs.size() == 2);
+    std::set<uint32_t> lines;
+    for (const Violation* v : rs) {
+      CHECK(v->warning);
+      REQUIRE(v->other);
+      CHECK(v->other->thread != v->thread);
+      lines.insert(std::min(v->loc.line, v->other->loc.line) * 100 + std::max(v->loc.line, v->other->loc.line));
+      CHECK(!v->trace.empty());
+    }
+    CHECK(lines == std::set<uint32_t>{308, 407});
+    CHECK(both.message.find("warnings: race") != std::string::npos);
+
+    // An atomic flag (release/acquire) orders the plain data: no race.
+    CHECK(racesOf(run(messagePassing(true, false), model)).empty());
+    // Atomic data, plain flag: the flag races, the data accesses are atomic.
+    CheckResult flagRes = run(messagePassing(false, true), model);
+    auto flagOnly = racesOf(flagRes);
+    REQUIRE(flagOnly.size() == 1);
+    CHECK(flagOnly[0]->message.find("flag") != std::string::npos);
+    // Off: nothing looked for.
+    CHECK(racesOf(run(messagePassing(true, true), model, false)).empty());
+  }
+}
+
+TEST_CASE("races: a mutex, spawn and join order plain accesses", "[races]") {
+  ProgramBuilder pb("locked.c");
+  auto cnt = pb.global("counter");
+  auto mtx = pb.global("m");
+  auto& m = pb.function("main");
+  auto& w = pb.function("worker", 1);
+  Reg mr = w.at(5).globalAddr(mtx);
+  w.lock(mr);
+  Reg v = w.at(6).loadGlobal(cnt);
+  w.markPlain();
+  w.at(6).storeGlobalReg(cnt, w.binImm(BinOp::Add, v, 1));
+  w.markPlain();
+  w.at(7).unlock(mr);
+  w.ret();
+  m.at(9).storeGlobal(cnt, 5);  // before the spawns
+  m.markPlain();
+  Reg a = m.at(10).spawn(w.index());
+  Reg b = m.at(10).spawn(w.index());
+  m.at(11).joinDiscard(a);
+  m.at(11).joinDiscard(b);
+  m.at(12).loadGlobal(cnt);  // after the joins
+  m.markPlain();
+  m.ret();
+  CheckResult r = run(pb.build(), Model::TSO);
+  CHECK(r.status == Status::Verified);
+  CHECK(racesOf(r).empty());
+}
+
+TEST_CASE("races: an unlocked counter races, and so does a read after only one join", "[races]") {
+  ProgramBuilder pb("unlocked.c");
+  auto cnt = pb.global("counter");
+  auto& m = pb.function("main");
+  auto& w = pb.function("worker", 1);
+  Reg v = w.at(6).loadGlobal(cnt);
+  w.markPlain();
+  w.at(7).storeGlobalReg(cnt, w.binImm(BinOp::Add, v, 1));
+  w.markPlain();
+  w.ret();
+  Reg a = m.at(10).spawn(w.index());
+  Reg b = m.at(10).spawn(w.index());
+  m.at(11).joinDiscard(a);
+  m.at(12).loadGlobal(cnt);  // b may still run
+  m.markPlain();
+  m.at(13).joinDiscard(b);
+  m.ret();
+  CheckResult r = run(pb.build(), Model::SC);
+  auto rs = racesOf(r);
+  // Pairs of lines: worker's load/store against the other worker's store
+  // (6-7, 7-7) and main's read against worker b's store (7-12).
+  std::set<std::pair<uint32_t, uint32_t>> pairs;
+  for (const Violation* x : rs)
+    pairs.insert({std::min(x->loc.line, x->other->loc.line), std::max(x->loc.line, x->other->loc.line)});
+  CHECK(pairs.count({7, 12}) == 1);
+  CHECK((pairs.count({6, 7}) + pairs.count({7, 7})) >= 1);
+  for (const auto& p : pairs) CHECK((p == std::make_pair(6u, 7u) || p == std::make_pair(7u, 7u) || p == std::make_pair(7u, 12u)));
+}
+
+namespace {
+
+// All-pairs reference on one graph: happens-before by closure over po,
+// atomic-to-atomic rf, spawn and join edges; the locations with a race.
+std::set<Addr> racyLocationsByClosure(const Graph& g, const RaceDetector& d) {
+  std::vector<EventId> evs;
+  for (uint32_t t = 0; t < g.threads.size(); ++t)
+    if (g.threads[t].alive)
+      for (uint32_t i = 0; i < g.threads[t].events.size(); ++i) evs.push_back({t, i});
+  auto idx = [&](EventId e) {
+    for (size_t k = 0; k < evs.size(); ++k)
+      if (evs[k] == e) return k;
+    return evs.size();
+  };
+  const size_t n = evs.size();
+  std::vector<std::vector<size_t>> succ(n);
+  for (size_t k = 0; k < n; ++k) {
+    const EventId e = evs[k];
+    const ThreadInfo& th = g.threads[e.thread];
+    const Event& x = th.events[e.index];
+    if (e.index + 1 < th.events.size()) succ[k].push_back(idx({e.thread, e.index + 1}));
+    if (x.kind == EvKind::Spawn && g.threads[x.aux].alive && !g.threads[x.aux].events.empty())
+      succ[k].push_back(idx({x.aux, 0}));
+    if (x.kind == EvKind::Join && !g.threads[x.aux].events.empty())
+      succ[idx({x.aux, uint32_t(g.threads[x.aux].events.size() - 1)})].push_back(k);
+    if (x.reads && !x.rf.isInit() && x.rf.thread != e.thread && !d.isPlain(x) && !d.isPlain(g.ev(x.rf)))
+      succ[idx(x.rf)].push_back(k);
+  }
+  std::vector<std::vector<char>> reach(n, std::vector<char>(n, 0));
+  for (size_t s = 0; s < n; ++s) {
+    std::vector<size_t> stack{s};
+    while (!stack.empty()) {
+      size_t u = stack.back();
+      stack.pop_back();
+      for (size_t v : succ[u])
+        if (!reach[s][v]) {
+          reach[s][v] = 1;
+          stack.push_back(v);
+        }
+    }
+  }
+  auto access = [](const Event& e) {
+    return (e.kind == EvKind::Load || e.kind == EvKind::Store || e.kind == EvKind::Rmw || e.kind == EvKind::Lock ||
+            e.kind == EvKind::TryLock || e.kind == EvKind::Unlock) &&
+           (e.reads || e.writes);
+  };
+  std::set<Addr> out;
+  for (size_t a = 0; a < n; ++a)
+    for (size_t b = 0; b < n; ++b) {
+      const Event& x = g.ev(evs[a]);
+      const Event& y = g.ev(evs[b]);
+      if (evs[a].thread == evs[b].thread || !access(x) || !access(y) || x.addr != y.addr) continue;
+      if (!(x.writes || y.writes) || !(d.isPlain(x) || d.isPlain(y))) continue;
+      if (!reach[a][b] && !reach[b][a]) out.insert(x.addr);
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("races: the detector agrees with an all-pairs closure on random programs' graphs", "[races][property]") {
+  uint64_t graphs = 0, racy = 0;
+  for (uint64_t seed = 1; seed <= 150; ++seed) {
+    Program p = randomProgram(seed * 7919);
+    std::mt19937_64 rng(seed);
+    for (Function& f : p.functions)
+      for (Instr& in : f.code)
+        if ((in.op == Op::Load || in.op == Op::Store) && rng() % 3 != 0) in.sub |= kPlainAccess;
+    RaceDetector d(p);
+    for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
+      CheckOptions o;
+      o.model = model;
+      o.stopAtFirstError = false;
+      o.onExecution = [&](const ExecutionInfo& info) {
+        REQUIRE(info.graph);
+        std::vector<Race> found;
+        d.find(*info.graph, found);
+        std::set<Addr> got;
+        for (const Race& r : found) {
+          const Event& a = info.graph->ev(r.first);
+          const Event& b = info.graph->ev(r.second);
+          CHECK(a.addr == b.addr);
+          CHECK(r.first.thread != r.second.thread);
+          got.insert(a.addr);
+        }
+        std::set<Addr> want = racyLocationsByClosure(*info.graph, d);
+        INFO("seed " << seed << " model " << modelName(model));
+        CHECK(got == want);
+        ++graphs;
+        racy += !want.empty();
+      };
+      check(p, o);
+    }
+  }
+  CHECK(graphs > 1000);
+  CHECK(racy > 100);
+  CHECK(racy < graphs);
+}
