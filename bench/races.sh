@@ -13,11 +13,9 @@ runs=5
 
 # label | file | model | -D defines (programs with plain accesses)
 programs=(
-  "fib_bench(5)|fib_bench.c|sc|-DNUM=5"
-  "fib_bench(5)|fib_bench.c|tso|-DNUM=5"
-  "lastzero(12)|lastzero.c|tso|-DN=12"
-  "indexer(13)|indexer_classic.c|tso|-DN=13"
-  "readers(11)|readers.c|sc|-DN=11"
+  "fib_bench(6)|fib_bench.c|sc|-DNUM=6"
+  "fib_bench(6)|fib_bench.c|tso|-DNUM=6"
+  "lastzero(13)|lastzero.c|tso|-DN=13"
   "counters(3x3)|counters.c|tso|-DTHREADS=3 -DROUNDS=3"
 )
 
