@@ -1714,3 +1714,41 @@ TEST_CASE("data races are warnings with both accesses, in text, JSON and SARIF",
   }
   CHECK(fingerprints.size() == 2);
 }
+
+TEST_CASE("programs written for GenMC: <genmc.h> is tsocheck's own compatibility header", "[cli][realc]") {
+  const std::string file = quote(inputs("genmc_api.c"));
+  for (const char* model : {"sc", "tso", "pso"}) {
+    json j = checkJson(file + " --main --model " + model);
+    INFO(model);
+    REQUIRE(j["results"].size() == 1);
+    const json& r = j["results"][0];
+    CHECK(r["function"] == "main");
+    CHECK(r["status"] == "verified");
+    CHECK(r["executions"] == 1);  // the spin and the optional block's runs are blocked, as in GenMC
+    CHECK(r["blocked"] == 2);
+  }
+  json bug = checkJson(file + " --main --no-fences -- -DBUG");
+  CHECK(bug["_exit"] == 1);
+  REQUIRE(bug["results"].size() == 1);
+  CHECK(bug["results"][0]["violation"]["kind"] == "assertion");
+  CHECK(bug["results"][0]["violation"]["line"] == 36);
+}
+
+TEST_CASE("what older compilers accepted with a warning is accepted, an undefined callee is refused at the call", "[cli][realc]") {
+  fs::path dir = fs::temp_directory_path() / ("tsocheck-oldc-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path f = dir / "oldc.c";
+  {
+    std::ofstream out(f);
+    out << "#include <pthread.h>\n#include <assert.h>\nint x;\n"
+           "void *t(void *a) { long v = a; x = v; return 0; }\n"  // int <-> pointer conversions
+           "int main(void) { pthread_t h; pthread_create(&h, 0, t, (void *)1); pthread_join(h, 0);\n"
+           "  assert(x == 1); helper(); return 0; }\n";  // implicit declaration, no definition
+  }
+  json j = checkJson(quote(f.string()) + " --main");
+  REQUIRE(j["results"].size() == 1);
+  CHECK(j["results"][0]["status"] == "error");
+  CHECK(j["results"][0]["message"].get<std::string>().find("helper") != std::string::npos);
+  CHECK(j["results"][0]["error"]["line"] == 6);
+  fs::remove_all(dir);
+}
