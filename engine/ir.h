@@ -24,6 +24,14 @@ constexpr Value kMutexDestroyed = 0xFFFFFFFF;
 // atomic nor volatile), so a race on it is a data race (engine/races.h).
 // Loads and stores the lowering makes up (primitives, libc) are atomic.
 constexpr uint8_t kPlainAccess = 1;
+// Memory orders, for the race detector only (no effect on execution): an
+// atomic Load whose `sub` has kRelaxedAccess does not acquire, such a Store
+// does not release; an Rmw's `imm` has kRmwNoAcquire / kRmwNoRelease for a
+// read / write part that does not. (Relaxed accesses in a function with an
+// acquire / release fence count as acquiring / releasing: fence
+// synchronisation is not modelled event by event.)
+constexpr uint8_t kRelaxedAccess = 2;
+constexpr int64_t kRmwNoAcquire = 1, kRmwNoRelease = 2;
 
 struct SourceLoc {
   uint32_t file = 0;  // index into Program::files; 0 = unknown

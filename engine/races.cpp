@@ -25,13 +25,32 @@ enum Slot : uint32_t { kWrite, kPlainWrite, kRead, kPlainRead, kSlots };
 
 }  // namespace
 
+const Instr* RaceDetector::instrOf(const Event& e) const {
+  if (e.function >= prog_.functions.size()) return nullptr;
+  const std::vector<Instr>& code = prog_.functions[e.function].code;
+  return e.pc < code.size() ? &code[e.pc] : nullptr;
+}
+
 bool RaceDetector::isPlain(const Event& e) const {
   if (e.kind != EvKind::Load && e.kind != EvKind::Store) return false;
-  if (e.function >= prog_.functions.size()) return false;
-  const std::vector<Instr>& code = prog_.functions[e.function].code;
-  if (e.pc >= code.size()) return false;
-  const Instr& in = code[e.pc];
-  return (in.op == Op::Load || in.op == Op::Store) && (in.sub & kPlainAccess);
+  const Instr* in = instrOf(e);
+  return in && (in->op == Op::Load || in->op == Op::Store) && (in->sub & kPlainAccess);
+}
+
+bool RaceDetector::acquires(const Event& e) const {
+  if (!e.reads) return false;
+  const Instr* in = instrOf(e);
+  if (e.kind == EvKind::Load) return in && in->op == Op::Load && !(in->sub & (kPlainAccess | kRelaxedAccess));
+  if (e.kind == EvKind::Rmw) return !(in && in->op == Op::Rmw && (in->imm & kRmwNoAcquire));
+  return e.kind == EvKind::Lock || e.kind == EvKind::TryLock || e.kind == EvKind::Unlock;
+}
+
+bool RaceDetector::releases(const Event& e) const {
+  if (!e.writes) return false;
+  const Instr* in = instrOf(e);
+  if (e.kind == EvKind::Store) return in && in->op == Op::Store && !(in->sub & (kPlainAccess | kRelaxedAccess));
+  if (e.kind == EvKind::Rmw) return !(in && in->op == Op::Rmw && (in->imm & kRmwNoRelease));
+  return e.kind == EvKind::Lock || e.kind == EvKind::TryLock || e.kind == EvKind::Unlock;
 }
 
 bool RaceDetector::programHasPlainAccesses() const {
@@ -46,17 +65,21 @@ void RaceDetector::find(const Graph& g, std::vector<Race>& out) {
   clockStart_.assign(nT + 1, 0);
   for (uint32_t t = 0; t < nT; ++t) clockStart_[t + 1] = clockStart_[t] + uint32_t(g.threads[t].events.size());
   clocks_.assign(size_t(clockStart_[nT]) * nT, 0);
+  release_.assign(size_t(clockStart_[nT]) * nT, 0);
   next_.assign(nT, 0);
   last_.assign(g.locs.size() * nT * kSlots, -1);
   auto clockOf = [&](uint32_t t, uint32_t i) { return &clocks_[size_t(clockStart_[t] + i) * nT]; };
+  // What a write releases to an acquiring read of it: its own clock if it
+  // releases, joined, for an RMW, with what the write it read releases (the
+  // release sequence: RMWs continue it).
+  auto releaseOf = [&](EventId w) { return &release_[size_t(clockStart_[w.thread] + w.index) * nT]; };
   auto join = [&](uint32_t* c, const uint32_t* o) {
     for (uint32_t u = 0; u < nT; ++u) c[u] = std::max(c[u], o[u]);
   };
-  // The write an event synchronises with: an atomic read of an atomic write of another thread.
-  auto syncSource = [&](const Event& e, uint32_t t) -> const Event* {
-    if (!e.reads || e.rf.isInit() || e.rf.thread == t || isPlain(e)) return nullptr;
-    const Event& w = g.ev(e.rf);
-    return isPlain(w) ? nullptr : &w;
+  // The write whose release clock an event needs done first: what an
+  // acquiring read or an RMW reads from (another thread's write).
+  auto syncSource = [&](const Event& e, uint32_t t) -> bool {
+    return e.reads && !e.rf.isInit() && e.rf.thread != t && (acquires(e) || e.writes) && !isPlain(g.ev(e.rf));
   };
   bool progress = true;
   while (progress) {
@@ -74,10 +97,25 @@ void RaceDetector::find(const Graph& g, std::vector<Race>& out) {
         uint32_t* c = clockOf(t, i);
         if (i > 0) std::copy(clockOf(t, i - 1), clockOf(t, i - 1) + nT, c);
         else if (child) join(c, clockOf(th.parent, th.spawnIndex));
-        if (syncSource(e, t)) join(c, clockOf(e.rf.thread, e.rf.index));
+        if (e.reads && !e.rf.isInit() && acquires(e) && !isPlain(g.ev(e.rf))) join(c, releaseOf(e.rf));
         if (e.kind == EvKind::Join && !g.threads[e.aux].events.empty())
           join(c, clockOf(e.aux, uint32_t(g.threads[e.aux].events.size() - 1)));
         c[t] = i + 1;
+        if (e.writes) {
+          uint32_t* rel = releaseOf(EventId{t, i});
+          if (releases(e)) std::copy(c, c + nT, rel);
+          if (e.reads && !e.rf.isInit() && !isPlain(g.ev(e.rf))) {
+            join(rel, releaseOf(e.rf));
+          } else if (!isPlain(e)) {
+            // C11's release sequence also goes on through the same thread's
+            // later writes: join the coherence predecessor's if it is ours.
+            if (const Location* l = g.locOf(e)) {
+              const int k = Graph::coIndex(*l, EventId{t, i});
+              if (k > 0 && l->co[size_t(k - 1)].thread == t && !isPlain(g.ev(l->co[size_t(k - 1)])))
+                join(rel, releaseOf(l->co[size_t(k - 1)]));
+            }
+          }
+        }
         if (isAccess(e)) {
           const Location* l = g.locOf(e);
           const size_t li = l ? size_t(l - g.locs.data()) : 0;

@@ -3,12 +3,15 @@
 // Two accesses race when they touch one location from different threads, at
 // least one writes, at least one is *plain* (a non-atomic, non-volatile C load
 // or store: Instr::sub & kPlainAccess), and happens-before orders neither.
-// Happens-before is (po ∪ sw)+ where sw is: an atomic write (atomic store,
-// RMW, unlock, ...) read by an atomic read (atomic load, RMW, lock, ...), a
-// spawn to the child's first event, a thread's last event to the join that
-// waits for it. Plain reads-from never synchronises. Every atomic access
-// counts as release/acquire (the IR keeps no memory order once fences are
-// placed), so races through relaxed atomics only are not reported.
+// Happens-before is (po ∪ sw)+ where sw is: a releasing write (a release or
+// seq_cst store or RMW, an unlock), or a write of its release sequence (C11:
+// RMWs reading from it, and its own thread's writes right after it in
+// coherence order), read
+// by an acquiring read (an acquire or seq_cst load or RMW, a lock); a spawn to
+// the child's first event; a thread's last event to the join that waits for
+// it. Plain and relaxed reads-from never synchronise (ir.h kRelaxedAccess;
+// a relaxed access in a function with a matching fence counts as acquiring /
+// releasing, so fence synchronisation is approximated per function).
 //
 // The detector visits the graph's events in one linearisation of
 // happens-before (threads advance while their next event's predecessors are
@@ -41,12 +44,17 @@ class RaceDetector {
   // with a race gets at least one.
   void find(const Graph& g, std::vector<Race>& out);
   bool isPlain(const Event& e) const;
+  // An atomic read that acquires / an atomic write that releases (ir.h kRelaxedAccess).
+  bool acquires(const Event& e) const;
+  bool releases(const Event& e) const;
 
  private:
+  const Instr* instrOf(const Event& e) const;
   const Program& prog_;
   // Scratch, reused across calls.
   std::vector<uint32_t> clockStart_;  // per thread: offset of its first event's clock
   std::vector<uint32_t> clocks_;      // per event: one entry per thread
+  std::vector<uint32_t> release_;     // per write event: the clock an acquiring read of it joins
   std::vector<uint32_t> next_;        // per thread: events done
   std::vector<int32_t> last_;         // per location and thread: 4 latest accesses (index or -1)
 };

@@ -298,6 +298,25 @@ bool FunctionLowering::atomicSection() const {
   return n.starts_with("__VERIFIER_atomic_") && e != Ext::AtomicBegin && e != Ext::AtomicEnd;
 }
 
+void FunctionLowering::findFences() {
+  using AO = llvm::AtomicOrdering;
+  auto scan = [&](const llvm::Function& f, auto& self, int depth) -> void {
+    for (const llvm::BasicBlock& bb : f)
+      for (const llvm::Instruction& I : bb) {
+        if (auto* fe = dyn_cast<llvm::FenceInst>(&I)) {
+          if (fe->getSyncScopeID() == llvm::SyncScope::SingleThread) continue;
+          AO o = fe->getOrdering();
+          acquireFence_ |= o == AO::Acquire || o == AO::AcquireRelease || o == AO::SequentiallyConsistent;
+          releaseFence_ |= o == AO::Release || o == AO::AcquireRelease || o == AO::SequentiallyConsistent;
+        } else if (auto* call = dyn_cast<llvm::CallBase>(&I); call && depth == 0) {
+          const llvm::Function* callee = call->getCalledFunction();
+          if (callee && !callee->isDeclaration()) self(*callee, self, 1);
+        }
+      }
+  };
+  scan(f_, scan, 0);
+}
+
 void FunctionLowering::run() {
   for (unsigned i = 0; i < f_.arg_size(); ++i) regs_[f_.getArg(i)] = Reg(i);
   loc_ = out_->loc;
@@ -305,6 +324,7 @@ void FunctionLowering::run() {
   li_ = std::make_unique<llvm::LoopInfo>(dt_);
   computePrivateAllocas();
   findSpinLoops();
+  findFences();
 
   // Blocks reachable from the entry, in layout order.
   std::vector<llvm::BasicBlock*> order;

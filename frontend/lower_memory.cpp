@@ -41,6 +41,8 @@ void FunctionLowering::lowerLoad(llvm::LoadInst& I) {
   in.size = uint8_t(size);
   in.name = addrName(I.getPointerOperand());
   if (!I.isAtomic() && !I.isVolatile()) in.sub = kPlainAccess;
+  else if (I.isAtomic() && !isAtLeastOrStrongerThan(I.getOrdering(), llvm::AtomicOrdering::Acquire) && !acquireFence_)
+    in.sub = kRelaxedAccess;
   countRead(I.getPointerOperand());
 }
 
@@ -72,6 +74,8 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
   in.size = uint8_t(size);
   in.name = addrName(I.getPointerOperand());
   if (!I.isAtomic() && !I.isVolatile()) in.sub = kPlainAccess;
+  else if (I.isAtomic() && !isAtLeastOrStrongerThan(I.getOrdering(), llvm::AtomicOrdering::Release) && !releaseFence_)
+    in.sub = kRelaxedAccess;
   emitFenceForStore(I.getOrdering(), false);
   auto* slot = dyn_cast<llvm::AllocaInst>(baseObject(I.getPointerOperand()));
   if (!slot || !private_.count(slot)) {
@@ -112,6 +116,7 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
   Reg old = resultReg(I);
   Instr& in = emit(Op::Rmw);
   in.sub = uint8_t(op);
+  in.imm = rmwOrderFlags(I.getOrdering());
   in.a = old;
   in.b = addr;
   in.c = operand;
@@ -142,6 +147,13 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
   }
 }
 
+int64_t FunctionLowering::rmwOrderFlags(llvm::AtomicOrdering o) const {
+  using AO = llvm::AtomicOrdering;
+  const bool acquires = o == AO::Acquire || o == AO::AcquireRelease || o == AO::SequentiallyConsistent;
+  const bool releases = o == AO::Release || o == AO::AcquireRelease || o == AO::SequentiallyConsistent;
+  return (acquires || acquireFence_ ? 0 : kRmwNoAcquire) | (releases || releaseFence_ ? 0 : kRmwNoRelease);
+}
+
 void FunctionLowering::lowerCmpXchg(llvm::AtomicCmpXchgInst& I) {
   unsigned size = accessSize(I.getNewValOperand()->getType(), "compare-and-swap");
   if (!size) return;
@@ -151,6 +163,7 @@ void FunctionLowering::lowerCmpXchg(llvm::AtomicCmpXchgInst& I) {
   Reg old = regs_.at(&I);
   Instr& in = emit(Op::Rmw);
   in.sub = uint8_t(RmwOp::Cas);
+  in.imm = rmwOrderFlags(I.getSuccessOrdering());
   in.a = old;
   in.b = addr;
   in.c = desired;

@@ -301,6 +301,11 @@ class FunctionLowering {
   std::map<uint32_t, Reg> funcAddrs_;
   std::unordered_map<const llvm::BasicBlock*, int> blockLabel_;
   std::unordered_set<const llvm::AllocaInst*> private_;
+  // The function (or a function it calls directly) has an acquire / release
+  // fence: its relaxed atomics count as acquiring / releasing (ir.h kRelaxedAccess).
+  bool acquireFence_ = false, releaseFence_ = false;
+  void findFences();
+  int64_t rmwOrderFlags(llvm::AtomicOrdering o) const;  // Rmw `imm` (ir.h kRmwNoAcquire, kRmwNoRelease)
   llvm::DominatorTree dt_;
   std::unique_ptr<llvm::LoopInfo> li_;
   std::unordered_map<const llvm::Loop*, SpinLoop> spins_;

@@ -156,7 +156,7 @@ TEST_CASE("races: an unlocked counter races, and so does a read after only one j
 namespace {
 
 // All-pairs reference on one graph: happens-before by closure over po,
-// atomic-to-atomic rf, spawn and join edges; the locations with a race.
+// release-sequence-to-acquire rf, spawn and join edges; the locations with a race.
 std::set<Addr> racyLocationsByClosure(const Graph& g, const RaceDetector& d) {
   std::vector<EventId> evs;
   for (uint32_t t = 0; t < g.threads.size(); ++t)
@@ -178,8 +178,21 @@ std::set<Addr> racyLocationsByClosure(const Graph& g, const RaceDetector& d) {
       succ[k].push_back(idx({x.aux, 0}));
     if (x.kind == EvKind::Join && !g.threads[x.aux].events.empty())
       succ[idx({x.aux, uint32_t(g.threads[x.aux].events.size() - 1)})].push_back(k);
-    if (x.reads && !x.rf.isInit() && x.rf.thread != e.thread && !d.isPlain(x) && !d.isPlain(g.ev(x.rf)))
-      succ[idx(x.rf)].push_back(k);
+    // An acquiring read synchronises with every releasing write of the
+    // release sequence it reads from (the write, and back through RMWs).
+    if (x.reads && d.acquires(x))
+      for (EventId w = x.rf; !w.isInit() && !d.isPlain(g.ev(w));) {
+        const Event& we = g.ev(w);
+        if (d.releases(we)) succ[idx(w)].push_back(k);
+        // The coherence predecessor continues the sequence for an RMW (it
+        // reads from it) and for a write of the same thread.
+        const Location* l = g.findLoc(we.addr);
+        const int at = l ? Graph::coIndex(*l, w) : -1;
+        if (at <= 0) break;
+        const EventId prev = l->co[size_t(at - 1)];
+        if (!(we.reads && we.writes) && prev.thread != w.thread) break;
+        w = prev;
+      }
   }
   std::vector<std::vector<char>> reach(n, std::vector<char>(n, 0));
   for (size_t s = 0; s < n; ++s) {
@@ -218,9 +231,14 @@ TEST_CASE("races: the detector agrees with an all-pairs closure on random progra
   for (uint64_t seed = 1; seed <= 150; ++seed) {
     Program p = randomProgram(seed * 7919);
     std::mt19937_64 rng(seed);
+    // Accesses plain (most), relaxed or acquire/release at random.
     for (Function& f : p.functions)
-      for (Instr& in : f.code)
-        if ((in.op == Op::Load || in.op == Op::Store) && rng() % 3 != 0) in.sub |= kPlainAccess;
+      for (Instr& in : f.code) {
+        const uint64_t pick = rng() % 6;
+        if ((in.op == Op::Load || in.op == Op::Store) && pick < 3) in.sub |= kPlainAccess;
+        else if ((in.op == Op::Load || in.op == Op::Store) && pick == 3) in.sub |= kRelaxedAccess;
+        else if (in.op == Op::Rmw) in.imm = int64_t(pick % 4);  // kRmwNoAcquire / kRmwNoRelease / both / neither
+      }
     RaceDetector d(p);
     for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
       CheckOptions o;
