@@ -567,6 +567,9 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
       }
       a.critical = a.all;  // conservative
       a.placement = a.all;
+    } else if (a.critical.empty()) {
+      a.critical = a.all;  // a robustness witness is never SC: the analysis missed an edge; be conservative
+      a.placement = a.all;
     }
     if (a.critical.empty()) return Learned::Nothing;
     placement.insert(placement.end(), a.placement.begin(), a.placement.end());
@@ -634,6 +637,7 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
     ++res.rounds;
     const double t0 = elapsed();
     CheckResult r = run(fenced, opts.model, &outOfTime);
+    const uint64_t roundExecutions = lastExecutions;  // (learning may check SC below)
     res.lastCheck = r;
     lastTried = chosen;
     const Violation* cex = r.status == Status::Timeout || r.status == Status::Error ? nullptr : counterexample(r);
@@ -653,7 +657,7 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
       fr.phase = seeding ? "seed" : "minimise";
       fr.fences = chosen.size();
       fr.passed = r.status != Status::Timeout && r.status != Status::Error && !cex;
-      fr.executions = lastExecutions;
+      fr.executions = roundExecutions;
       fr.seconds = elapsed() - t0;
       fr.elapsed = elapsed();
       fopts.onRound(fr);
