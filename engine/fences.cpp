@@ -310,6 +310,40 @@ CandidateAnalysis analyseCounterexample(const Program& prog, Model model, const 
   return out;
 }
 
+namespace {
+
+// Register-only instructions that cannot fail: a fence before one of them
+// acts the same after it.
+bool pureInstr(Op op) {
+  switch (op) {
+    case Op::Const: case Op::Mov: case Op::Cmp: case Op::Ext: case Op::Select:
+    case Op::FuncAddr: case Op::GlobalAddr: case Op::TlsAddr: case Op::Nop:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// `code` with every fence moved after the pure instructions that follow it
+// (unless one is a jump target): a fence placed after a statement and one
+// placed right after its store compare equal when only such instructions lie
+// between them.
+std::vector<Instr> fencesLate(std::vector<Instr> code) {
+  std::vector<bool> target(code.size() + 1, false);
+  auto mark = [&](int64_t t) {
+    if (t >= 0 && uint64_t(t) < target.size()) target[size_t(t)] = true;
+  };
+  for (const Instr& in : code) {
+    if (in.op == Op::Jmp) mark(in.imm);
+    if (in.op == Op::Br) mark(in.imm), mark(in.imm2);
+  }
+  for (size_t pc = 0; pc + 1 < code.size(); ++pc)
+    if (code[pc].op == Op::Fence && pureInstr(code[pc + 1].op) && !target[pc + 1]) std::swap(code[pc], code[pc + 1]);
+  return code;
+}
+
+}  // namespace
+
 bool sameProgram(const Program& a, const Program& b) {
   if (a.functions.size() != b.functions.size() || a.globals.size() != b.globals.size() ||
       a.threadLocals.size() != b.threadLocals.size() || a.tlsPrivateSize != b.tlsPrivateSize || a.entry != b.entry)
@@ -333,8 +367,9 @@ bool sameProgram(const Program& a, const Program& b) {
     if (x.name != y.name || x.numParams != y.numParams || x.numRegs != y.numRegs || x.args != y.args ||
         x.code.size() != y.code.size())
       return false;
-    for (size_t pc = 0; pc < x.code.size(); ++pc) {
-      const Instr &i = x.code[pc], &j = y.code[pc];
+    const std::vector<Instr> xc = fencesLate(x.code), yc = fencesLate(y.code);
+    for (size_t pc = 0; pc < xc.size(); ++pc) {
+      const Instr &i = xc[pc], &j = yc[pc];
       if (i.op != j.op || i.size != j.size || i.sub != j.sub || i.a != j.a || i.b != j.b || i.c != j.c || i.d != j.d ||
           i.imm != j.imm || i.imm2 != j.imm2 || i.argBegin != j.argBegin || i.argCount != j.argCount ||
           str(a, i.name) != str(b, j.name))
