@@ -371,8 +371,8 @@ class Server {
         results_[doc.uri] = early;
       }
       publish(doc, early);
-      log(4, "verdict of " + c.function + " in " + doc.path + " v" + std::to_string(doc.version) + ": " +
-                 statusName(c.result.status) + " (published; fence synthesis follows)");
+      log(4, "published the verdict of `" + c.function + "` (" + statusName(c.result.status) + ") before fence synthesis: " +
+                 doc.path + ", version " + std::to_string(doc.version));
     };
     FileReport fr;
     try {
