@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "cli/sarif.h"
 #include "cli/text_report.h"
 #include "frontend/worker.h"
+#include "service/wording.h"
 
 #ifndef TSOCHECK_VERSION
 #define TSOCHECK_VERSION "0.0.0"
@@ -76,6 +78,13 @@ const char* kUsage =
     "                            keep running after main returns\n"
     "  --keep-going              explore every execution after the first violation\n"
     "                            (counts all executions; reports the first violation)\n"
+    "  --fence-time-limit SECONDS  fence synthesis after a TSO/PSO violation, per check\n"
+    "                            (default 10; 0: none). The verdict and its trace are\n"
+    "                            printed first; the fix follows when synthesis ends. When\n"
+    "                            the limit ends it, the report says so (rounds done, the\n"
+    "                            best set so far); the verdict is never changed\n"
+    "  --verbose, -v             progress of fence synthesis on stderr (also when stderr\n"
+    "                            is a terminal)\n"
     "  --json                    print one JSON object instead of text\n"
     "  --sarif OUT.sarif         also write SARIF 2.1.0\n"
     "  --compile-commands-dir D  use D/compile_commands.json (default: search upward)\n"
@@ -91,7 +100,7 @@ int runCheck(int argc, char** argv) {
   std::vector<std::string> files;
   OptionValues given;
   std::vector<std::string> clangArgs;
-  bool json = false;
+  bool json = false, verbose = false;
   std::string sarifPath;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -116,6 +125,8 @@ int runCheck(int argc, char** argv) {
       if (std::string err = setOption(*o, Door::CommandLine, v, given); !err.empty()) return usage(err);
     } else if (key == "--json") {
       json = true;
+    } else if (a == "--verbose" || a == "-v") {
+      verbose = true;
     } else if (key == "--sarif") {
       if (!value(&sarifPath)) return usage("--sarif needs a file name");
     } else if (a == "-h" || a == "--help") {
@@ -132,6 +143,28 @@ int runCheck(int argc, char** argv) {
   opts.extraClangArgs = std::move(clangArgs);
   if (files.empty()) return usage("no input file");
 
+  // Text: each check's verdict and trace as soon as the exploration has them,
+  // its fix when fence synthesis ends (JSON and SARIF stay one document).
+  std::string earlyKey;
+  if (!json) {
+    opts.onVerdict = [&](const CheckReport& c) {
+      std::cout << checkVerdictText(c) << std::flush;
+      earlyKey = c.file + "\n" + c.function;
+    };
+    opts.onCheckDone = [&](const CheckReport& c) {
+      const bool out = earlyKey == c.file + "\n" + c.function;
+      earlyKey.clear();
+      std::cout << (out ? std::string() : checkVerdictText(c)) << checkFixText(c) << std::flush;
+    };
+  }
+  if (verbose || isatty(2)) {
+    opts.onFenceRound = [](const CheckReport& c, const FenceRound& r) {
+      std::fprintf(stderr, "tsocheck: %s: fence synthesis round %d (%s): %zu %s — %s (%s, %s; %s so far)\n",
+                   c.function.c_str(), r.round, r.phase, r.fences, r.fences == 1 ? "fence" : "fences",
+                   r.passed ? "passes" : "still fails", countText(r.executions, "execution").c_str(),
+                   durationText(r.seconds * 1000).c_str(), durationText(r.elapsed * 1000).c_str());
+    };
+  }
   std::vector<FileReport> reports;
   bool violation = false, inputError = false;
   for (const std::string& f : files) {
@@ -141,10 +174,7 @@ int runCheck(int argc, char** argv) {
       if (c.result.status == Status::Violation) violation = true;
       if (c.result.status == Status::Error) inputError = true;
     }
-    if (!json) {
-      std::string text = textReport(r);
-      (r.inputError ? std::cerr : std::cout) << text << std::flush;
-    }
+    if (!json && r.inputError) std::cerr << textReport(r) << std::flush;  // the checks are out already
     reports.push_back(std::move(r));
   }
   if (json) {

@@ -82,6 +82,79 @@ void writeRobustness(std::ostream& os, const CheckReport& c, SourceCache& src) {
 
 }  // namespace
 
+std::string checkVerdictText(const CheckReport& c) {
+  std::ostringstream os;
+  SourceCache src;
+  const CheckResult& r = c.result;
+  os << c.file << ":" << c.line << ": " << c.function << ": ";
+  char ms[32];
+  snprintf(ms, sizeof ms, "%.1f ms", r.elapsedMs);
+  switch (r.status) {
+    case Status::Verified: os << "verified"; break;
+    case Status::Violation: os << "VIOLATION"; break;
+    case Status::Bounded: os << "bounded"; break;
+    case Status::Timeout: os << "timeout"; break;
+    case Status::Error: os << "error"; break;
+  }
+  os << " under " << modelName(c.model);
+  if (c.bufferBound) os << " (buffer bound " << *c.bufferBound << ")";
+  if (c.preemptionBound) os << " (preemption bound " << *c.preemptionBound << ")";
+  if (r.status != Status::Error)
+    os << " — " << countText(r.executions, "execution")
+       << (r.blocked ? ", " + std::to_string(r.blocked) + " blocked" : "")
+       << (r.cut ? ", " + std::to_string(r.cut) + " cut" : "")
+       << (r.boundBlocked ? ", " + std::to_string(r.boundBlocked) + " pruned by the preemption bound" : "") << ", "
+       << ms;
+  os << "\n";
+  for (const frontend::Diagnostic& w : c.warnings)
+    os << "  warning: " << w.message << " at " << w.file << ":" << w.line << ":" << w.column << "\n";
+  if (r.status == Status::Error) {
+    if (c.errorAt) os << "  " << frontend::formatDiagnostic(*c.errorAt) << "\n";
+    else os << "  " << r.message << "\n";
+    return os.str();
+  }
+  // The other kinds found (and warnings): one line each, their
+  // interleavings are in --json / the editor.
+  auto writeOthers = [&]() {
+    for (const Violation& o : r.violations) {
+      if (r.violation && o.kind == r.violation->kind && !o.warning) continue;
+      os << "  " << (o.warning ? "warning: " : "also: ") << errorKindName(o.kind) << ": " << o.message << " at "
+         << c.program->locString(o.loc) << "\n";
+    }
+  };
+  if (r.status != Status::Violation) {
+    os << "  " << r.message << "\n";
+    if (c.program) writeOthers();
+    for (const std::string& l : r.limitsHit) os << "  limit: " << l << "\n";
+    writeRobustness(os, c, src);
+    return os.str();
+  }
+  const Violation& v = *r.violation;
+  const Program& prog = *c.program;
+  os << "  " << errorKindName(v.kind) << ": " << v.message << " at " << prog.locString(v.loc) << "\n";
+  writeOthers();
+  if (!c.boundsNote.empty()) os << "  " << c.boundsNote << "\n";
+  if (c.preemptionBound && v.aboveBound)
+    os << "  above the preemption bound " << *c.preemptionBound << ": met only in a slack execution (at least "
+       << v.preemptions << (v.preemptions == 1 ? " preemption)\n" : " preemptions)\n");
+  else if (c.preemptionBound)
+    os << "  found with preemption bound " << *c.preemptionBound
+       << (c.bounds.preemptions ? "; no violation with ≤ " + std::to_string(*c.bounds.preemptions) + " preemptions"
+                                : std::string())
+       << "\n";
+  os << "  interleaving:\n";
+  writeInterleaving(os, prog, v.trace, src);
+  writeRobustness(os, c, src);
+  return os.str();
+}
+
+std::string checkFixText(const CheckReport& c) {
+  if (c.result.status == Status::Error) return "";
+  std::ostringstream os;
+  writeFences(os, c);  // fences that fix the violation, or make a non-robust check robust
+  return os.str();
+}
+
 std::string textReport(const FileReport& f) {
   std::ostringstream os;
   if (f.inputError) {
@@ -89,71 +162,7 @@ std::string textReport(const FileReport& f) {
     os << "error: " << f.inputMessage << "\n";
     return os.str();
   }
-  SourceCache src;
-  for (const CheckReport& c : f.checks) {
-    const CheckResult& r = c.result;
-    os << c.file << ":" << c.line << ": " << c.function << ": ";
-    char ms[32];
-    snprintf(ms, sizeof ms, "%.1f ms", r.elapsedMs);
-    switch (r.status) {
-      case Status::Verified: os << "verified"; break;
-      case Status::Violation: os << "VIOLATION"; break;
-      case Status::Bounded: os << "bounded"; break;
-      case Status::Timeout: os << "timeout"; break;
-      case Status::Error: os << "error"; break;
-    }
-    os << " under " << modelName(c.model);
-    if (c.bufferBound) os << " (buffer bound " << *c.bufferBound << ")";
-    if (c.preemptionBound) os << " (preemption bound " << *c.preemptionBound << ")";
-    if (r.status != Status::Error)
-      os << " — " << countText(r.executions, "execution")
-         << (r.blocked ? ", " + std::to_string(r.blocked) + " blocked" : "")
-         << (r.cut ? ", " + std::to_string(r.cut) + " cut" : "")
-         << (r.boundBlocked ? ", " + std::to_string(r.boundBlocked) + " pruned by the preemption bound" : "") << ", "
-         << ms;
-    os << "\n";
-    for (const frontend::Diagnostic& w : c.warnings)
-      os << "  warning: " << w.message << " at " << w.file << ":" << w.line << ":" << w.column << "\n";
-    if (r.status == Status::Error) {
-      if (c.errorAt) os << "  " << frontend::formatDiagnostic(*c.errorAt) << "\n";
-      else os << "  " << r.message << "\n";
-      continue;
-    }
-    // The other kinds found (and warnings): one line each, their
-    // interleavings are in --json / the editor.
-    auto writeOthers = [&]() {
-      for (const Violation& o : r.violations) {
-        if (r.violation && o.kind == r.violation->kind && !o.warning) continue;
-        os << "  " << (o.warning ? "warning: " : "also: ") << errorKindName(o.kind) << ": " << o.message << " at "
-           << c.program->locString(o.loc) << "\n";
-      }
-    };
-    if (r.status != Status::Violation) {
-      os << "  " << r.message << "\n";
-      if (c.program) writeOthers();
-      for (const std::string& l : r.limitsHit) os << "  limit: " << l << "\n";
-      writeRobustness(os, c, src);
-      writeFences(os, c);  // fences that make a non-robust check robust
-      continue;
-    }
-    const Violation& v = *r.violation;
-    const Program& prog = *c.program;
-    os << "  " << errorKindName(v.kind) << ": " << v.message << " at " << prog.locString(v.loc) << "\n";
-    writeOthers();
-    if (!c.boundsNote.empty()) os << "  " << c.boundsNote << "\n";
-    if (c.preemptionBound && v.aboveBound)
-      os << "  above the preemption bound " << *c.preemptionBound << ": met only in a slack execution (at least "
-         << v.preemptions << (v.preemptions == 1 ? " preemption)\n" : " preemptions)\n");
-    else if (c.preemptionBound)
-      os << "  found with preemption bound " << *c.preemptionBound
-         << (c.bounds.preemptions ? "; no violation with ≤ " + std::to_string(*c.bounds.preemptions) + " preemptions"
-                                  : std::string())
-         << "\n";
-    os << "  interleaving:\n";
-    writeInterleaving(os, prog, v.trace, src);
-    writeFences(os, c);
-    writeRobustness(os, c, src);
-  }
+  for (const CheckReport& c : f.checks) os << checkVerdictText(c) << checkFixText(c);
   return os.str();
 }
 

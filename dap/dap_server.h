@@ -7,6 +7,7 @@
 // Launch arguments: program (C file, required), function (default: the first
 // check with a violation), model ("sc" | "tso" | "pso"), bufferBound,
 // preemptionBound (a number or "A..B"), loopBound, timeLimit (seconds),
+// fenceTimeLimit (seconds; every check option of service/check_options.h),
 // compileCommandsDir, stopOnEntry (default true).
 //
 // A stop at step i shows step i as just performed: threadId = the step's

@@ -1,7 +1,11 @@
 #include "engine/fences.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
 #include <set>
 
 namespace tsocheck {
@@ -65,29 +69,83 @@ Program insertFences(const Program& prog, const std::vector<FencePosition>& fenc
 }
 
 std::vector<FencePosition> candidatePositions(const Program& prog, Model model, const Violation& v) {
-  std::vector<FencePosition> out;
+  return analyseCounterexample(prog, model, v).all;
+}
+
+namespace {
+
+// The cycle analysis gives up (critical = all) on traces with more events.
+constexpr size_t kMaxCycleNodes = 6000;
+
+}  // namespace
+
+CandidateAnalysis analyseCounterexample(const Program& prog, Model model, const Violation& v) {
+  CandidateAnalysis out;
   if (model == Model::SC) return out;
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  // One node per event of the trace (a flush is its store's node). `sigma`
+  // is where the event takes effect in the trace: a store when it reaches
+  // memory (never: still buffered at the end), a load served by its own
+  // buffer right after the store it reads (it reads nothing from memory).
+  struct Node {
+    uint32_t thread = 0;
+    bool mem = false, write = false;
+    Addr addr = 0;
+    double sigma = kNever;
+    int source = -1;  // a buffered load: the store it reads
+    int poNext = -1;
+    std::vector<int> extra;  // spawn -> the child's first event; a thread's event -> a later join
+  };
   struct Issued {
     uint32_t event;
     FencePosition pos;
     Addr addr;
     bool flushed = false;
+    int node = -1;
   };
+  // A delayed event e of `thread`: the stores issued[thread][from..to) are its
+  // candidate positions; `delayed` those of them still buffered (to another
+  // address) when e took effect.
+  struct Delay {
+    uint32_t thread;
+    int node;
+    size_t from, to;
+    std::vector<size_t> delayed;
+  };
+  std::vector<Node> nodes;
+  std::vector<int> lastNode, firstNode;
   std::vector<std::vector<Issued>> issued;  // per thread, in program order
+  std::vector<Delay> delays;
   std::vector<FencePosition> atSection;  // stores delayed past another thread's section start
-  auto add = [&](const std::vector<Issued>& stores, size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i) out.push_back(stores[i].pos);
+  std::vector<std::pair<int, uint32_t>> spawns;  // (node, child)
+  auto threadSlot = [&](uint32_t t) {
+    if (issued.size() <= t) issued.resize(t + 1);
+    if (lastNode.size() <= t) lastNode.resize(t + 1, -1), firstNode.resize(t + 1, -1);
   };
-  for (const TraceStep& s : v.trace) {
+  auto newNode = [&](uint32_t t) {
+    nodes.push_back(Node{});
+    nodes.back().thread = t;
+    const int id = int(nodes.size() - 1);
+    if (lastNode[t] >= 0) nodes[size_t(lastNode[t])].poNext = id;
+    else firstNode[t] = id;
+    lastNode[t] = id;
+    return id;
+  };
+  for (size_t step = 0; step < v.trace.size(); ++step) {
+    const TraceStep& s = v.trace[step];
     if (s.event == TraceStep::kNoEvent) continue;
-    if (issued.size() <= s.thread) issued.resize(s.thread + 1);
+    threadSlot(s.thread);
     std::vector<Issued>& mine = issued[s.thread];
+    const double at = double(step);
     switch (s.kind) {
       case StepKind::Store: {
         FencePosition p{s.function, s.pc, s.loc};
         if (s.function < prog.functions.size() && s.pc < prog.functions[s.function].code.size())
           p.loc = prog.functions[s.function].code[s.pc].loc;
-        mine.push_back(Issued{s.event, p, s.addr});
+        const int n = newNode(s.thread);
+        nodes[size_t(n)].mem = nodes[size_t(n)].write = true;
+        nodes[size_t(n)].addr = s.addr;
+        mine.push_back(Issued{s.event, p, s.addr, false, n});
         break;
       }
       case StepKind::Flush: {
@@ -95,25 +153,66 @@ std::vector<FencePosition> candidatePositions(const Program& prog, Model model, 
         for (size_t i = 0; i < mine.size(); ++i)
           if (mine[i].event == s.event) self = i;
         if (self == mine.size()) break;
+        nodes[size_t(mine[self].node)].sigma = at;
         // PSO: an older store to another address is still buffered when this
         // one reaches memory (store -> store relaxed).
+        Delay d{s.thread, mine[self].node, mine.size(), self, {}};
         for (size_t i = 0; i < self; ++i)
           if (!mine[i].flushed && mine[i].addr != s.addr) {
-            add(mine, i, self);
-            break;
+            d.from = std::min(d.from, i);
+            d.delayed.push_back(i);
           }
+        if (!d.delayed.empty()) delays.push_back(std::move(d));
         mine[self].flushed = true;
         break;
       }
       case StepKind::LoadMem:
       case StepKind::LoadBuf: {
+        const int n = newNode(s.thread);
+        Node& me = nodes[size_t(n)];
+        me.mem = true;
+        me.addr = s.addr;
+        me.sigma = at;
+        if (s.kind == StepKind::LoadBuf)
+          for (size_t i = mine.size(); i-- > 0;)
+            if (!mine[i].flushed && mine[i].addr == s.addr) {
+              me.source = mine[i].node;
+              break;
+            }
         // An older store to another address is still buffered when this load
         // takes effect (store -> load relaxed).
+        Delay d{s.thread, n, mine.size(), mine.size(), {}};
         for (size_t i = 0; i < mine.size(); ++i)
           if (!mine[i].flushed && mine[i].addr != s.addr) {
-            add(mine, i, mine.size());
-            break;
+            d.from = std::min(d.from, i);
+            d.delayed.push_back(i);
           }
+        if (!d.delayed.empty()) delays.push_back(std::move(d));
+        break;
+      }
+      case StepKind::Rmw:
+      case StepKind::Lock:
+      case StepKind::Unlock:
+      case StepKind::TryLock: {
+        const int n = newNode(s.thread);
+        nodes[size_t(n)].mem = s.hasAddr;
+        nodes[size_t(n)].write = true;  // conservative: a failed CAS or a held lock counts as a write too
+        nodes[size_t(n)].addr = s.addr;
+        nodes[size_t(n)].sigma = at;
+        break;
+      }
+      case StepKind::Spawn: {
+        const int n = newNode(s.thread);
+        nodes[size_t(n)].sigma = at;
+        if (s.spawned != TraceStep::kNoThread) spawns.emplace_back(n, s.spawned);
+        break;
+      }
+      case StepKind::Join: {
+        // Conservatively ordered after every event of every other thread so far.
+        const int n = newNode(s.thread);
+        nodes[size_t(n)].sigma = at;
+        for (size_t u = 0; u < lastNode.size(); ++u)
+          if (u != s.thread && lastNode[u] >= 0) nodes[size_t(lastNode[u])].extra.push_back(n);
         break;
       }
       case StepKind::Atomic:
@@ -130,15 +229,165 @@ std::vector<FencePosition> candidatePositions(const Program& prog, Model model, 
               break;
             }
         }
+        newNode(s.thread);
         break;
       default:
+        nodes[size_t(newNode(s.thread))].sigma = at;
         break;
     }
   }
-  if (out.empty()) out = std::move(atSection);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  for (const auto& [n, child] : spawns)
+    if (child < firstNode.size() && firstNode[child] >= 0) nodes[size_t(n)].extra.push_back(firstNode[child]);
+  for (Node& n : nodes)
+    if (n.source >= 0) n.sigma = nodes[size_t(n.source)].sigma + 0.5;
+
+  auto sortUnique = [](std::vector<FencePosition>& xs) {
+    std::sort(xs.begin(), xs.end());
+    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  };
+  for (const Delay& d : delays)
+    for (size_t i = d.from; i < d.to; ++i) out.all.push_back(issued[d.thread][i].pos);
+  sortUnique(out.all);
+  if (out.all.empty()) {
+    sortUnique(atSection);
+    out.all = out.critical = out.placement = atSection;
+    return out;
+  }
+  if (nodes.size() > kMaxCycleNodes) {
+    out.critical = out.all;
+    for (const Delay& d : delays) out.placement.push_back(issued[d.thread][d.to - 1].pos);
+    sortUnique(out.placement);
+    return out;
+  }
+  out.refined = true;
+  // Conflicts: per address, the memory events in trace order.
+  std::map<Addr, std::vector<int>> byAddr;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].mem) byAddr[nodes[i].addr].push_back(int(i));
+  for (auto& [a, list] : byAddr)
+    std::stable_sort(list.begin(), list.end(), [&](int x, int y) { return nodes[size_t(x)].sigma < nodes[size_t(y)].sigma; });
+  std::vector<char> seen(nodes.size());
+  std::vector<int> work;
+  auto reachableFrom = [&](int from) {
+    std::fill(seen.begin(), seen.end(), 0);
+    work.assign(1, from);
+    seen[size_t(from)] = 1;
+    auto push = [&](int n) {
+      if (n >= 0 && !seen[size_t(n)]) {
+        seen[size_t(n)] = 1;
+        work.push_back(n);
+      }
+    };
+    while (!work.empty()) {
+      const Node& a = nodes[size_t(work.back())];
+      work.pop_back();
+      push(a.poNext);
+      for (int x : a.extra) push(x);
+      if (!a.mem || a.sigma == kNever) continue;
+      const std::vector<int>& list = byAddr[a.addr];
+      auto it = std::upper_bound(list.begin(), list.end(), a.sigma,
+                                 [&](double sig, int n) { return sig < nodes[size_t(n)].sigma; });
+      for (; it != list.end(); ++it) {
+        const Node& b = nodes[size_t(*it)];
+        if (b.thread != a.thread && (a.write || b.write)) push(*it);
+      }
+    }
+  };
+  for (const Delay& d : delays) {
+    reachableFrom(d.node);
+    size_t first = d.to;
+    for (size_t i : d.delayed)
+      if (seen[size_t(issued[d.thread][i].node)]) {
+        first = i;
+        break;
+      }
+    if (first == d.to) continue;  // no delay into this event is on a cycle
+    for (size_t i = first; i < d.to; ++i) out.critical.push_back(issued[d.thread][i].pos);
+    out.placement.push_back(issued[d.thread][d.to - 1].pos);
+  }
+  sortUnique(out.critical);
+  sortUnique(out.placement);
   return out;
+}
+
+namespace {
+
+// Register-only instructions that cannot fail: a fence before one of them
+// acts the same after it.
+bool pureInstr(Op op) {
+  switch (op) {
+    case Op::Const: case Op::Mov: case Op::Cmp: case Op::Ext: case Op::Select:
+    case Op::FuncAddr: case Op::GlobalAddr: case Op::TlsAddr: case Op::Nop:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// `code` with every fence moved after the pure instructions that follow it
+// (unless one is a jump target): a fence placed after a statement and one
+// placed right after its store compare equal when only such instructions lie
+// between them.
+std::vector<Instr> fencesLate(std::vector<Instr> code) {
+  std::vector<bool> target(code.size() + 1, false);
+  auto mark = [&](int64_t t) {
+    if (t >= 0 && uint64_t(t) < target.size()) target[size_t(t)] = true;
+  };
+  for (const Instr& in : code) {
+    if (in.op == Op::Jmp) mark(in.imm);
+    if (in.op == Op::Br) mark(in.imm), mark(in.imm2);
+  }
+  for (size_t pc = 0; pc + 1 < code.size(); ++pc)
+    if (code[pc].op == Op::Fence && pureInstr(code[pc + 1].op) && !target[pc + 1]) std::swap(code[pc], code[pc + 1]);
+  return code;
+}
+
+}  // namespace
+
+bool sameProgram(const Program& a, const Program& b) {
+  if (a.functions.size() != b.functions.size() || a.globals.size() != b.globals.size() ||
+      a.threadLocals.size() != b.threadLocals.size() || a.tlsPrivateSize != b.tlsPrivateSize || a.entry != b.entry)
+    return false;
+  // Strings are messages and name hints; those that quote a source
+  // location ("loop at f.c:23 cut ...") differ by the lines an edit shifts:
+  // compared with their numbers blanked out.
+  auto str = [](const Program& p, uint32_t i) {
+    std::string s = i < p.strings.size() ? p.strings[i] : std::string();
+    std::string out;
+    for (size_t k = 0; k < s.size(); ++k)
+      if (std::isdigit(static_cast<unsigned char>(s[k]))) {
+        if (out.empty() || out.back() != '#') out += '#';
+      } else {
+        out += s[k];
+      }
+    return out;
+  };
+  for (size_t f = 0; f < a.functions.size(); ++f) {
+    const Function &x = a.functions[f], &y = b.functions[f];
+    if (x.name != y.name || x.numParams != y.numParams || x.numRegs != y.numRegs || x.args != y.args ||
+        x.code.size() != y.code.size())
+      return false;
+    const std::vector<Instr> xc = fencesLate(x.code), yc = fencesLate(y.code);
+    for (size_t pc = 0; pc < xc.size(); ++pc) {
+      const Instr &i = xc[pc], &j = yc[pc];
+      if (i.op != j.op || i.size != j.size || i.sub != j.sub || i.a != j.a || i.b != j.b || i.c != j.c || i.d != j.d ||
+          i.imm != j.imm || i.imm2 != j.imm2 || i.argBegin != j.argBegin || i.argCount != j.argCount ||
+          str(a, i.name) != str(b, j.name))
+        return false;
+    }
+  }
+  for (size_t g = 0; g < a.globals.size(); ++g) {
+    const Global &x = a.globals[g], &y = b.globals[g];
+    if (x.name != y.name || x.addr != y.addr || x.size != y.size || x.init != y.init || x.elemSize != y.elemSize)
+      return false;
+  }
+  for (size_t t = 0; t < a.threadLocals.size(); ++t) {
+    const ThreadLocal &x = a.threadLocals[t], &y = b.threadLocals[t];
+    if (x.name != y.name || x.offset != y.offset || x.size != y.size || x.isPrivate != y.isPrivate || x.init != y.init ||
+        x.elemSize != y.elemSize)
+      return false;
+  }
+  return true;
 }
 
 namespace {
@@ -228,33 +477,43 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
                                       const FenceSynthesisOptions& fopts) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  auto remaining = [&]() {
-    return fopts.timeBudgetSeconds - std::chrono::duration<double>(Clock::now() - start).count();
-  };
+  auto elapsed = [&]() { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  auto remaining = [&]() { return fopts.timeBudgetSeconds - elapsed(); };
   // Robustness search in the checks: as asked for the first one, then only
   // when robustness is the goal (it would only slow the violation search).
   bool robustGoal = opts.robustness;
-  // Every check below stops at the first error and reports nothing per execution.
-  auto run = [&](const Program& p, Model model, bool* outOfTime) {
+  uint64_t lastExecutions = 0;
+  // Every check below stops at the first error and reports nothing per
+  // execution; `cap` bounds it below what is left of the budget.
+  auto run = [&](const Program& p, Model model, bool* outOfTime, double cap = std::numeric_limits<double>::infinity()) {
     CheckOptions o = opts;
     o.model = model;
     o.raceCheck = false;  // fences do not change data races
     o.robustness = robustGoal;
     o.stopAtFirstError = true;
     o.onExecution = nullptr;
-    double left = remaining();
+    double left = std::min(remaining(), cap);
     *outOfTime = left <= 0;
     o.timeLimitSeconds = opts.timeLimitSeconds > 0 ? std::min(opts.timeLimitSeconds, left) : left;
+    if (!std::isfinite(o.timeLimitSeconds)) o.timeLimitSeconds = 0;  // no budget: no limit
     if (*outOfTime) {
       CheckResult none;
       none.status = Status::Timeout;
       none.message = "the synthesis time budget ran out";
       return none;
     }
-    return check(p, o);
+    CheckResult r = check(p, o);
+    lastExecutions = r.executions;
+    // The limit that stopped it was the budget's (not the check's own).
+    if (r.status == Status::Timeout && remaining() <= 0) *outOfTime = true;
+    return r;
   };
 
   FenceSynthesisResult res;
+  auto finish = [&]() {
+    res.seconds = elapsed();
+    return res;
+  };
   bool outOfTime = false;
   CheckResult first = initial ? *initial : run(prog, opts.model, &outOfTime);
   // The goal: no violation; or, with CheckOptions::robustness and a check that
@@ -262,10 +521,21 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
   robustGoal = opts.robustness && first.status != Status::Violation && first.robustness &&
                first.robustness->witness;
   res.forRobustness = robustGoal;
-  CheckResult sc;  // the program under SC (violation goal)
+  CheckResult& sc = res.scCheck;  // the program under SC (violation goal)
   auto counterexample = [&](const CheckResult& r) -> const Violation* {
     if (robustGoal) return r.robustness && r.robustness->witness ? &*r.robustness->witness : nullptr;
     return r.status == Status::Violation ? violationNotUnderSc(r, sc) : nullptr;
+  };
+  // Checks the program under SC to the end with what is left of the budget
+  // (once); false when it did not finish.
+  auto checkSc = [&](double cap) {
+    if (res.scChecked) return true;
+    bool late = false;
+    CheckResult r = run(prog, Model::SC, &late, cap);
+    if (r.status == Status::Timeout || r.status == Status::Error) return false;
+    sc = std::move(r);
+    res.scChecked = true;
+    return true;
   };
   if (robustGoal) {
     // SC is robust by definition: nothing to pre-check; every fenced check looks for a witness.
@@ -275,95 +545,197 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
       res.outcome = outOfTime || first.status == Status::Timeout ? FenceOutcome::GaveUp : FenceOutcome::NotNeeded;
       res.message = res.outcome == FenceOutcome::NotNeeded ? "the check does not fail: no fence is needed"
                                                            : "synthesis gave up: the check did not finish in time";
+      res.outOfTime = outOfTime;
       res.lastCheck = first;
-      return res;
+      return finish();
     }
     if (opts.model == Model::SC) {
       res.outcome = FenceOutcome::ScViolation;
       res.message = "the violation occurs under SC: no fence can fix it";
       res.lastCheck = first;
-      return res;
+      return finish();
     }
-    sc = run(prog, Model::SC, &outOfTime);
-    res.scCheck = sc;
+    // SC first, with a share of the budget: a program that fails under SC
+    // usually does so quickly; one that passes may take long, and then SC is
+    // asked only when a counterexample needs it (below).
+    const double share = fopts.scShare * std::max(0.0, fopts.timeBudgetSeconds);
+    checkSc(std::isfinite(share) ? std::max(share, 0.0) : share);
     // Fences cannot fix what SC shows too; only the same error (kind and
     // location) counts: an SC deadlock does not excuse a TSO-only assertion failure.
-    if (sc.status == Status::Violation && !counterexample(first)) {
+    if (res.scChecked && sc.status == Status::Violation && !counterexample(first)) {
       res.outcome = FenceOutcome::ScViolation;
       res.message = "the violation also occurs under SC: no fence can fix it";
       res.lastCheck = sc;
-      return res;
-    }
-    if (outOfTime || sc.status == Status::Timeout || sc.status == Status::Error) {
-      res.message = "synthesis gave up: the check under SC did not finish (" + std::string(statusName(sc.status)) + ")";
-      res.lastCheck = sc;
-      return res;
+      return finish();
     }
   }
 
-  std::vector<std::vector<FencePosition>> sets;
-  auto learn = [&](const Program& checked, const std::vector<std::vector<uint32_t>>& back,
-                   const Violation& v) -> bool {
-    std::vector<FencePosition> c = candidatePositions(checked, opts.model, v);
-    for (FencePosition& p : c) {
-      if (p.function < back.size() && p.pc < back[p.function].size()) p.pc = back[p.function][p.pc];
-      if (p.function < prog.functions.size() && p.pc < prog.functions[p.function].code.size())
-        p.loc = prog.functions[p.function].code[p.pc].loc;
-    }
-    std::sort(c.begin(), c.end());
-    c.erase(std::unique(c.begin(), c.end()), c.end());
-    if (c.empty()) return false;
-    if (std::find(sets.begin(), sets.end(), c) == sets.end()) sets.push_back(std::move(c));
-    return true;
-  };
+  std::vector<std::vector<FencePosition>> sets;  // candidate sets of the counterexamples seen
+  std::vector<FencePosition> placement;          // the growing seed (critical-cycle placement)
   std::vector<std::vector<uint32_t>> identity(prog.functions.size());
   for (size_t f = 0; f < prog.functions.size(); ++f)
     for (uint32_t pc = 0; pc < prog.functions[f].code.size(); ++pc) identity[f].push_back(pc);
+  // What a counterexample of `checked` teaches, in positions of prog. Returns
+  // "" (learned), "sc" (the error is one SC has: not a target after all) or why not.
+  enum class Learned { New, Known, UnderSc, Nothing };
+  auto learn = [&](const Program& checked, const std::vector<std::vector<uint32_t>>& back, const Violation& v) {
+    CandidateAnalysis a = analyseCounterexample(checked, opts.model, v);
+    auto mapBack = [&](std::vector<FencePosition>& c) {
+      for (FencePosition& p : c) {
+        if (p.function < back.size() && p.pc < back[p.function].size()) p.pc = back[p.function][p.pc];
+        if (p.function < prog.functions.size() && p.pc < prog.functions[p.function].code.size())
+          p.loc = prog.functions[p.function].code[p.pc].loc;
+      }
+      std::sort(c.begin(), c.end());
+      c.erase(std::unique(c.begin(), c.end()), c.end());
+    };
+    mapBack(a.all);
+    mapBack(a.critical);
+    mapBack(a.placement);
+    if (a.critical.empty() && !robustGoal && !a.all.empty()) {
+      // No delay of this trace is on a critical cycle: the execution is one
+      // SC has too, unless the analysis missed an edge. Ask SC.
+      if (!res.scChecked) checkSc(std::numeric_limits<double>::infinity());
+      if (res.scChecked && sc.status == Status::Violation) {
+        bool same = false;
+        for (const Violation& o : sc.violations) same = same || sameError(v, o);
+        if (same) return Learned::UnderSc;
+      }
+      a.critical = a.all;  // conservative
+      a.placement = a.all;
+    } else if (a.critical.empty()) {
+      a.critical = a.all;  // a robustness witness is never SC: the analysis missed an edge; be conservative
+      a.placement = a.all;
+    }
+    if (a.critical.empty()) return Learned::Nothing;
+    placement.insert(placement.end(), a.placement.begin(), a.placement.end());
+    std::sort(placement.begin(), placement.end());
+    placement.erase(std::unique(placement.begin(), placement.end()), placement.end());
+    if (std::find(sets.begin(), sets.end(), a.critical) != sets.end()) return Learned::Known;
+    sets.push_back(std::move(a.critical));
+    return Learned::New;
+  };
   res.lastCheck = first;
-  if (!learn(prog, identity, *counterexample(first))) {
-    res.message = "synthesis gave up: the counterexample has no store delayed past a later access";
-    return res;
+  {
+    const Learned l = learn(prog, identity, *counterexample(first));
+    if (l == Learned::UnderSc) {
+      res.outcome = FenceOutcome::ScViolation;
+      res.message = "the violation also occurs under SC: no fence can fix it";
+      res.lastCheck = sc;
+      return finish();
+    }
+    if (l == Learned::Nothing) {
+      res.message = "synthesis gave up: the counterexample has no store delayed past a later access";
+      return finish();
+    }
   }
 
+  bool seeding = fopts.seed;
+  std::vector<FencePosition> good;  // a set whose fenced program passed (seeding's result)
+  std::vector<FencePosition> lastTried;
+  CheckResult passed;  // the re-check of `good` (then of the answer)
+  auto fixedBy = [&](const std::vector<FencePosition>& chosen) {
+    res.outcome = FenceOutcome::Fixed;
+    res.fences = chosen;
+    res.message = std::to_string(chosen.size()) + (chosen.size() == 1 ? " fence makes" : " fences make") +
+                  (robustGoal ? " the check robust (" : " the check pass (") + std::to_string(res.rounds) +
+                  (res.rounds == 1 ? " round" : " rounds") + ")";
+  };
   while (true) {
     if (res.rounds >= fopts.maxRounds) {
       res.message = "synthesis gave up after " + std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds");
       break;
     }
-    bool exact = true;
-    std::vector<FencePosition> chosen = minimumHittingSet(sets, fopts.maxFences, fopts.maxCombinations, &exact);
-    res.minimal = res.minimal && exact;
-    if (chosen.empty()) {
-      res.message = "synthesis gave up: more than " + std::to_string(fopts.maxFences) + " fences would be needed";
-      break;
+    std::vector<FencePosition> chosen;
+    // The seed grows past a useful size: minimise from what was learned instead.
+    if (seeding && placement.size() > 3 * fopts.maxFences) seeding = false;
+    if (seeding) {
+      chosen = placement;
+    } else {
+      const size_t cap = good.empty() ? fopts.maxFences : std::min(fopts.maxFences, good.size() - 1);
+      bool exact = true;
+      if (cap > 0) chosen = minimumHittingSet(sets, cap, fopts.maxCombinations, &exact);
+      if (chosen.empty() && !good.empty()) {
+        // No hitting set smaller than the seed: the seed is a smallest one
+        // (when the search was exact).
+        res.minimal = res.minimal && exact;
+        fixedBy(good);
+        break;
+      }
+      res.minimal = res.minimal && exact;
+      if (chosen.empty()) {
+        res.message = "synthesis gave up: more than " + std::to_string(fopts.maxFences) + " fences would be needed";
+        break;
+      }
     }
     std::vector<std::vector<uint32_t>> back;
     Program fenced = insertFences(prog, chosen, &back);
     ++res.rounds;
+    const double t0 = elapsed();
     CheckResult r = run(fenced, opts.model, &outOfTime);
+    const uint64_t roundExecutions = lastExecutions;  // (learning may check SC below)
     res.lastCheck = r;
-    if (outOfTime || r.status == Status::Timeout || r.status == Status::Error) {
+    lastTried = chosen;
+    const Violation* cex = r.status == Status::Timeout || r.status == Status::Error ? nullptr : counterexample(r);
+    const size_t placed = placement.size();
+    Learned l = Learned::Nothing;
+    if (cex) {
+      l = learn(fenced, back, *cex);
+      if (l == Learned::UnderSc) cex = counterexample(r);  // SC has it: the next one SC does not have, if any
+      while (cex && l == Learned::UnderSc) {
+        l = learn(fenced, back, *cex);
+        if (l == Learned::UnderSc) cex = nullptr;
+      }
+    }
+    if (fopts.onRound) {
+      FenceRound fr;
+      fr.round = res.rounds;
+      fr.phase = seeding ? "seed" : "minimise";
+      fr.fences = chosen.size();
+      fr.passed = r.status != Status::Timeout && r.status != Status::Error && !cex;
+      fr.executions = roundExecutions;
+      fr.seconds = elapsed() - t0;
+      fr.elapsed = elapsed();
+      fopts.onRound(fr);
+    }
+    if (r.status == Status::Timeout || r.status == Status::Error) {
       res.message = "synthesis gave up: the check of the fenced program did not finish (" +
                     std::string(statusName(r.status)) + ")";
       break;
     }
-    const Violation* cex = counterexample(r);
     if (!cex) {
-      res.outcome = FenceOutcome::Fixed;
-      res.fences = chosen;
-      res.message = std::to_string(chosen.size()) + (chosen.size() == 1 ? " fence makes" : " fences make") +
-                    (robustGoal ? " the check robust (" : " the check pass (") + std::to_string(res.rounds) +
-                    (res.rounds == 1 ? " round" : " rounds") + ")";
+      passed = r;
+      if (seeding) {
+        // A correct set: now look for the smallest.
+        good = chosen;
+        res.seedFences = good.size();
+        seeding = false;
+        continue;
+      }
+      fixedBy(chosen);
       break;
     }
-    size_t before = sets.size();
-    if (!learn(fenced, back, *cex) || sets.size() == before) {
+    if (seeding && (l == Learned::Nothing || placement.size() == placed)) {
+      seeding = false;  // the seed does not grow: minimise from what was learned
+      if (l == Learned::Nothing) {
+        res.message = "synthesis gave up: a counterexample of the fenced program has no new delayed store";
+        break;
+      }
+      continue;
+    }
+    if (l == Learned::Nothing || (l == Learned::Known && !seeding)) {
       res.message = "synthesis gave up: a counterexample of the fenced program has no new delayed store";
       break;
     }
   }
+  res.outOfTime = outOfTime || (res.outcome != FenceOutcome::Fixed && remaining() <= 0);
+  res.passedCheck = std::move(passed);
+  if (res.outcome != FenceOutcome::Fixed) {
+    res.correct = good;
+    if (good.empty()) res.partial = lastTried;
+  }
   res.counterexamples = sets.size();
-  return res;
+  return finish();
 }
 
 }  // namespace tsocheck

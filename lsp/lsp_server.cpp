@@ -343,6 +343,37 @@ class Server {
       reused[rep.function] = std::move(*j);
       return true;
     };
+    // The answer first: a check's diagnostic is published as soon as its
+    // verdict is known; fence hints and code actions follow (the publish at
+    // the end) when synthesis ends.
+    std::vector<json> done;  // this run's finished checks, in order
+    opts.onCheckDone = [&](const CheckReport& c) {
+      done.push_back(c.reused && reused.count(c.function) ? reused[c.function] : checkJson(c));
+    };
+    opts.onVerdict = [&](const CheckReport& c) {
+      if (r.cancel->load()) return;
+      std::optional<Document> cur = docs_.get(doc.uri);
+      if (!cur || cur->version != doc.version || cur->text != doc.text) return;
+      Results early;
+      early.version = doc.version;
+      early.checks = done;
+      early.checks.push_back(checkJson(c));
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        // Checks not reached yet keep what they showed for this very text.
+        auto it = results_.find(doc.uri);
+        if (it != results_.end() && it->second.version == doc.version)
+          for (const json& old : it->second.checks) {
+            bool known = false;
+            for (const json& k : early.checks) known = known || k.value("function", "") == old.value("function", "");
+            if (!known) early.checks.push_back(old);
+          }
+        results_[doc.uri] = early;
+      }
+      publish(doc, early);
+      log(4, "published the verdict of `" + c.function + "` (" + statusName(c.result.status) + ") before fence synthesis: " +
+                 doc.path + ", version " + std::to_string(doc.version));
+    };
     FileReport fr;
     try {
       fr = runFile(doc.path, opts);

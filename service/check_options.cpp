@@ -82,11 +82,12 @@ bool storePath(const OptionSpec&, OptionValues& v, const std::string& t) {
   return true;
 }
 
+template <auto Field>
 bool storeSeconds(const OptionSpec&, OptionValues& v, const std::string& t) {
   char* end = nullptr;
   double d = t.empty() ? -1 : std::strtod(t.c_str(), &end);
   if (t.empty() || *end != 0 || !std::isfinite(d) || d < 0) return false;
-  v.timeLimit = d;
+  v.*Field = d;
   return true;
 }
 
@@ -131,8 +132,10 @@ const std::vector<OptionSpec> kSchema = {
      storeCount<&V::loopBound, uint32_t>, clearFields<&V::loopBound>},
     {"stepLimit", nullptr, "--step-limit", nullptr, ValueKind::Count, nullptr, int64_t(1) << 40,
      storeCount<&V::stepLimit, uint64_t>, clearFields<&V::stepLimit>},
-    {"timeLimit", "time_limit", "--time-limit", nullptr, ValueKind::Seconds, nullptr, 0, storeSeconds,
+    {"timeLimit", "time_limit", "--time-limit", nullptr, ValueKind::Seconds, nullptr, 0, storeSeconds<&V::timeLimit>,
      clearFields<&V::timeLimit>},
+    {"fenceTimeLimit", "fence_time_limit", "--fence-time-limit", nullptr, ValueKind::Seconds, nullptr, 0,
+     storeSeconds<&V::fenceTimeLimit>, clearFields<&V::fenceTimeLimit>},
     {"memoryLimit", "memory_limit", "--memory-limit", nullptr, ValueKind::MiB, nullptr, int64_t(1) << 22, storeMiB,
      clearFields<&V::memoryLimitMiB>},
     {"fences", "fences", "--fences", "--no-fences", ValueKind::Switch, nullptr, 0, storeSwitch<&V::fences>,
@@ -284,6 +287,7 @@ nlohmann::json optionsJson(const OptionValues& v) {
   put("loopBound", v.loopBound);
   put("stepLimit", v.stepLimit);
   put("timeLimit", v.timeLimit);
+  put("fenceTimeLimit", v.fenceTimeLimit);
   put("memoryLimit", v.memoryLimitMiB);
   put("fences", v.fences);
   put("fenceStyle", v.fenceStyle);

@@ -30,6 +30,10 @@
 
 namespace tsocheck {
 
+// Fence synthesis's own time budget when fence-time-limit is not given
+// (seconds): the verdict is out before it starts, the fix follows within it.
+constexpr double kDefaultFenceTimeLimitSeconds = 10;
+
 // A set of option values, each unset unless given.
 struct OptionValues {
   std::optional<Model> model;
@@ -42,6 +46,7 @@ struct OptionValues {
   std::optional<uint32_t> loopBound;
   std::optional<uint64_t> stepLimit;   // instructions per thread per execution
   std::optional<double> timeLimit;     // seconds; 0 = no limit
+  std::optional<double> fenceTimeLimit;  // fence synthesis after a violation, seconds; 0 = no limit
   std::optional<uint64_t> memoryLimitMiB;
   std::optional<bool> fences;          // fence synthesis after a TSO/PSO violation
   std::optional<std::string> fenceStyle;

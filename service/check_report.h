@@ -59,6 +59,20 @@ struct CheckReport {
   // only filled when true.
   std::optional<bool> fencesVerified;
   std::string boundsNote;         // e.g. "needs a store buffer of 2 entries (k=0 and k=1 pass)"
+  // How fence synthesis went (JSON "fence_synthesis"; unset: it did not run).
+  struct FenceSynthesis {
+    int rounds = 0;             // re-checks of fenced programs
+    double seconds = 0;         // synthesis and the re-check of the edited source
+    double budgetSeconds = 0;   // fence-time-limit (0: none)
+    bool stopped = false;       // the fence time limit ended it (the verdict above is unchanged)
+    std::string outcome;        // "fixed", "gave-up", "sc-violation", "not-needed"
+    std::optional<bool> minimal;  // the fences offered are a smallest set (false: correct, not known smallest)
+    size_t seedFences = 0;      // size of the first correct set (critical-cycle seed), 0: none
+    // GaveUp without a correct set: the last set tried (not enough), as the
+    // statements the fences would follow. Never offered as a fix.
+    std::vector<FenceEdit> partial;
+  };
+  std::optional<FenceSynthesis> fenceSynthesis;
   // Clang's -Wuninitialized warnings in the file (a read of an uninitialised
   // local): reported with every check of the file, never a violation.
   std::vector<frontend::Diagnostic> warnings;

@@ -114,6 +114,7 @@ void applyOptions(const OptionValues& v, RunOptions& r) {
   if (v.loopBound) r.loopBound = v.loopBound;
   if (v.stepLimit) r.limits.maxSteps = *v.stepLimit;
   if (v.timeLimit) r.timeLimit = *v.timeLimit > 0 ? v.timeLimit : std::nullopt;  // 0: no limit
+  if (v.fenceTimeLimit) r.fenceTimeLimit = v.fenceTimeLimit;                       // 0: no limit (kept: not the default)
   if (v.memoryLimitMiB) r.memoryLimitMiB = v.memoryLimitMiB;
   if (v.fences) r.fences = *v.fences;
   if (v.fenceStyle) r.fenceStyle = *v.fenceStyle;
@@ -195,6 +196,7 @@ struct CheckPlan {
   bool robustnessSkipped = false;  // asked for globally, not possible with this check's search
   std::string conflict;            // options that cannot go together ("" = none)
   double timeLimitSeconds = 0;     // 0 = none
+  double fenceTimeLimitSeconds = kDefaultFenceTimeLimitSeconds;  // 0 = none
   uint64_t memoryLimitMiB = kDefaultMemoryLimitMiB;
 };
 
@@ -235,6 +237,7 @@ CheckPlan planCheck(const RunOptions& opts, const AnnotationOptions& ann, uint32
                  " works with the graph explorer only; drop it, or drop --stateful / the buffer-bound range";
   // The engine's options.
   p.timeLimitSeconds = pick(opts.timeLimit, ann.timeLimit).value_or(0);
+  p.fenceTimeLimitSeconds = pick(opts.fenceTimeLimit, ann.fenceTimeLimit).value_or(kDefaultFenceTimeLimitSeconds);
   p.memoryLimitMiB = pick(opts.memoryLimitMiB, ann.memoryLimitMiB).value_or(kDefaultMemoryLimitMiB);
   return p;
 }
@@ -271,6 +274,8 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
                const frontend::LoweredModule& module, Lowerings& lowerings, uint32_t defaultLoopBound,
                const std::string& path, const RunOptions& opts) {
   FenceFixInput fi{&prog, co, &module, path, {}, {}, opts.fenceStyle};
+  fi.budgetSeconds = plan.fenceTimeLimitSeconds;
+  if (opts.onFenceRound) fi.onRound = [&](const FenceRound& r) { opts.onFenceRound(rep, r); };
   // Fences fix the violation if there is one (robustness is then reported
   // as found); otherwise they make the check robust.
   fi.options.robustness = rep.result.status != Status::Violation;
@@ -377,8 +382,10 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
   }
   const bool nonRobust = rep.result.robustness && !rep.result.robustness->robust;
   if ((rep.result.status == Status::Violation || nonRobust) && rep.model != Model::SC && opts.fences &&
-      ann.fences.value_or(true))
+      ann.fences.value_or(true)) {
+    if (opts.onVerdict) opts.onVerdict(rep);  // the answer now, the fix when synthesis ends
     fixFences(rep, plan, co, index, *prog, low.module, lowerings, defaultLoopBound, path, opts);
+  }
   return rep;
 }
 
@@ -417,8 +424,10 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
     return fr;
   }
   const std::vector<frontend::CheckFunction> checks = base.module.checks;
-  for (size_t i = 0; i < checks.size(); ++i)
+  for (size_t i = 0; i < checks.size(); ++i) {
     fr.checks.push_back(runOneCheck(checks[i], i, base, lowerings, defaultLoopBound, path, opts));
+    if (opts.onCheckDone) opts.onCheckDone(fr.checks.back());
+  }
   return fr;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/check.h"
+#include "engine/fences.h"
 #include "frontend/frontend.h"
 #include "service/check_options.h"
 #include "service/check_report.h"
@@ -37,6 +38,7 @@ struct RunOptions {
   std::optional<int> preemptionFrom;      // set: iterative bounds preemptionFrom..preemptionBound
   std::optional<uint32_t> loopBound;
   std::optional<double> timeLimit;        // seconds per check (also bounds the frontend)
+  std::optional<double> fenceTimeLimit;   // fence synthesis per check, seconds (0: none; default kDefaultFenceTimeLimitSeconds)
   std::optional<uint64_t> memoryLimitMiB; // state searches and the frontend process (default kDefaultMemoryLimitMiB)
   bool stateful = false;                  // explicit-state search with a visited table
   bool robustness = false;                // also report executions SC does not allow (--robustness)
@@ -59,6 +61,16 @@ struct RunOptions {
   std::function<void(uint64_t)> onProgress;
   std::function<bool(const CheckReport&, const Program&)> reuse;
   bool fences = true;                     // synthesize fences after a TSO/PSO violation (--no-fences)
+  // Answer first, fix second: called with a check's report as soon as its
+  // verdict is known when fence synthesis is about to run for it (no fences,
+  // fenceNote or fenceSynthesis yet; the same report, completed, comes back
+  // from runFile). On the calling thread.
+  std::function<void(const CheckReport&)> onVerdict;
+  // Progress of that synthesis: after every re-check of a fenced program.
+  std::function<void(const CheckReport&, const FenceRound&)> onFenceRound;
+  // Each check's complete report, as soon as that check is done (before the
+  // file's next check runs).
+  std::function<void(const CheckReport&)> onCheckDone;
 };
 
 // Sets the given option values on r (unset ones leave r as it is): how

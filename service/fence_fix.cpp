@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <filesystem>
 #include <map>
@@ -60,11 +61,11 @@ namespace {
 // Synthesized positions -> edits after the statements that hold them (two
 // stores of one statement share one fence), sorted; nullopt and *why when a
 // store is not in a statement of the checked file.
-std::optional<std::vector<FenceEdit>> statementEdits(const FenceSynthesisResult& syn, const FenceFixInput& in,
+std::optional<std::vector<FenceEdit>> statementEdits(const std::vector<FencePosition>& fences, const FenceFixInput& in,
                                                      const std::string& text, std::string* why) {
   std::vector<FenceEdit> edits;
   std::set<std::tuple<std::string, uint32_t, uint32_t>> seen;
-  for (const FencePosition& p : syn.fences) {
+  for (const FencePosition& p : fences) {
     const std::string& file = p.loc.file < in.program->files.size() ? in.program->files[p.loc.file] : "";
     std::optional<frontend::StatementSpan> s;
     if (!file.empty() && sameFile(file, in.path))
@@ -95,9 +96,13 @@ SourceLoc originalLoc(SourceLoc at, const std::vector<FenceEdit>& edits, bool ne
 }
 
 // Lowers and re-checks the edited source. Returns why it does not do what
-// the fences promise ("" when it does, with rep.fenceNote saying so).
+// the fences promise ("" when it does, with rep.fenceNote saying so). When
+// the edited source lowers to exactly the fenced program a re-check already
+// passed (`passed`, fences `fences`), that check answers for it.
 std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const FenceSynthesisResult& syn,
-                          const std::vector<FenceEdit>& edits, bool robustGoal) {
+                          const std::vector<FencePosition>& fences, const CheckResult& passed,
+                          const std::vector<FenceEdit>& edits, bool robustGoal, double secondsForRecheck,
+                          const std::string& found) {
   const bool needInclude = (in.style.empty() || in.style == "seq_cst") && !includesStdatomic(in.source);
   std::string edited = applyFenceEdits(in.source, in.path, edits);
   if (needInclude) edited = "#include <stdatomic.h>\n" + edited;
@@ -116,17 +121,30 @@ std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const Fence
   if (idx == low.module.checks.size()) return "the edited source has no check " + rep.function;
   Program p = low.module.program;
   p.entry = low.module.entryOf[idx];
-  CheckOptions co = in.options;
-  co.stopAtFirstError = true;
-  co.onExecution = nullptr;
-  co.robustness = robustGoal;
-  co.raceCheck = false;  // fences do not change data races
-  CheckResult r = check(p, co);
+  const bool same = sameProgram(p, insertFences(*in.program, fences));
+  CheckResult r;
+  if (same) {
+    r = passed;
+  } else {
+    if (secondsForRecheck <= 0)
+      return "the fence time limit was reached before the edited source was re-checked";
+    CheckOptions co = in.options;
+    co.stopAtFirstError = true;
+    co.onExecution = nullptr;
+    co.robustness = robustGoal;
+    co.raceCheck = false;  // fences do not change data races
+    if (std::isfinite(secondsForRecheck))
+      co.timeLimitSeconds = co.timeLimitSeconds > 0 ? std::min(co.timeLimitSeconds, secondsForRecheck) : secondsForRecheck;
+    r = check(p, co);
+    if (r.status == Status::Timeout && secondsLeft(co.limits) > 0 && std::isfinite(secondsForRecheck))
+      return "the fence time limit was reached before the re-check of the edited source finished";
+  }
   // What remains must be errors SC has too (syn.scCheck), located in the
-  // original source.
+  // original source (the passed check ran on the original's locations).
+  const Program& where = same ? *in.program : p;
   auto underSc = [&](const Violation& v) {
-    const std::string file = v.loc.file < p.files.size() ? p.files[v.loc.file] : std::string();
-    const SourceLoc at = sameFile(file, in.path) ? originalLoc(v.loc, edits, needInclude) : v.loc;
+    const std::string file = v.loc.file < where.files.size() ? where.files[v.loc.file] : std::string();
+    const SourceLoc at = !same && sameFile(file, in.path) ? originalLoc(v.loc, edits, needInclude) : v.loc;
     for (const Violation& o : syn.scCheck.violations) {
       if (o.kind != v.kind) continue;
       if (isHang(v.kind)) return true;
@@ -141,7 +159,7 @@ std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const Fence
   std::string remains;  // errors SC has too, still there after the fences
   for (const Violation& v : r.violations)
     if (!v.warning && underSc(v)) remains += (remains.empty() ? "" : ", ") + std::string(errorKindName(v.kind));
-  if (r.status == Status::Timeout && secondsLeft(co.limits) <= 0)
+  if (r.status == Status::Timeout && secondsLeft(in.options.limits) <= 0)
     return "the check's time limit was reached before the re-check of the edited source finished";
   if (r.status == Status::Error || r.status == Status::Timeout || left)
     return std::string("the edited source still gives ") + statusName(r.status) +
@@ -154,11 +172,13 @@ std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const Fence
                    : remains.empty() ? " this check pass under " + model
                                      : " the errors SC does not have under " + model + "; the " + remains +
                                            " also occurs under SC and stays") +
-                  " (found in " + countText(size_t(syn.rounds), "round") +
-                  "; re-checked on the edited source: " + statusName(r.status) + ")" +
-                  (needInclude ? "; the fence needs #include <stdatomic.h>" : "") +
-                  (robustGoal && !r.robustness->complete ? "; within the check's bounds only: " + r.robustness->message
-                                                         : std::string());
+                  " (" + found +
+                  (same ? "; the edited source lowers to the fenced program that check passed: "
+                        : "; re-checked on the edited source: ") +
+                  statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "") +
+                  (robustGoal && r.robustness && !r.robustness->complete
+                       ? "; within the check's bounds only: " + r.robustness->message
+                       : std::string());
   return "";
 }
 
@@ -172,43 +192,93 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
   if ((rep.result.status != Status::Violation && !robustGoal) || rep.model == Model::SC || !in.program || !in.module)
     return;
   const std::string text = fenceText(in.style).value_or(*fenceText(""));
+  const auto start = std::chrono::steady_clock::now();
+  auto spent = [&]() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  CheckReport::FenceSynthesis info;
+  info.budgetSeconds = in.budgetSeconds;
+  auto done = [&]() {
+    info.seconds = spent();
+    rep.fenceSynthesis = std::move(info);
+  };
 
-  // The check's time limit covers synthesis and the re-check too.
+  // The check's time limit covers synthesis and the re-check too; the fence
+  // time limit covers both on its own.
   const double left = secondsLeft(in.options.limits);
   if (left <= 0) {
     rep.fenceNote = "fence synthesis skipped: the check's time limit was reached";
     return;
   }
+  const double budget = in.budgetSeconds > 0 ? in.budgetSeconds : std::numeric_limits<double>::infinity();
   FenceSynthesisOptions fo;
-  if (in.options.timeLimitSeconds > 0) fo.timeBudgetSeconds = std::min(in.options.timeLimitSeconds, left);
+  fo.timeBudgetSeconds = std::min(budget, left);
+  if (in.options.timeLimitSeconds > 0) fo.timeBudgetSeconds = std::min(fo.timeBudgetSeconds, in.options.timeLimitSeconds);
+  fo.onRound = in.onRound;
   FenceSynthesisResult syn = synthesizeFences(*in.program, in.options, in.reuseResult ? &rep.result : nullptr, fo);
+  info.rounds = syn.rounds;
+  info.outcome = fenceOutcomeName(syn.outcome);
+  info.seedFences = syn.seedFences;
+  // Stopped by the fence time limit (not by the check's own, which is the
+  // verdict's business).
+  const bool byFenceLimit = syn.outOfTime && in.budgetSeconds > 0 && budget <= left + 1e-9;
+  info.stopped = byFenceLimit;
+  const std::string limitText = "the fence time limit (" + durationText(in.budgetSeconds * 1000) + ", fence-time-limit)";
   if (syn.outcome == FenceOutcome::ScViolation) {
     rep.fenceNote = "the violation also occurs under SC: no fence can fix it";
-    return;
+    return done();
   }
-  if (syn.outcome != FenceOutcome::Fixed) {
-    rep.fenceNote = syn.message;  // "synthesis gave up: ..."
-    return;
+  const bool fixed = syn.outcome == FenceOutcome::Fixed;
+  const std::vector<FencePosition>& offer = fixed ? syn.fences : syn.correct;
+  if (offer.empty()) {
+    // No correct set: say how far it got, never offer a fix.
+    std::string why;
+    if (!syn.partial.empty()) {
+      std::string dummy;
+      if (auto p = statementEdits(syn.partial, in, text, &dummy)) info.partial = std::move(*p);
+    }
+    std::string partial;
+    for (const FenceEdit& e : info.partial)
+      partial += (partial.empty() ? "" : ", ") + std::filesystem::path(e.file).filename().string() + ":" +
+                 std::to_string(e.line) + ":" + std::to_string(e.column);
+    const std::string lastTried =
+        partial.empty() ? std::string()
+                        : "; the last set tried (" + countText(info.partial.size(), "fence") + " after " + partial +
+                              ") is not enough";
+    rep.fenceNote = byFenceLimit ? "fence synthesis stopped: " + limitText + " ran out after " +
+                                       countText(size_t(syn.rounds), "round") + ", before any fence set passed" +
+                                       lastTried + "; the verdict above stands"
+                                 : syn.message + lastTried;  // "synthesis gave up: ..."
+    return done();
   }
-  std::optional<std::vector<FenceEdit>> edits = statementEdits(syn, in, text, &rep.fenceNote);
+  std::optional<std::vector<FenceEdit>> edits = statementEdits(offer, in, text, &rep.fenceNote);
   if (!edits) {
     rep.fencesVerified = false;
-    return;
+    return done();
   }
+  const bool minimal = fixed && syn.minimal;
+  std::string found = "found in " + countText(size_t(syn.rounds), "round");
+  if (!fixed)
+    found += byFenceLimit ? "; not known to be the fewest: " + limitText + " ended the search for fewer"
+                          : "; not known to be the fewest: " + syn.message;
+  else if (!syn.minimal)
+    found += "; not known to be the fewest: the hitting-set search was cut short";
   // Validate on the source: the edited text must lower and the check pass.
-  const std::string failure = validateEdits(rep, in, syn, *edits, robustGoal);
+  const double forRecheck = std::isfinite(budget) ? budget - spent() : budget;
+  const std::string failure =
+      validateEdits(rep, in, syn, offer, syn.passedCheck, *edits, robustGoal, forRecheck, found);
   if (!failure.empty()) {
     std::string where;
     for (const FenceEdit& e : *edits)
       where += (where.empty() ? "" : ", ") + std::to_string(e.line) + ":" + std::to_string(e.column);
-    rep.fenceNote = "fence synthesis found " + countText(syn.fences.size(), "fence") + " for the program, but placing " +
+    rep.fenceNote = "fence synthesis found " + countText(offer.size(), "fence") + " for the program, but placing " +
                     (edits->size() == 1 ? "it" : "them") + " after the statements ending at " + where + ": " + failure +
                     "; no fix offered";
     rep.fencesVerified = false;
-    return;
+    return done();
   }
+  info.minimal = minimal;
   rep.fences = std::move(*edits);
   rep.fencesVerified = true;
+  done();
 }
 
 }  // namespace tsocheck

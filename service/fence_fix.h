@@ -6,11 +6,14 @@
 // function. Only validated edits are reported (CheckReport::fences).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "engine/check.h"
+#include "engine/fences.h"
 #include "frontend/frontend.h"
+#include "service/check_options.h"
 #include "service/check_report.h"
 
 namespace tsocheck {
@@ -38,6 +41,10 @@ struct FenceFixInput {
   // The report's result came from `program` under `options` and can seed the
   // synthesis (false after deepening or the stateful search).
   bool reuseResult = true;
+  // fence-time-limit: synthesis and the re-check of the edited source, in
+  // seconds (0: none; the check's own time limit still applies).
+  double budgetSeconds = kDefaultFenceTimeLimitSeconds;
+  std::function<void(const FenceRound&)> onRound;  // progress: after every re-check of a fenced program
 };
 
 // Fills rep.fences, rep.fenceNote and rep.fencesVerified for a violation

@@ -112,6 +112,20 @@ json robustnessJson(const CheckReport& r) {
 
 }  // namespace
 
+// null when fence synthesis did not run.
+static json fenceSynthesisJson(const CheckReport& r) {
+  if (!r.fenceSynthesis) return nullptr;
+  const CheckReport::FenceSynthesis& f = *r.fenceSynthesis;
+  return json{{"outcome", f.outcome},
+              {"rounds", f.rounds},
+              {"seconds", f.seconds},
+              {"time_limit", f.budgetSeconds},
+              {"stopped", f.stopped},
+              {"minimal", f.minimal ? json(*f.minimal) : json(nullptr)},
+              {"seed_fences", f.seedFences},
+              {"partial", fencesJson(f.partial)}};
+}
+
 static json warningsJson(const std::vector<frontend::Diagnostic>& ws) {
   json a = json::array();
   for (const frontend::Diagnostic& w : ws)
@@ -153,6 +167,7 @@ json checkJson(const CheckReport& r) {
          {"fences", fencesJson(r.fences)},
          {"fence_note", r.fenceNote},
          {"fences_verified", r.fencesVerified ? json(*r.fencesVerified) : json(nullptr)},
+         {"fence_synthesis", fenceSynthesisJson(r)},
          {"robustness", robustnessJson(r)}};
   if (r.errorAt)
     j["error"] = {{"file", r.errorAt->file}, {"line", r.errorAt->line}, {"column", r.errorAt->column},

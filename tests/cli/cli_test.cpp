@@ -1755,3 +1755,69 @@ TEST_CASE("what older compilers accepted with a warning is accepted, an undefine
   CHECK(j["results"][0]["error"]["line"] == 6);
   fs::remove_all(dir);
 }
+
+TEST_CASE("the verdict and its trace are printed before fence synthesis runs, the fix after it", "[cli][fences]") {
+  // --verbose: one progress line per synthesis round on stderr (merged here):
+  // the verdict must come before the first round, the fix after the last.
+  Run r = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/peterson_buggy.c") + " --verbose");
+  CHECK(r.exitCode == 1);
+  INFO(r.out);
+  const size_t verdict = r.out.find("VIOLATION under TSO");
+  const size_t trace = r.out.find("interleaving:");
+  const size_t firstRound = r.out.find("fence synthesis round 1 ");
+  const size_t lastRound = r.out.rfind("fence synthesis round ");
+  const size_t fix = r.out.find("fix: insert");
+  REQUIRE(verdict != std::string::npos);
+  REQUIRE(trace != std::string::npos);
+  REQUIRE(firstRound != std::string::npos);
+  REQUIRE(fix != std::string::npos);
+  CHECK(verdict < trace);
+  CHECK(trace < firstRound);
+  CHECK(lastRound < fix);
+  CHECK(r.out.find("passes", lastRound) < fix);  // the last round is the one that passed
+  // Without --verbose (and stderr not a terminal): no progress lines, same report.
+  Run quiet = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/peterson_buggy.c"));
+  CHECK(quiet.out.find("fence synthesis round") == std::string::npos);
+  CHECK(quiet.out.find("fix: insert") != std::string::npos);
+}
+
+TEST_CASE("fence-time-limit: synthesis stops, says so, and the verdict stays", "[cli][fences][limits]") {
+  const std::string sample = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/peterson_buggy.c");
+  json full = checkJson(sample);
+  REQUIRE(full["results"].size() == 1);
+  const json& f = full["results"][0];
+  CHECK(f["status"] == "violation");
+  REQUIRE(f["fence_synthesis"].is_object());
+  CHECK(f["fence_synthesis"]["outcome"] == "fixed");
+  CHECK(f["fence_synthesis"]["stopped"] == false);
+  CHECK(f["fence_synthesis"]["minimal"] == true);
+  CHECK(f["fence_synthesis"]["time_limit"] == 10);  // the default
+  CHECK(f["fence_synthesis"]["rounds"].get<int>() >= 1);
+  CHECK(f["fences"].size() >= 1);
+
+  // A budget too small for one round: no fix, the same verdict and trace.
+  json cut = checkJson(sample + " --fence-time-limit 0.000001");
+  const json& c = cut["results"][0];
+  CHECK(c["status"] == "violation");
+  CHECK(c["executions"] == f["executions"]);
+  CHECK(c["violation"]["trace"].size() == f["violation"]["trace"].size());
+  CHECK(c["fences"].empty());
+  CHECK(c["fences_verified"].is_null());
+  REQUIRE(c["fence_synthesis"].is_object());
+  CHECK(c["fence_synthesis"]["stopped"] == true);
+  CHECK(c["fence_synthesis"]["outcome"] == "gave-up");
+  const std::string note = c["fence_note"];
+  CHECK(note.find("fence synthesis stopped: the fence time limit") == 0);
+  CHECK(note.find("fence-time-limit") != std::string::npos);
+  CHECK(note.find("the verdict above stands") != std::string::npos);
+  CHECK(cut["_exit"] == 1);
+  Run text = tsocheck("check " + sample + " --fence-time-limit 0.000001");
+  CHECK(text.out.find("VIOLATION under TSO") != std::string::npos);
+  CHECK(text.out.find("fence synthesis stopped") != std::string::npos);
+  CHECK(text.out.find("fix: insert") == std::string::npos);
+  // 0 is no limit; a bad value is refused like every other option's.
+  CHECK(checkJson(sample + " --fence-time-limit 0")["results"][0]["fence_synthesis"]["outcome"] == "fixed");
+  Run bad = tsocheck("check " + sample + " --fence-time-limit soon");
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.out.find("--fence-time-limit must be a number of seconds") != std::string::npos);
+}

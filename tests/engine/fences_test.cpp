@@ -349,3 +349,53 @@ TEST_CASE("fences: random programs get a minimum fence set that makes every outc
   CHECK(multi >= 25);
   WARN("fixed " << fixed << " programs, " << multi << " needing more than one fence");
 }
+
+TEST_CASE("fences: sameProgram ignores locations and pure instructions around a fence, nothing else", "[fences]") {
+  Program p = peterson(false);
+  std::vector<FencePosition> stores;
+  for (uint32_t f = 0; f < p.functions.size(); ++f)
+    for (uint32_t pc = 0; pc < p.functions[f].code.size(); ++pc)
+      if (p.functions[f].code[pc].op == Op::Store) stores.push_back(FencePosition{f, pc, {}});
+  REQUIRE(stores.size() >= 2);
+  const Program one = insertFences(p, {stores[0]});
+  CHECK(sameProgram(one, one));
+  CHECK_FALSE(sameProgram(one, p));
+  CHECK_FALSE(sameProgram(one, insertFences(p, {stores[1]})));
+  // Other lines (an #include added at the top): the same program.
+  Program shifted = one;
+  for (Function& f : shifted.functions)
+    for (Instr& in : f.code) in.loc.line += 1;
+  CHECK(sameProgram(one, shifted));
+  // The fence after a register-only instruction that follows the store (a
+  // fence after the statement): the same; after a load: not.
+  Program later = one;
+  for (Function& f : later.functions) {
+    auto& c = f.code;
+    for (size_t pc = 0; pc + 1 < c.size(); ++pc)
+      if (c[pc].op == Op::Fence) {
+        Instr pure;
+        pure.op = Op::Const;
+        pure.a = 0;
+        pure.imm = 7;
+        // Build both orders in copies of this function.
+        std::vector<Instr> a = c, b = c;
+        a.insert(a.begin() + long(pc), pure);      // const, fence
+        b.insert(b.begin() + long(pc) + 1, pure);  // fence, const
+        Program pa = one, pb = one;
+        pa.functions[size_t(&f - &later.functions[0])].code = a;
+        pb.functions[size_t(&f - &later.functions[0])].code = b;
+        CHECK(sameProgram(pa, pb));
+        Instr load;
+        load.op = Op::Load;
+        load.a = 0;
+        load.b = 0;
+        load.size = 4;
+        a[pc] = load;
+        b[pc + 1] = load;
+        pa.functions[size_t(&f - &later.functions[0])].code = a;
+        pb.functions[size_t(&f - &later.functions[0])].code = b;
+        CHECK_FALSE(sameProgram(pa, pb));
+        break;
+      }
+  }
+}

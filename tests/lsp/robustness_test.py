@@ -234,6 +234,9 @@ def frontend_bounds(root):
     d = c.diagnostics(u, version=2, timeout=60)
     errs = [x for x in (d["params"]["diagnostics"] if d else []) if x["severity"] == 1]
     check(len(errs) == 1 and errs[0]["code"] == "tso-assertion", "the edited document is checked after the cancellation")
+    # The verdict is published before fence synthesis (whose re-check of the
+    # edited source lowers it again): wait for the check's end.
+    c.wait(lambda m: m.get("method") == "tsocheck/status" and m["params"]["uri"] == u and not m["params"]["checking"], 60)
     check(children(c.p.pid) == [], "no frontend worker is left behind")
     alive(c, "a cancelled frontend")
     c.close()

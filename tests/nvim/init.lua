@@ -38,6 +38,14 @@ vim.api.nvim_create_autocmd('VimEnter', { callback = function()
   end
   vim.fn.setqflist(qf)
   note('diagnostic with ' .. #rel .. ' related steps')
+  -- The verdict is published first; the fence hints (and code actions) when
+  -- fence synthesis ends, in a later publish.
+  vim.wait(15000, function()
+    for _, x in ipairs(vim.diagnostic.get(bufnr)) do
+      if x.user_data and x.user_data.lsp and x.user_data.lsp.code == 'fence' then return true end
+    end
+    return false
+  end, 50)
   local client = vim.lsp.get_client_by_id(client_id)
   local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
                    range = { start = { line = d.lnum, character = 0 }, ['end'] = { line = d.lnum, character = 0 } },

@@ -45,7 +45,7 @@ TEST_CASE("every option means the same at the command line, in an annotation, in
       {"preemptionBound", "1..3", "1..3"}, {"loopBound", "12", 12},         {"timeLimit", "2.5", 2.5},
       {"memoryLimit", "64", 64},        {"deadlocks", "warning", "warning"}, {"abort", "end", "end"},
       {"nondetRange", "-2..3", "-2..3"}, {"stateful", "true", true},        {"robustness", "false", false},
-      {"fences", "false", false},
+      {"fences", "false", false},       {"fenceTimeLimit", "2.5", 2.5},      {"fenceTimeLimit", "0", 0},
   };
   for (const Case& c : cases) {
     INFO(c.key << " = " << c.text);

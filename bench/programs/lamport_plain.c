@@ -1,0 +1,62 @@
+/* Bench program: Lamport's fast mutual exclusion ("A fast mutual exclusion
+ * algorithm", 1987) for two threads with ids 1 and 2, plain ints, no fences.
+ * A thread announces itself in b[i], writes x then reads y (and writes y
+ * then reads x): under TSO/PSO those reads can overtake the buffered writes
+ * and both threads enter. A shared in-section counter catches it. Each
+ * thread enters ROUNDS times (default 1). SC: safe.
+ */
+#include <assert.h>
+#include <pthread.h>
+#include <tsocheck.h>
+
+#ifndef ROUNDS
+#define ROUNDS 1
+#endif
+
+int b1, b2; /* b[i]: thread i wants in */
+int x, y;
+int inside;
+
+static void *worker(void *arg) {
+  const int i = (int)(long)arg;
+  int *mine = i == 1 ? &b1 : &b2;
+  int *other = i == 1 ? &b2 : &b1;
+  for (int round = 0; round < ROUNDS; round++) {
+  for (;;) {
+    *mine = 1;
+    x = i;
+    if (y != 0) { /* contention: back off until the lock is free */
+      *mine = 0;
+      while (y != 0)
+        ;
+      continue;
+    }
+    y = i;
+    if (x != i) { /* another thread wrote x after us: slow path */
+      *mine = 0;
+      while (*other)
+        ;
+      if (y != i) {
+        while (y != 0)
+          ;
+        continue;
+      }
+    }
+    break;
+  }
+  inside = inside + 1; /* critical section */
+  assert(inside == 1);
+  inside = inside - 1;
+  y = 0;
+  *mine = 0;
+  }
+  return NULL;
+}
+
+TSOCHECK void lamport_plain(void) {
+  pthread_t t1, t2;
+  pthread_create(&t1, NULL, worker, (void *)1L);
+  pthread_create(&t2, NULL, worker, (void *)2L);
+  pthread_join(t1, NULL);
+  pthread_join(t2, NULL);
+}
