@@ -79,6 +79,7 @@ T unary(FUnOp op, T x) {
     case FUnOp::Trunc: return std::trunc(x);
     case FUnOp::Round: return std::round(x);
     case FUnOp::Rint: return std::nearbyint(x);  // the rounding mode is always to-nearest-even
+    case FUnOp::Class: return x;  // (fpUnary answers it on the bits)
   }
   return x;
 }
@@ -127,7 +128,25 @@ Value fpBinary(FBinOp op, unsigned size, Value x, Value y, Value z) {
   return ofD(binary<double>(op, toD(x), toD(y), toD(z)));
 }
 
+namespace {
+Value classBit(unsigned size, Value x) {
+  const unsigned mantBits = size == 4 ? 23 : 52, expBits = size == 4 ? 8 : 11;
+  const Value mant = x & ((Value(1) << mantBits) - 1);
+  const Value exp = (x >> mantBits) & ((Value(1) << expBits) - 1);
+  const bool neg = (x >> (mantBits + expBits)) & 1;
+  const Value expMax = (Value(1) << expBits) - 1;
+  unsigned k;
+  if (exp == expMax && mant) k = (mant >> (mantBits - 1)) ? 1 : 0;  // quiet bit: the top of the mantissa
+  else if (exp == expMax) k = neg ? 2 : 9;
+  else if (exp) k = neg ? 3 : 8;
+  else if (mant) k = neg ? 4 : 7;
+  else k = neg ? 5 : 6;
+  return Value(1) << k;
+}
+}  // namespace
+
 Value fpUnary(FUnOp op, unsigned size, Value x) {
+  if (op == FUnOp::Class) return classBit(size, x);
   if (op == FUnOp::Neg) return size == 4 ? (x ^ 0x80000000u) & 0xffffffffu : x ^ (Value(1) << 63);
   if (op == FUnOp::Abs) return size == 4 ? x & 0x7fffffffu : x & ~(Value(1) << 63);
   if (size == 4) return ofF(unary<float>(op, toF(x)));

@@ -24,7 +24,10 @@ enum class FBinOp : uint8_t {
   CopySign, // magnitude of r[b], sign of r[c]
 };
 
-enum class FUnOp : uint8_t { Neg, Abs, Sqrt, Floor, Ceil, Trunc, Round, Rint };
+// Class: the value's class as one bit, numbered as llvm.is.fpclass's mask:
+// 0 signalling NaN, 1 quiet NaN, 2 -inf, 3 -normal, 4 -subnormal, 5 -0,
+// 6 +0, 7 +subnormal, 8 +normal, 9 +inf (isnan, isinf, fpclassify, ...).
+enum class FUnOp : uint8_t { Neg, Abs, Sqrt, Floor, Ceil, Trunc, Round, Rint, Class };
 
 // LLVM's fcmp predicates with its encoding: bit 0 = true when equal, bit 1 =
 // when greater, bit 2 = when less, bit 3 = when unordered (a NaN operand).

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/fp.h"  // FBinOp, FUnOp, FCmpPred, FConvOp
+
 namespace tsocheck {
 
 using Reg = int32_t;            // index into the current frame's registers

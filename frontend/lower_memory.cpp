@@ -98,9 +98,14 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
     case llvm::AtomicRMWInst::Min: op = RmwOp::Min; break;
     case llvm::AtomicRMWInst::UMax: op = RmwOp::UMax; break;
     case llvm::AtomicRMWInst::UMin: op = RmwOp::UMin; break;
+    case llvm::AtomicRMWInst::FAdd: op = RmwOp::FAdd; break;
+    case llvm::AtomicRMWInst::FSub: op = RmwOp::FSub; break;
+    case llvm::AtomicRMWInst::FMax: op = RmwOp::FMax; break;
+    case llvm::AtomicRMWInst::FMin: op = RmwOp::FMin; break;
     default:
       unsupported("atomic read-modify-write '" + llvm::AtomicRMWInst::getOperationName(I.getOperation()).str() +
-                  "' is not supported (only integer xchg, add, sub, and, or, xor, nand, min, max)");
+                  "' is not supported (only xchg, add, sub, and, or, xor, nand, min, max, umin, umax, fadd, "
+                  "fsub, fmin, fmax)");
       return;
   }
   unsigned size = accessSize(I.getValOperand()->getType(), "atomic read-modify-write");
@@ -133,6 +138,10 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
       case RmwOp::Min:
       case RmwOp::UMax:
       case RmwOp::UMin:
+      case RmwOp::FAdd:  // (adding -0.0 writes the same bits back: still counted, which is safe)
+      case RmwOp::FSub:
+      case RmwOp::FMax:
+      case RmwOp::FMin:
         markEffect();  // (may write back the value it read: counted as an effect, which is safe)
         break;
     }

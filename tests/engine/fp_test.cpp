@@ -200,6 +200,18 @@ TEST_CASE("fp: unary operations, min/max and copysign", "[fp][interp]") {
   CHECK(fbin(FBinOp::MaxNum, 8, kNegZero, 0) == 0);
   CHECK(fbin(FBinOp::MaxNum, 4, bitsF(-1.0f), bitsF(2.0f)) == bitsF(2.0f));
   CHECK(fbin(FBinOp::CopySign, 8, bitsD(3.0), kNegZero) == bitsD(-3.0));
+  // Classes, as llvm.is.fpclass numbers them.
+  CHECK(fun(FUnOp::Class, 8, 0x7ff0000000000001ULL) == 1u << 0);  // signalling NaN
+  CHECK(fun(FUnOp::Class, 8, kQNaN) == 1u << 1);
+  CHECK(fun(FUnOp::Class, 8, kInf | kNegZero) == 1u << 2);
+  CHECK(fun(FUnOp::Class, 8, bitsD(-1.0)) == 1u << 3);
+  CHECK(fun(FUnOp::Class, 8, kNegZero | 1) == 1u << 4);
+  CHECK(fun(FUnOp::Class, 8, kNegZero) == 1u << 5);
+  CHECK(fun(FUnOp::Class, 8, 0) == 1u << 6);
+  CHECK(fun(FUnOp::Class, 4, 1) == 1u << 7);
+  CHECK(fun(FUnOp::Class, 4, bitsF(1e30f)) == 1u << 8);
+  CHECK(fun(FUnOp::Class, 4, 0x7f800000u) == 1u << 9);
+  CHECK(fun(FUnOp::Class, 4, kQNaNf) == 1u << 1);
 }
 
 TEST_CASE("fp: floating RMWs compute on the bit patterns", "[fp][rmw]") {
