@@ -1664,3 +1664,27 @@ TSOCHECK void minmax(void) {
   json w = checkJson(quote((dir / "minmax_wrong.c").string()));
   CHECK(w["results"][0]["status"] == "violation");
 }
+
+TEST_CASE("shared doubles and floats: message passing verifies under SC and TSO, a lost update fails", "[cli][realc][fp]") {
+  for (const char* model : {"sc", "tso", "pso"}) {
+    INFO(model);
+    json j = checkJson(std::string("--no-fences --model ") + model + " " + quote(inputs("float_shared.c")));
+    std::map<std::string, json> r = byFunction(j);
+    if (std::string(model) == "pso") {
+      // The flag's store passes the data's: the reader sees ready == 1 and data == 0.0.
+      REQUIRE(r["mp_double"]["status"] == "violation");
+      CHECK(r["mp_double"]["violation"]["line"] == 22);
+    } else {
+      CHECK(r["mp_double"]["status"] == "verified");
+      CHECK(r["mp_double"]["executions"] == 2);  // the reader sees the flag or not
+    }
+    // Two unsynchronised `total += 0.25`: one of them is lost (total == 0.75).
+    REQUIRE(r["lost_update"]["status"] == "violation");
+    CHECK(r["lost_update"]["violation"]["line"] == 40);
+    // The CAS loop of `atotal += v` and the mutex: exact sums (0.5 + 0.25 + -0.0 in either order).
+    CHECK(r["atomic_sum"]["status"] == "verified");
+    CHECK(r["atomic_sum"]["executions"] == 8);
+    CHECK(r["atomic_sum"]["blocked"] == 4);
+    CHECK(j["_exit"] == 1);
+  }
+}
