@@ -286,7 +286,8 @@ void FunctionLowering::lowerCall(llvm::CallInst& I) {
   }
   std::vector<Reg> args;
   for (const llvm::Use& a : I.args()) {
-    if (a->getType()->isStructTy() || a->getType()->isArrayTy() || a->getType()->isVectorTy()) {
+    if (a->getType()->isStructTy() || a->getType()->isArrayTy() ||
+        (a->getType()->isVectorTy() && !isFloatPair(a->getType()))) {
       unsupported("passing aggregate values by value is not supported");
       return;
     }

@@ -12,6 +12,11 @@ unsigned fpSize(const llvm::Type* t) {
   return 0;
 }
 
+bool isFloatPair(const llvm::Type* t) {
+  auto* v = dyn_cast<llvm::FixedVectorType>(t);
+  return v && v->getNumElements() == 2 && v->getElementType()->isFloatTy();
+}
+
 std::string fpTypeRefusal(llvm::Type* t) {
   std::string what;
   if (t->isX86_FP80Ty()) what = "long double (x86_fp80)";
@@ -61,10 +66,11 @@ bool FunctionLowering::lowerMathCall(llvm::CallInst& I, llvm::Function* callee) 
     for (const llvm::Use& a : I.args())
       if (a->getType() != I.getType()) return false;
     if (m.kind == MathFn::Unary) {
+      Reg x = argReg(I, 0);
       Instr& in = emit(Op::FUn);
       in.sub = m.op;
       in.a = resultReg(I);
-      in.b = argReg(I, 0);
+      in.b = x;
       in.size = uint8_t(size);
     } else {
       Reg x = argReg(I, 0), y = argReg(I, 1), z = arity == 3 ? argReg(I, 2) : kNoReg;

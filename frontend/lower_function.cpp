@@ -251,7 +251,7 @@ unsigned FunctionLowering::accessSize(llvm::Type* t, const char* what) {
     unsupported(std::string(what) + " of " + fpTypeRefusal(t));
     return 0;
   }
-  if (!(t->isIntegerTy() || t->isPointerTy() || t->isFloatingPointTy())) {
+  if (!(t->isIntegerTy() || t->isPointerTy() || t->isFloatingPointTy() || isFloatPair(t))) {
     unsupported(std::string(what) + " of type " + typeName(t) +
                 " is not supported (only integers, pointers, float and double)");
     return 0;
@@ -269,7 +269,7 @@ bool FunctionLowering::checkTypes(llvm::Instruction& I) {
   // types (long double, __float128, _Float16) and vectors are refused.
   auto badFP = [](llvm::Type* t) { return t->isFloatingPointTy() && !fpSize(t); };
   if (isa<llvm::CallInst>(I)) {  // memcpy of structs holding doubles is fine; calls check their arguments
-    if (I.getType()->isVectorTy()) {
+    if (I.getType()->isVectorTy() && !isFloatPair(I.getType())) {
       unsupported("calls returning a vector (" + typeName(I.getType()) + ") are not supported");
       return false;
     }
@@ -279,8 +279,17 @@ bool FunctionLowering::checkTypes(llvm::Instruction& I) {
     }
     return true;
   }
-  bool vec = I.getType()->isVectorTy();
-  for (const llvm::Use& u : I.operands()) vec = vec || u->getType()->isVectorTy();
+  auto badVec = [](llvm::Type* t) { return t->isVectorTy() && !isFloatPair(t); };
+  bool vec = badVec(I.getType());
+  bool pair = isFloatPair(I.getType());
+  for (const llvm::Use& u : I.operands()) {
+    vec = vec || badVec(u->getType());
+    pair = pair || isFloatPair(u->getType());
+  }
+  // A struct of two floats passed or returned by value is only moved.
+  if (pair && !isa<llvm::LoadInst>(I) && !isa<llvm::StoreInst>(I) && !isa<llvm::ReturnInst>(I) &&
+      !isa<llvm::PHINode>(I) && !isa<llvm::SelectInst>(I) && !isa<llvm::FreezeInst>(I))
+    vec = true;
   if (vec) {
     unsupported(std::string(I.getType()->isFPOrFPVectorTy() ? "vector floating-point operations"
                                                             : "vector operations") +

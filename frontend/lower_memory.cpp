@@ -35,6 +35,21 @@ void FunctionLowering::lowerLoad(llvm::LoadInst& I) {
     }
   }
   Reg addr = val(I.getPointerOperand());
+  if (isFloatPair(I.getType())) {
+    // struct { float x, y; } by value: two 4-byte loads (its fields), so the
+    // accesses have the fields' size wherever the struct lives.
+    Reg lo = newReg(), hi = newReg();
+    for (int i = 0; i < 2; ++i) {
+      Reg at = addOffset(addr, 4 * i);
+      Instr& ld = emit(Op::Load);
+      ld.a = i ? hi : lo;
+      ld.b = at;
+      ld.size = 4;
+      countRead(I.getPointerOperand());
+    }
+    bin(BinOp::Or, lo, bin(BinOp::Shl, hi, constVal(32)), resultReg(I));
+    return;
+  }
   Instr& in = emit(Op::Load);
   in.a = resultReg(I);
   in.b = addr;
@@ -65,11 +80,22 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
   Reg addr = val(I.getPointerOperand());
   Reg v = val(I.getValueOperand());
   emitFenceForStore(I.getOrdering(), true);
-  Instr& in = emit(Op::Store);
-  in.b = addr;
-  in.c = v;
-  in.size = uint8_t(size);
-  in.name = addrName(I.getPointerOperand());
+  if (isFloatPair(I.getValueOperand()->getType())) {  // two 4-byte stores, as the load above
+    Reg hi = bin(BinOp::LShr, v, constVal(32));
+    for (int i = 0; i < 2; ++i) {
+      Reg at = addOffset(addr, 4 * i);
+      Instr& st = emit(Op::Store);
+      st.b = at;
+      st.c = i ? hi : v;  // a 4-byte store writes the low half
+      st.size = 4;
+    }
+  } else {
+    Instr& in = emit(Op::Store);
+    in.b = addr;
+    in.c = v;
+    in.size = uint8_t(size);
+    in.name = addrName(I.getPointerOperand());
+  }
   emitFenceForStore(I.getOrdering(), false);
   auto* slot = dyn_cast<llvm::AllocaInst>(baseObject(I.getPointerOperand()));
   if (!slot || !private_.count(slot)) {

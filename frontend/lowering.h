@@ -164,7 +164,11 @@ std::string diPath(const llvm::DIType* t, uint64_t off, int depth = 0);
 // refusal fpTypeRefusal words.
 unsigned fpSize(const llvm::Type* t);
 std::string fpTypeRefusal(llvm::Type* t);
-bool isFloatIntrinsic(llvm::Intrinsic::ID id);  // llvm.fabs, sqrt, floor, ..., fma, fmuladd
+bool isFloatIntrinsic(llvm::Intrinsic::ID id);
+// <2 x float>: how the x86-64 ABI passes and returns a struct of two floats
+// (struct { float x, y; } by value). Moved as one 8-byte bit pattern (loads,
+// stores, arguments, returns, phis, selects); arithmetic on it is refused.
+bool isFloatPair(const llvm::Type* t);  // llvm.fabs, sqrt, floor, ..., fma, fmuladd
 
 class ModuleLowering;
 
