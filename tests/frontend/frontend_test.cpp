@@ -2043,3 +2043,38 @@ TSOCHECK void h(void) {
   wrong.replace(wrong.find(" || s.y == 5.0f"), 15, "");
   CHECK(run(wrong, Model::SC).status == Status::Violation);
 }
+
+TEST_CASE("classification macros and out-of-range conversions give defined results", "[frontend][fp]") {
+  const std::string src = R"(#include <assert.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <tsocheck.h>
+volatile double vz = 0.0, one = 1.0;
+TSOCHECK void cls(void) {
+  double d = DBL_MIN / 2;
+  assert(fpclassify(d) == FP_SUBNORMAL && fpclassify(one) == FP_NORMAL && fpclassify(vz) == FP_ZERO);
+  assert(fpclassify(one / vz) == FP_INFINITE && fpclassify(vz / vz) == FP_NAN);
+  assert(isnormal(one) && !isnormal(d) && isfinite(d) && !isfinite(one / vz));
+  unsigned long big = ULONG_MAX;
+  assert((double)big == 18446744073709551616.0 && (float)big == 18446744073709551616.0f);
+  assert((unsigned long)1e19 == 10000000000000000000UL);
+  assert((long)(one / vz) == LONG_MIN && (int)(vz / vz) == INT_MIN);
+  assert(copysign(3.0, -vz) == -3.0 && fmaxf(-0.0f, 0.0f) == 0.0f && !signbit(fmaxf(-0.0f, 0.0f)));
+  float f = FLT_MAX;
+  assert(f * 2 == INFINITY && nearbyint(2.5) == 2.0 && rint(3.5) == 4.0);
+}
+)";
+  CheckResult r = run(src, Model::SC);
+  CHECK(r.status == Status::Verified);
+  // Each assertion can fail: a wrong expectation is reported.
+  for (auto [from, to] : {std::pair<std::string, std::string>{"== FP_SUBNORMAL", "== FP_NORMAL"},
+                          {"== LONG_MIN", "== LONG_MAX"},
+                          {"== 10000000000000000000UL", "== 0UL"},
+                          {"rint(3.5) == 4.0", "rint(3.5) == 3.0"}}) {
+    INFO(to);
+    std::string wrong = src;
+    wrong.replace(wrong.find(from), from.size(), to);
+    CHECK(run(wrong, Model::SC).status == Status::Violation);
+  }
+}
