@@ -2078,3 +2078,26 @@ TSOCHECK void cls(void) {
     CHECK(run(wrong, Model::SC).status == Status::Violation);
   }
 }
+
+TEST_CASE("a spin loop waiting on a double is an await like an integer one", "[frontend][fp]") {
+  const std::string src = R"(#include <assert.h>
+#include <pthread.h>
+#include <tsocheck.h>
+volatile double level;
+int data;
+static void *t(void *arg) { data = 42; level = 0.5; return 0; }
+TSOCHECK void wait_level(void) {
+  pthread_t h;
+  pthread_create(&h, 0, t, 0);
+  while (level < 0.25) {}
+  assert(data == 42);
+  pthread_join(h, 0);
+}
+)";
+  CheckResult tso = run(src, Model::TSO, false);
+  CHECK(tso.status == Status::Verified);
+  CHECK(tso.executions == 1);
+  CHECK(tso.blocked == 1);  // the idle iteration that read 0.0
+  CHECK(tso.cut == 0);
+  CHECK(run(src, Model::PSO).status == Status::Violation);  // level's store passes data's
+}
