@@ -69,6 +69,34 @@ Reg FunctionBuilder::ext(Reg a, unsigned size, bool isSigned) {
   in.a = r; in.b = a; in.size = uint8_t(size); in.sub = isSigned ? 1 : 0;
   return r;
 }
+Reg FunctionBuilder::fbin(FBinOp op, Reg a, Reg b, unsigned size, Reg c) {
+  Reg r = newReg();
+  Instr& in = emit(Op::FBin);
+  in.sub = uint8_t(op);
+  in.a = r; in.b = a; in.c = b; in.d = c; in.size = uint8_t(size);
+  return r;
+}
+Reg FunctionBuilder::fun(FUnOp op, Reg a, unsigned size) {
+  Reg r = newReg();
+  Instr& in = emit(Op::FUn);
+  in.sub = uint8_t(op);
+  in.a = r; in.b = a; in.size = uint8_t(size);
+  return r;
+}
+Reg FunctionBuilder::fcmp(FCmpPred pred, Reg a, Reg b, unsigned size) {
+  Reg r = newReg();
+  Instr& in = emit(Op::FCmp);
+  in.sub = uint8_t(pred);
+  in.a = r; in.b = a; in.c = b; in.size = uint8_t(size);
+  return r;
+}
+Reg FunctionBuilder::fconv(FConvOp op, Reg a, unsigned size, unsigned intBits) {
+  Reg r = newReg();
+  Instr& in = emit(Op::FConv);
+  in.sub = uint8_t(op);
+  in.a = r; in.b = a; in.size = uint8_t(size); in.imm = int64_t(intBits);
+  return r;
+}
 Reg FunctionBuilder::select(Reg cond, Reg a, Reg b) {
   Reg r = newReg();
   Instr& in = emit(Op::Select);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/fp.h"
 #include "engine/ir.h"
 
 namespace tsocheck {
@@ -41,6 +42,11 @@ class FunctionBuilder {
   Reg cmpImm(CmpOp op, Reg a, Value imm);
   Reg ext(Reg a, unsigned size, bool isSigned);
   Reg select(Reg cond, Reg a, Reg b);
+  // Floating point (size 4: float, 8: double; engine/fp.h).
+  Reg fbin(FBinOp op, Reg a, Reg b, unsigned size = 8, Reg c = kNoReg);
+  Reg fun(FUnOp op, Reg a, unsigned size = 8);
+  Reg fcmp(FCmpPred pred, Reg a, Reg b, unsigned size = 8);
+  Reg fconv(FConvOp op, Reg a, unsigned size, unsigned intBits);
   Reg globalAddr(uint32_t global, int64_t offset = 0);
   Reg tlsAddr(uint32_t threadLocal, int64_t offset = 0);  // this thread's copy (Op::TlsAddr)
   Reg funcAddr(uint32_t func);

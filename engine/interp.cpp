@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/fp.h"
+
 namespace tsocheck {
 
 bool isWait(const Action& a) { return a.kind == ActionKind::Blocked && (a.value == 2 || a.value == 3); }
@@ -75,6 +77,10 @@ Value rmwResult(RmwOp op, Value old, Value operand, Value expected, unsigned siz
       r = op == RmwOp::UMax ? std::max(a, b) : std::min(a, b);
       break;
     }
+    case RmwOp::FAdd: r = fpBinary(FBinOp::Add, size, old, operand); break;
+    case RmwOp::FSub: r = fpBinary(FBinOp::Sub, size, old, operand); break;
+    case RmwOp::FMax: r = fpBinary(FBinOp::MaxNum, size, old, operand); break;
+    case RmwOp::FMin: r = fpBinary(FBinOp::MinNum, size, old, operand); break;
   }
   return maskToSize(r, size);
 }
@@ -325,6 +331,13 @@ void ThreadState::run() {
         R(in.a) = in.sub ? signExtend(R(in.b), in.size) : maskToSize(R(in.b), in.size);
         fr.pc++;
         break;
+      case Op::FBin:
+        R(in.a) = fpBinary(FBinOp(in.sub), in.size, R(in.b), R(in.c), in.d == kNoReg ? 0 : R(in.d));
+        fr.pc++;
+        break;
+      case Op::FUn: R(in.a) = fpUnary(FUnOp(in.sub), in.size, R(in.b)); fr.pc++; break;
+      case Op::FCmp: R(in.a) = fpCompare(FCmpPred(in.sub), in.size, R(in.b), R(in.c)) ? 1 : 0; fr.pc++; break;
+      case Op::FConv: R(in.a) = fpConvert(FConvOp(in.sub), in.size, unsigned(in.imm), R(in.b)); fr.pc++; break;
       case Op::Select: R(in.a) = R(in.b) ? R(in.c) : R(in.d); fr.pc++; break;
       case Op::Jmp: fr.pc = uint32_t(in.imm); break;
       case Op::Br: fr.pc = uint32_t(R(in.a) ? in.imm : in.imm2); break;

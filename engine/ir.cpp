@@ -129,6 +129,10 @@ const char* opName(Op op) {
     case Op::Free: return "free";
     case Op::BlockSize: return "blocksize";
     case Op::Alloca: return "alloca";
+    case Op::FBin: return "fbin";
+    case Op::FUn: return "fun";
+    case Op::FCmp: return "fcmp";
+    case Op::FConv: return "fconv";
     case Op::Nop: return "nop";
   }
   return "?";

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/fp.h"  // FBinOp, FUnOp, FCmpPred, FConvOp
+
 namespace tsocheck {
 
 using Reg = int32_t;            // index into the current frame's registers
@@ -89,12 +91,22 @@ enum class Op : uint8_t {
   AtomicBegin,  // enter an atomic section (__VERIFIER_atomic_*): until the matching
                 // AtomicEnd no other thread steps and no other store buffer flushes
   AtomicEnd,    // leave the innermost atomic section
+  // Floating point (engine/fp.h) on bit patterns: size = 4 (float, the low 32
+  // bits of the register, zero-extended) or 8 (double).
+  FBin,     // r[a] = r[b] (FBinOp sub) r[c]; Fma/MulAdd: r[b] * r[c] + r[d]
+  FUn,      // r[a] = (FUnOp sub) r[b]
+  FCmp,     // r[a] = r[b] (FCmpPred sub) r[c] ? 1 : 0 (LLVM's 16 predicates)
+  FConv,    // r[a] = (FConvOp sub) r[b]; size = the floating side's bytes (the source's
+            // for fpext/fptrunc), imm = the integer side's bits
   Nop,
 };
 
 enum class BinOp : uint8_t { Add, Sub, Mul, UDiv, SDiv, URem, SRem, And, Or, Xor, Shl, LShr, AShr };
 enum class CmpOp : uint8_t { Eq, Ne, Ult, Ule, Ugt, Uge, Slt, Sle, Sgt, Sge };
-enum class RmwOp : uint8_t { Xchg, Cas, Add, Sub, And, Or, Xor, Nand, Max, Min, UMax, UMin };  // Max/Min: signed at the access size
+// Max/Min: signed at the access size. FAdd..FMin: float (size 4) or double
+// (size 8) arithmetic on the bit patterns (atomicrmw fadd/fsub/fmax/fmin; the
+// last two are fmax/fmin: a NaN operand yields the other).
+enum class RmwOp : uint8_t { Xchg, Cas, Add, Sub, And, Or, Xor, Nand, Max, Min, UMax, UMin, FAdd, FSub, FMax, FMin };
 enum class FenceKind : uint8_t { Full, StoreStore };
 
 struct Instr {

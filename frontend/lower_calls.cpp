@@ -140,6 +140,8 @@ Ext classifyExternal(llvm::StringRef n) {
       {"__VERIFIER_nondet_long", Ext::NondetSigned},
       {"__VERIFIER_nondet_longlong", Ext::NondetSigned},
       {"__VERIFIER_nondet_pointer", Ext::NondetSigned},  // the range's integers as addresses
+      {"__VERIFIER_nondet_float", Ext::NondetSigned},    // the range's integers as floats
+      {"__VERIFIER_nondet_double", Ext::NondetSigned},
       {"__VERIFIER_nondet_uchar", Ext::NondetUnsigned},
       {"__VERIFIER_nondet_ushort", Ext::NondetUnsigned},
       {"__VERIFIER_nondet_uint", Ext::NondetUnsigned},
@@ -274,8 +276,8 @@ void FunctionLowering::lowerCall(llvm::CallInst& I) {
     return;
   }
   for (const llvm::Use& a : I.args())
-    if (a->getType()->isFPOrFPVectorTy()) {
-      unsupported("floating point is not supported (floating-point argument)");
+    if (a->getType()->isFloatingPointTy() && !fpSize(a->getType())) {
+      unsupported("argument of " + fpTypeRefusal(a->getType()));
       return;
     }
   if (I.getType()->isStructTy()) {
@@ -284,7 +286,8 @@ void FunctionLowering::lowerCall(llvm::CallInst& I) {
   }
   std::vector<Reg> args;
   for (const llvm::Use& a : I.args()) {
-    if (a->getType()->isStructTy() || a->getType()->isArrayTy() || a->getType()->isVectorTy()) {
+    if (a->getType()->isStructTy() || a->getType()->isArrayTy() ||
+        (a->getType()->isVectorTy() && !isFloatPair(a->getType()))) {
       unsupported("passing aggregate values by value is not supported");
       return;
     }
@@ -379,11 +382,7 @@ void FunctionLowering::lowerIntrinsic(llvm::CallInst& I, llvm::Function* callee)
       break;
   }
   if (callee->getName() == "llvm.x86.sse2.pause") return;
-  for (const llvm::Use& a : I.args())
-    if (a->getType()->isFPOrFPVectorTy()) {
-      unsupported("floating point is not supported (" + callee->getName().str() + ")");
-      return;
-    }
+  if (lowerFloatIntrinsic(I, id)) return;
   unsupported("intrinsic " + callee->getName().str() + " is not supported");
 }
 
@@ -670,10 +669,10 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
   if (isPrimitive(k)) return lowerPrimitiveCall(I, k, name);
   if (isStringCall(k)) return lowerStringCall(I, k, name);
   switch (k) {
-    case Ext::Ignored:
+    case Ext::Ignored:  // output: floating-point arguments (printf's %f) are ignored like the others
       for (const llvm::Use& a : I.args())
-        if (a->getType()->isFPOrFPVectorTy()) {
-          unsupported("floating point is not supported (floating-point argument to " + name + ")");
+        if (a->getType()->isFloatingPointTy() && !fpSize(a->getType())) {
+          unsupported("argument of " + fpTypeRefusal(a->getType()) + " to " + name);
           return;
         }
       resultZero(I);
@@ -762,9 +761,27 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       // Width from the declared result type; values: the check's nondet range
       // within the type (CheckOptions' limits), each one explored.
       llvm::Type* t = I.getType();
+      if (fpSize(t)) {
+        // float/double: the range's integers, converted (never every value
+        // of the type, so a check that ran one is `bounded`).
+        Reg n = newReg();
+        Instr& in = emit(Op::Nondet);
+        in.a = n;
+        in.sub = 1;
+        in.size = 8;
+        in.imm = 1;
+        Instr& cv = emit(Op::FConv);
+        cv.sub = uint8_t(FConvOp::SIToFP);
+        cv.a = resultReg(I);
+        cv.b = n;
+        cv.size = uint8_t(fpSize(t));
+        cv.imm = 64;
+        markEffect();
+        return;
+      }
       const unsigned bits = t->isPointerTy() ? 64 : t->isIntegerTy() ? t->getIntegerBitWidth() : 0;
       if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
-        unsupported(name + "() returning " + typeName(t) + " is not supported (integer or pointer types only)");
+        unsupported(name + "() returning " + typeName(t) + " is not supported (integer, pointer, float and double types only)");
         return;
       }
       Instr& in = emit(Op::Nondet);
@@ -779,6 +796,7 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       unsupported("setjmp/longjmp is not supported (" + name + ")");
       return;
     case Ext::Unknown:
+      if (lowerMathCall(I, callee)) return;
       break;
     default:  // isPrimitive / isStringCall kinds: lowered above
       break;

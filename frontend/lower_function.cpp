@@ -247,12 +247,13 @@ uint32_t FunctionLowering::addrName(const llvm::Value* ptr) {
 // Lowering
 
 unsigned FunctionLowering::accessSize(llvm::Type* t, const char* what) {
-  if (t->isFloatingPointTy()) {
-    unsupported(std::string("floating point is not supported (") + what + " of " + typeName(t) + ")");
+  if (t->isFloatingPointTy() && !fpSize(t)) {
+    unsupported(std::string(what) + " of " + fpTypeRefusal(t));
     return 0;
   }
-  if (!(t->isIntegerTy() || t->isPointerTy())) {
-    unsupported(std::string(what) + " of type " + typeName(t) + " is not supported (only integers and pointers)");
+  if (!(t->isIntegerTy() || t->isPointerTy() || t->isFloatingPointTy() || isFloatPair(t))) {
+    unsupported(std::string(what) + " of type " + typeName(t) +
+                " is not supported (only integers, pointers, float and double)");
     return 0;
   }
   uint64_t n = dl_.getTypeStoreSize(t);
@@ -264,25 +265,42 @@ unsigned FunctionLowering::accessSize(llvm::Type* t, const char* what) {
 }
 
 bool FunctionLowering::checkTypes(llvm::Instruction& I) {
-  auto bad = [](llvm::Type* t) {
-    return t->isFPOrFPVectorTy() || (t->isVectorTy());
-  };
-  if (isa<llvm::CallInst>(I)) {  // memcpy of structs holding doubles is fine; calls check themselves
-    if (I.getType()->isFPOrFPVectorTy()) {
-      unsupported("floating point is not supported (call returning " + typeName(I.getType()) + ")");
+  // float and double are bit patterns in registers; other floating-point
+  // types (long double, __float128, _Float16) and vectors are refused.
+  auto badFP = [](llvm::Type* t) { return t->isFloatingPointTy() && !fpSize(t); };
+  if (isa<llvm::CallInst>(I)) {  // memcpy of structs holding doubles is fine; calls check their arguments
+    if (I.getType()->isVectorTy() && !isFloatPair(I.getType())) {
+      unsupported("calls returning a vector (" + typeName(I.getType()) + ") are not supported");
+      return false;
+    }
+    if (badFP(I.getType())) {
+      unsupported("call returning " + fpTypeRefusal(I.getType()));
       return false;
     }
     return true;
   }
-  bool fp = bad(I.getType());
-  for (const llvm::Use& u : I.operands()) fp = fp || bad(u->getType());
+  auto badVec = [](llvm::Type* t) { return t->isVectorTy() && !isFloatPair(t); };
+  bool vec = badVec(I.getType());
+  bool pair = isFloatPair(I.getType());
+  for (const llvm::Use& u : I.operands()) {
+    vec = vec || badVec(u->getType());
+    pair = pair || isFloatPair(u->getType());
+  }
+  // A struct of two floats passed or returned by value is only moved.
+  if (pair && !isa<llvm::LoadInst>(I) && !isa<llvm::StoreInst>(I) && !isa<llvm::ReturnInst>(I) &&
+      !isa<llvm::PHINode>(I) && !isa<llvm::SelectInst>(I) && !isa<llvm::FreezeInst>(I))
+    vec = true;
+  if (vec) {
+    unsupported(std::string(I.getType()->isFPOrFPVectorTy() ? "vector floating-point operations"
+                                                            : "vector operations") +
+                " are not supported (" + I.getOpcodeName() + ")");
+    return false;
+  }
+  llvm::Type* fp = badFP(I.getType()) ? I.getType() : nullptr;
+  for (const llvm::Use& u : I.operands())
+    if (!fp && badFP(u->getType())) fp = u->getType();
   if (fp) {
-    bool vec = I.getType()->isVectorTy();
-    for (const llvm::Use& u : I.operands()) vec = vec || u->getType()->isVectorTy();
-    if (vec && !I.getType()->isFPOrFPVectorTy())
-      unsupported(std::string("vector operations are not supported (") + I.getOpcodeName() + ")");
-    else
-      unsupported(std::string("floating point is not supported (") + I.getOpcodeName() + ")");
+    unsupported(std::string(I.getOpcodeName()) + " of " + fpTypeRefusal(fp));
     return false;
   }
   if (I.getType()->isIntegerTy() && I.getType()->getIntegerBitWidth() > 64) {
@@ -550,6 +568,25 @@ void FunctionLowering::lowerInst(llvm::Instruction& I) {
       return;
     case llvm::Instruction::ICmp:
       lowerICmp(cast<llvm::ICmpInst>(I));
+      return;
+    case llvm::Instruction::FAdd:
+    case llvm::Instruction::FSub:
+    case llvm::Instruction::FMul:
+    case llvm::Instruction::FDiv:
+    case llvm::Instruction::FRem:
+    case llvm::Instruction::FNeg:
+      lowerFloatBinary(I);
+      return;
+    case llvm::Instruction::FCmp:
+      lowerFCmp(cast<llvm::FCmpInst>(I));
+      return;
+    case llvm::Instruction::SIToFP:
+    case llvm::Instruction::UIToFP:
+    case llvm::Instruction::FPToSI:
+    case llvm::Instruction::FPToUI:
+    case llvm::Instruction::FPExt:
+    case llvm::Instruction::FPTrunc:
+      lowerFloatCast(cast<llvm::CastInst>(I));
       return;
     case llvm::Instruction::Trunc:
     case llvm::Instruction::ZExt:

@@ -35,14 +35,34 @@ void FunctionLowering::lowerLoad(llvm::LoadInst& I) {
     }
   }
   Reg addr = val(I.getPointerOperand());
+  // Memory order for the race detector (ir.h kPlainAccess, kRelaxedAccess).
+  const uint8_t order = !I.isAtomic() && !I.isVolatile() ? kPlainAccess
+                        : I.isAtomic() && !isAtLeastOrStrongerThan(I.getOrdering(), llvm::AtomicOrdering::Acquire) &&
+                                  !acquireFence_
+                            ? kRelaxedAccess
+                            : 0;
+  if (isFloatPair(I.getType())) {
+    // struct { float x, y; } by value: two 4-byte loads (its fields), so the
+    // accesses have the fields' size wherever the struct lives.
+    Reg lo = newReg(), hi = newReg();
+    for (int i = 0; i < 2; ++i) {
+      Reg at = addOffset(addr, 4 * i);
+      Instr& ld = emit(Op::Load);
+      ld.a = i ? hi : lo;
+      ld.b = at;
+      ld.size = 4;
+      ld.sub = order;
+      countRead(I.getPointerOperand());
+    }
+    bin(BinOp::Or, lo, bin(BinOp::Shl, hi, constVal(32)), resultReg(I));
+    return;
+  }
   Instr& in = emit(Op::Load);
   in.a = resultReg(I);
   in.b = addr;
   in.size = uint8_t(size);
   in.name = addrName(I.getPointerOperand());
-  if (!I.isAtomic() && !I.isVolatile()) in.sub = kPlainAccess;
-  else if (I.isAtomic() && !isAtLeastOrStrongerThan(I.getOrdering(), llvm::AtomicOrdering::Acquire) && !acquireFence_)
-    in.sub = kRelaxedAccess;
+  in.sub = order;
   countRead(I.getPointerOperand());
 }
 
@@ -68,14 +88,30 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
   Reg addr = val(I.getPointerOperand());
   Reg v = val(I.getValueOperand());
   emitFenceForStore(I.getOrdering(), true);
-  Instr& in = emit(Op::Store);
-  in.b = addr;
-  in.c = v;
-  in.size = uint8_t(size);
-  in.name = addrName(I.getPointerOperand());
-  if (!I.isAtomic() && !I.isVolatile()) in.sub = kPlainAccess;
-  else if (I.isAtomic() && !isAtLeastOrStrongerThan(I.getOrdering(), llvm::AtomicOrdering::Release) && !releaseFence_)
-    in.sub = kRelaxedAccess;
+  // Memory order for the race detector (ir.h kPlainAccess, kRelaxedAccess).
+  const uint8_t order = !I.isAtomic() && !I.isVolatile() ? kPlainAccess
+                        : I.isAtomic() && !isAtLeastOrStrongerThan(I.getOrdering(), llvm::AtomicOrdering::Release) &&
+                                  !releaseFence_
+                            ? kRelaxedAccess
+                            : 0;
+  if (isFloatPair(I.getValueOperand()->getType())) {  // two 4-byte stores, as the load above
+    Reg hi = bin(BinOp::LShr, v, constVal(32));
+    for (int i = 0; i < 2; ++i) {
+      Reg at = addOffset(addr, 4 * i);
+      Instr& st = emit(Op::Store);
+      st.b = at;
+      st.c = i ? hi : v;  // a 4-byte store writes the low half
+      st.size = 4;
+      st.sub = order;
+    }
+  } else {
+    Instr& in = emit(Op::Store);
+    in.b = addr;
+    in.c = v;
+    in.size = uint8_t(size);
+    in.name = addrName(I.getPointerOperand());
+    in.sub = order;
+  }
   emitFenceForStore(I.getOrdering(), false);
   auto* slot = dyn_cast<llvm::AllocaInst>(baseObject(I.getPointerOperand()));
   if (!slot || !private_.count(slot)) {
@@ -104,9 +140,14 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
     case llvm::AtomicRMWInst::Min: op = RmwOp::Min; break;
     case llvm::AtomicRMWInst::UMax: op = RmwOp::UMax; break;
     case llvm::AtomicRMWInst::UMin: op = RmwOp::UMin; break;
+    case llvm::AtomicRMWInst::FAdd: op = RmwOp::FAdd; break;
+    case llvm::AtomicRMWInst::FSub: op = RmwOp::FSub; break;
+    case llvm::AtomicRMWInst::FMax: op = RmwOp::FMax; break;
+    case llvm::AtomicRMWInst::FMin: op = RmwOp::FMin; break;
     default:
       unsupported("atomic read-modify-write '" + llvm::AtomicRMWInst::getOperationName(I.getOperation()).str() +
-                  "' is not supported (only integer xchg, add, sub, and, or, xor, nand, min, max)");
+                  "' is not supported (only xchg, add, sub, and, or, xor, nand, min, max, umin, umax, fadd, "
+                  "fsub, fmin, fmax)");
       return;
   }
   unsigned size = accessSize(I.getValOperand()->getType(), "atomic read-modify-write");
@@ -140,6 +181,10 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
       case RmwOp::Min:
       case RmwOp::UMax:
       case RmwOp::UMin:
+      case RmwOp::FAdd:  // (adding -0.0 writes the same bits back: still counted, which is safe)
+      case RmwOp::FSub:
+      case RmwOp::FMax:
+      case RmwOp::FMin:
         markEffect();  // (may write back the value it read: counted as an effect, which is safe)
         break;
     }

@@ -170,9 +170,13 @@ bool ModuleLowering::evalConst(const llvm::Constant* c, uint64_t& v, std::string
     v = 0;
     return true;
   }
-  if (isa<llvm::ConstantFP>(c)) {
-    err = "floating point is not supported";
-    return false;
+  if (auto* cf = dyn_cast<llvm::ConstantFP>(c)) {  // float/double: the IEEE bit pattern
+    if (!fpSize(cf->getType())) {
+      err = "constant of " + fpTypeRefusal(cf->getType());
+      return false;
+    }
+    v = cf->getValueAPF().bitcastToAPInt().getZExtValue();
+    return true;
   }
   if (auto* a = dyn_cast<llvm::GlobalAlias>(c)) return evalConst(a->getAliasee(), v, err);
   if (auto* g = dyn_cast<llvm::GlobalVariable>(c)) {
@@ -254,7 +258,7 @@ bool ModuleLowering::writeConst(const llvm::Constant* c, uint8_t* buf, uint64_t 
     putInt(ci->getValue());
     return true;
   }
-  if (auto* cf = dyn_cast<llvm::ConstantFP>(c)) {  // bytes only; arithmetic is rejected elsewhere
+  if (auto* cf = dyn_cast<llvm::ConstantFP>(c)) {  // the bytes (long double too: its loads are refused)
     putInt(cf->getValueAPF().bitcastToAPInt());
     return true;
   }
@@ -330,6 +334,7 @@ bool ModuleLowering::readOnly(const llvm::Function* f) {
           if (auto* mi = dyn_cast<llvm::MemIntrinsic>(call); mi && local(mi->getRawDest())) continue;
           auto id = callee->getIntrinsicID();
           if (id == llvm::Intrinsic::expect || id == llvm::Intrinsic::expect_with_probability) continue;
+          if (isFloatIntrinsic(id)) continue;
           return false;
         }
         if (callee->isDeclaration()) {

@@ -159,6 +159,16 @@ bool isStdStream(const llvm::GlobalVariable* g);
 std::string typeName(llvm::Type* t);
 const llvm::Value* baseObject(const llvm::Value* v);
 std::string diPath(const llvm::DIType* t, uint64_t off, int depth = 0);
+// Floating point (lower_float.cpp): 4 for float, 8 for double, 0 for the
+// types that are refused (long double, __float128, _Float16, ...), whose
+// refusal fpTypeRefusal words.
+unsigned fpSize(const llvm::Type* t);
+std::string fpTypeRefusal(llvm::Type* t);
+bool isFloatIntrinsic(llvm::Intrinsic::ID id);
+// <2 x float>: how the x86-64 ABI passes and returns a struct of two floats
+// (struct { float x, y; } by value). Moved as one 8-byte bit pattern (loads,
+// stores, arguments, returns, phis, selects); arithmetic on it is refused.
+bool isFloatPair(const llvm::Type* t);  // llvm.fabs, sqrt, floor, ..., fma, fmuladd
 
 class ModuleLowering;
 
@@ -230,6 +240,12 @@ class FunctionLowering {
   void lowerICmp(llvm::ICmpInst& I);
   void lowerCast(llvm::CastInst& I);
   void lowerGEP(llvm::GetElementPtrInst& I);
+  // Floating point (lower_float.cpp).
+  void lowerFloatBinary(llvm::Instruction& I);  // fadd, fsub, fmul, fdiv, frem, fneg
+  void lowerFCmp(llvm::FCmpInst& I);
+  void lowerFloatCast(llvm::CastInst& I);       // sitofp, uitofp, fptosi, fptoui, fpext, fptrunc
+  bool lowerFloatIntrinsic(llvm::CallInst& I, llvm::Intrinsic::ID id);  // false: not one
+  bool lowerMathCall(llvm::CallInst& I, llvm::Function* callee);  // libm fabs, sqrt, ...; false: not one
   void lowerLoad(llvm::LoadInst& I);
   void lowerStore(llvm::StoreInst& I);
   void lowerRmw(llvm::AtomicRMWInst& I);

@@ -1303,11 +1303,11 @@ TSOCHECK void count(void) {
 
 TEST_CASE("unsupported constructs are errors at their line", "[frontend][errors]") {
   expectError(R"(#include <tsocheck.h>
-volatile double d = 1.5;
+volatile long double d = 1.5;
 TSOCHECK void f(void) {
   d = d * 2.0;
 }
-)", 4, "floating point is not supported");
+)", 4, "long double (x86_fp80) is not supported (only float and double)");
   expectError(R"(#include <tsocheck.h>
 int mystery(int);
 TSOCHECK void f(void) {
@@ -1807,4 +1807,297 @@ TSOCHECK void h(void) {
 }
 )",
               5, "'pthread_cancel' is not supported");
+}
+
+// ---------------------------------------------------------------------------
+// Floating point
+
+TEST_CASE("float and double lower to bit patterns and IEEE engine ops", "[frontend][fp]") {
+  FrontendResult r = lower(R"(#include <tsocheck.h>
+double g = -0.0;
+float fa[2] = {1.5f, 0.1f};
+struct P { double x; float y; } pt = {2.5, -1.0f};
+double d;
+float f;
+long l;
+int cmp;
+TSOCHECK void h(void) {
+  d = g * 3.0 + fa[1];
+  f = (float)d / pt.y;
+  l = (long)d;
+  cmp = (unsigned)d;
+  d = (double)l - (unsigned)l;
+  cmp = d < 1.0 || d != d;
+  d = -d;
+  d = d == 0.5 ? 1e300 : __builtin_nan("");
+}
+)");
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  const Program& p = r.module.program;
+  const Global* g = findGlobal(p, "g");
+  REQUIRE(g);
+  CHECK(readLE(*g, 0, 8) == 0x8000000000000000ULL);
+  const Global* fa = findGlobal(p, "fa");
+  REQUIRE(fa);
+  CHECK(readLE(*fa, 0, 4) == 0x3fc00000u);
+  CHECK(readLE(*fa, 4, 4) == 0x3dcccccdu);
+  const Global* pt = findGlobal(p, "pt");
+  REQUIRE(pt);
+  CHECK(readLE(*pt, 0, 8) == 0x4004000000000000ULL);
+  CHECK(readLE(*pt, 8, 4) == 0xbf800000u);
+  const Function* h = findFunction(p, "h");
+  REQUIRE(h);
+  CHECK(countOps(*h, Op::FBin, int(FBinOp::MulAdd)) == 1);  // a * b + c: llvm.fmuladd, rounded twice
+  CHECK(countOps(*h, Op::FBin, int(FBinOp::Div)) == 1);
+  CHECK(countOps(*h, Op::FBin, int(FBinOp::Sub)) == 1);
+  CHECK(countOps(*h, Op::FUn, int(FUnOp::Neg)) == 1);
+  CHECK(countOps(*h, Op::FCmp, int(FCmpPred::Olt)) == 1);
+  CHECK(countOps(*h, Op::FCmp, int(FCmpPred::Une)) == 1);
+  CHECK(countOps(*h, Op::FCmp, int(FCmpPred::Oeq)) == 1);
+  CHECK(countOps(*h, Op::FConv, int(FConvOp::FPExt)) == 1);
+  CHECK(countOps(*h, Op::FConv, int(FConvOp::FPTrunc)) == 1);
+  CHECK(countOps(*h, Op::FConv, int(FConvOp::FPToSI)) == 1);
+  CHECK(countOps(*h, Op::FConv, int(FConvOp::FPToUI)) == 1);
+  CHECK(countOps(*h, Op::FConv, int(FConvOp::SIToFP)) == 1);
+  CHECK(countOps(*h, Op::FConv, int(FConvOp::UIToFP)) == 1);
+  for (const Instr& in : h->code) {
+    if (in.op == Op::FConv && in.sub == uint8_t(FConvOp::FPToSI)) CHECK(in.imm == 64);
+    if (in.op == Op::FConv && in.sub == uint8_t(FConvOp::FPToUI)) CHECK(in.imm == 32);
+    if (in.op == Op::FBin && in.sub == uint8_t(FBinOp::Div)) CHECK(in.size == 4);
+    if (in.op == Op::FBin && in.sub == uint8_t(FBinOp::MulAdd)) CHECK(in.size == 8);
+  }
+  // Stores of float and double are 4 and 8 bytes; the NaN and 1e300 constants are their bits.
+  bool nan = false, big = false;
+  for (const Instr& in : h->code) {
+    if (in.op != Op::Const) continue;
+    nan = nan || Value(in.imm) == 0x7ff8000000000000ULL;
+    big = big || Value(in.imm) == 0x7e37e43c8800759cULL;
+  }
+  CHECK(nan);
+  CHECK(big);
+}
+
+TEST_CASE("floating-point programs compute exactly", "[frontend][fp]") {
+  CheckResult r = run(R"(#include <assert.h>
+#include <math.h>
+#include <tsocheck.h>
+static double half(double x) { return x / 2; }
+static float sq(float x) { return x * x; }
+struct S { double a; float b; int c; } s0 = {0.25, 3.5f, 9};
+volatile double vz = 0.0;
+TSOCHECK void h(void) {
+  double a = 0.1, b = 0.2, n = NAN, z = -0.0;
+  assert(a + b != 0.3 && a + b == 0.30000000000000004);
+  assert(n != n && !(n < 1.0) && !(n >= 1.0) && isnan(n) && !isinf(n) && isinf(1.0 / vz));
+  assert(z == 0.0 && signbit(z) && 1.0 / z == -INFINITY);
+  assert((int)-2.9 == -2 && (unsigned char)3.99f == 3 && (double)(long)-7 == -7.0);
+  assert((float)0.1 != 0.1 && (double)(float)0.5 == 0.5);
+  assert(half(5.0) == 2.5 && sq(1.5f) == 2.25f);
+  assert(fabs(-3.0) == 3.0 && sqrt(16.0) == 4.0 && floor(-1.5) == -2.0 && ceil(-1.5) == -1.0);
+  assert(fmin(1.0, NAN) == 1.0 && fmax(-1.0, 2.0) == 2.0 && fmod(7.5, 2.0) == 1.5);
+  assert(sqrtf(2.0f) == 1.41421353816986083984375f && trunc(-1.7) == -1.0 && round(2.5) == 3.0);
+  struct S s = s0, t;
+  t = s;  /* struct copy */
+  assert(t.a == 0.25 && t.b == 3.5f && t.c == 9);
+  union { double d; unsigned long u; } u = {.d = 1.0};
+  assert(u.u == 0x3ff0000000000000UL);
+  double x = 1.0;
+  for (int i = 0; i < 10; i++) x = x * 2 + 0.5;
+  assert(x == 1535.5 && (double)(float)x == 1535.5);
+  float acc = 0.0f;
+  for (int i = 0; i < 10; i++) acc += 0.1f;
+  assert(acc != 1.0f && acc == 1.00000011920928955078125f);  /* rounded to float at every step */
+}
+)", Model::TSO);
+  CHECK(r.status == Status::Verified);
+  CHECK(r.executions == 1);
+}
+
+TEST_CASE("long double, __float128, _Float16 and float vectors are refused by name", "[frontend][fp]") {
+  expectError(R"(#include <tsocheck.h>
+long double ld;
+TSOCHECK void f(void) {
+  ld = ld + 1;
+}
+)", 4, "long double (x86_fp80) is not supported");
+  expectError(R"(#include <tsocheck.h>
+double d;
+TSOCHECK void f(void) {
+  __float128 q = d;
+  d = (double)(q * q);
+}
+)", 4, "__float128 (fp128) is not supported");
+  expectError(R"(#include <tsocheck.h>
+double d;
+TSOCHECK void f(void) {
+  _Float16 h = (_Float16)d;
+  d = h;
+}
+)", 4, "_Float16 (half) is not supported");
+  expectError(R"(#include <tsocheck.h>
+typedef float v4 __attribute__((vector_size(16)));
+v4 a, b;
+TSOCHECK void f(void) {
+  a = a + b;
+}
+)", 5, "vector floating-point operations are not supported");
+  expectError(R"(#include <tsocheck.h>
+double exp(double);
+double d;
+TSOCHECK void f(void) {
+  d = exp(d);
+}
+)", 5, "external function 'exp'");
+}
+
+TEST_CASE("atomic floating-point operations are exact RMWs, printf %f is output", "[frontend][fp]") {
+  const std::string src = R"(#include <assert.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <tsocheck.h>
+_Atomic double sum = 0.1;
+_Atomic float fmx = 0.0f;
+static void *t(void *arg) {
+  double v = *(double *)arg;
+  __c11_atomic_fetch_add(&sum, v, __ATOMIC_SEQ_CST);
+  __c11_atomic_fetch_max(&fmx, (float)v, __ATOMIC_SEQ_CST);
+  printf("added %f\n", v);
+  return 0;
+}
+TSOCHECK void h(void) {
+  static double a = 0.2, b = 0.4;
+  pthread_t x, y;
+  pthread_create(&x, 0, t, &a);
+  pthread_create(&y, 0, t, &b);
+  pthread_join(x, 0);
+  pthread_join(y, 0);
+  assert(fmx == 0.4f);
+  assert(sum == 0.7000000000000001);  /* fails when b is added first: (0.1 + 0.4) + 0.2 == 0.7 */
+}
+)";
+  FrontendResult fr = lower(src);
+  INFO(diags(fr));
+  REQUIRE(fr.ok);
+  const Function* t = findFunction(fr.module.program, "t");
+  REQUIRE(t);
+  CHECK(countOps(*t, Op::Rmw, int(RmwOp::FAdd)) == 1);
+  CHECK(countOps(*t, Op::Rmw, int(RmwOp::FMax)) == 1);
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    INFO("model " << int(m));
+    CheckResult r = run(src, m, false);
+    CHECK(r.status == Status::Violation);
+    CHECK(r.executions == 4);  // two orders of the adds times two orders of the max
+  }
+}
+
+TEST_CASE("__VERIFIER_nondet_double gives the nondet range's integers and is bounded", "[frontend][fp]") {
+  CheckResult r = run(R"(#include <assert.h>
+#include <tsocheck.h>
+double __VERIFIER_nondet_double(void);
+float __VERIFIER_nondet_float(void);
+TSOCHECK void h(void) {
+  double d = __VERIFIER_nondet_double();
+  float f = __VERIFIER_nondet_float();
+  assert(d * d <= 1.0 && f >= -1.0f && d == (long)d);
+}
+)", Model::SC);
+  CHECK(r.status == Status::Bounded);
+  CHECK(r.executions == 9);
+}
+
+TEST_CASE("a struct of two floats passed and returned by value moves field by field", "[frontend][fp]") {
+  const std::string src = R"(#include <assert.h>
+#include <pthread.h>
+#include <tsocheck.h>
+struct V2 { float x, y; };
+struct V2 g = {1.0f, 2.0f};
+static struct V2 add(struct V2 a, struct V2 b) { struct V2 r = {a.x + b.x, a.y + b.y}; return r; }
+static void *t(void *arg) { g.y = 4.0f; return 0; }
+TSOCHECK void h(void) {
+  pthread_t th;
+  pthread_create(&th, 0, t, 0);
+  struct V2 one = {1.0f, 1.0f};
+  struct V2 s = add(g, one);  /* g is read as its two 4-byte fields */
+  assert(s.x == 2.0f && (s.y == 3.0f || s.y == 5.0f));
+  pthread_join(th, 0);
+  g = add(g, one);
+  assert(g.y == 5.0f);
+}
+)";
+  FrontendResult fr = lower(src);
+  INFO(diags(fr));
+  REQUIRE(fr.ok);
+  const Function* add = findFunction(fr.module.program, "add");
+  REQUIRE(add);
+  CHECK(countOps(*add, Op::Load) >= 4);
+  for (const Instr& in : add->code)
+    if (in.op == Op::Load || in.op == Op::Store) CHECK(in.size == 4);
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    INFO("model " << int(m));
+    CheckResult r = run(src, m, false);
+    CHECK(r.status == Status::Verified);
+    CHECK(r.executions == 2);  // the thread's store to g.y before or after the read
+  }
+  std::string wrong = src;
+  wrong.replace(wrong.find(" || s.y == 5.0f"), 15, "");
+  CHECK(run(wrong, Model::SC).status == Status::Violation);
+}
+
+TEST_CASE("classification macros and out-of-range conversions give defined results", "[frontend][fp]") {
+  const std::string src = R"(#include <assert.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <tsocheck.h>
+volatile double vz = 0.0, one = 1.0;
+TSOCHECK void cls(void) {
+  double d = DBL_MIN / 2;
+  assert(fpclassify(d) == FP_SUBNORMAL && fpclassify(one) == FP_NORMAL && fpclassify(vz) == FP_ZERO);
+  assert(fpclassify(one / vz) == FP_INFINITE && fpclassify(vz / vz) == FP_NAN);
+  assert(isnormal(one) && !isnormal(d) && isfinite(d) && !isfinite(one / vz));
+  unsigned long big = ULONG_MAX;
+  assert((double)big == 18446744073709551616.0 && (float)big == 18446744073709551616.0f);
+  assert((unsigned long)1e19 == 10000000000000000000UL);
+  assert((long)(one / vz) == LONG_MIN && (int)(vz / vz) == INT_MIN);
+  assert(copysign(3.0, -vz) == -3.0 && fmaxf(-0.0f, 0.0f) == 0.0f && !signbit(fmaxf(-0.0f, 0.0f)));
+  float f = FLT_MAX;
+  assert(f * 2 == INFINITY && nearbyint(2.5) == 2.0 && rint(3.5) == 4.0);
+}
+)";
+  CheckResult r = run(src, Model::SC);
+  CHECK(r.status == Status::Verified);
+  // Each assertion can fail: a wrong expectation is reported.
+  for (auto [from, to] : {std::pair<std::string, std::string>{"== FP_SUBNORMAL", "== FP_NORMAL"},
+                          {"== LONG_MIN", "== LONG_MAX"},
+                          {"== 10000000000000000000UL", "== 0UL"},
+                          {"rint(3.5) == 4.0", "rint(3.5) == 3.0"}}) {
+    INFO(to);
+    std::string wrong = src;
+    wrong.replace(wrong.find(from), from.size(), to);
+    CHECK(run(wrong, Model::SC).status == Status::Violation);
+  }
+}
+
+TEST_CASE("a spin loop waiting on a double is an await like an integer one", "[frontend][fp]") {
+  const std::string src = R"(#include <assert.h>
+#include <pthread.h>
+#include <tsocheck.h>
+volatile double level;
+int data;
+static void *t(void *arg) { data = 42; level = 0.5; return 0; }
+TSOCHECK void wait_level(void) {
+  pthread_t h;
+  pthread_create(&h, 0, t, 0);
+  while (level < 0.25) {}
+  assert(data == 42);
+  pthread_join(h, 0);
+}
+)";
+  CheckResult tso = run(src, Model::TSO, false);
+  CHECK(tso.status == Status::Verified);
+  CHECK(tso.executions == 1);
+  CHECK(tso.blocked == 1);  // the idle iteration that read 0.0
+  CHECK(tso.cut == 0);
+  CHECK(run(src, Model::PSO).status == Status::Violation);  // level's store passes data's
 }

@@ -19,7 +19,8 @@ int x, y, a[4] = {1, 2, 3, 4};
 __thread int mine = 7;
 _Thread_local int shared_tl[2] = {3, 4};
 int *published;
-static void *t(void *arg) { x = mine - 6; published = &shared_tl[1]; return (void *)(long)y; }
+double half = 0.5;
+static void *t(void *arg) { x = (int)(mine * half + 0.5f) - 3; published = &shared_tl[1]; return (void *)(long)y; }
 TSOCHECK_WITH("model=pso") void first(void) {
   pthread_t h;
   pthread_create(&h, 0, t, 0);
@@ -27,7 +28,7 @@ TSOCHECK_WITH("model=pso") void first(void) {
   pthread_join(h, 0);
   assert(x == 1);
 }
-TSOCHECK void second(void) { float f = 1.5f; x = (int)f; }
+TSOCHECK void second(void) { long double f = 1.5L; x = (int)f; }
 )";
 
 bool sameInstr(const Instr& p, const Instr& q) { return std::memcmp(&p, &q, sizeof p) == 0; }
@@ -40,7 +41,11 @@ TEST_CASE("a lowered module survives the worker encoding", "[frontend][wire]") {
   o.loopBound = 3;
   const FrontendResult r = lowerSource("wire.c", kSource, o);
   REQUIRE(r.module.checks.size() == 2);
-  REQUIRE(r.module.checks[1].blockedBy);  // the float: a per-check refusal travels too
+  REQUIRE(r.module.checks[1].blockedBy);  // the long double: a per-check refusal travels too
+  bool fp = false;  // and the floating-point ops of the thread
+  for (const Function& f : r.module.program.functions)
+    for (const Instr& in : f.code) fp = fp || in.op == Op::FBin || in.op == Op::FConv;
+  CHECK(fp);
   const FrontendResult d = decodeResult(encodeResult(r));
   CHECK(d.ok == r.ok);
   CHECK(d.fileErrors == r.fileErrors);

@@ -2,7 +2,7 @@
 #include <pthread.h>
 #include <tsocheck.h>
 
-double ratio;
+long double ratio;  /* x86_fp80: only float and double are modelled */
 
 static void *worker(void *arg) {
   ratio = ratio * 1.5;

@@ -1,9 +1,9 @@
-/* One check reaches floating point, the other does not: only the first is refused. */
+/* One check reaches long double (refused), the other does not: only the first is refused. */
 #include <assert.h>
 #include <tsocheck.h>
 
 int x;
-double d;
+long double d;
 
 void scale(void) { d = d * 2.5; }
 
