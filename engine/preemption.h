@@ -26,7 +26,6 @@
 // optimal because it explores a subset of the unbounded exploration.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -35,39 +34,53 @@
 namespace tsocheck {
 
 // Incremental bookkeeping carried along the exploration with each graph:
-// per event a vector clock over the edges above, per thread the greedy
-// hitting-set state. Forward steps only add events, whose incoming edges come
-// from older events, so each new event costs O(threads + its edges);
-// anything else (a backward revisit) clears `valid` and the next update
-// recomputes from scratch. Edges from a new event to older ones (a write
-// placed co-before existing writes) are only seen by a recomputation: the
+// per event a vector clock over the edges above (as wide as the graph has
+// threads), per thread the greedy hitting-set state after each event. Events
+// are processed in an order where an event's sources come first, so each new
+// event costs O(threads + its edges); an edge from a new event to an older
+// one (a read of a value that an existing write overwrites, a write placed
+// co-before existing ones) raises the older target's clock in place, and
+// whatever was derived from it earlier keeps the smaller value: the
 // incremental value may be smaller than the full one, never larger.
+//
+// Each processed event also records `dep`, the newest stamp (or write stamp)
+// its clock was derived from. A backward revisit of a read r keeps every
+// event added before r (and r's new write's porf-prefix) and changes r's
+// reads-from only; the kept part is porf-closed and keeps its rf, co order
+// and po, so a clock derived only from events stamped before r still holds.
+// `revisited(stamp of r)` therefore keeps each thread's processed prefix
+// whose dep is below r's stamp and drops the rest, which the next update
+// processes again — no rebuild from scratch.
 struct PreemptionState {
-  static constexpr uint32_t kMaxThreads = 16;  // more threads: recomputed every time
-  using Clock = std::array<uint16_t, kMaxThreads>;
-  struct PerThread {
-    int32_t hit = -1;          // last switch point chosen ("after event #hit")
+  struct Mark {
+    uint32_t dep = 0;          // newest (write) stamp this event's clock depends on
+    int32_t hit = -1;          // the thread's last switch point chosen ("after event #hit")
     int32_t lastBlocker = -1;  // index of the thread's latest lock or join
-    uint32_t count = 0;
+    uint32_t count = 0;        // switch points chosen in the thread so far
   };
-  bool valid = false;
-  std::vector<std::vector<Clock>> clocks;  // per thread, per event processed
+  struct PerThread {
+    std::vector<uint16_t> clocks;  // `width` entries per processed event
+    std::vector<Mark> marks;       // one per processed event
+  };
   // Cheap phase: an upper bound (events that can end a forced interval:
-  // first events of spawned threads, reads from other threads, joins, writes
-  // timed at their step, draining events). While it stays within the limit
-  // nothing can be pruned and no clocks are kept.
+  // reads from other threads, writes timed at their step, draining events
+  // after a store). While it stays within the limit nothing can be pruned
+  // and no clocks are kept; copying a state in this phase allocates nothing.
   bool exact = false;
   uint32_t candidates = 0;
-  // Fixed size, so that copying a state in the cheap phase allocates nothing.
-  std::array<uint32_t, kMaxThreads> scanned{};  // per thread: events counted into `candidates`
-  uint32_t storeSinceDrain = 0;  // bit per thread: a buffered store since its last draining event
+  uint32_t scannedStamp = 0;  // events stamped below this are counted
+  // Exact phase.
+  uint32_t width = 0;  // clock entries per event (>= threads in the graph)
   std::vector<PerThread> threads;
   int total = 0;
+  // A backward revisit of a read stamped `stamp` turned this state's graph
+  // into the revisited one: keep what still holds (see above).
+  void revisited(uint32_t stamp);
 };
 
 class PreemptionCounter {
  public:
-  explicit PreemptionCounter(bool sc) : sc_(sc) {}
+  PreemptionCounter(bool sc, bool pso) : sc_(sc), pso_(pso) {}
   // Lower bound on the preemption count of every run producing g (or any
   // extension of g), from scratch. O(events × threads).
   int lowerBound(const Graph& g) { return recompute(g, nullptr); }
@@ -80,13 +93,16 @@ class PreemptionCounter {
  private:
   int recompute(const Graph& g, PreemptionState* st);
   void addEvent(const Graph& g, PreemptionState& st, EventId id);
-  bool sc_;
+  bool sc_, pso_;
   std::vector<uint32_t> threadOf_;
   std::vector<EventId> fresh_;
+  std::vector<uint8_t> done_;
   // Scratch buffers reused across calls.
-  std::vector<uint32_t> base_, indeg_, order_, clock_, left_, blockers_, nextDrain_;
+  std::vector<uint32_t> base_, indeg_, order_, clock_, left_, blockers_, nextDrain_, dep_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;  // cross-thread (from node, to node)
-  std::vector<uint32_t> adjStart_, adj_;
+  std::vector<std::pair<uint32_t, uint32_t>> flushSrc_;  // (write node, node before its flush)
+  std::vector<uint32_t> adjStart_, adj_, fsStart_, fs_;
+  std::vector<uint16_t> scratchClock_;
 };
 
 // Slack that keeps the bounded exploration complete (seed 002, Theorem 1):
