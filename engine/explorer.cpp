@@ -168,6 +168,7 @@ Event Explorer::makeEvent(const State& s, uint32_t t, EvKind kind) const {
 
 EventId Explorer::append(State& s, uint32_t t, Event e) {
   e.stamp = e.wstamp = s.g.nextStamp++;
+  s.pb.lastThread = t;
   auto& evs = s.g.threads[t].events;
   evs.push_back(std::move(e));
   return EventId{t, uint32_t(evs.size() - 1)};

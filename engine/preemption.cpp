@@ -25,13 +25,53 @@ void PreemptionState::revisited(uint32_t stamp) {
     return;
   }
   total = 0;
-  for (PerThread& pt : threads) {
-    size_t n = 0;
-    while (n < pt.marks.size() && pt.marks[n].dep < stamp) ++n;
-    pt.marks.resize(n);
-    pt.clocks.resize(n * width);
-    if (n) total += int(pt.marks[n - 1].count);
+  seenStamp = 0;
+  for (Segment& sg : threads) {
+    uint32_t n = 0;
+    while (n < sg.count && marks[sg.start + n].dep < stamp) ++n;
+    sg.count = n;
+    if (n) total += int(marks[sg.start + n - 1].count);
   }
+}
+
+void PreemptionState::reserveOne(uint32_t t) {
+  Segment& sg = threads[t];
+  if (sg.count < sg.cap) return;
+  const uint32_t live = [&] {
+    uint32_t x = 0;
+    for (const Segment& s : threads) x += s.cap;
+    return x;
+  }();
+  const uint32_t cap = std::max<uint32_t>(8, sg.cap * 2);
+  if (marks.size() > 2 * size_t(live) + 64) {  // mostly holes: compact first
+    std::vector<uint16_t> c;
+    std::vector<Mark> m;
+    c.reserve(size_t(live + cap) * width);
+    m.reserve(live + cap);
+    for (Segment& s : threads) {
+      const uint32_t start = uint32_t(m.size());
+      m.insert(m.end(), marks.begin() + s.start, marks.begin() + s.start + s.cap);
+      c.insert(c.end(), clocks.begin() + size_t(s.start) * width, clocks.begin() + size_t(s.start + s.cap) * width);
+      s.start = start;
+    }
+    clocks = std::move(c);
+    marks = std::move(m);
+  }
+  const uint32_t start = uint32_t(marks.size());
+  marks.resize(start + cap);
+  clocks.resize(size_t(start + cap) * width, 0);
+  std::copy_n(marks.begin() + sg.start, sg.count, marks.begin() + start);
+  std::copy_n(clocks.begin() + size_t(sg.start) * width, size_t(sg.count) * width, clocks.begin() + size_t(start) * width);
+  sg.start = start;
+  sg.cap = cap;
+}
+
+void PreemptionState::setWidth(uint32_t w) {
+  if (w <= width) return;
+  std::vector<uint16_t> wide(marks.size() * size_t(w), 0);
+  for (size_t i = 0; i < marks.size(); ++i) std::copy_n(&clocks[i * width], width, &wide[i * w]);
+  clocks = std::move(wide);
+  width = w;
 }
 
 int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
@@ -190,6 +230,8 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
     if (st) {
       st->exact = true;
       st->threads.clear();
+      st->marks.clear();
+      st->clocks.clear();
       st->total = 0;
     }
     return 0;
@@ -201,17 +243,18 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
   if (st) {
     st->width = std::max(st->width, nThreads);
     st->threads.assign(nThreads, {});
+    for (uint32_t t = 0; t < nThreads; ++t) {
+      const uint32_t m = base_[t + 1] - base_[t];
+      st->threads[t] = {base_[t] + 8 * t, m, m + 8};  // room for 8 more events each
+    }
+    st->marks.assign(n + 8 * nThreads, {});
+    st->clocks.assign(size_t(n + 8 * nThreads) * st->width, 0);
   }
   int total = 0;
   for (uint32_t t = 0; t < nThreads; ++t) {
     const ThreadInfo& th = g.threads[t];
     if (!th.alive) continue;
     const uint32_t m = uint32_t(th.events.size());
-    PreemptionState::PerThread* pt = st ? &st->threads[t] : nullptr;
-    if (pt) {
-      pt->clocks.assign(size_t(m) * st->width, 0);
-      pt->marks.resize(m);
-    }
     PreemptionState::Mark cur;
     for (uint32_t j = 0; j < m; ++j) {
       const uint32_t v = base_[t] + j;
@@ -221,10 +264,11 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
         cur.hit = int32_t(j) - 1;
         ++cur.count;
       }
-      if (pt) {
+      if (st) {
         cur.dep = dep_[v];
-        pt->marks[j] = cur;
-        uint16_t* dst = &pt->clocks[size_t(j) * st->width];
+        cur.left = i;
+        st->mark(t, j) = cur;
+        uint16_t* dst = st->clock(t, j);
         for (uint32_t u = 0; u < nThreads; ++u) dst[u] = clockValue(clock_[size_t(v) * nThreads + u]);
       }
     }
@@ -241,22 +285,21 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
   const uint32_t t = id.thread, j = id.index, W = st.width;
   const ThreadInfo& th = g.threads[t];
   const Event& e = th.events[j];
-  PreemptionState::PerThread& mine = st.threads[t];
   uint16_t* c = scratchClock_.data();
-  PreemptionState::Mark mark = j > 0 ? mine.marks[j - 1] : PreemptionState::Mark{};
-  if (j > 0) std::copy_n(&mine.clocks[size_t(j - 1) * W], W, c);
+  PreemptionState::Mark mark = j > 0 ? st.mark(t, j - 1) : PreemptionState::Mark{};
+  if (j > 0) std::copy_n(st.clock(t, j - 1), W, c);
   else std::fill_n(c, W, uint16_t(0));
   mark.dep = std::max({mark.dep, e.stamp, e.wstamp});
   uint32_t left = 0;
   auto processed = [&](EventId x) {
-    return !x.isInit() && x.thread < st.threads.size() && x.index < st.threads[x.thread].marks.size();
+    return !x.isInit() && x.index < st.processed(x.thread);
   };
   auto from = [&](EventId src) {
     if (src.thread == t || !processed(src)) return;
-    const uint16_t* s = &st.threads[src.thread].clocks[size_t(src.index) * W];
+    const uint16_t* s = st.clock(src.thread, src.index);
     for (uint32_t u = 0; u < W; ++u) c[u] = std::max(c[u], s[u]);
     left = std::max<uint32_t>(left, s[t]);
-    mark.dep = std::max(mark.dep, st.threads[src.thread].marks[src.index].dep);
+    mark.dep = std::max(mark.dep, st.mark(src.thread, src.index).dep);
   };
   // Everything that precedes the flush of write b (other threads than b's):
   // its co-predecessor and the processed reads of that predecessor.
@@ -270,7 +313,7 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
     for (uint32_t u = 0; u < st.threads.size() && u < g.threads.size(); ++u) {
       if (u == b.thread || u == t || !g.threads[u].alive) continue;
       const auto& evs = g.threads[u].events;
-      const uint32_t done = uint32_t(std::min<size_t>(evs.size(), st.threads[u].marks.size()));
+      const uint32_t done = uint32_t(std::min<size_t>(evs.size(), st.processed(u)));
       for (uint32_t i = 0; i < done; ++i)
         if (evs[i].reads && evs[i].addr == be.addr && evs[i].rf == pred) from(EventId{u, i});
     }
@@ -303,6 +346,7 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
     }
   }
   c[t] = clockValue(j + 1);
+  mark.left = left;
   if (blocksThread(e)) mark.lastBlocker = int32_t(j);
   // Interval of switch points [left-1, j-1], unless a lock/join in
   // a_left..a_j may make the switch a blocked wait.
@@ -311,8 +355,10 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
     mark.count++;
     st.total++;
   }
-  mine.clocks.insert(mine.clocks.end(), c, c + W);
-  mine.marks.push_back(mark);
+  st.reserveOne(t);
+  std::copy_n(c, W, st.clock(t, j));
+  st.mark(t, j) = mark;
+  st.threads[t].count++;
 
   // Edges from this event to older ones: this event precedes the flush of
   // the write co-after what it reads or co-after itself. The older target's
@@ -331,12 +377,35 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
         }
       if (target == kNone) return;
     }
-    PreemptionState::PerThread& pt = st.threads[b.thread];
-    if (target >= pt.marks.size()) return;
-    uint16_t* dst = &pt.clocks[size_t(target) * W];
-    const uint16_t* src = &mine.clocks[size_t(j) * W];
-    for (uint32_t u = 0; u < W; ++u) dst[u] = std::max(dst[u], src[u]);
-    pt.marks[target].dep = std::max(pt.marks[target].dep, mine.marks[j].dep);
+    const uint32_t bt = b.thread, m = st.processed(bt);
+    if (target >= m) return;
+    // The target and its po-successors now come after this event.
+    for (uint32_t k = target; k < m; ++k) {
+      uint16_t* dst = st.clock(bt, k);
+      for (uint32_t u = 0; u < W; ++u) dst[u] = std::max(dst[u], c[u]);
+      st.mark(bt, k).dep = std::max(st.mark(bt, k).dep, mark.dep);
+    }
+    // A new forced interval of the target's thread may end at the target:
+    // replay that thread's greedy from there.
+    const uint32_t reach = c[bt];
+    if (reach == 0 || reach <= st.mark(bt, target).left) return;
+    st.mark(bt, target).left = reach;
+    const auto& bevs2 = g.threads[bt].events;
+    PreemptionState::Mark cur = target > 0 ? st.mark(bt, target - 1) : PreemptionState::Mark{};
+    const uint32_t before = st.mark(bt, m - 1).count;
+    for (uint32_t k = target; k < m; ++k) {
+      PreemptionState::Mark& mk = st.mark(bt, k);
+      if (blocksThread(bevs2[k])) cur.lastBlocker = int32_t(k);
+      const uint32_t i = mk.left;
+      if (k > 0 && i != 0 && i <= k && cur.lastBlocker < int32_t(i) && cur.hit < int32_t(i) - 1) {
+        cur.hit = int32_t(k) - 1;
+        ++cur.count;
+      }
+      mk.hit = cur.hit;
+      mk.lastBlocker = cur.lastBlocker;
+      mk.count = cur.count;
+    }
+    st.total += int(cur.count) - int(before);
   };
   if (e.reads || e.writes) {
     const Location* l = g.findLoc(e.addr);
@@ -355,7 +424,9 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
 bool PreemptionCounter::exceeds(const Graph& g, PreemptionState& st, int limit) {
   if (!st.exact) {
     const uint32_t nThreads = uint32_t(g.threads.size());
-    for (uint32_t t = 0; t < nThreads; ++t) {
+    // One event since the last scan: only the newest event's thread changed.
+    const bool one = st.scannedStamp != 0 && g.nextStamp == st.scannedStamp + 1 && st.lastThread < nThreads;
+    for (uint32_t t = one ? st.lastThread : 0; t < (one ? st.lastThread + 1 : nThreads); ++t) {
       const ThreadInfo& th = g.threads[t];
       if (!th.alive) continue;
       // The events added since the last scan: a suffix of the thread.
@@ -380,32 +451,44 @@ bool PreemptionCounter::exceeds(const Graph& g, PreemptionState& st, int limit) 
     }
     st.scannedStamp = g.nextStamp;
     if (int64_t(st.candidates) <= int64_t(limit)) return false;
-    return recompute(g, &st) > limit;
+    recompute(g, &st);
+    st.seenStamp = g.nextStamp;
+    return st.total > limit;
   }
   return update(g, st) > limit;
 }
 
 int PreemptionCounter::update(const Graph& g, PreemptionState& st) {
-  if (!st.exact) return recompute(g, &st);
   const uint32_t nThreads = uint32_t(g.threads.size());
-  if (st.threads.size() < nThreads) st.threads.resize(nThreads);
-  if (st.width < nThreads) {  // a new thread: widen every clock
-    const uint32_t w = std::max({nThreads, st.width * 2, 4u});
-    for (PreemptionState::PerThread& pt : st.threads) {
-      const size_t m = pt.marks.size();
-      std::vector<uint16_t> wide(m * w, 0);
-      for (size_t i = 0; i < m; ++i) std::copy_n(&pt.clocks[i * st.width], st.width, &wide[i * w]);
-      pt.clocks = std::move(wide);
-    }
-    st.width = w;
+  if (!st.exact) {
+    recompute(g, &st);
+    st.seenStamp = g.nextStamp;
+    return st.total;
   }
+  if (st.threads.size() < nThreads) st.threads.resize(nThreads);
+  if (st.width < nThreads) st.setWidth(std::max({nThreads, st.width * 2, 4u}));  // a new thread: widen every clock
   scratchClock_.resize(st.width);
+  if (st.seenStamp == g.nextStamp) return st.total;  // nothing new
+  if (st.seenStamp != 0 && g.nextStamp == st.seenStamp + 1 && st.lastThread < nThreads) {
+    // Exactly one event added (by the explorer's append): the newest of its thread.
+    const ThreadInfo& th = g.threads[st.lastThread];
+    if (th.alive && !th.events.empty() && th.events.back().stamp == st.seenStamp &&
+        st.processed(st.lastThread) + 1 == th.events.size()) {
+      addEvent(g, st, EventId{st.lastThread, uint32_t(th.events.size()) - 1});
+      st.seenStamp = g.nextStamp;
+      return st.total;
+    }
+  }
+  st.seenStamp = g.nextStamp;
   fresh_.clear();
   for (uint32_t t = 0; t < nThreads; ++t) {
     const ThreadInfo& th = g.threads[t];
-    const uint32_t have = uint32_t(st.threads[t].marks.size());
+    const uint32_t have = st.processed(t);
     const uint32_t now = th.alive ? uint32_t(th.events.size()) : 0;
-    if (have > now) return recompute(g, &st);  // not a forward step nor a revisit told about: start over
+    if (have > now) {  // not a forward step nor a revisit told about: start over
+      recompute(g, &st);
+      return st.total;
+    }
     for (uint32_t i = have; i < now; ++i) fresh_.push_back(EventId{t, i});
   }
   if (fresh_.empty()) return st.total;
@@ -418,10 +501,10 @@ int PreemptionCounter::update(const Graph& g, PreemptionState& st) {
   std::sort(fresh_.begin(), fresh_.end(), [&](EventId a, EventId b) { return g.stampOf(a) < g.stampOf(b); });
   auto processed = [&](EventId x) {
     return x.isInit() || x.thread >= nThreads || !g.threads[x.thread].alive ||
-           x.index >= g.threads[x.thread].events.size() || x.index < st.threads[x.thread].marks.size();
+           x.index >= g.threads[x.thread].events.size() || x.index < st.processed(x.thread);
   };
   auto ready = [&](EventId id, bool force) {
-    if (st.threads[id.thread].marks.size() != id.index) return false;
+    if (st.processed(id.thread) != id.index) return false;
     if (force) return true;
     const ThreadInfo& th = g.threads[id.thread];
     const Event& e = th.events[id.index];

@@ -57,10 +57,13 @@ struct PreemptionState {
     int32_t hit = -1;          // the thread's last switch point chosen ("after event #hit")
     int32_t lastBlocker = -1;  // index of the thread's latest lock or join
     uint32_t count = 0;        // switch points chosen in the thread so far
+    uint32_t left = 0;         // events of the thread that reach this one through another thread
   };
-  struct PerThread {
-    std::vector<uint16_t> clocks;  // `width` entries per processed event
-    std::vector<Mark> marks;       // one per processed event
+  // Per thread a segment of `slots` in the arenas below (one slot per
+  // processed event, in po order); three vectors whatever the thread count,
+  // so that copying a state costs three allocations.
+  struct Segment {
+    uint32_t start = 0, count = 0, cap = 0;
   };
   // Cheap phase: an upper bound (events that can end a forced interval:
   // reads from other threads, writes timed at their step, draining events
@@ -69,10 +72,22 @@ struct PreemptionState {
   bool exact = false;
   uint32_t candidates = 0;
   uint32_t scannedStamp = 0;  // events stamped below this are counted
+  // The thread of the newest event (set by the explorer when it adds one):
+  // when exactly one event came since the last look, only it is looked at.
+  uint32_t lastThread = 0;
+  uint32_t seenStamp = 0;  // exact phase: g.nextStamp when last brought up to date
   // Exact phase.
   uint32_t width = 0;  // clock entries per event (>= threads in the graph)
-  std::vector<PerThread> threads;
+  std::vector<Segment> threads;
+  std::vector<uint16_t> clocks;  // `width` entries per slot
+  std::vector<Mark> marks;       // one per slot
   int total = 0;
+  uint32_t processed(uint32_t t) const { return t < threads.size() ? threads[t].count : 0; }
+  uint16_t* clock(uint32_t t, uint32_t i) { return &clocks[size_t(threads[t].start + i) * width]; }
+  Mark& mark(uint32_t t, uint32_t i) { return marks[threads[t].start + i]; }
+  // Room for one more event of thread t (moves its segment to the end when full).
+  void reserveOne(uint32_t t);
+  void setWidth(uint32_t w);
   // A backward revisit of a read stamped `stamp` turned this state's graph
   // into the revisited one: keep what still holds (see above).
   void revisited(uint32_t stamp);
