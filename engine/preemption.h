@@ -17,13 +17,19 @@
 // pairs of A's events a_i <po a_j with a happens-before path between them
 // through another thread (po, external rf, spawn, exit→join, and co/fr edges
 // to the write's flush: under SC and for locked operations the write's own
-// step, for a buffered store the thread's next draining step) force a switch away from A somewhere between them; when none
+// step, for a buffered store the thread's next draining step; and a load of
+// another thread's buffered store comes after everything that precedes that
+// store's flush and the flushes of the older stores buffered with it — TSO:
+// all of them, PSO: those to the same location) force a switch away from A
+// somewhere between them; when none
 // of a_{i+1..j} is a lock or join the switch is a preemption. The minimum
 // number of points hitting all such intervals (greedy, exact for intervals)
 // summed over threads is ≤ the class's preemption count. Pruning a graph only
-// when this lower bound exceeds P + slack (slack N−2) keeps every graph that
-// Buster keeps, so completeness up to P carries over; the explorer stays
-// optimal because it explores a subset of the unbounded exploration.
+// when this lower bound exceeds P + slack (slack N−2, seed 002's Theorem 1;
+// its §5 "threads with no deletable events" slack is stated without proof
+// and not used) keeps every graph that Buster keeps, so completeness up to P
+// carries over; the explorer stays optimal because it explores a subset of
+// the unbounded exploration.
 #pragma once
 
 #include <cstdint>
