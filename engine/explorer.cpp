@@ -22,7 +22,7 @@ std::string threadName(uint32_t t) { return "T" + std::to_string(t); }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts)
     : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
-      preemptions_(mm_.isSC()), races_(prog) {
+      preemptions_(mm_.isSC(), opts.model == Model::PSO), races_(prog) {
   raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
 }
 
@@ -170,6 +170,7 @@ Event Explorer::makeEvent(const State& s, uint32_t t, EvKind kind) const {
 
 EventId Explorer::append(State& s, uint32_t t, Event e) {
   e.stamp = e.wstamp = s.g.nextStamp++;
+  s.pb.lastThread = t;
   auto& evs = s.g.threads[t].events;
   evs.push_back(std::move(e));
   return EventId{t, uint32_t(evs.size() - 1)};
@@ -739,12 +740,10 @@ void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT) {
     if (!ok) continue;
 
     // Build the revisited graph.
-    // Events are deleted and a read changes its write: the revisited graph
-    // starts its preemption bookkeeping afresh (so do not copy s's).
-    PreemptionState keptPb;
-    std::swap(keptPb, s.pb);
+    // Events are deleted and a read changes its write: the preemption
+    // bookkeeping keeps what was derived from events added before r only.
     State c = s;
-    std::swap(keptPb, s.pb);
+    if (opts_.preemptionBound >= 0) c.pb.revisited(sr);
     for (uint32_t u = 0; u < nThreads; ++u) {
       ThreadInfo& th = c.g.threads[u];
       th.events.resize(keep[u]);

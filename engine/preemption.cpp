@@ -8,30 +8,87 @@ namespace {
 // Acts on memory at its own step in every model (no store buffer in between).
 bool lockedWrite(const Event& e) { return e.writes && e.kind != EvKind::Store; }
 bool blocksThread(const Event& e) { return e.kind == EvKind::Lock || e.kind == EvKind::Join; }
+// Empties the thread's store buffer before it acts (an exit is left out: no
+// step of the thread follows it).
+bool drains(const Event& e) { return drainsBuffer(e) && e.kind != EvKind::Exit; }
 constexpr uint32_t kNone = 0xFFFFFFFFu;
+// How far back a read looks into the writing thread's buffer, or forward for
+// the draining step after a store (fewer edges: a smaller, still sound bound).
+constexpr uint32_t kWalk = 64;
+uint16_t clockValue(uint32_t v) { return uint16_t(std::min<uint32_t>(v, 0xFFFFu)); }  // saturating: weaker, sound
 }  // namespace
 
+void PreemptionState::revisited(uint32_t stamp) {
+  if (!exact) {  // count again from scratch (cheap)
+    candidates = 0;
+    scannedStamp = 0;
+    return;
+  }
+  total = 0;
+  seenStamp = 0;
+  for (Segment& sg : threads) {
+    uint32_t n = 0;
+    while (n < sg.count && marks[sg.start + n].dep < stamp) ++n;
+    sg.count = n;
+    if (n) total += int(marks[sg.start + n - 1].count);
+  }
+}
+
+void PreemptionState::reserveOne(uint32_t t) {
+  Segment& sg = threads[t];
+  if (sg.count < sg.cap) return;
+  const uint32_t live = [&] {
+    uint32_t x = 0;
+    for (const Segment& s : threads) x += s.cap;
+    return x;
+  }();
+  const uint32_t cap = std::max<uint32_t>(8, sg.cap * 2);
+  if (marks.size() > 2 * size_t(live) + 64) {  // mostly holes: compact first
+    std::vector<uint16_t> c;
+    std::vector<Mark> m;
+    c.reserve(size_t(live + cap) * width);
+    m.reserve(live + cap);
+    for (Segment& s : threads) {
+      const uint32_t start = uint32_t(m.size());
+      m.insert(m.end(), marks.begin() + s.start, marks.begin() + s.start + s.cap);
+      c.insert(c.end(), clocks.begin() + size_t(s.start) * width, clocks.begin() + size_t(s.start + s.cap) * width);
+      s.start = start;
+    }
+    clocks = std::move(c);
+    marks = std::move(m);
+  }
+  const uint32_t start = uint32_t(marks.size());
+  marks.resize(start + cap);
+  clocks.resize(size_t(start + cap) * width, 0);
+  std::copy_n(marks.begin() + sg.start, sg.count, marks.begin() + start);
+  std::copy_n(clocks.begin() + size_t(sg.start) * width, size_t(sg.count) * width, clocks.begin() + size_t(start) * width);
+  sg.start = start;
+  sg.cap = cap;
+}
+
+void PreemptionState::setWidth(uint32_t w) {
+  if (w <= width) return;
+  std::vector<uint16_t> wide(marks.size() * size_t(w), 0);
+  for (size_t i = 0; i < marks.size(); ++i) std::copy_n(&clocks[i * width], width, &wide[i * w]);
+  clocks = std::move(wide);
+  width = w;
+}
+
 int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
-  if (st) st->valid = false;
   const uint32_t nThreads = uint32_t(g.threads.size());
   base_.assign(nThreads + 1, 0);
   for (uint32_t t = 0; t < nThreads; ++t)
     base_[t + 1] = base_[t] + (g.threads[t].alive ? uint32_t(g.threads[t].events.size()) : 0);
   const uint32_t n = base_[nThreads];
-  if (n == 0) {
-    if (st) {
-      st->clocks.assign(nThreads, {});
-      st->threads.assign(nThreads, {});
-      st->total = 0;
-      st->valid = nThreads <= PreemptionState::kMaxThreads;
-    }
-    return 0;
-  }
   auto node = [&](EventId x) { return base_[x.thread] + x.index; };
   auto present = [&](EventId x) {
     return !x.isInit() && x.thread < nThreads && g.threads[x.thread].alive &&
            x.index < g.threads[x.thread].events.size();
   };
+  std::vector<uint32_t>& threadOf = threadOf_;
+  threadOf.resize(n);
+  for (uint32_t t = 0; t < nThreads; ++t)
+    for (uint32_t v = base_[t]; v < base_[t + 1]; ++v) threadOf[v] = t;
 
   // Cross-thread happens-before edges every run producing g respects.
   edges_.clear();
@@ -60,18 +117,17 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
     for (uint32_t i = uint32_t(th.events.size()); i-- > 0;) {
       const Event& e = th.events[i];
       nextDrain_[base_[t] + i] = sc_ || lockedWrite(e) ? base_[t] + i : next;
-      if (drainsBuffer(e) && e.kind != EvKind::Exit) next = base_[t] + i;
+      if (drains(e)) next = base_[t] + i;
     }
   }
-  auto toFlush = [&](uint32_t from, EventId w) {
-    const uint32_t to = nextDrain_[node(w)];
-    if (to != kNone) edges_.push_back({from, to});
-  };
+  // What precedes each write's flush: its co-predecessor (co) and the reads
+  // of that predecessor (fr), from other threads than the write's.
+  flushSrc_.clear();
   for (const Location& l : g.locs) {
     for (size_t k = 1; k < l.co.size(); ++k) {
       EventId a = l.co[k - 1], b = l.co[k];
       if (!present(a) || !present(b) || a.thread == b.thread) continue;
-      toFlush(node(a), b);
+      flushSrc_.push_back({node(b), node(a)});
     }
   }
   for (uint32_t t = 0; t < nThreads; ++t) {
@@ -87,7 +143,39 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
       if (size_t(k + 1) >= l->co.size()) continue;
       EventId next = l->co[size_t(k + 1)];
       if (next == EventId{t, i} || !present(next) || next.thread == t) continue;
-      toFlush(base_[t] + i, next);
+      flushSrc_.push_back({node(next), base_[t] + i});
+    }
+  }
+  for (auto [b, x] : flushSrc_)
+    if (nextDrain_[b] != kNone) edges_.push_back({x, nextDrain_[b]});
+  if (!sc_) {
+    // A read of another thread's buffered store comes after that store's
+    // flush, so after everything that precedes the flush — and (FIFO: TSO
+    // per thread, PSO per location) after the flushes of the older stores
+    // still buffered with it.
+    fsStart_.assign(n + 1, 0);
+    for (auto [b, x] : flushSrc_) ++fsStart_[b + 1];
+    for (uint32_t v = 0; v < n; ++v) fsStart_[v + 1] += fsStart_[v];
+    fs_.resize(flushSrc_.size());
+    order_.assign(fsStart_.begin(), fsStart_.end() - 1);
+    for (auto [b, x] : flushSrc_) fs_[order_[b]++] = x;
+    for (uint32_t t = 0; t < nThreads; ++t) {
+      const ThreadInfo& th = g.threads[t];
+      if (!th.alive) continue;
+      for (uint32_t i = 0; i < th.events.size(); ++i) {
+        const Event& r = th.events[i];
+        if (!r.reads || !present(r.rf) || r.rf.thread == t) continue;
+        const ThreadInfo& wt = g.threads[r.rf.thread];
+        if (wt.events[r.rf.index].kind != EvKind::Store) continue;
+        for (uint32_t k = r.rf.index + 1, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
+          const Event& b = wt.events[k];
+          if (drains(b)) break;
+          if (b.kind != EvKind::Store || (pso_ && b.addr != r.addr)) continue;
+          const uint32_t bn = base_[r.rf.thread] + k;
+          for (uint32_t q = fsStart_[bn]; q < fsStart_[bn + 1]; ++q)
+            if (threadOf[fs_[q]] != t) edges_.push_back({fs_[q], base_[t] + i});
+        }
+      }
     }
   }
 
@@ -96,25 +184,19 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
   for (auto [a, b] : edges_) ++adjStart_[a + 1];
   for (uint32_t v = 0; v < n; ++v) adjStart_[v + 1] += adjStart_[v];
   adj_.resize(edges_.size());
-  {
-    std::vector<uint32_t>& fill = order_;
-    fill.assign(adjStart_.begin(), adjStart_.end() - 1);
-    for (auto [a, b] : edges_) adj_[fill[a]++] = b;
-  }
+  order_.assign(adjStart_.begin(), adjStart_.end() - 1);
+  for (auto [a, b] : edges_) adj_[order_[a]++] = b;
   indeg_.assign(n, 0);
   for (auto [a, b] : edges_) ++indeg_[b];
-  std::vector<uint32_t>& threadOf = threadOf_;
-  threadOf.resize(n);
   for (uint32_t t = 0; t < nThreads; ++t)
-    for (uint32_t v = base_[t]; v < base_[t + 1]; ++v) {
-      threadOf[v] = t;
-      if (v > base_[t]) ++indeg_[v];
-    }
+    for (uint32_t v = base_[t] + 1; v < base_[t + 1]; ++v) ++indeg_[v];
 
   // Vector clocks in topological order (Kahn), pushed along the edges;
-  // left_[v] = how many events of v's thread reach v through another thread.
+  // left_[v] = how many events of v's thread reach v through another thread;
+  // dep_[v] = the newest (write) stamp v's clock depends on.
   clock_.assign(size_t(n) * nThreads, 0);
   left_.assign(n, 0);
+  dep_.assign(n, 0);
   order_.clear();
   for (uint32_t v = 0; v < n; ++v)
     if (indeg_[v] == 0) order_.push_back(v);
@@ -122,11 +204,14 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
     uint32_t* dst = &clock_[size_t(to) * nThreads];
     const uint32_t* src = &clock_[size_t(from) * nThreads];
     for (uint32_t u = 0; u < nThreads; ++u) dst[u] = std::max(dst[u], src[u]);
+    dep_[to] = std::max(dep_[to], dep_[from]);
   };
   for (size_t head = 0; head < order_.size(); ++head) {
     const uint32_t v = order_[head];
     const uint32_t t = threadOf[v];
+    const Event& ev = g.threads[t].events[v - base_[t]];
     clock_[size_t(v) * nThreads + t] = v - base_[t] + 1;
+    dep_[v] = std::max({dep_[v], ev.stamp, ev.wstamp});
     auto release = [&](uint32_t w) {
       if (--indeg_[w] == 0) order_.push_back(w);
     };
@@ -141,151 +226,315 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
       release(w);
     }
   }
-  if (order_.size() != n) return 0;  // cyclic: not a consistent graph; claim nothing
+  if (order_.size() != n) {  // cyclic: not a consistent graph; claim nothing
+    if (st) {
+      st->exact = true;
+      st->threads.clear();
+      st->marks.clear();
+      st->clocks.clear();
+      st->total = 0;
+    }
+    return 0;
+  }
 
-  // Per thread: fewest switch points hitting every forced interval.
-  const bool keep = st && nThreads <= PreemptionState::kMaxThreads;
-  if (keep) {
-    st->clocks.assign(nThreads, {});
+  // Per thread: fewest switch points hitting every forced interval [i-1, j-1]
+  // (a_0..a_{i-1} reach a_j through another thread), greedy by right end;
+  // an interval containing a lock or join may be a blocked wait: skipped.
+  if (st) {
+    st->width = std::max(st->width, nThreads);
     st->threads.assign(nThreads, {});
+    for (uint32_t t = 0; t < nThreads; ++t) {
+      const uint32_t m = base_[t + 1] - base_[t];
+      st->threads[t] = {base_[t] + 8 * t, m, m + 8};  // room for 8 more events each
+    }
+    st->marks.assign(n + 8 * nThreads, {});
+    st->clocks.assign(size_t(n + 8 * nThreads) * st->width, 0);
   }
   int total = 0;
   for (uint32_t t = 0; t < nThreads; ++t) {
     const ThreadInfo& th = g.threads[t];
     if (!th.alive) continue;
-    if (keep) {
-      auto& cl = st->clocks[t];
-      cl.resize(th.events.size());
-      for (uint32_t i = 0; i < th.events.size(); ++i) {
-        cl[i].fill(0);
-        for (uint32_t u = 0; u < nThreads; ++u) cl[i][u] = uint16_t(clock_[size_t(base_[t] + i) * nThreads + u]);
-        if (blocksThread(th.events[i])) st->threads[t].lastBlocker = int32_t(i);
+    const uint32_t m = uint32_t(th.events.size());
+    PreemptionState::Mark cur;
+    for (uint32_t j = 0; j < m; ++j) {
+      const uint32_t v = base_[t] + j;
+      if (blocksThread(th.events[j])) cur.lastBlocker = int32_t(j);
+      const uint32_t i = left_[v];
+      if (j > 0 && i != 0 && i <= j && cur.lastBlocker < int32_t(i) && cur.hit < int32_t(i) - 1) {
+        cur.hit = int32_t(j) - 1;
+        ++cur.count;
+      }
+      if (st) {
+        cur.dep = dep_[v];
+        cur.left = i;
+        st->mark(t, j) = cur;
+        uint16_t* dst = st->clock(t, j);
+        for (uint32_t u = 0; u < nThreads; ++u) dst[u] = clockValue(clock_[size_t(v) * nThreads + u]);
       }
     }
-    const uint32_t m = uint32_t(th.events.size());
-    blockers_.assign(m + 1, 0);
-    for (uint32_t i = 0; i < m; ++i) blockers_[i + 1] = blockers_[i] + blocksThread(th.events[i]);
-    int64_t hit = -1;  // the last switch point chosen ("after event #hit")
-    for (uint32_t j = 1; j < m; ++j) {
-      const uint32_t i = left_[base_[t] + j];  // a_0..a_{i-1} reach a_j through another thread
-      if (i == 0 || i > j) continue;
-      if (blockers_[j + 1] - blockers_[i] != 0) continue;  // the switch may be a blocked wait
-      const int64_t lo = int64_t(i) - 1, hi = int64_t(j) - 1;
-      if (hit >= lo) continue;
-      hit = hi;
-      ++total;
-      if (keep) st->threads[t].count++;
-    }
-    if (keep) st->threads[t].hit = int32_t(hit);
+    total += int(cur.count);
   }
-  if (keep) {
+  if (st) {
+    st->exact = true;
     st->total = total;
-    st->valid = true;
   }
   return total;
 }
 
 void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id) {
-  const uint32_t t = id.thread, j = id.index;
+  const uint32_t t = id.thread, j = id.index, W = st.width;
   const ThreadInfo& th = g.threads[t];
   const Event& e = th.events[j];
-  auto& mine = st.clocks[t];
-  PreemptionState::Clock c{};
-  if (j > 0) c = mine[j - 1];
+  uint16_t* c = scratchClock_.data();
+  PreemptionState::Mark mark = j > 0 ? st.mark(t, j - 1) : PreemptionState::Mark{};
+  if (j > 0) std::copy_n(st.clock(t, j - 1), W, c);
+  else std::fill_n(c, W, uint16_t(0));
+  mark.dep = std::max({mark.dep, e.stamp, e.wstamp});
   uint32_t left = 0;
+  auto processed = [&](EventId x) {
+    return !x.isInit() && x.index < st.processed(x.thread);
+  };
   auto from = [&](EventId src) {
-    if (src.isInit() || src.thread == t || src.thread >= st.clocks.size() ||
-        src.index >= st.clocks[src.thread].size())
-      return;
-    const PreemptionState::Clock& s = st.clocks[src.thread][src.index];
-    for (uint32_t u = 0; u < PreemptionState::kMaxThreads; ++u) c[u] = std::max(c[u], s[u]);
+    if (src.thread == t || !processed(src)) return;
+    const uint16_t* s = st.clock(src.thread, src.index);
+    for (uint32_t u = 0; u < W; ++u) c[u] = std::max(c[u], s[u]);
     left = std::max<uint32_t>(left, s[t]);
+    mark.dep = std::max(mark.dep, st.mark(src.thread, src.index).dep);
+  };
+  // Everything that precedes the flush of write b (other threads than b's):
+  // its co-predecessor and the processed reads of that predecessor.
+  auto flushSources = [&](EventId b, const Event& be, bool readers) {
+    const Location* l = g.findLoc(be.addr);
+    const int k = l ? Graph::coIndex(*l, b) : -2;
+    if (k < 0) return;
+    const EventId pred = k > 0 ? l->co[size_t(k - 1)] : kInit;
+    if (!pred.isInit() && pred.thread != b.thread) from(pred);
+    if (!readers) return;
+    for (uint32_t u = 0; u < st.threads.size() && u < g.threads.size(); ++u) {
+      if (u == b.thread || u == t || !g.threads[u].alive) continue;
+      const auto& evs = g.threads[u].events;
+      const uint32_t done = uint32_t(std::min<size_t>(evs.size(), st.processed(u)));
+      for (uint32_t i = 0; i < done; ++i)
+        if (evs[i].reads && evs[i].addr == be.addr && evs[i].rf == pred) from(EventId{u, i});
+    }
   };
   if (j == 0 && t != 0) from(EventId{th.parent, th.spawnIndex});
   if (e.reads) from(e.rf);
   if (e.kind == EvKind::Join && e.aux < g.threads.size() && !g.threads[e.aux].events.empty())
     from(EventId{e.aux, uint32_t(g.threads[e.aux].events.size()) - 1});
-  if (e.writes && (sc_ || lockedWrite(e))) {
-    // co predecessor, and the reads of it (fr), come before this write.
-    const Location* l = g.findLoc(e.addr);
-    int k = l ? Graph::coIndex(*l, id) : -2;
-    if (k >= 0) {
-      EventId pred = k > 0 ? l->co[size_t(k - 1)] : kInit;
-      from(pred);
-      for (uint32_t u = 0; u < g.threads.size(); ++u) {
-        if (u == t || !g.threads[u].alive) continue;
-        const auto& evs = g.threads[u].events;
-        for (uint32_t i = 0; i < evs.size() && i < st.clocks[u].size(); ++i)
-          if (evs[i].reads && evs[i].addr == e.addr && evs[i].rf == pred) from(EventId{u, i});
+  if (e.writes && (sc_ || lockedWrite(e))) flushSources(id, e, true);  // its flush is this step
+  if (!sc_) {
+    if (drains(e)) {
+      // The stores buffered since the last draining step flush before this one.
+      for (uint32_t k = j, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
+        const Event& b = th.events[k];
+        if (drains(b)) break;
+        if (b.kind == EvKind::Store) flushSources(EventId{t, k}, b, true);
       }
     }
+    if (e.reads && !e.rf.isInit() && e.rf.thread != t && e.rf.thread < g.threads.size()) {
+      // Reading another thread's buffered store: after its flush, and after
+      // the flushes of the older stores buffered with it (TSO: all of them,
+      // PSO: those to the same location).
+      const auto& wevs = g.threads[e.rf.thread].events;
+      if (e.rf.index < wevs.size() && wevs[e.rf.index].kind == EvKind::Store)
+        for (uint32_t k = e.rf.index + 1, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
+          const Event& b = wevs[k];
+          if (drains(b)) break;
+          if (b.kind == EvKind::Store && (!pso_ || b.addr == e.addr)) flushSources(EventId{e.rf.thread, k}, b, false);
+        }
+    }
   }
-  c[t] = uint16_t(j + 1);
-  mine.push_back(c);
-  PreemptionState::PerThread& pt = st.threads[t];
-  if (blocksThread(e)) pt.lastBlocker = int32_t(j);
+  c[t] = clockValue(j + 1);
+  mark.left = left;
+  if (blocksThread(e)) mark.lastBlocker = int32_t(j);
   // Interval of switch points [left-1, j-1], unless a lock/join in
   // a_left..a_j may make the switch a blocked wait.
-  if (left == 0 || left > j || pt.lastBlocker >= int32_t(left)) return;
-  if (pt.hit >= int32_t(left) - 1) return;
-  pt.hit = int32_t(j) - 1;
-  pt.count++;
-  st.total++;
+  if (j > 0 && left != 0 && left <= j && mark.lastBlocker < int32_t(left) && mark.hit < int32_t(left) - 1) {
+    mark.hit = int32_t(j) - 1;
+    mark.count++;
+    st.total++;
+  }
+  st.reserveOne(t);
+  std::copy_n(c, W, st.clock(t, j));
+  st.mark(t, j) = mark;
+  st.threads[t].count++;
+
+  // Edges from this event to older ones: this event precedes the flush of
+  // the write co-after what it reads or co-after itself. The older target's
+  // clock grows in place (events derived from it earlier keep less).
+  auto raise = [&](EventId b) {
+    if (b.isInit() || b.thread == t || b.thread >= g.threads.size() || !g.threads[b.thread].alive) return;
+    const auto& bevs = g.threads[b.thread].events;
+    if (b.index >= bevs.size()) return;
+    uint32_t target = b.index;
+    if (!sc_ && !lockedWrite(bevs[b.index])) {  // its flush: before the thread's next draining step
+      target = kNone;
+      for (uint32_t k = b.index + 1, steps = 0; k < bevs.size() && steps < kWalk; ++k, ++steps)
+        if (drains(bevs[k])) {
+          target = k;
+          break;
+        }
+      if (target == kNone) return;
+    }
+    const uint32_t bt = b.thread, m = st.processed(bt);
+    if (target >= m) return;
+    // The target and its po-successors now come after this event.
+    for (uint32_t k = target; k < m; ++k) {
+      uint16_t* dst = st.clock(bt, k);
+      for (uint32_t u = 0; u < W; ++u) dst[u] = std::max(dst[u], c[u]);
+      st.mark(bt, k).dep = std::max(st.mark(bt, k).dep, mark.dep);
+    }
+    // A new forced interval of the target's thread may end at the target:
+    // replay that thread's greedy from there.
+    const uint32_t reach = c[bt];
+    if (reach == 0 || reach <= st.mark(bt, target).left) return;
+    st.mark(bt, target).left = reach;
+    const auto& bevs2 = g.threads[bt].events;
+    PreemptionState::Mark cur = target > 0 ? st.mark(bt, target - 1) : PreemptionState::Mark{};
+    const uint32_t before = st.mark(bt, m - 1).count;
+    for (uint32_t k = target; k < m; ++k) {
+      PreemptionState::Mark& mk = st.mark(bt, k);
+      if (blocksThread(bevs2[k])) cur.lastBlocker = int32_t(k);
+      const uint32_t i = mk.left;
+      if (k > 0 && i != 0 && i <= k && cur.lastBlocker < int32_t(i) && cur.hit < int32_t(i) - 1) {
+        cur.hit = int32_t(k) - 1;
+        ++cur.count;
+      }
+      mk.hit = cur.hit;
+      mk.lastBlocker = cur.lastBlocker;
+      mk.count = cur.count;
+    }
+    st.total += int(cur.count) - int(before);
+  };
+  if (e.reads || e.writes) {
+    const Location* l = g.findLoc(e.addr);
+    if (!l) return;
+    if (e.reads) {
+      const int k = Graph::coIndex(*l, e.rf);
+      if (k >= -1 && size_t(k + 1) < l->co.size() && l->co[size_t(k + 1)] != id) raise(l->co[size_t(k + 1)]);
+    }
+    if (e.writes) {
+      const int k = Graph::coIndex(*l, id);
+      if (k >= 0 && size_t(k + 1) < l->co.size()) raise(l->co[size_t(k + 1)]);
+    }
+  }
 }
 
 bool PreemptionCounter::exceeds(const Graph& g, PreemptionState& st, int limit) {
-  const uint32_t nThreads = uint32_t(g.threads.size());
-  if (!st.exact && nThreads > PreemptionState::kMaxThreads) {
-    st.exact = true;
-    st.valid = false;
-  }
   if (!st.exact) {
-    for (uint32_t t = 0; t < nThreads; ++t) {
+    const uint32_t nThreads = uint32_t(g.threads.size());
+    // One event since the last scan: only the newest event's thread changed.
+    const bool one = st.scannedStamp != 0 && g.nextStamp == st.scannedStamp + 1 && st.lastThread < nThreads;
+    for (uint32_t t = one ? st.lastThread : 0; t < (one ? st.lastThread + 1 : nThreads); ++t) {
       const ThreadInfo& th = g.threads[t];
-      const uint32_t now = th.alive ? uint32_t(th.events.size()) : 0;
-      if (st.scanned[t] > now) {  // not a forward step: count again
-        st = PreemptionState{};
-        return exceeds(g, st, limit);
-      }
+      if (!th.alive) continue;
+      // The events added since the last scan: a suffix of the thread.
+      uint32_t first = uint32_t(th.events.size());
+      while (first > 0 && th.events[first - 1].stamp >= st.scannedStamp) --first;
       // A forced interval ends at an event a_j (j >= 1) with an incoming
       // cross edge and no lock/join in it, so never at a lock or a join.
-      for (uint32_t i = st.scanned[t]; i < now; ++i) {
+      for (uint32_t i = std::max<uint32_t>(first, 1); i < th.events.size(); ++i) {
         const Event& e = th.events[i];
-        const uint32_t bit = uint32_t(1) << t;
-        if (e.kind == EvKind::Store) st.storeSinceDrain |= bit;
-        if (i == 0 || blocksThread(e)) continue;
-        const bool drainAfterStore = drainsBuffer(e) && e.kind != EvKind::Exit && (st.storeSinceDrain & bit);
-        if (drainsBuffer(e)) st.storeSinceDrain &= ~bit;
-        st.candidates += (e.reads && !e.rf.isInit() && e.rf.thread != t) || (e.writes && (sc_ || lockedWrite(e))) ||
-                         drainAfterStore;
+        if (blocksThread(e)) continue;
+        bool cand = (e.reads && !e.rf.isInit() && e.rf.thread != t) || (e.writes && (sc_ || lockedWrite(e)));
+        if (!cand && !sc_ && drains(e))
+          for (uint32_t k = i, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
+            if (drains(th.events[k])) break;
+            if (th.events[k].kind == EvKind::Store) {
+              cand = true;
+              break;
+            }
+          }
+        st.candidates += cand;
       }
-      st.scanned[t] = now;
     }
+    st.scannedStamp = g.nextStamp;
     if (int64_t(st.candidates) <= int64_t(limit)) return false;
-    st.exact = true;
-    st.valid = false;
+    recompute(g, &st);
+    st.seenStamp = g.nextStamp;
+    return st.total > limit;
   }
   return update(g, st) > limit;
 }
 
 int PreemptionCounter::update(const Graph& g, PreemptionState& st) {
   const uint32_t nThreads = uint32_t(g.threads.size());
-  if (!st.valid || nThreads > PreemptionState::kMaxThreads) return recompute(g, &st);
-  if (st.clocks.size() < nThreads) {
-    st.clocks.resize(nThreads);
-    st.threads.resize(nThreads);
+  if (!st.exact) {
+    recompute(g, &st);
+    st.seenStamp = g.nextStamp;
+    return st.total;
   }
+  if (st.threads.size() < nThreads) st.threads.resize(nThreads);
+  if (st.width < nThreads) st.setWidth(std::max({nThreads, st.width * 2, 4u}));  // a new thread: widen every clock
+  scratchClock_.resize(st.width);
+  if (st.seenStamp == g.nextStamp) return st.total;  // nothing new
+  if (st.seenStamp != 0 && g.nextStamp == st.seenStamp + 1 && st.lastThread < nThreads) {
+    // Exactly one event added (by the explorer's append): the newest of its thread.
+    const ThreadInfo& th = g.threads[st.lastThread];
+    if (th.alive && !th.events.empty() && th.events.back().stamp == st.seenStamp &&
+        st.processed(st.lastThread) + 1 == th.events.size()) {
+      addEvent(g, st, EventId{st.lastThread, uint32_t(th.events.size()) - 1});
+      st.seenStamp = g.nextStamp;
+      return st.total;
+    }
+  }
+  st.seenStamp = g.nextStamp;
   fresh_.clear();
   for (uint32_t t = 0; t < nThreads; ++t) {
     const ThreadInfo& th = g.threads[t];
-    const uint32_t have = uint32_t(st.clocks[t].size());
+    const uint32_t have = st.processed(t);
     const uint32_t now = th.alive ? uint32_t(th.events.size()) : 0;
-    if (have > now) return recompute(g, &st);  // events went away: not a forward step
+    if (have > now) {  // not a forward step nor a revisit told about: start over
+      recompute(g, &st);
+      return st.total;
+    }
     for (uint32_t i = have; i < now; ++i) fresh_.push_back(EventId{t, i});
   }
-  std::sort(fresh_.begin(), fresh_.end(),
-            [&](EventId a, EventId b) { return g.stampOf(a) < g.stampOf(b); });
-  for (EventId id : fresh_) addEvent(g, st, id);
+  if (fresh_.empty()) return st.total;
+  if (fresh_.size() == 1) {
+    addEvent(g, st, fresh_[0]);
+    return st.total;
+  }
+  // Oldest first, each once its po-predecessor, spawn, rf and joined thread
+  // are processed (a revisited read comes after the newer write it reads).
+  std::sort(fresh_.begin(), fresh_.end(), [&](EventId a, EventId b) { return g.stampOf(a) < g.stampOf(b); });
+  auto processed = [&](EventId x) {
+    return x.isInit() || x.thread >= nThreads || !g.threads[x.thread].alive ||
+           x.index >= g.threads[x.thread].events.size() || x.index < st.processed(x.thread);
+  };
+  auto ready = [&](EventId id, bool force) {
+    if (st.processed(id.thread) != id.index) return false;
+    if (force) return true;
+    const ThreadInfo& th = g.threads[id.thread];
+    const Event& e = th.events[id.index];
+    if (id.index == 0 && id.thread != 0 && !processed(EventId{th.parent, th.spawnIndex})) return false;
+    if (e.reads && e.rf.thread != id.thread && !processed(e.rf)) return false;
+    if (e.kind == EvKind::Join && e.aux < nThreads && e.aux != id.thread && !g.threads[e.aux].events.empty() &&
+        !processed(EventId{e.aux, uint32_t(g.threads[e.aux].events.size()) - 1}))
+      return false;
+    return true;
+  };
+  done_.assign(fresh_.size(), 0);
+  size_t left = fresh_.size();
+  while (left > 0) {
+    bool progress = false;
+    for (size_t i = 0; i < fresh_.size(); ++i)
+      if (!done_[i] && ready(fresh_[i], false)) {
+        addEvent(g, st, fresh_[i]);
+        done_[i] = 1;
+        --left;
+        progress = true;
+      }
+    if (progress) continue;
+    for (size_t i = 0; i < fresh_.size(); ++i)  // a cycle (never in a consistent graph): the oldest goes first
+      if (!done_[i] && ready(fresh_[i], true)) {
+        addEvent(g, st, fresh_[i]);
+        done_[i] = 1;
+        --left;
+        break;
+      }
+  }
   return st.total;
 }
 

@@ -17,16 +17,21 @@
 // pairs of A's events a_i <po a_j with a happens-before path between them
 // through another thread (po, external rf, spawn, exit→join, and co/fr edges
 // to the write's flush: under SC and for locked operations the write's own
-// step, for a buffered store the thread's next draining step) force a switch away from A somewhere between them; when none
+// step, for a buffered store the thread's next draining step; and a load of
+// another thread's buffered store comes after everything that precedes that
+// store's flush and the flushes of the older stores buffered with it — TSO:
+// all of them, PSO: those to the same location) force a switch away from A
+// somewhere between them; when none
 // of a_{i+1..j} is a lock or join the switch is a preemption. The minimum
 // number of points hitting all such intervals (greedy, exact for intervals)
 // summed over threads is ≤ the class's preemption count. Pruning a graph only
-// when this lower bound exceeds P + slack (slack N−2) keeps every graph that
-// Buster keeps, so completeness up to P carries over; the explorer stays
-// optimal because it explores a subset of the unbounded exploration.
+// when this lower bound exceeds P + slack (slack N−2, seed 002's Theorem 1;
+// its §5 "threads with no deletable events" slack is stated without proof
+// and not used) keeps every graph that Buster keeps, so completeness up to P
+// carries over; the explorer stays optimal because it explores a subset of
+// the unbounded exploration.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -35,39 +40,68 @@
 namespace tsocheck {
 
 // Incremental bookkeeping carried along the exploration with each graph:
-// per event a vector clock over the edges above, per thread the greedy
-// hitting-set state. Forward steps only add events, whose incoming edges come
-// from older events, so each new event costs O(threads + its edges);
-// anything else (a backward revisit) clears `valid` and the next update
-// recomputes from scratch. Edges from a new event to older ones (a write
-// placed co-before existing writes) are only seen by a recomputation: the
+// per event a vector clock over the edges above (as wide as the graph has
+// threads), per thread the greedy hitting-set state after each event. Events
+// are processed in an order where an event's sources come first, so each new
+// event costs O(threads + its edges); an edge from a new event to an older
+// one (a read of a value that an existing write overwrites, a write placed
+// co-before existing ones) raises the older target's clock in place, and
+// whatever was derived from it earlier keeps the smaller value: the
 // incremental value may be smaller than the full one, never larger.
+//
+// Each processed event also records `dep`, the newest stamp (or write stamp)
+// its clock was derived from. A backward revisit of a read r keeps every
+// event added before r (and r's new write's porf-prefix) and changes r's
+// reads-from only; the kept part is porf-closed and keeps its rf, co order
+// and po, so a clock derived only from events stamped before r still holds.
+// `revisited(stamp of r)` therefore keeps each thread's processed prefix
+// whose dep is below r's stamp and drops the rest, which the next update
+// processes again — no rebuild from scratch.
 struct PreemptionState {
-  static constexpr uint32_t kMaxThreads = 16;  // more threads: recomputed every time
-  using Clock = std::array<uint16_t, kMaxThreads>;
-  struct PerThread {
-    int32_t hit = -1;          // last switch point chosen ("after event #hit")
+  struct Mark {
+    uint32_t dep = 0;          // newest (write) stamp this event's clock depends on
+    int32_t hit = -1;          // the thread's last switch point chosen ("after event #hit")
     int32_t lastBlocker = -1;  // index of the thread's latest lock or join
-    uint32_t count = 0;
+    uint32_t count = 0;        // switch points chosen in the thread so far
+    uint32_t left = 0;         // events of the thread that reach this one through another thread
   };
-  bool valid = false;
-  std::vector<std::vector<Clock>> clocks;  // per thread, per event processed
+  // Per thread a segment of `slots` in the arenas below (one slot per
+  // processed event, in po order); three vectors whatever the thread count,
+  // so that copying a state costs three allocations.
+  struct Segment {
+    uint32_t start = 0, count = 0, cap = 0;
+  };
   // Cheap phase: an upper bound (events that can end a forced interval:
-  // first events of spawned threads, reads from other threads, joins, writes
-  // timed at their step, draining events). While it stays within the limit
-  // nothing can be pruned and no clocks are kept.
+  // reads from other threads, writes timed at their step, draining events
+  // after a store). While it stays within the limit nothing can be pruned
+  // and no clocks are kept; copying a state in this phase allocates nothing.
   bool exact = false;
   uint32_t candidates = 0;
-  // Fixed size, so that copying a state in the cheap phase allocates nothing.
-  std::array<uint32_t, kMaxThreads> scanned{};  // per thread: events counted into `candidates`
-  uint32_t storeSinceDrain = 0;  // bit per thread: a buffered store since its last draining event
-  std::vector<PerThread> threads;
+  uint32_t scannedStamp = 0;  // events stamped below this are counted
+  // The thread of the newest event (set by the explorer when it adds one):
+  // when exactly one event came since the last look, only it is looked at.
+  uint32_t lastThread = 0;
+  uint32_t seenStamp = 0;  // exact phase: g.nextStamp when last brought up to date
+  // Exact phase.
+  uint32_t width = 0;  // clock entries per event (>= threads in the graph)
+  std::vector<Segment> threads;
+  std::vector<uint16_t> clocks;  // `width` entries per slot
+  std::vector<Mark> marks;       // one per slot
   int total = 0;
+  uint32_t processed(uint32_t t) const { return t < threads.size() ? threads[t].count : 0; }
+  uint16_t* clock(uint32_t t, uint32_t i) { return &clocks[size_t(threads[t].start + i) * width]; }
+  Mark& mark(uint32_t t, uint32_t i) { return marks[threads[t].start + i]; }
+  // Room for one more event of thread t (moves its segment to the end when full).
+  void reserveOne(uint32_t t);
+  void setWidth(uint32_t w);
+  // A backward revisit of a read stamped `stamp` turned this state's graph
+  // into the revisited one: keep what still holds (see above).
+  void revisited(uint32_t stamp);
 };
 
 class PreemptionCounter {
  public:
-  explicit PreemptionCounter(bool sc) : sc_(sc) {}
+  PreemptionCounter(bool sc, bool pso) : sc_(sc), pso_(pso) {}
   // Lower bound on the preemption count of every run producing g (or any
   // extension of g), from scratch. O(events × threads).
   int lowerBound(const Graph& g) { return recompute(g, nullptr); }
@@ -80,13 +114,16 @@ class PreemptionCounter {
  private:
   int recompute(const Graph& g, PreemptionState* st);
   void addEvent(const Graph& g, PreemptionState& st, EventId id);
-  bool sc_;
+  bool sc_, pso_;
   std::vector<uint32_t> threadOf_;
   std::vector<EventId> fresh_;
+  std::vector<uint8_t> done_;
   // Scratch buffers reused across calls.
-  std::vector<uint32_t> base_, indeg_, order_, clock_, left_, blockers_, nextDrain_;
+  std::vector<uint32_t> base_, indeg_, order_, clock_, left_, blockers_, nextDrain_, dep_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;  // cross-thread (from node, to node)
-  std::vector<uint32_t> adjStart_, adj_;
+  std::vector<std::pair<uint32_t, uint32_t>> flushSrc_;  // (write node, node before its flush)
+  std::vector<uint32_t> adjStart_, adj_, fsStart_, fs_;
+  std::vector<uint16_t> scratchClock_;
 };
 
 // Slack that keeps the bounded exploration complete (seed 002, Theorem 1):

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Preemption bounding on sizeable clients, in one run: executions and
+# exploration time at bounds 0..3 against the unbounded run under SC/TSO/PSO
+# (Treiber stack, TTAS lock, two-lock queue, lastzero, the samples), with the
+# ratios bound/unbounded; then time-to-bug on the buggy samples: the
+# iterative `--preemption-bound 0..3` against the unbounded search (first
+# violation, exploration time of the whole call).
+#   bench/preemption_clients.sh [--quick] [BINARY [OLD_BINARY]]
+# With OLD_BINARY (e.g. a build of an older commit) every bounded run is also
+# timed with it, and the ratio new/old is printed.
+# Targets (issue 17): bound <= 2 at most 25% of the unbounded time where the
+# unbounded run takes over 5 s; never more than 5% slower than unbounded.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+quick=0
+[ "${1:-}" = "--quick" ] && { quick=1; shift; }
+bin="${1:-build/lsp/tsocheck}"
+old="${2:-}"
+[ -x "$bin" ] || cmake --build build --target tsocheck
+
+# label | file | models | tsocheck args | -D defines
+clients=(
+  "treiber(3)|bench/programs/treiber.c|sc tso pso||-DN=3"
+  "ttas(5)|bench/programs/ttas.c|sc tso pso||-DN=5"
+  "2lockq(4+3)|bench/programs/twolock_queue.c|sc tso pso||-DE=4 -DD=3"
+  "dekker|samples/dekker_fixed.c|sc tso pso||"
+  "peterson|samples/peterson_fixed.c|sc tso pso||"
+  "bakery|samples/bakery_fixed.c|sc tso pso||"
+  "ticket|samples/ticket_lock_fixed.c|sc tso pso||"
+  "chase_lev|samples/chase_lev_fixed.c|sc tso pso||"
+)
+if [ "$quick" = 0 ]; then
+  clients+=(
+    "2lockq(5+3)|bench/programs/twolock_queue.c|sc||-DE=5 -DD=3"
+    "lastzero(15)|bench/programs/lastzero.c|sc tso|--loop-bound 17|-DN=15"
+  )
+fi
+
+run() {  # binary model bound args defines -> "status executions ms"
+  local b=$1 model=$2 bound=$3 args=$4 defs=$5 file=$6
+  local pb=()
+  [ "$bound" != "-" ] && pb=(--preemption-bound "$bound")
+  # shellcheck disable=SC2086
+  "$b" check "$file" --json --no-fences --model "$model" "${pb[@]}" $args -- $defs 2>/dev/null |
+    python3 -c 'import json,sys
+rs=json.load(sys.stdin)["results"]
+pb=rs[0].get("preemption_bound")
+print(rs[0]["status"], sum(r["executions"] for r in rs), "%.1f" % sum(r["elapsed_ms"] for r in rs), "-" if pb is None else pb)' 2>/dev/null ||
+    echo "? 0 0 -"
+}
+
+printf '%-13s %-4s %-9s %10s %10s %8s %8s %s\n' program model bound executions time_ms exec% time% "${old:+old_ms new/old}"
+for c in "${clients[@]}"; do
+  IFS='|' read -r label file models args defs <<<"$c"
+  for model in $models; do
+    read -r _ fe fms _ < <(run "$bin" "$model" - "$args" "$defs" "$file")
+    for bound in 0 1 2 3 -; do
+      if [ "$bound" = "-" ]; then st=unbounded; e=$fe; ms=$fms; else read -r st e ms _ < <(run "$bin" "$model" "$bound" "$args" "$defs" "$file"); fi
+      extra=""
+      if [ -n "$old" ] && [ "$bound" != "-" ]; then
+        read -r _ _ oms _ < <(run "$old" "$model" "$bound" "$args" "$defs" "$file")
+        extra=$(python3 -c "print('%10s %7.1f%%' % ('$oms', 100*$ms/max($oms,1e-9)))")
+      fi
+      printf '%-13s %-4s %-9s %10s %10s %7.1f%% %7.1f%% %s\n' "$label" "$model" "$([ "$bound" = - ] && echo unbounded || echo "$bound")" \
+        "$e" "$ms" "$(python3 -c "print(100*$e/max($fe,1))")" "$(python3 -c "print(100*$ms/max($fms,1e-9))")" "$extra"
+    done
+  done
+done
+
+echo
+echo "time to bug: the iterative --preemption-bound 0..3 against the unbounded search (stop at the first violation)"
+printf '%-22s %-4s %-10s %5s %10s %-10s %10s %8s\n' sample model "0..3" round "ms" unbounded "ms" ratio
+for f in samples/*_buggy.c; do
+  case "$f" in *atomic_section*) continue ;; esac  # explicit-state search: no preemption bounds
+  for model in sc tso pso; do
+    read -r sb _ mb rb < <(run "$bin" "$model" 0..3 "" "" "$f")
+    read -r su _ mu _ < <(run "$bin" "$model" - "" "" "$f")
+    printf '%-22s %-4s %-10s %5s %10s %-10s %10s %7.1f%%\n' "$(basename "$f" .c)" "$model" "$sb" "$rb" "$mb" "$su" "$mu" \
+      "$(python3 -c "print(100*$mb/max($mu,1e-9))")"
+  done
+done
