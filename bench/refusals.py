@@ -12,7 +12,8 @@ most frequent first. Figures only: nothing passes or fails.
   bench/refusals.py [--time-limit S] [--jobs N] [--tsocheck BIN] [--list] DIR_OR_FILE...
 
 A peer's suite is not part of this project: fetch it first (e.g. GenMC's
-tests/correct and tests/wrong).
+tests/correct and tests/wrong; their -D flags are read from the test's
+args.*.in, as GenMC's own runner does).
 """
 import argparse
 import collections
@@ -51,8 +52,27 @@ def reason_of(message):
     return m.strip()[:110]
 
 
+def defines_for(path):
+    """GenMC's layout: the test's -D flags sit in args.*.in next to `variants/`
+    (e.g. "-lapor  | -DN=2"); the first file's defines are used."""
+    d = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    if os.path.basename(os.path.dirname(os.path.abspath(path))) != "variants":
+        return []
+    for name in sorted(os.listdir(d)):
+        if name.startswith("args.") and name.endswith(".in"):
+            with open(os.path.join(d, name), errors="replace") as f:
+                for line in f:
+                    flags = re.findall(r"-D\S+", line)
+                    if flags:
+                        return flags
+    return []
+
+
 def run_one(binary, path, time_limit):
     cmd = [binary, "check", "--main", "--no-fences", "--json", "--time-limit", str(time_limit), path]
+    defines = defines_for(path)
+    if defines:
+        cmd += ["--"] + defines
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=time_limit * 4 + 30)
     except subprocess.TimeoutExpired:
