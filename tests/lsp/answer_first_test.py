@@ -4,68 +4,15 @@ check's violation as soon as the exploration finds it â€” without fence hints â€
 and publishes again, with the fence hints (and code actions), when fence
 synthesis ends. Both publishes carry the same document version.
 
-usage: answer_first_test.py TSOCHECK_BIN SAMPLES_DIR
+usage: answer_first_test.py TSOCHECK_BIN SAMPLES_DIR INPUTS_DIR
 """
-import json, os, queue, random, shutil, subprocess, sys, tempfile, threading, time
+import os, random, shutil, sys, tempfile
 
-BIN, SAMPLES = sys.argv[1:3]
-failures = []
+import protocol_test as P
+from protocol_test import Client, check
 
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
-
-
-class Client:
-    def __init__(self, root, options):
-        self.p = subprocess.Popen([BIN, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.q = queue.Queue()
-        self.seen = []
-        threading.Thread(target=self._read, daemon=True).start()
-        self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                   "params": {"processId": os.getpid(), "rootUri": "file://" + root, "capabilities": {},
-                              "initializationOptions": options}})
-        self.wait(lambda m: m.get("id") == 1)
-        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-
-    def _read(self):
-        while True:
-            h = b""
-            while not h.endswith(b"\r\n\r\n"):
-                c = self.p.stdout.read(1)
-                if not c:
-                    self.q.put(None)
-                    return
-                h += c
-            n = int(h.split(b"Content-Length:")[1].split(b"\r\n")[0])
-            self.q.put(json.loads(self.p.stdout.read(n)))
-
-    def send(self, m):
-        b = json.dumps(m).encode()
-        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(b) + b)
-        self.p.stdin.flush()
-
-    def wait(self, pred, timeout=60):
-        end = time.time() + timeout
-        while time.time() < end:
-            try:
-                m = self.q.get(timeout=max(0.01, end - time.time()))
-            except queue.Empty:
-                break
-            if m is None:
-                return None
-            self.seen.append(m)
-            if pred(m):
-                return m
-        return None
-
-    def close(self):
-        self.send({"jsonrpc": "2.0", "id": 99, "method": "shutdown", "params": None})
-        self.wait(lambda m: m.get("id") == 99, 10)
-        self.send({"jsonrpc": "2.0", "method": "exit", "params": {}})
-        self.p.wait(timeout=10)
+SAMPLES = P.SAMPLES
+failures = P.failures
 
 
 root = tempfile.mkdtemp(prefix="tsocheck-answer-first-")
@@ -75,10 +22,8 @@ try:
     uri = "file://" + src
     # A fence time limit of its own: a result cached by an earlier run (other
     # settings) cannot answer, so this run explores and synthesizes.
-    c = Client(root, {"fenceTimeLimit": 30 + random.random()})
-    text = open(src).read()
-    c.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-            "params": {"textDocument": {"uri": uri, "languageId": "c", "version": 3, "text": text}}})
+    c = Client(root, options={"fenceTimeLimit": 30 + random.random()})
+    c.open(src, version=3)
 
     def publish(m):
         return m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
