@@ -191,6 +191,11 @@ void FunctionBuilder::joinDiscard(Reg tid) {
   in.b = tid;
 }
 void FunctionBuilder::exit(Reg value) { emit(Op::Exit).a = value; }
+void FunctionBuilder::exitProgram(Reg value) {
+  Instr& in = emit(Op::Exit);
+  in.a = value;
+  in.sub = kExitProgram;
+}
 Reg FunctionBuilder::self() {
   Reg r = newReg();
   emit(Op::Self).a = r;

@@ -68,6 +68,7 @@ class FunctionBuilder {
   Reg join(Reg tid);
   void joinDiscard(Reg tid);
   void exit(Reg value = kNoReg);
+  void exitProgram(Reg value = kNoReg);  // exit(): Op::Exit with kExitProgram
   Reg self();
   Reg nondet(Value max);  // Op::Nondet: any value in 0..max
   // Op::Nondet sub=1: a value of a `size`-byte integer type within the check's nondet range.

@@ -193,6 +193,7 @@ CheckResult check(const Program& prog, const CheckOptions& opts) {
     so.cancel = opts.cancel;
     so.stopAtFirstError = opts.stopAtFirstError;
     so.deadlocks = opts.deadlocks;
+    so.exitEndsProgram = opts.exitEndsProgram;
     so.onExecution = opts.onExecution;
     so.onProgress = opts.onProgress;
     return exploreStates(prog, so).result;

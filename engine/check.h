@@ -62,6 +62,12 @@ struct CheckOptions {
   // non-termination never stop the search: it goes on looking for those.
   bool stopAtFirstError = true;
   DeadlockMode deadlocks = DeadlockMode::Error;
+  // What C does when main returns or a thread calls exit(): the program ends
+  // and every other thread stops where it is (engine/hangs.h endsProgram).
+  // Threads still waiting then are no deadlock or non-termination, a join of
+  // a thread that called exit() never returns, and no thread uses the
+  // harness's stack after it returned. Off: the other threads run on.
+  bool exitEndsProgram = false;
   // Data races on plain accesses (engine/races.h) are reported as warnings
   // (ErrorKind::Race in CheckResult::violations; graph explorer only).
   bool raceCheck = true;

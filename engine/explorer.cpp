@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "engine/hangs.h"
 #include "engine/memory_check.h"
 #include "engine/trace.h"
 
@@ -119,9 +120,10 @@ uint32_t Explorer::spawnId(uint32_t parent, uint32_t ordinal) {
 Value Explorer::initialValue(Addr a, uint8_t size) const { return initialMemoryValue(prog_, a, size); }
 
 std::string Explorer::checkAccess(const State& s, Addr a, uint64_t size) const {
-  return invalidAccess(prog_, a, size, [&](uint64_t t) -> const ThreadState* {
-    return t < s.ts.size() && s.ts[t] ? &*s.ts[t] : nullptr;
-  });
+  return invalidAccess(
+      prog_, a, size,
+      [&](uint64_t t) -> const ThreadState* { return t < s.ts.size() && s.ts[t] ? &*s.ts[t] : nullptr; },
+      opts_.exitEndsProgram);
 }
 
 bool Explorer::sizeConflict(State& s, uint32_t t, Addr a, uint8_t size) {
@@ -215,6 +217,7 @@ int Explorer::pickThread(const State& s) const {
         if (!valid) return int(t);  // reported as an error
         const auto& te = s.g.threads[tgt].events;
         if (te.empty() || te.back().kind != EvKind::Exit) continue;
+        if (endsProgram(te.back(), tgt)) continue;  // it called exit(): the program is over, the join never returns
         return int(t);
       }
       default:
@@ -449,7 +452,23 @@ bool Explorer::useAfterFree(State& s, EventId access) {
 // that some allowed order puts after the exit is a use after return. (An
 // access explored after the exit is caught by checkAccess.)
 // Likewise its thread-local copies (the thread-local window).
+bool Explorer::endsProgram(const Event& e, uint32_t t) const {
+  return opts_.exitEndsProgram && e.kind == EvKind::Exit && tsocheck::endsProgram(prog_, t, e.function, e.pc);
+}
+
+bool Explorer::programEnded(const Graph& g) const {
+  if (!opts_.exitEndsProgram) return false;
+  for (uint32_t u = 0; u < g.threads.size(); ++u) {
+    const std::vector<Event>& evs = g.threads[u].events;
+    if (g.threads[u].alive && !evs.empty() && endsProgram(evs.back(), u)) return true;
+  }
+  return false;
+}
+
 bool Explorer::stackUsedAfterExit(State& s, EventId exitId) {
+  // When this exit ends the program no thread runs after it: nothing of the
+  // exiting thread's can be used later.
+  if (endsProgram(s.g.ev(exitId), exitId.thread)) return false;
   const Addr lo = layout::kStackBase + Addr(exitId.thread) * layout::kThreadStride, hi = lo + layout::kThreadStride;
   const Addr tlo = layout::kTlsBase + Addr(exitId.thread) * layout::kTlsStride, thi = tlo + layout::kTlsStride;
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
@@ -1023,67 +1042,57 @@ void Explorer::finishExecution(State& s) {
       if (l->co[i].thread != u) return false;
     return true;
   };
-  bool stale = false, waits = false;
-  int waiter = -1;  // the first thread waiting on a mutex or a condition variable
-  std::vector<std::pair<uint32_t, std::string>> stuck, spinning;
+  bool stale = false;
+  std::vector<Waiter> waiters;
   for (uint32_t u = 0; u < s.g.threads.size() && !stale; ++u) {
     const ThreadInfo& th = s.g.threads[u];
     if (!th.alive || (!th.events.empty() && th.events.back().kind == EvKind::Exit)) continue;
     const Action& p = s.ts[u]->pending();
+    Waiter w;
+    w.thread = u;
+    w.loc = p.loc;
     if (!th.events.empty() && th.events.back().kind == EvKind::Lock && !th.events.back().writes) {
       const Event& l = th.events.back();
       if (!readsNewest(l)) stale = true;
-      else stuck.push_back({u, threadName(u) + " waits for mutex " + addressName(prog_, l.addr) + " (" +
-                                   prog_.locString(l.loc) + ")"});
-      waits = true;
-      if (waiter < 0) waiter = int(u);
+      w.kind = Waiter::Kind::Mutex;
+      w.mutex = l.addr;
+      w.loc = l.loc;
     } else if (p.kind == ActionKind::Blocked) {
       if (p.value == 0) {
         stale = true;  // a plain assume cut this execution on purpose
-      } else {
-        // The idle iteration's reads (the thread's last p.target reads) must
-        // all have seen the newest value for the spin to last forever.
-        uint32_t want = std::max<uint32_t>(p.target, 1), seen = 0;
-        for (auto it = th.events.rbegin(); it != th.events.rend() && seen < want; ++it)
-          if (it->reads) {
-            ++seen;
-            if (!noOtherWriteAfter(*it, u)) stale = true;
-          }
-        if (stale) break;
-        if (isWait(p)) {
-          waits = true;
-          if (waiter < 0) waiter = int(u);
-          stuck.push_back({u, threadName(u) + " " + waitText(p) + " (" +
-                                  prog_.locString(p.loc) + ")"});
-        } else {
-          spinning.push_back({u, threadName(u) + " spins forever at " + prog_.locString(p.loc)});
-        }
+        break;
       }
+      // The idle iteration's reads (the thread's last p.target reads) must
+      // all have seen the newest value for the spin to last forever.
+      uint32_t want = std::max<uint32_t>(p.target, 1), seen = 0;
+      for (auto it = th.events.rbegin(); it != th.events.rend() && seen < want; ++it)
+        if (it->reads) {
+          ++seen;
+          if (!noOtherWriteAfter(*it, u)) stale = true;
+        }
+      if (stale) break;
+      w.kind = isWait(p) ? Waiter::Kind::Wait : Waiter::Kind::Spin;
+      if (isWait(p)) w.waits = waitText(p);
     } else if (p.kind == ActionKind::Join) {
-      stuck.push_back({u, threadName(u) + " waits to join T" + std::to_string(p.target) + " (" +
-                               prog_.locString(p.loc) + ")"});
+      w.kind = Waiter::Kind::Join;
+      w.joins = p.target;
+    } else {
+      continue;
     }
+    waiters.push_back(std::move(w));
   }
-  if (stale || (stuck.empty() && spinning.empty())) {
+  const ExecutionEnd end = classifyEnd(prog_, waiters, stale, programEnded(s.g));
+  if (end.kind == ExecutionEnd::Kind::Blocked) {
     ++res_.blocked;
     recordExecution(s, true);
     return;
   }
-  const ErrorKind kind = waits || spinning.empty() ? ErrorKind::Deadlock : ErrorKind::NonTermination;
-  // Non-termination names the spinning threads first and points at the first.
-  if (kind == ErrorKind::NonTermination) stuck.insert(stuck.begin(), spinning.begin(), spinning.end());
-  else stuck.insert(stuck.end(), spinning.begin(), spinning.end());
-  std::string msg = kind == ErrorKind::Deadlock ? "every live thread is blocked: "
-                                                : "no thread can make progress (spinning threads read values no other thread will change): ";
-  for (size_t i = 0; i < stuck.size(); ++i) msg += (i ? "; " : "") + stuck[i].second;
-  // A deadlock points at the first wait on a mutex or condition variable,
-  // non-termination at the first spinning thread.
-  uint32_t first = kind == ErrorKind::Deadlock && waiter >= 0 ? uint32_t(waiter) : stuck.front().first;
-  const Action& p = s.ts[first]->pending();
-  SourceLoc loc = p.loc;
-  const auto& fe = s.g.threads[first].events;
-  if (!fe.empty() && fe.back().kind == EvKind::Lock) loc = fe.back().loc;
-  reportError(s, first, kind, msg, loc, false);
+  if (end.kind == ExecutionEnd::Kind::Complete) {  // the program ended: the waiting threads stop
+    ++res_.executions;
+    recordExecution(s, false);
+    return;
+  }
+  reportError(s, end.thread, end.error, end.message, end.loc, false);
 }
 
 void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::string& msg, const SourceLoc& loc,

@@ -67,6 +67,10 @@ class Explorer {
   std::string checkAccess(const State& s, Addr a, uint64_t size) const;
   bool useAfterFree(State& s, EventId access);
   bool stackUsedAfterExit(State& s, EventId exitId);
+  // CheckOptions::exitEndsProgram: the Exit event e of thread t ends the
+  // program; some thread's does in g.
+  bool endsProgram(const Event& e, uint32_t t) const;
+  bool programEnded(const Graph& g) const;
   bool sizeConflict(State& s, uint32_t t, Addr a, uint8_t size);
 
   void reportError(State& s, uint32_t t, ErrorKind kind, const std::string& msg, const SourceLoc& loc,

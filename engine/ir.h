@@ -33,6 +33,8 @@ constexpr uint8_t kPlainAccess = 1;
 // acquire / release fence count as acquiring / releasing: fence
 // synchronisation is not modelled event by event.)
 constexpr uint8_t kRelaxedAccess = 2;
+// Exit's `sub`: exit() / _Exit(): the whole program ends (pthread_exit: 0).
+constexpr uint8_t kExitProgram = 1;
 constexpr int64_t kRmwNoAcquire = 1, kRmwNoRelease = 2;
 
 struct SourceLoc {
@@ -63,7 +65,7 @@ enum class Op : uint8_t {
   Spawn,    // r[a] = new thread running functions[imm](r[b])
   SpawnInd, // r[a] = new thread running the function whose address is r[c], argument r[b]
   Join,     // r[a] = return value of thread r[b] (a may be kNoReg); waits for it
-  Exit,     // the thread ends with value r[a] (a may be kNoReg)
+  Exit,     // the thread ends with value r[a] (a may be kNoReg); sub = kExitProgram: exit()
   Self,     // r[a] = this thread's id
   Lock,     // acquire mutex at r[b]; blocks while held
   TryLock,  // r[a] = 0 if acquired, else EBUSY(16); mutex at r[b]

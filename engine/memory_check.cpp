@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "engine/hangs.h"
+
 namespace tsocheck {
 
 Value initialMemoryValue(const Program& prog, Addr a, uint8_t size) {
@@ -32,7 +34,14 @@ std::string destroyedMutexUse(const Program& prog, const char* op, Value old, Ad
   return std::string(op) + " of a destroyed mutex (" + addressName(prog, a) + ")";
 }
 
-std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const ThreadLookup& thread) {
+std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const ThreadLookup& thread,
+                          bool exitEndsProgram) {
+  // A finished thread whose exit ends the program: its memory lives to the end.
+  auto gone = [&](const ThreadState* ts, uint64_t owner) {
+    if (!ts->finished()) return false;
+    const Action& x = ts->pending();
+    return !(exitEndsProgram && endsProgram(prog, uint32_t(owner), x.function, x.pc));
+  };
   auto hex = [](Addr x) {
     char b[32];
     snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(x));
@@ -64,7 +73,7 @@ std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const Thre
       return "out-of-bounds access to thread-local `" + v->name + "` of T" + std::to_string(owner);
     const ThreadState* ts = thread(owner);
     if (!ts) return "access to thread-local `" + v->name + "` of T" + std::to_string(owner) + ", which does not exist";
-    if (ts->finished())
+    if (gone(ts, owner))
       return "use of " + addressName(prog, a) + " after T" + std::to_string(owner) +
              " ended (a thread's thread-local variables end with it)";
     return "";
@@ -72,7 +81,7 @@ std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const Thre
   if (a >= layout::kStackBase) {
     uint64_t owner = (a - layout::kStackBase) / layout::kThreadStride;
     const ThreadState* ts = thread(owner);
-    if (ts && ts->ownsStackAddress(a, size)) return ts->finished() ? stackAfterReturn(prog, a, owner) : "";
+    if (ts && ts->ownsStackAddress(a, size)) return gone(ts, owner) ? stackAfterReturn(prog, a, owner) : "";
     return "access to an invalid stack address " + hex(a);
   }
   if (const Global* g = prog.globalAt(a)) {

@@ -16,8 +16,11 @@ using ThreadLookup = std::function<const ThreadState*(uint64_t tid)>;
 
 // Empty when an access of `size` bytes at `a` is valid; otherwise a description
 // of the memory error (null, out of bounds, invalid stack or heap address, a
-// stack slot of a thread that has returned).
-std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const ThreadLookup& thread);
+// stack slot of a thread that has returned). `exitEndsProgram`
+// (CheckOptions): a thread whose return ends the program keeps its stack and
+// thread-locals to the end (nothing runs after it).
+std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const ThreadLookup& thread,
+                          bool exitEndsProgram = false);
 
 // The message for an access to stack slot `a` of thread `owner` after that thread returned.
 std::string stackAfterReturn(const Program& prog, Addr a, uint64_t owner);

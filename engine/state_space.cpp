@@ -5,6 +5,7 @@
 #include <deque>
 #include <unordered_map>
 
+#include "engine/hangs.h"
 #include "engine/memory_check.h"
 
 namespace tsocheck {
@@ -283,9 +284,10 @@ void Search::push(State&& s, const Node& step) {
 }
 
 std::string Search::accessError(const State& s, Addr a, uint64_t size) const {
-  std::string err = invalidAccess(prog_, a, size, [&](uint64_t t) -> const ThreadState* {
-    return t < s.th.size() && s.th[t].ts ? &*s.th[t].ts : nullptr;
-  });
+  std::string err = invalidAccess(
+      prog_, a, size,
+      [&](uint64_t t) -> const ThreadState* { return t < s.th.size() && s.th[t].ts ? &*s.th[t].ts : nullptr; },
+      opts_.exitEndsProgram);
   if (!err.empty()) return err;
   for (const auto& [p, n] : s.freed)
     if (a >= p && a < p + std::max<uint64_t>(n, 1))
@@ -627,6 +629,13 @@ void Search::expand(const State& s, uint32_t node) {
         State c = s;
         c.th[t].exited = true;
         c.th[t].recentReads.clear();
+        if (opts_.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc))
+          for (Thread& o : c.th)  // the program ends: every thread stops, buffered stores die with it
+            if (o.ts) {
+              o.exited = true;
+              o.buf.clear();
+              o.recentReads.clear();
+            }
         any = true;
         push(std::move(c), step(t, StepKind::Exit, a));
         continue;
@@ -766,55 +775,49 @@ void Search::finalState(const State& s, uint32_t node, int owner) {
                 p.loc, true);
     return;
   }
-  // As in the graph explorer: a deadlock when some thread waits on a mutex
-  // or a condition variable, else (spins, joins) non-termination.
-  bool stale = false, waits = false;
-  int waiter = -1;  // the first thread waiting on a mutex or a condition variable
-  std::vector<std::pair<uint32_t, std::string>> stuck, spinning;
+  // As in the graph explorer (engine/hangs.h): blocked, or a deadlock, or
+  // non-termination.
+  bool stale = false;
+  std::vector<Waiter> waiters;
   for (uint32_t u = 0; u < s.th.size() && !stale; ++u) {
     const Thread& th = s.th[u];
     if (!th.ts || th.exited) continue;
     const Action& p = th.ts->pending();
-    const std::string name = "T" + std::to_string(u);
+    Waiter w;
+    w.thread = u;
+    w.loc = p.loc;
     if (p.kind == ActionKind::Lock) {
-      stuck.push_back({u, name + " waits for mutex " + addressName(prog_, p.addr) + " (" + prog_.locString(p.loc) + ")"});
-      waits = true;
-      if (waiter < 0) waiter = int(u);
+      w.kind = Waiter::Kind::Mutex;
+      w.mutex = p.addr;
     } else if (p.kind == ActionKind::Blocked) {
       if (p.value == 0) {
         stale = true;
-      } else {
-        // The idle iteration's reads (reads only, so all in recentReads) must
-        // all still see the current value for the spin to last forever.
-        const size_t want = std::min<size_t>(std::max<uint32_t>(p.target, 1), th.recentReads.size());
-        for (size_t i = th.recentReads.size() - want; i < th.recentReads.size(); ++i)
-          if (memValue(th.recentReads[i].first) != th.recentReads[i].second) stale = true;
-        if (stale) break;
-        if (isWait(p)) {
-          waits = true;
-          if (waiter < 0) waiter = int(u);
-          stuck.push_back({u, name + " " + waitText(p) + " (" +
-                                  prog_.locString(p.loc) + ")"});
-        } else {
-          spinning.push_back({u, name + " spins forever at " + prog_.locString(p.loc)});
-        }
+        break;
       }
+      // The idle iteration's reads (reads only, so all in recentReads) must
+      // all still see the current value for the spin to last forever.
+      const size_t want = std::min<size_t>(std::max<uint32_t>(p.target, 1), th.recentReads.size());
+      for (size_t i = th.recentReads.size() - want; i < th.recentReads.size(); ++i)
+        if (memValue(th.recentReads[i].first) != th.recentReads[i].second) stale = true;
+      if (stale) break;
+      w.kind = isWait(p) ? Waiter::Kind::Wait : Waiter::Kind::Spin;
+      if (isWait(p)) w.waits = waitText(p);
     } else if (p.kind == ActionKind::Join) {
-      stuck.push_back({u, name + " waits to join T" + std::to_string(p.target) + " (" + prog_.locString(p.loc) + ")"});
+      w.kind = Waiter::Kind::Join;
+      w.joins = p.target;
+    } else {
+      continue;
     }
+    waiters.push_back(std::move(w));
   }
-  if (stale || (stuck.empty() && spinning.empty())) {
+  // (A program that ended has every thread exited: it never gets here.)
+  const ExecutionEnd end = classifyEnd(prog_, waiters, stale, false);
+  if (end.kind != ExecutionEnd::Kind::Hang) {
     ++res_.result.blocked;
     record(true);
     return;
   }
-  const ErrorKind kind = waits || spinning.empty() ? ErrorKind::Deadlock : ErrorKind::NonTermination;
-  if (kind == ErrorKind::NonTermination) stuck.insert(stuck.begin(), spinning.begin(), spinning.end());
-  else stuck.insert(stuck.end(), spinning.begin(), spinning.end());
-  std::string msg = kind == ErrorKind::Deadlock ? "every live thread is blocked: " : "no thread can make progress (spinning threads read values no other thread will change): ";
-  for (size_t i = 0; i < stuck.size(); ++i) msg += (i ? "; " : "") + stuck[i].second;
-  const uint32_t first = kind == ErrorKind::Deadlock && waiter >= 0 ? uint32_t(waiter) : stuck.front().first;
-  reportError(s, node, nullptr, first, kind, msg, s.th[first].ts->pending().loc, true);
+  reportError(s, node, nullptr, end.thread, end.error, end.message, end.loc, true);
 }
 
 void Search::reportError(const State& s, uint32_t node, const Node* last, uint32_t t, ErrorKind kind,
@@ -1002,6 +1005,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
   so.cancel = opts.cancel;
   so.stopAtFirstError = opts.stopAtFirstError;
   so.deadlocks = opts.deadlocks;
+  so.exitEndsProgram = opts.exitEndsProgram;
   so.collectProjections = opts.model != Model::SC;
   fromK = std::max(fromK, 0);
   if (opts.model == Model::SC) toK = fromK;  // k does not matter under SC

@@ -37,6 +37,7 @@ struct StateSpaceOptions {
   uint64_t memoryInUse = 0;
   bool stopAtFirstError = true;     // deadlocks and non-termination never stop it
   DeadlockMode deadlocks = DeadlockMode::Error;
+  bool exitEndsProgram = false;     // CheckOptions::exitEndsProgram
   bool collectProjections = false;  // fill StateSpaceResult::projections (for the fixpoint)
   // Partial-order reduction: buffered stores and fences on an empty buffer
   // run alone when that is safe (state_space.cpp). Never with projections.

@@ -739,6 +739,7 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
     case Ext::Exit: {
       Instr& in = emit(Op::Exit);
       in.a = I.arg_size() ? argReg(I, 0) : kNoReg;
+      in.sub = kExitProgram;  // the whole program ends (CheckOptions::exitEndsProgram)
       return;
     }
     case Ext::Assume: {

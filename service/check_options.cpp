@@ -142,6 +142,8 @@ const std::vector<OptionSpec> kSchema = {
      clearFields<&V::fences>},
     {"raceCheck", "races", "--race-check", "--no-race-check", ValueKind::Switch, nullptr, 0,
      storeSwitch<&V::raceCheck>, clearFields<&V::raceCheck>},
+    {"exitEndsProgram", "exit_ends_program", "--exit-ends-program", "--no-exit-ends-program", ValueKind::Switch,
+     nullptr, 0, storeSwitch<&V::exitEndsProgram>, clearFields<&V::exitEndsProgram>},
     {"fenceStyle", nullptr, "--fence-style", nullptr, ValueKind::Choice, "seq_cst|sync|mfence", 0,
      storeFenceStyle, clearFields<&V::fenceStyle>},
     {"deadlocks", "deadlocks", "--deadlocks", nullptr, ValueKind::Choice, "error|warning|ignore", 0, storeParsed<&V::deadlocks, parseDeadlockMode>,
@@ -293,6 +295,7 @@ nlohmann::json optionsJson(const OptionValues& v) {
   put("fenceStyle", v.fenceStyle);
   if (v.deadlocks) j["deadlocks"] = deadlockModeName(*v.deadlocks);
   put("raceCheck", v.raceCheck);
+  put("exitEndsProgram", v.exitEndsProgram);
   put("abortEnds", v.abortEnds);
   if (v.nondetRange) j["nondetRange"] = {v.nondetRange->first, v.nondetRange->second};
   put("keepGoing", v.keepGoing);

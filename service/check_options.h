@@ -52,6 +52,7 @@ struct OptionValues {
   std::optional<std::string> fenceStyle;
   std::optional<DeadlockMode> deadlocks;
   std::optional<bool> raceCheck;       // data races on plain accesses as warnings
+  std::optional<bool> exitEndsProgram; // the harness's return (or exit()) ends the program, as in C
   std::optional<bool> abortEnds;       // abort() ends the program instead of being an error
   std::optional<std::pair<int64_t, int64_t>> nondetRange;
   std::optional<bool> keepGoing;       // explore everything after the first violation

@@ -41,6 +41,7 @@ struct CheckReport {
   std::optional<int> preemptionBound;
   uint32_t loopBound = frontend::kDefaultLoopBound;
   DeadlockMode deadlocks = DeadlockMode::Error;  // what deadlocks and non-termination are
+  bool exitEndsProgram = true;  // the harness's return / exit() ends the program (C); false: threads run on
   bool raceCheck = true;   // data races reported as warnings (races=off / --no-race-check: not looked for)
   bool abortEnds = false;  // abort() ends the program (abort=end) instead of being an error
   // Values of typed nondeterministic inputs (__VERIFIER_nondet_int, ...), within each type.

@@ -120,6 +120,7 @@ void applyOptions(const OptionValues& v, RunOptions& r) {
   if (v.fenceStyle) r.fenceStyle = *v.fenceStyle;
   if (v.deadlocks) r.deadlocks = v.deadlocks;
   if (v.raceCheck) r.raceCheck = v.raceCheck;
+  if (v.exitEndsProgram) r.exitEndsProgram = v.exitEndsProgram;
   if (v.abortEnds) r.abortEnds = v.abortEnds;
   if (v.nondetRange) r.nondetRange = v.nondetRange;
   if (v.keepGoing) r.keepGoing = *v.keepGoing;
@@ -217,6 +218,7 @@ CheckPlan planCheck(const RunOptions& opts, const AnnotationOptions& ann, uint32
   rep.deadlocks = pick(opts.deadlocks, ann.deadlocks).value_or(DeadlockMode::Error);
   rep.abortEnds = pick(opts.abortEnds, ann.abortEnds).value_or(false);
   rep.raceCheck = pick(opts.raceCheck, ann.raceCheck).value_or(true);
+  rep.exitEndsProgram = pick(opts.exitEndsProgram, ann.exitEndsProgram).value_or(true);
   rep.nondetRange = pick(opts.nondetRange, ann.nondetRange).value_or(std::pair<int64_t, int64_t>{-1, 1});
   CheckPlan p;
   // Buffer-bound deepening (A..K) and the stateful search: the visited-state
@@ -252,6 +254,7 @@ CheckOptions engineOptions(const RunOptions& opts, const CheckPlan& plan, const 
   co.stopAtFirstError = !opts.keepGoing;
   co.deadlocks = rep.deadlocks;
   co.raceCheck = rep.raceCheck;
+  co.exitEndsProgram = rep.exitEndsProgram;
   co.timeLimitSeconds = plan.timeLimitSeconds;
   // The time limit is a hard limit for the whole check: the exploration (every
   // round of it), fence synthesis and the re-check of the edited source share

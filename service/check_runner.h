@@ -49,6 +49,7 @@ struct RunOptions {
   bool keepGoing = false;                 // explore everything after the first violation
   std::optional<DeadlockMode> deadlocks;  // --deadlocks / setting; overrides the annotation
   std::optional<bool> raceCheck;          // --[no-]race-check / setting; overrides the annotation (default on)
+  std::optional<bool> exitEndsProgram;    // --[no-]exit-ends-program; overrides the annotation (default on, as C)
   std::optional<bool> abortEnds;          // --abort=end|error; overrides the annotation (default: error)
   std::optional<std::pair<int64_t, int64_t>> nondetRange;  // --nondet-range A..B (default -1..1)
   bool mainHarness = false;               // --main: also check main(void) / main(int, char**)

@@ -161,6 +161,7 @@ json checkJson(const CheckReport& r) {
          {"violations", all},  // the first of each kind, most severe first (warnings included)
          {"deadlocks", deadlockModeName(r.deadlocks)},
          {"race_check", r.raceCheck},
+         {"exit_ends_program", r.exitEndsProgram},
          {"bounds", boundsJson(r.bounds)},
          {"bound_blocked", r.result.boundBlocked},        // partial executions pruned by the preemption bound
          {"slack_executions", r.result.slackExecutions},  // complete executions known to exceed it

@@ -170,6 +170,7 @@ std::string checkKey(const CheckReport& rep, const Program& prog, const std::str
   f.pod(rep.loopBound);
   f.pod(rep.deadlocks);
   f.pod(rep.raceCheck);
+  f.pod(rep.exitEndsProgram);
   f.pod(rep.nondetRange.first);
   f.pod(rep.nondetRange.second);
   f.str(settings);

@@ -945,7 +945,8 @@ TEST_CASE("deadlocks: --deadlocks=warning|ignore and the annotation deadlocks=",
 }
 
 TEST_CASE("preemption rounds go on past a round whose only violation is a hang", "[cli][kinds][preemption]") {
-  json j = checkJson(quote(inputs("hang_then_race.c")) + " --preemption-bound 0..2 --no-race-check");
+  // (The waiter is never joined: it hangs only if it runs on after the harness returns.)
+  json j = checkJson(quote(inputs("hang_then_race.c")) + " --preemption-bound 0..2 --no-race-check --no-exit-ends-program");
   const json& r = j["results"][0];
   CHECK(j["_exit"] == 1);
   CHECK(r["status"] == "violation");
@@ -956,7 +957,7 @@ TEST_CASE("preemption rounds go on past a round whose only violation is a hang",
   REQUIRE(r["violations"].size() == 2);
   CHECK(r["violations"][1]["kind"] == "nontermination");
   // With only the hang in reach (bound 0), the hang is the answer.
-  json h = checkJson(quote(inputs("hang_then_race.c")) + " --preemption-bound 0");
+  json h = checkJson(quote(inputs("hang_then_race.c")) + " --preemption-bound 0 --no-exit-ends-program");
   CHECK(h["results"][0]["violation"]["kind"] == "nontermination");
 }
 
@@ -1845,4 +1846,21 @@ TEST_CASE("shared doubles and floats: message passing verifies under SC and TSO,
     CHECK(r["atomic_sum"]["blocked"] == 4);
     CHECK(j["_exit"] == 1);
   }
+}
+
+TEST_CASE("the harness's return ends the program, as in C, unless --no-exit-ends-program", "[cli][realc]") {
+  // hang_then_race.c leaves a waiter spinning after the harness returns.
+  const std::string file = quote(inputs("hang_then_race.c"));
+  json c = checkJson(file + " --no-race-check --model sc --keep-going");
+  REQUIRE(c["results"].size() == 1);
+  CHECK(c["results"][0]["exit_ends_program"] == true);
+  for (const json& v : c["results"][0]["violations"]) CHECK(v["kind"] != "nontermination");
+  json on = checkJson(file + " --no-race-check --model sc --keep-going --no-exit-ends-program");
+  CHECK(on["results"][0]["exit_ends_program"] == false);
+  bool hang = false;
+  for (const json& v : on["results"][0]["violations"]) hang = hang || v["kind"] == "nontermination";
+  CHECK(hang);
+  // The assertion failure is found either way (the lost update).
+  CHECK(c["results"][0]["violation"]["kind"] == "assertion");
+  CHECK(on["results"][0]["violation"]["kind"] == "assertion");
 }
