@@ -345,15 +345,20 @@ TEST_CASE("the time limit (--time-limit) is a hard limit: long executions, fence
   double s = timed(quote(inputs("long_executions.c")) + " --time-limit 2 --loop-bound 100000", &j);
   CHECK(s < 4.0);
   CHECK(j["results"][0]["status"] == "timeout");
-  // A violation found late (about 3 s in here) leaves little time for fence
-  // synthesis: it gives up (or is skipped) rather than overrun. (Before the
-  // fix: the SC pre-check and the fenced re-check had budgets of their own, 6-7 s.)
+  // A violation found late leaves little time for fence synthesis: it ends
+  // within the check's limit, with validated fences or saying the limit cut
+  // it, never overrunning. (Before the fix: the SC pre-check and the fenced
+  // re-check had budgets of their own, 6-7 s. How late the violation comes
+  // depends on the machine: about 3 s in when this was written, under 1 s now.)
   json k;
   double t = timed(quote(inputs("late_violation.c")) + " --time-limit 4", &k);
   CHECK(t < 5.5);
-  const std::string st = k["results"][0]["status"];
+  const json& kr = k["results"][0];
+  const std::string st = kr["status"];
   CHECK((st == "violation" || st == "timeout"));
-  if (st == "violation") CHECK(k["results"][0]["fences"].empty());
+  if (st == "violation" && !kr["fences"].empty()) CHECK(kr["fences_verified"] == true);
+  if (st == "violation" && kr["fences"].empty())
+    CHECK(kr["fence_note"].get<std::string>().find("limit") != std::string::npos);
 }
 
 TEST_CASE("realloc keeps the contents and frees the old block", "[cli]") {
