@@ -153,8 +153,12 @@ std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const Fence
   for (const FenceEdit& e : edits) files[e.file].edits.push_back(e);
   std::string mainText = in.source;
   std::map<std::string, std::string> others;
-  std::vector<std::string> includeIn;  // files that get the include
-  for (auto& [file, f] : files) {
+  std::vector<std::string> includeIn;  // files that get the include, in the edits' order
+  std::vector<std::string> order;
+  for (const FenceEdit& e : edits)
+    if (std::find(order.begin(), order.end(), e.file) == order.end()) order.push_back(e.file);
+  for (const std::string& file : order) {
+    EditedFile& f = files[file];
     const bool isMain = sameFile(file, in.path);
     if (isMain) {
       f.original = in.source;
