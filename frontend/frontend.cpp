@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <cctype>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -28,7 +29,9 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CrashRecoveryContext.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 
@@ -114,8 +117,11 @@ class AnnotationFinder : public clang::ASTConsumer {
 // can go as a new statement).
 class StatementCollector : public clang::ASTConsumer {
  public:
-  StatementCollector(clang::SourceManager& sm, const clang::LangOptions& lang, std::vector<StatementSpan>* out)
-      : sm_(sm), lang_(lang), out_(out) {}
+  StatementCollector(clang::SourceManager& sm, const clang::LangOptions& lang, std::vector<StatementSpan>* out,
+                     std::vector<std::string> noEdit)
+      : sm_(sm), lang_(lang), out_(out), noEdit_(std::move(noEdit)) {
+    for (std::string& d : noEdit_) d = normalised(d);
+  }
 
   bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
     for (clang::Decl* d : group)
@@ -145,12 +151,34 @@ class StatementCollector : public clang::ASTConsumer {
     }
     clang::PresumedLoc b = sm_.getPresumedLoc(begin), e = sm_.getPresumedLoc(end);
     if (!b.isValid() || !e.isValid() || std::string(b.getFilename()) != e.getFilename()) return;
-    out_->push_back(StatementSpan{b.getFilename(), b.getLine(), b.getColumn(), e.getLine(), e.getColumn()});
+    StatementSpan span{b.getFilename(), b.getLine(), b.getColumn(), e.getLine(), e.getColumn()};
+    span.system = sm_.isInSystemHeader(begin) || underNoEdit(span.file);
+    out_->push_back(std::move(span));
+  }
+
+  // Absolute, without . and .. components.
+  static std::string normalised(const std::string& p) {
+    llvm::SmallString<256> s(p);
+    llvm::sys::fs::make_absolute(s);
+    llvm::sys::path::remove_dots(s, /*remove_dot_dot=*/true);
+    return std::string(s.str());
+  }
+
+  bool underNoEdit(const std::string& file) {
+    auto [it, fresh] = noEditFile_.try_emplace(file, false);
+    if (fresh) {
+      const std::string f = normalised(file);
+      for (const std::string& d : noEdit_)
+        if (f.size() > d.size() && f.compare(0, d.size(), d) == 0 && f[d.size()] == '/') it->second = true;
+    }
+    return it->second;
   }
 
   clang::SourceManager& sm_;
   const clang::LangOptions& lang_;
   std::vector<StatementSpan>* out_;
+  std::vector<std::string> noEdit_;         // directories (normalised)
+  std::map<std::string, bool> noEditFile_;  // file -> under one of them
 };
 
 // C99 `inline` definitions that are not externally visible (`inline int
@@ -182,8 +210,9 @@ class InlineDefinitions : public clang::ASTConsumer {
 // Clang's IR generation plus the annotation finder on the same AST.
 class Action : public clang::EmitLLVMOnlyAction {
  public:
-  Action(llvm::LLVMContext* ctx, std::map<std::string, AnnotatedDecl>* decls, std::vector<StatementSpan>* stmts)
-      : clang::EmitLLVMOnlyAction(ctx), decls_(decls), stmts_(stmts) {}
+  Action(llvm::LLVMContext* ctx, std::map<std::string, AnnotatedDecl>* decls, std::vector<StatementSpan>* stmts,
+         const std::vector<std::string>* noEdit)
+      : clang::EmitLLVMOnlyAction(ctx), decls_(decls), stmts_(stmts), noEdit_(noEdit) {}
 
  protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
@@ -193,13 +222,15 @@ class Action : public clang::EmitLLVMOnlyAction {
     consumers.push_back(clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
     if (!consumers.back()) return nullptr;
     consumers.push_back(std::make_unique<AnnotationFinder>(ci.getSourceManager(), decls_));
-    consumers.push_back(std::make_unique<StatementCollector>(ci.getSourceManager(), ci.getLangOpts(), stmts_));
+    consumers.push_back(
+        std::make_unique<StatementCollector>(ci.getSourceManager(), ci.getLangOpts(), stmts_, *noEdit_));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
   }
 
  private:
   std::map<std::string, AnnotatedDecl>* decls_;
   std::vector<StatementSpan>* stmts_;
+  const std::vector<std::string>* noEdit_;
 };
 
 bool hasErrors(const std::vector<Diagnostic>& ds) {
@@ -208,23 +239,31 @@ bool hasErrors(const std::vector<Diagnostic>& ds) {
   return false;
 }
 
-FrontendResult run(const std::string& path, const std::string* contents, const FrontendOptions& opts) {
+// Files given in memory (unsaved buffers, edited copies): path -> contents.
+using MemoryFiles = std::map<std::string, std::string>;
+
+FrontendResult run(const std::string& path, const MemoryFiles* files, const FrontendOptions& opts) {
   FrontendResult res;
   res.module.model = opts.model;
   res.module.loopBound = opts.loopBound;
 
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs = llvm::vfs::getRealFileSystem();
-  if (contents) {
+  if (files && !files->empty()) {
     auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(fs);
     auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     if (auto cwd = fs->getCurrentWorkingDirectory()) mem->setCurrentWorkingDirectory(*cwd);
-    mem->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(*contents, path));
+    for (const auto& [file, text] : *files) mem->addFile(file, 0, llvm::MemoryBuffer::getMemBufferCopy(text, file));
     overlay->pushOverlay(mem);
     fs = overlay;
   }
 
   Collector collector(&res.diagnostics);
   std::string resourceDir = opts.resourceDir.empty() ? std::string(TSOCHECK_CLANG_RESOURCE_DIR) : opts.resourceDir;
+  // Where files the user does not edit live (StatementSpan::system), besides
+  // what Clang finds through its system include directories.
+  std::vector<std::string> noEdit = {"/usr/include"};
+  if (!resourceDir.empty()) noEdit.push_back(resourceDir);
+  if (std::string(TSOCHECK_INCLUDE_DIR).size()) noEdit.push_back(TSOCHECK_INCLUDE_DIR);
   std::vector<std::string> args = {"clang"};
   if (!resourceDir.empty()) {
     args.push_back("-resource-dir");
@@ -282,7 +321,7 @@ FrontendResult run(const std::string& path, const std::string* contents, const F
   llvm::LLVMContext ctx;
   std::map<std::string, AnnotatedDecl> decls;
   std::vector<StatementSpan> statements;
-  Action action(&ctx, &decls, &statements);
+  Action action(&ctx, &decls, &statements, &noEdit);
   bool ok = ci.ExecuteAction(action);
   std::unique_ptr<llvm::Module> mod = action.takeModule();
   if (!ok || !mod || hasErrors(res.diagnostics)) {
@@ -340,7 +379,7 @@ void enableCrashRecovery() {
   });
 }
 
-FrontendResult runGuarded(const std::string& path, const std::string* contents, const FrontendOptions& opts) {
+FrontendResult runGuarded(const std::string& path, const MemoryFiles* files, const FrontendOptions& opts) {
   enableCrashRecovery();
   FrontendResult res;
   std::vector<char> altStack(256 << 10);
@@ -351,7 +390,7 @@ FrontendResult runGuarded(const std::string& path, const std::string* contents, 
         ss.ss_sp = altStack.data();
         ss.ss_size = altStack.size();
         sigaltstack(&ss, nullptr);
-        res = run(path, contents, opts);
+        res = run(path, files, opts);
         stack_t off{};
         off.ss_flags = SS_DISABLE;
         sigaltstack(&off, nullptr);
@@ -368,11 +407,19 @@ FrontendResult runGuarded(const std::string& path, const std::string* contents, 
 }  // namespace
 
 FrontendResult lowerFile(const std::string& path, const FrontendOptions& opts) {
-  return opts.process.worker.empty() ? runGuarded(path, nullptr, opts) : lowerInWorker(path, nullptr, opts);
+  return opts.process.worker.empty() ? runGuarded(path, nullptr, opts) : lowerInWorker(path, nullptr, {}, opts);
 }
 
 FrontendResult lowerSource(const std::string& path, const std::string& contents, const FrontendOptions& opts) {
-  return opts.process.worker.empty() ? runGuarded(path, &contents, opts) : lowerInWorker(path, &contents, opts);
+  return lowerSources(path, contents, {}, opts);
+}
+
+FrontendResult lowerSources(const std::string& path, const std::string& contents,
+                            const std::map<std::string, std::string>& others, const FrontendOptions& opts) {
+  if (!opts.process.worker.empty()) return lowerInWorker(path, &contents, others, opts);
+  MemoryFiles files = others;
+  files[path] = contents;
+  return runGuarded(path, &files, opts);
 }
 
 std::optional<StatementSpan> statementContaining(const LoweredModule& module, const std::string& file,

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,11 @@ struct StatementSpan {
   std::string file;
   uint32_t beginLine = 0, beginColumn = 0;
   uint32_t endLine = 0, endColumn = 0;
+  // In a file the user does not edit: a system header (found through a
+  // system include directory: /usr/include, Clang's resource directory,
+  // -isystem), or a file under /usr/include or tsocheck's own include
+  // directory. No source edit is offered there.
+  bool system = false;
 };
 
 struct LoweredModule {
@@ -109,6 +115,12 @@ struct FrontendResult {
 FrontendResult lowerFile(const std::string& path, const FrontendOptions& opts);
 // Like lowerFile, with the file's contents given in memory (unsaved editor buffers).
 FrontendResult lowerSource(const std::string& path, const std::string& contents, const FrontendOptions& opts);
+// Like lowerSource, with more files of the program in memory too (headers or
+// .c files the checked file includes, e.g. edited copies): `others` maps each
+// path, as Clang names the file (StatementSpan::file), to its contents.
+// Files in neither are read from disk.
+FrontendResult lowerSources(const std::string& path, const std::string& contents,
+                            const std::map<std::string, std::string>& others, const FrontendOptions& opts);
 
 // The innermost block-level statement of `module` that contains file:line:column
 // (e.g. a store's location): a new statement inserted right after its end runs

@@ -7,7 +7,7 @@ namespace tsocheck::frontend {
 
 namespace {
 
-constexpr uint32_t kMagic = 0x74736f31;  // "tso1": a different build or a stray writer is refused
+constexpr uint32_t kMagic = 0x74736f32;  // "tso2": a different build or a stray writer is refused
 
 class Writer {
  public:
@@ -200,6 +200,11 @@ std::string encodeRequest(const LoweringRequest& q) {
   w.str(q.path);
   w.pod(q.hasContents);
   w.str(q.contents);
+  w.pod(uint64_t(q.others.size()));
+  for (const auto& [file, text] : q.others) {
+    w.str(file);
+    w.str(text);
+  }
   putOptions(w, q.options);
   w.pod(q.memoryBytes);
   return w.take();
@@ -212,6 +217,10 @@ LoweringRequest decodeRequest(const std::string& bytes) {
   q.path = r.str();
   q.hasContents = r.pod<bool>();
   q.contents = r.str();
+  for (uint64_t n = r.count(16); n--;) {
+    std::string file = r.str();
+    q.others[file] = r.str();
+  }
   q.options = getOptions(r);
   q.memoryBytes = r.pod<uint64_t>();
   if (!r.done()) throw WireError("trailing bytes after the lowering request");
@@ -244,6 +253,7 @@ std::string encodeResult(const FrontendResult& res) {
     w.pod(s.beginColumn);
     w.pod(s.endLine);
     w.pod(s.endColumn);
+    w.pod(s.system);
   });
   return w.take();
 }
@@ -272,13 +282,14 @@ FrontendResult decodeResult(const std::string& bytes) {
   if (model > uint8_t(Model::PSO)) throw WireError("bad model in lowering result");
   m.model = Model(model);
   m.loopBound = r.pod<uint32_t>();
-  for (uint64_t n = r.count(24); n--;) {
+  for (uint64_t n = r.count(25); n--;) {
     StatementSpan s;
     s.file = r.str();
     s.beginLine = r.pod<uint32_t>();
     s.beginColumn = r.pod<uint32_t>();
     s.endLine = r.pod<uint32_t>();
     s.endColumn = r.pod<uint32_t>();
+    s.system = r.pod<bool>();
     m.statements.push_back(std::move(s));
   }
   if (!r.done()) throw WireError("trailing bytes after the lowering result");

@@ -4,6 +4,7 @@
 // bounds-checked and a malformed message throws WireError.
 #pragma once
 
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -19,6 +20,7 @@ struct LoweringRequest {
   std::string path;
   bool hasContents = false;  // false: the worker reads `path` from disk
   std::string contents;
+  std::map<std::string, std::string> others;  // more files in memory (lowerSources)
   FrontendOptions options;   // options.process is not sent, except:
   uint64_t memoryBytes = 0;  // the worker's ceiling (options.process.memoryBytes)
 };

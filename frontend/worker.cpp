@@ -122,12 +122,14 @@ struct Pipe {
 
 }  // namespace
 
-FrontendResult lowerInWorker(const std::string& path, const std::string* contents, const FrontendOptions& opts) {
+FrontendResult lowerInWorker(const std::string& path, const std::string* contents,
+                             const std::map<std::string, std::string>& others, const FrontendOptions& opts) {
   const FrontendProcess& p = opts.process;
   LoweringRequest q;
   q.path = path;
   q.hasContents = contents != nullptr;
   if (contents) q.contents = *contents;
+  q.others = others;
   q.options = opts;
   q.options.process = FrontendProcess();
   q.memoryBytes = p.memoryBytes;
@@ -226,7 +228,7 @@ int serveLowering() {
   }
   FrontendOptions o = q.options;
   o.process = FrontendProcess();
-  const FrontendResult r = q.hasContents ? lowerSource(q.path, q.contents, o) : lowerFile(q.path, o);
+  const FrontendResult r = q.hasContents ? lowerSources(q.path, q.contents, q.others, o) : lowerFile(q.path, o);
   return writeAll(1, encodeResult(r)) ? 0 : 2;
 }
 

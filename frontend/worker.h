@@ -11,15 +11,17 @@
 // FrontendResult::stopped.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "frontend/frontend.h"
 
 namespace tsocheck::frontend {
 
-// Runs the frontend for (path, contents or the file on disk) in the worker
-// process opts.process.worker.
-FrontendResult lowerInWorker(const std::string& path, const std::string* contents, const FrontendOptions& opts);
+// Runs the frontend for (path, contents or the file on disk, further files
+// in memory: lowerSources) in the worker process opts.process.worker.
+FrontendResult lowerInWorker(const std::string& path, const std::string* contents,
+                             const std::map<std::string, std::string>& others, const FrontendOptions& opts);
 
 // The worker's side (`tsocheck __lower`): reads one request from stdin,
 // lowers in this process and writes the result to stdout. Returns the exit

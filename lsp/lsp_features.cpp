@@ -3,6 +3,9 @@
 #include "jsonrpc/json_text.h"
 #include "service/wording.h"
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -242,7 +245,8 @@ std::optional<json> includeEdit(const std::string& text, const std::string& fenc
 
 }  // namespace
 
-json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range) {
+json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range,
+                  const TextOf& textOf) {
   json out = json::array();
   // Fences fix a violation, or make a non-robust check robust.
   const json* witness = robustnessWitness(check);
@@ -250,12 +254,12 @@ json fenceActions(const json& check, const std::string& uri, const std::string& 
   if ((!violation && !witness) || !check.contains("fences") || !check["fences"].is_array()) return out;
   const json& fences = check["fences"];
   if (fences.empty()) return out;
+  const std::string path = uriToPath(uri);
   bool relevant = touches(range, num(check, "line")) ||
                   (violation && touches(range, num(check["violation"], "line"))) ||
                   (witness && touches(range, num(*witness, "line")));
-  for (const json& f : fences) relevant = relevant || touches(range, num(f, "line"));
+  for (const json& f : fences) relevant = relevant || (sameFile(str(f, "file"), path) && touches(range, num(f, "line")));
   if (!relevant) return out;
-  const std::string path = uriToPath(uri);
   // The diagnostic the fences fix: the violation's Error, else the robustness Warning.
   const std::string fixedCode = violation ? codeFor(check) : robustnessCode(check);
   json errorDiag = json::array();
@@ -264,33 +268,82 @@ json fenceActions(const json& check, const std::string& uri, const std::string& 
       errorDiag.push_back(d);
       break;
     }
-  auto action = [&](const std::string& title, const std::vector<const json*>& which, bool preferred) {
-    json edits = json::array();
-    if (auto inc = includeEdit(text, str(*which.front(), "text"))) edits.push_back(*inc);
-    for (const json* f : which) edits.push_back(fenceEdit(text, num(*f, "line"), str(*f, "text")));
-    return json{{"title", title}, {"kind", "quickfix"}, {"diagnostics", errorDiag},
-                {"isPreferred", preferred}, {"edit", {{"changes", {{uri, edits}}}}}};
+  // Each fence's file: this document, or another file of the program (a
+  // header) with its own URI and text. This document's fences come first.
+  struct Target {
+    std::string uri;
+    std::string text;
+    bool here = false;
   };
+  std::map<std::string, Target> targets;  // by the fence's "file"
   std::vector<const json*> all;
-  for (const json& f : fences)
-    if (sameFile(str(f, "file"), path)) all.push_back(&f);
+  bool complete = true;  // every fence's file could be read
+  for (int pass = 0; pass < 2; ++pass)
+    for (const json& f : fences) {
+      const std::string file = str(f, "file");
+      const bool here = sameFile(file, path);
+      if (here != (pass == 0)) continue;
+      if (!targets.count(file)) {
+        std::optional<std::string> t;
+        if (here) {
+          t = text;
+        } else if (textOf) {
+          t = textOf(file);
+        } else if (std::ifstream in(file, std::ios::binary); in) {
+          t = std::string(std::istreambuf_iterator<char>(in), {});
+        }
+        if (!t) {
+          complete = false;
+          continue;
+        }
+        std::error_code ec;
+        const std::filesystem::path abs = std::filesystem::absolute(file, ec);
+        targets[file] = Target{here ? uri : pathToUri(ec ? file : abs.lexically_normal().string()), *t, here};
+      }
+      all.push_back(&f);
+    }
   if (all.empty()) return out;
+  auto needsInclude = [&](const std::vector<const json*>& which) {
+    for (const json* f : which)
+      if (includeEdit(targets[str(*f, "file")].text, str(*f, "text"))) return true;
+    return false;
+  };
+  auto action = [&](const std::string& title, const std::vector<const json*>& which, bool preferred) {
+    json changes = json::object();
+    for (const json* f : which) {
+      const Target& t = targets[str(*f, "file")];
+      json& edits = changes[t.uri];
+      if (edits.is_null()) {
+        edits = json::array();
+        if (auto inc = includeEdit(t.text, str(*f, "text"))) edits.push_back(*inc);
+      }
+      edits.push_back(fenceEdit(t.text, num(*f, "line"), str(*f, "text")));
+    }
+    return json{{"title", title}, {"kind", "quickfix"}, {"diagnostics", errorDiag},
+                {"isPreferred", preferred}, {"edit", {{"changes", changes}}}};
+  };
   // The synthesized set as a whole fixes the check: a single fence is the
-  // preferred fix by itself, otherwise "insert all" is.
-  // Titles say what gets inserted: "Insert atomic_thread_fence(memory_order_seq_cst)
-  // after line 21 (+ #include <stdatomic.h>)".
-  const std::string include = includeEdit(text, str(*all.front(), "text")) ? " (+ #include <stdatomic.h>)" : "";
+  // preferred fix by itself, otherwise "insert all" is (offered only when
+  // every file it edits could be read: a part of the set fixes nothing).
+  // Titles say what gets inserted and where: "Insert atomic_thread_fence(memory_order_seq_cst)
+  // after line 21 (+ #include <stdatomic.h>)", "... after handshake.h line 11".
   auto fenceName = [](const json& f) {
     std::string t = str(f, "text");
     while (!t.empty() && (t.back() == ';' || t.back() == ' ')) t.pop_back();
     return t;
   };
+  auto where = [&](const json& f) {
+    const std::string file = str(f, "file");
+    return (targets[file].here ? std::string() : std::filesystem::path(file).filename().string() + " ") + "line " +
+           std::to_string(num(f, "line"));
+  };
+  const std::string include = " (+ #include <stdatomic.h>)";
   for (const json* f : all)
-    out.push_back(action("Insert " + fenceName(*f) + " after line " + std::to_string(num(*f, "line")) + include, {f},
-                         all.size() == 1));
-  if (all.size() > 1)
+    out.push_back(action("Insert " + fenceName(*f) + " after " + where(*f) + (needsInclude({f}) ? include : ""), {f},
+                         complete && all.size() == 1));
+  if (all.size() > 1 && complete)
     out.push_back(action("Insert all " + std::to_string(all.size()) + " fences (" + fenceName(*all.front()) + ")" +
-                             include,
+                             (needsInclude(all) ? include : ""),
                          all, true));
   return out;
 }

@@ -4,6 +4,8 @@
 // tsocheck/trace payload. Pure functions of (check JSON, document text).
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,10 +22,18 @@ std::string staleReadExplanation(const json& check);
 // Diagnostics of one check in the document `path` (text = its contents).
 json checkDiagnostics(const json& check, const std::string& path, const std::string& text);
 
+// The text of another file of a checked program (a header holding a fence):
+// the open document's, or the file on disk; nullopt when it cannot be read.
+using TextOf = std::function<std::optional<std::string>(const std::string& path)>;
+
 // Quickfix actions for the fences of `check` when `range` touches the
-// violation, a fence position or the function header. `diagnostic` is echoed
-// in each action's diagnostics (may be null).
-json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range);
+// violation, a fence position in this document or the function header. The
+// fences may be in other files too (headers): their edits go in the same
+// WorkspaceEdit, one `changes` entry per file URI, with those files' texts
+// from `textOf` (default: the file on disk). The fixed diagnostic is echoed
+// in each action's diagnostics.
+json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range,
+                  const TextOf& textOf = {});
 
 // Code lenses of one check; `checking` >= 0 means a check is running and has
 // explored that many executions.

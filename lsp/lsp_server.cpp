@@ -13,6 +13,8 @@
 #include <csignal>
 #include <cstdio>
 #include <deque>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -526,8 +528,15 @@ class Server {
   json codeActions(const CodeActionParams& p) {
     Document d = openDoc(p.uri);
     json out = json::array();
+    // A fence in a header edits its open buffer's text, else the file on disk.
+    TextOf textOf = [&](const std::string& file) -> std::optional<std::string> {
+      if (std::optional<Document> o = docs_.get(pathToUri(file))) return o->text;
+      std::ifstream in(file, std::ios::binary);
+      if (!in) return std::nullopt;
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
     for (const json& c : resultsOf(d.uri))
-      for (json& a : fenceActions(c, d.uri, d.text, p.rangeJson)) out.push_back(std::move(a));
+      for (json& a : fenceActions(c, d.uri, d.text, p.rangeJson, textOf)) out.push_back(std::move(a));
     return out;
   }
 

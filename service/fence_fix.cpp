@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -58,41 +60,79 @@ double secondsLeft(const Limits& l) {
 
 namespace {
 
+// The statement that holds a store at `file` (a program file name) :line:col,
+// in whichever file of the module the frontend names it.
+std::optional<frontend::StatementSpan> statementAt(const frontend::LoweredModule& module, const std::string& file,
+                                                   uint32_t line, uint32_t column) {
+  if (file.empty()) return std::nullopt;
+  if (auto s = frontend::statementContaining(module, file, line, column)) return s;
+  // The program may name the file differently (debug info made it absolute).
+  std::set<std::string> names;
+  for (const frontend::StatementSpan& sp : module.statements) names.insert(sp.file);
+  for (const std::string& n : names)
+    if (n != file && sameFile(file, n))
+      if (auto s = frontend::statementContaining(module, n, line, column)) return s;
+  return std::nullopt;
+}
+
 // Synthesized positions -> edits after the statements that hold them (two
-// stores of one statement share one fence), sorted; nullopt and *why when a
-// store is not in a statement of the checked file.
+// stores of one statement share one fence), in the checked file or any other
+// file of the program (a header, an included .c file), sorted: the checked
+// file first, then by file, line and column. nullopt and *why when a store is
+// not in a statement, or is in a file the user does not edit (a system header).
 std::optional<std::vector<FenceEdit>> statementEdits(const std::vector<FencePosition>& fences, const FenceFixInput& in,
                                                      const std::string& text, std::string* why) {
   std::vector<FenceEdit> edits;
   std::set<std::tuple<std::string, uint32_t, uint32_t>> seen;
   for (const FencePosition& p : fences) {
     const std::string& file = p.loc.file < in.program->files.size() ? in.program->files[p.loc.file] : "";
-    std::optional<frontend::StatementSpan> s;
-    if (!file.empty() && sameFile(file, in.path))
-      s = frontend::statementContaining(*in.module, in.path, p.loc.line, p.loc.column);
-    if (!s || s->file != in.path) {
+    std::optional<frontend::StatementSpan> s = statementAt(*in.module, file, p.loc.line, p.loc.column);
+    if (!s) {
       *why = "fence synthesis: a fence belongs after the store at " + in.program->locString(p.loc) +
-             ", which is not in a statement of " + in.path + "; no edit offered";
+             ", which is not in a statement of " + (file.empty() ? in.path : file) + "; no edit offered";
+      return std::nullopt;
+    }
+    if (s->system) {
+      *why = "fence synthesis: a fence belongs after the store at " + in.program->locString(p.loc) +
+             ", which is in a system header (" + s->file + ") that tsocheck does not edit; no edit offered";
       return std::nullopt;
     }
     if (!seen.insert({s->file, s->endLine, s->endColumn}).second) continue;
     edits.push_back(FenceEdit{s->file, s->endLine, s->endColumn, text});
   }
-  std::sort(edits.begin(), edits.end(), [](const FenceEdit& a, const FenceEdit& b) {
-    return a.line != b.line ? a.line < b.line : a.column < b.column;
-  });
+  auto rank = [&](const FenceEdit& e) { return std::make_tuple(!sameFile(e.file, in.path), e.file, e.line, e.column); };
+  std::sort(edits.begin(), edits.end(), [&](const FenceEdit& a, const FenceEdit& b) { return rank(a) < rank(b); });
   return edits;
 }
 
-// Where a location of the edited source is in the original: the include adds
+// One edited file: its original text, whether it gets `#include
+// <stdatomic.h>` as a new first line, and its edits (sorted by line, column).
+struct EditedFile {
+  std::string original;
+  bool needInclude = false;
+  std::vector<FenceEdit> edits;
+};
+
+// Where a location of an edited file is in the original: the include adds
 // a line, the fences shift columns on their lines.
-SourceLoc originalLoc(SourceLoc at, const std::vector<FenceEdit>& edits, bool needInclude) {
-  if (needInclude && at.line > 1) --at.line;
+SourceLoc originalLoc(SourceLoc at, const EditedFile& f) {
+  if (f.needInclude && at.line > 1) --at.line;
   uint32_t shift = 0;
-  for (const FenceEdit& e : edits)  // sorted by column within a line
+  for (const FenceEdit& e : f.edits)  // sorted by column within a line
     if (e.line == at.line && at.column > 0 && at.column - 1 >= e.column + shift) shift += uint32_t(e.text.size() + 1);
   at.column -= std::min(shift, at.column);
   return at;
+}
+
+// "; the fence needs #include <stdatomic.h>" (naming the files when the
+// edits span several).
+std::string includeNote(size_t fences, const std::vector<std::string>& includeIn, bool severalFiles) {
+  if (includeIn.empty()) return "";
+  std::string s = fences == 1 ? "; the fence needs #include <stdatomic.h>" : "; the fences need #include <stdatomic.h>";
+  if (!severalFiles) return s;
+  std::string list;
+  for (const std::string& f : includeIn) list += (list.empty() ? "" : ", ") + f;
+  return s + " (added in " + list + ")";
 }
 
 // Lowers and re-checks the edited source. Returns why it does not do what
@@ -103,12 +143,50 @@ std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const Fence
                           const std::vector<FencePosition>& fences, const CheckResult& passed,
                           const std::vector<FenceEdit>& edits, bool robustGoal, double secondsForRecheck,
                           const std::string& found) {
-  const bool needInclude = (in.style.empty() || in.style == "seq_cst") && !includesStdatomic(in.source);
-  std::string edited = applyFenceEdits(in.source, in.path, edits);
-  if (needInclude) edited = "#include <stdatomic.h>\n" + edited;
+  // Every file with an edit, the checked one included, is edited in memory
+  // and the whole set is re-lowered together. A seq_cst fence needs
+  // <stdatomic.h>: each edited file that does not include it gets the
+  // include as its first line (harmless twice, so a header stays
+  // self-contained).
+  const bool c11 = in.style.empty() || in.style == "seq_cst";
+  std::map<std::string, EditedFile> files;  // by FenceEdit::file
+  for (const FenceEdit& e : edits) files[e.file].edits.push_back(e);
+  std::string mainText = in.source;
+  std::map<std::string, std::string> others;
+  std::vector<std::string> includeIn;  // files that get the include, in the edits' order
+  std::vector<std::string> order;
+  for (const FenceEdit& e : edits)
+    if (std::find(order.begin(), order.end(), e.file) == order.end()) order.push_back(e.file);
+  for (const std::string& file : order) {
+    EditedFile& f = files[file];
+    const bool isMain = sameFile(file, in.path);
+    if (isMain) {
+      f.original = in.source;
+    } else if (std::ifstream is(file, std::ios::binary); is) {
+      f.original.assign(std::istreambuf_iterator<char>(is), {});
+    } else {
+      return "cannot read " + file;
+    }
+    std::sort(f.edits.begin(), f.edits.end(), [](const FenceEdit& a, const FenceEdit& b) {
+      return a.line != b.line ? a.line < b.line : a.column < b.column;
+    });
+    f.needInclude = c11 && !includesStdatomic(f.original);
+    std::string edited = applyFenceEdits(f.original, file, f.edits);
+    if (f.needInclude) {
+      edited = "#include <stdatomic.h>\n" + edited;
+      includeIn.push_back(std::filesystem::path(file).filename().string());
+    }
+    (isMain ? mainText : others[file]) = std::move(edited);
+  }
+  // The edited file a program file name is, if any.
+  auto editedFile = [&](const std::string& name) -> const EditedFile* {
+    for (const auto& [file, f] : files)
+      if (sameFile(name, file)) return &f;
+    return nullptr;
+  };
   if (secondsLeft(in.options.limits) <= 0)
     return "the check's time limit was reached before the edited source was re-checked";
-  frontend::FrontendResult low = frontend::lowerSource(in.path, edited, in.lowering);
+  frontend::FrontendResult low = frontend::lowerSources(in.path, mainText, others, in.lowering);
   if (!low.ok) {
     std::string failure = "the edited source does not lower";
     for (const auto& d : low.diagnostics)
@@ -144,7 +222,8 @@ std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const Fence
   const Program& where = same ? *in.program : p;
   auto underSc = [&](const Violation& v) {
     const std::string file = v.loc.file < where.files.size() ? where.files[v.loc.file] : std::string();
-    const SourceLoc at = !same && sameFile(file, in.path) ? originalLoc(v.loc, edits, needInclude) : v.loc;
+    const EditedFile* ef = same ? nullptr : editedFile(file);
+    const SourceLoc at = ef ? originalLoc(v.loc, *ef) : v.loc;
     for (const Violation& o : syn.scCheck.violations) {
       if (o.kind != v.kind) continue;
       if (isHang(v.kind)) return true;
@@ -175,7 +254,7 @@ std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const Fence
                   " (" + found +
                   (same ? "; the edited source lowers to the fenced program that check passed: "
                         : "; re-checked on the edited source: ") +
-                  statusName(r.status) + ")" + (needInclude ? "; the fence needs #include <stdatomic.h>" : "") +
+                  statusName(r.status) + ")" + includeNote(edits.size(), includeIn, files.size() > 1) +
                   (robustGoal && r.robustness && !r.robustness->complete
                        ? "; within the check's bounds only: " + r.robustness->message
                        : std::string());
@@ -268,7 +347,9 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
   if (!failure.empty()) {
     std::string where;
     for (const FenceEdit& e : *edits)
-      where += (where.empty() ? "" : ", ") + std::to_string(e.line) + ":" + std::to_string(e.column);
+      where += (where.empty() ? "" : ", ") +
+               (sameFile(e.file, in.path) ? std::string() : std::filesystem::path(e.file).filename().string() + ":") +
+               std::to_string(e.line) + ":" + std::to_string(e.column);
     rep.fenceNote = "fence synthesis found " + countText(offer.size(), "fence") + " for the program, but placing " +
                     (edits->size() == 1 ? "it" : "them") + " after the statements ending at " + where + ": " + failure +
                     "; no fix offered";

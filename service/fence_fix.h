@@ -1,8 +1,10 @@
 // Fence synthesis for a failing check, as source edits: runs the engine's
 // synthesis (engine/fences.h) on the lowered program, maps each fence
 // position (a store) to the end of the statement to insert after
-// (frontend::statementContaining), then validates the edits on the source:
-// inserts the fence texts, re-lowers the edited text and re-checks the
+// (frontend::statementContaining) in whichever file holds it (the checked
+// file or a header / .c file it includes; never a system header), then
+// validates the edits on the source: inserts the fence texts in every edited
+// file, re-lowers them together (frontend::lowerSources) and re-checks the
 // function. Only validated edits are reported (CheckReport::fences).
 #pragma once
 
@@ -35,7 +37,7 @@ struct FenceFixInput {
   CheckOptions options;
   const frontend::LoweredModule* module = nullptr;
   std::string path;    // the checked file
-  std::string source;  // its text
+  std::string source;  // its text (other edited files are read from disk)
   frontend::FrontendOptions lowering;
   std::string style;   // RunOptions::fenceStyle
   // The report's result came from `program` under `options` and can seed the

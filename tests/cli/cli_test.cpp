@@ -540,6 +540,80 @@ TEST_CASE("fence synthesis can be turned off, fence styles, unbraced bodies, unv
   CHECK(h.out.find("atomic_thread_fence(memory_order_seq_cst);") != std::string::npos);
 }
 
+TEST_CASE("fences in an included header: edits per file, validated together, SARIF per file", "[cli][fences]") {
+  // Side A of the handshake stores in handshake.h, side B in check.c: one
+  // fence goes into each file.
+  const fs::path dir = fs::path(TSOCHECK_CLI_INPUTS) / "fence_header";
+  const fs::path main = dir / "check.c", header = dir / "handshake.h";
+  json j = checkJson(quote(main.string()));
+  REQUIRE(j["results"].size() == 1);
+  const json& r = j["results"][0];
+  INFO(r["fence_note"]);
+  CHECK(r["status"] == "violation");
+  CHECK(r["fences_verified"] == true);
+  REQUIRE(r["fences"].size() == 2);
+  std::map<std::string, json> byFile;
+  for (const json& f : r["fences"]) byFile[f["file"]].push_back(f);
+  REQUIRE(byFile.count(main.string()) == 1);
+  REQUIRE(byFile.count(header.string()) == 1);
+  CHECK(byFile[header.string()][0]["line"] == 13);  // after `if (!flag_a) flag_a = 1;`
+  CHECK(byFile[header.string()][0]["column"] == 26);
+  CHECK(byFile[main.string()][0]["line"] == 22);    // after `flag_b = 1;`
+  CHECK(r["fence_note"].get<std::string>().find("#include <stdatomic.h> (added in check.c, handshake.h)") !=
+        std::string::npos);
+  // The fence after the whole if is not where the engine put it: the edited
+  // files were lowered and checked, not matched to the fenced program.
+  CHECK(r["fence_note"].get<std::string>().find("re-checked on the edited source: verified") != std::string::npos);
+  // Apply each file's edits to copies of both files: the copy verifies.
+  fs::path scratch = scratchDir();
+  for (const fs::path& f : {main, header}) std::ofstream(scratch / f.filename()) << applyEdits(readFile(f), byFile[f.string()]);
+  json k = checkJson(quote((scratch / "check.c").string()));
+  CHECK(k["results"][0]["status"] == "verified");
+  CHECK(k["_exit"] == 0);
+  // One file's edit alone is not enough.
+  std::ofstream(scratch / "handshake.h") << readFile(header);
+  CHECK(checkJson(quote((scratch / "check.c").string()))["results"][0]["status"] == "violation");
+  fs::remove_all(scratch);
+  // The human output names each edit's file.
+  Run h = tsocheck("check " + quote(main.string()));
+  CHECK(h.out.find("after handshake.h:13:26  atomic_thread_fence(memory_order_seq_cst);") != std::string::npos);
+  CHECK(h.out.find("after check.c:22:13  atomic_thread_fence(memory_order_seq_cst);") != std::string::npos);
+  // SARIF: one fix, one artifactChange per file.
+  fs::path out = fs::temp_directory_path() / ("tsocheck-header-" + std::to_string(::getpid()) + ".sarif");
+  tsocheck("check " + quote(main.string()) + " --no-race-check --sarif " + quote(out.string()));
+  json sarif = json::parse(readFile(out));
+  fs::remove(out);
+  REQUIRE(sarif["runs"][0]["results"].size() == 1);
+  const json& fixes = sarif["runs"][0]["results"][0]["fixes"];
+  REQUIRE(fixes.size() == 1);
+  const json& changes = fixes[0]["artifactChanges"];
+  REQUIRE(changes.size() == 2);
+  std::set<std::string> uris;
+  for (const json& c : changes) {
+    const std::string uri = c["artifactLocation"]["uri"];
+    uris.insert(uri.substr(uri.find_last_of('/') + 1));
+    REQUIRE(c["replacements"].size() == 1);
+    CHECK(c["replacements"][0]["deletedRegion"]["startLine"] == (uri.find("handshake.h") != std::string::npos ? 13 : 22));
+  }
+  CHECK(uris == std::set<std::string>{"check.c", "handshake.h"});
+}
+
+TEST_CASE("no fence edit is offered in a system header", "[cli][fences]") {
+  const fs::path dir = fs::path(TSOCHECK_CLI_INPUTS) / "fence_header";
+  json j = checkJson(quote((dir / "system.c").string()) + " -- -isystem " + quote((dir / "sys").string()));
+  const json& r = j["results"][0];
+  CHECK(r["status"] == "violation");
+  CHECK(r["fences"].empty());
+  CHECK(r["fences_verified"] == false);
+  const std::string note = r["fence_note"];
+  CHECK(note.find("which is in a system header (" + (dir / "sys" / "sys_handshake.h").string() +
+                  ") that tsocheck does not edit; no edit offered") != std::string::npos);
+  // Found through -I, the same header is the user's: edits are offered.
+  json k = checkJson(quote((dir / "system.c").string()) + " -- -I " + quote((dir / "sys").string()));
+  CHECK(k["results"][0]["fences_verified"] == true);
+  CHECK(k["results"][0]["fences"].size() == 2);
+}
+
 TEST_CASE("buffer-bound deepening reports the smallest k that shows a violation", "[cli][deepening]") {
   const std::string sb = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c");
   json j = checkJson(sb + " --buffer-bound 0..3");

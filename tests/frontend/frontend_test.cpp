@@ -3,9 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/check.h"
@@ -1608,6 +1610,50 @@ TSOCHECK void check(void) { f(0); }
   // Outside any statement: nothing.
   CHECK_FALSE(statementContaining(r.module, "test.c", 3, 1));
   CHECK_FALSE(statementContaining(r.module, "other.c", 6, 3));
+}
+
+TEST_CASE("statements of included files, files in memory, system headers", "[frontend][fences]") {
+  char tmpl[] = "/tmp/tsocheck-stmts-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  REQUIRE(mkdir((dir + "/sys").c_str(), 0700) == 0);
+  std::ofstream(dir + "/h.h") << "extern int y, z;\nstatic void g(void) {\n  y = 1;\n}\n";
+  std::ofstream(dir + "/sys/s.h") << "extern int y;\nstatic void s(void) {\n  y = 3;\n}\n";
+  const std::string main = dir + "/main.c";
+  const std::string src = "#include <tsocheck.h>\n#include \"h.h\"\n#include <s.h>\nint y, z;\n"
+                          "TSOCHECK void check(void) { g(); s(); }\n";
+  std::ofstream(main) << src;
+  FrontendOptions o;
+  o.clangArgs = {"-isystem", dir + "/sys"};
+  // From disk: the header's statement, the system header's statement marked.
+  FrontendResult r = lowerSource(main, src, o);
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  std::optional<StatementSpan> inHeader = statementContaining(r.module, dir + "/h.h", 3, 5);
+  REQUIRE(inHeader);
+  CHECK(inHeader->endLine == 3);
+  CHECK(inHeader->endColumn == 8);
+  CHECK_FALSE(inHeader->system);
+  std::optional<StatementSpan> inSystem = statementContaining(r.module, dir + "/sys/s.h", 3, 5);
+  REQUIRE(inSystem);
+  CHECK(inSystem->system);
+  CHECK_FALSE(statementContaining(r.module, dir + "/h.h", 4, 1));
+  // The header in memory wins over the one on disk (a second statement).
+  FrontendResult m = lowerSources(
+      main, src, {{dir + "/h.h", "extern int y, z;\nstatic void g(void) {\n  y = 1;\n  z = 2;\n}\n"}}, o);
+  INFO(diags(m));
+  REQUIRE(m.ok);
+  std::optional<StatementSpan> second = statementContaining(m.module, dir + "/h.h", 4, 5);
+  REQUIRE(second);
+  CHECK(second->endColumn == 8);
+  size_t stores = 0;
+  for (const Function& f : m.module.program.functions)
+    for (const Instr& in : f.code)
+      if (in.op == Op::Store && in.loc.file < m.module.program.files.size() &&
+          m.module.program.files[in.loc.file].find("h.h") != std::string::npos)
+        ++stores;
+  CHECK(stores == 2);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("typed nondet inputs lower to choice points of their width and signedness", "[frontend][nondet]") {

@@ -86,7 +86,12 @@ TEST_CASE("a lowered module survives the worker encoding", "[frontend][wire]") {
   CHECK(d.module.checks[0].annotation == "model=pso");
   REQUIRE(d.module.checks[1].blockedBy);
   CHECK(d.module.checks[1].blockedBy->message == r.module.checks[1].blockedBy->message);
-  CHECK(d.module.statements.size() == r.module.statements.size());
+  REQUIRE(d.module.statements.size() == r.module.statements.size());
+  for (size_t i = 0; i < d.module.statements.size(); ++i) {
+    CHECK(d.module.statements[i].file == r.module.statements[i].file);
+    CHECK(d.module.statements[i].endColumn == r.module.statements[i].endColumn);
+    CHECK(d.module.statements[i].system == r.module.statements[i].system);
+  }
 
   // The decoded program checks the same as the original.
   Program before = p, after = q;
@@ -105,6 +110,7 @@ TEST_CASE("requests round-trip with their options", "[frontend][wire]") {
   q.path = "dir/f.c";
   q.hasContents = true;
   q.contents = std::string("int x;\0\xff", 8);
+  q.others = {{"dir/h.h", "int y;"}, {"/abs/g.c", ""}};
   q.options.model = Model::SC;
   q.options.clangArgs = {"-DN=3", "-I", "inc"};
   q.options.loopBound = 0;
@@ -115,6 +121,7 @@ TEST_CASE("requests round-trip with their options", "[frontend][wire]") {
   CHECK(d.path == q.path);
   CHECK(d.hasContents);
   CHECK(d.contents == q.contents);
+  CHECK(d.others == q.others);
   CHECK(d.options.model == Model::SC);
   CHECK(d.options.clangArgs == q.options.clangArgs);
   CHECK(d.options.loopBound == 0);

@@ -93,6 +93,63 @@ TEST_CASE("fence code actions from a constructed report") {
   CHECK(diags[1]["range"]["start"]["line"] == 2);
 }
 
+TEST_CASE("fence code actions with a fence in a header: one WorkspaceEdit, one entry per file") {
+  const std::string path = "/w/check.c", uri = "file:///w/check.c", header = "/w/handshake.h";
+  const std::string text = "#include <pthread.h>\n#include \"handshake.h\"\nvoid *b(void *p) {\n  flag_b = 1;\n"
+                           "  in_b = !flag_a;\n}\n";
+  const std::string headerText = "#ifndef H\n#define H\nstatic int enter_a(void) {\n  flag_a = 1;\n  return !flag_b;\n}\n#endif\n";
+  const std::string fence = "atomic_thread_fence(memory_order_seq_cst);";
+  json check = {{"function", "handshake"}, {"line", 8}, {"column", 1}, {"model", "TSO"}, {"status", "violation"},
+                {"violation", {{"kind", "assertion"}, {"message", "assertion failed"}, {"file", path},
+                               {"line", 5}, {"column", 3}, {"trace", json::array()}}},
+                {"fences", json::array({{{"file", path}, {"line", 4}, {"column", 13}, {"text", fence}},
+                                        {{"file", header}, {"line", 4}, {"column", 13}, {"text", fence}}})}};
+  int asked = 0;
+  TextOf textOf = [&](const std::string& f) -> std::optional<std::string> {
+    ++asked;
+    if (f == header) return headerText;
+    return std::nullopt;
+  };
+  json range = {{"start", {{"line", 4}, {"character", 0}}}, {"end", {{"line", 4}, {"character", 0}}}};
+  json acts = fenceActions(check, uri, text, range, textOf);
+  CHECK(asked == 1);
+  REQUIRE(acts.size() == 3);
+  CHECK(acts[0]["title"] == "Insert atomic_thread_fence(memory_order_seq_cst) after line 4 (+ #include <stdatomic.h>)");
+  CHECK(acts[1]["title"] ==
+        "Insert atomic_thread_fence(memory_order_seq_cst) after handshake.h line 4 (+ #include <stdatomic.h>)");
+  CHECK(acts[1]["edit"]["changes"].size() == 1);
+  CHECK(acts[1]["edit"]["changes"].contains("file:///w/handshake.h"));
+  // "Insert all" is the fix of the violation in this document, and edits both files.
+  const json& all = acts[2];
+  CHECK(all["isPreferred"] == true);
+  CHECK(all["diagnostics"][0]["code"] == "tso-assertion");
+  const json& changes = all["edit"]["changes"];
+  REQUIRE(changes.size() == 2);
+  REQUIRE(changes.contains(uri));
+  REQUIRE(changes.contains("file:///w/handshake.h"));
+  std::string out = text, hout = headerText;
+  for (auto [doc, edits] : {std::pair<std::string*, json>{&out, changes[uri]}, {&hout, changes["file:///w/handshake.h"]}}) {
+    REQUIRE(edits.size() == 2);  // the include and the fence
+    for (auto it = edits.rbegin(); it != edits.rend(); ++it) {
+      std::string err;
+      REQUIRE(applyChange(*doc, {{"range", (*it)["range"]}, {"text", (*it)["newText"]}}, &err));
+    }
+  }
+  CHECK(out.find("#include \"handshake.h\"\n#include <stdatomic.h>\n") != std::string::npos);
+  CHECK(out.find("  flag_b = 1;\n  atomic_thread_fence(memory_order_seq_cst);\n  in_b") != std::string::npos);
+  CHECK(hout.find("#include <stdatomic.h>\n#ifndef H") == 0);
+  CHECK(hout.find("  flag_a = 1;\n  atomic_thread_fence(memory_order_seq_cst);\n  return") != std::string::npos);
+  // Hints only in the document being published: the header's fence is not one here.
+  json diags = checkDiagnostics(check, path, text);
+  REQUIRE(diags.size() == 2);
+  CHECK(diags[1]["range"]["start"]["line"] == 3);
+  // The header cannot be read: its fence and "insert all" are not offered.
+  json partial = fenceActions(check, uri, text, range, [](const std::string&) { return std::nullopt; });
+  REQUIRE(partial.size() == 1);
+  CHECK(partial[0]["isPreferred"] == false);
+  CHECK(partial[0]["edit"]["changes"].size() == 1);
+}
+
 TEST_CASE("settings: values, bad values keep the old ones") {
   Settings s;
   auto bad = applySettings(s, {{"tsocheck", {{"model", "pso"}, {"bufferBound", 2}, {"checkOn", "save"}, {"maxWorkers", 0}}}});

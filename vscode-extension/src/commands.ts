@@ -182,7 +182,7 @@ export class Commands {
       'vscode.executeCodeActionProvider', doc.uri, all, vscode.CodeActionKind.QuickFix.value)) ?? [];
     // The server's titles (executeCodeActionProvider does not carry the actions' diagnostics).
     const ours = actions.filter((a): a is vscode.CodeAction => 'edit' in a && !!a.edit &&
-      /^Insert (all \d+ fences \(.*\)|.+ after line \d+)( \(\+ #include <stdatomic\.h>\))?$/.test(a.title));
+      /^Insert (all \d+ fences \(.*\)|.+ after (\S+ )?line \d+)( \(\+ #include <stdatomic\.h>\))?$/.test(a.title));
     log(`insertAllFences: ${actions.length} code actions (${actions.map((a) => `${a.title}${'isPreferred' in a && a.isPreferred ? ' *' : ''}`).join(', ')}), ${ours.length} fence fixes`);
     // One action per function: the preferred one (a single fence or "insert all").
     const chosen = ours.filter((a) => a.isPreferred);
