@@ -318,14 +318,18 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
     for (const FenceEdit& e : info.partial)
       partial += (partial.empty() ? "" : ", ") + std::filesystem::path(e.file).filename().string() + ":" +
                  std::to_string(e.line) + ":" + std::to_string(e.column);
+    // Stopped by a limit: which one, and how far it got; else why it gave up.
+    const std::string stoppedBy = byFenceLimit      ? limitText
+                                  : syn.outOfTime ? std::string("the check's time limit (--time-limit)")
+                                                  : std::string();
     const std::string lastTried =
         partial.empty() ? std::string()
                         : "; the last set tried (" + countText(info.partial.size(), "fence") + " after " + partial +
-                              ") is not enough";
-    rep.fenceNote = byFenceLimit ? "fence synthesis stopped: " + limitText + " ran out after " +
-                                       countText(size_t(syn.rounds), "round") + ", before any fence set passed" +
-                                       lastTried + "; the verdict above stands"
-                                 : syn.message + lastTried;  // "synthesis gave up: ..."
+                              (stoppedBy.empty() ? ") is not enough" : ") was not shown to be enough");
+    rep.fenceNote = !stoppedBy.empty() ? "fence synthesis stopped: " + stoppedBy + " ran out after " +
+                                             countText(size_t(syn.rounds), "round") + ", before any fence set passed" +
+                                             lastTried + "; the verdict above stands"
+                                       : syn.message + lastTried;  // "synthesis gave up: ..."
     return done();
   }
   std::optional<std::vector<FenceEdit>> edits = statementEdits(offer, in, text, &rep.fenceNote);
