@@ -161,10 +161,7 @@ int runCheck(int argc, char** argv) {
   }
   if (verbose || isatty(2)) {
     opts.onFenceRound = [](const CheckReport& c, const FenceRound& r) {
-      std::fprintf(stderr, "tsocheck: %s: fence synthesis round %d (%s): %zu %s — %s (%s, %s; %s so far)\n",
-                   c.function.c_str(), r.round, r.phase, r.fences, r.fences == 1 ? "fence" : "fences",
-                   r.passed ? "passes" : "still fails", countText(r.executions, "execution").c_str(),
-                   durationText(r.seconds * 1000).c_str(), durationText(r.elapsed * 1000).c_str());
+      std::fprintf(stderr, "tsocheck: %s: %s\n", c.function.c_str(), fenceRoundText(r).c_str());
     };
   }
   std::vector<FileReport> reports;

@@ -31,6 +31,7 @@
 #include "jsonrpc/transport.h"
 #include "service/report_json.h"
 #include "service/report_reader.h"
+#include "service/wording.h"
 
 namespace tsocheck::lsp {
 
@@ -375,6 +376,13 @@ class Server {
       publish(doc, early);
       log(4, "published the verdict of `" + c.function + "` (" + statusName(c.result.status) + ") before fence synthesis: " +
                  doc.path + ", version " + std::to_string(doc.version));
+    };
+    // Fence synthesis rounds: in the log, and in the work done progress once it began.
+    opts.onFenceRound = [&](const CheckReport& c, const FenceRound& fr) {
+      const std::string text = "`" + c.function + "`: " + fenceRoundText(fr);
+      log(4, text + " (" + doc.path + ")");
+      if (begun && tokenOk->load())
+        notify("$/progress", {{"token", token}, {"value", {{"kind", "report"}, {"message", text}}}});
     };
     FileReport fr;
     try {

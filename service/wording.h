@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include "engine/fences.h"
+
 namespace tsocheck {
 
 inline std::string countText(uint64_t n, const std::string& noun) {
@@ -22,6 +24,15 @@ inline std::string durationText(double ms) {
   else if (ms < 60000) std::snprintf(buf, sizeof buf, "%.1f s", ms / 1000);
   else std::snprintf(buf, sizeof buf, "%d min %d s", int(ms / 60000), int(ms / 1000) % 60);
   return buf;
+}
+
+// One fence-synthesis round, as the CLI's progress line and the language
+// server's progress report and log say it: "fence synthesis round 2 (seed):
+// 3 fences — still fails (1,234 executions, 87 ms; 0.4 s so far)".
+inline std::string fenceRoundText(const FenceRound& r) {
+  return "fence synthesis round " + std::to_string(r.round) + " (" + r.phase + "): " + countText(r.fences, "fence") +
+         " — " + (r.passed ? "passes" : "still fails") + " (" + countText(r.executions, "execution") + ", " +
+         durationText(r.seconds * 1000) + "; " + durationText(r.elapsed * 1000) + " so far)";
 }
 
 }  // namespace tsocheck

@@ -32,6 +32,9 @@ try:
         return any(d.get("code") == "fence" for d in m["params"]["diagnostics"])
 
     final = c.wait(lambda m: publish(m) and has_fence(m), 120)
+    rounds = [m for m in c.seen if m.get("method") == "window/logMessage"
+              and "fence synthesis round 1" in m["params"]["message"]]
+    check(len(rounds) >= 1, "the synthesis rounds are logged as they end")
     check(final is not None, "a publish with fence hints arrives")
     pubs = [m for m in c.seen if publish(m)]
     check(len(pubs) >= 2, "the diagnostics are published twice (%d publishes)" % len(pubs))
