@@ -968,6 +968,7 @@ void Explorer::checkRaces(const State& s) {
     v.thread = r.second.thread;
     v.loc = b.loc;
     v.other = Violation::Access{r.first.thread, a.loc};
+    // Known already: skip it before its message and trace are built.
     if (std::any_of(res_.violations.begin(), res_.violations.end(),
                     [&](const Violation& o) { return sameError(o, v); }))
       continue;
@@ -978,16 +979,23 @@ void Explorer::checkRaces(const State& s) {
     v.message = "data race on " + addressName(prog_, a.addr) + ": " + threadName(r.first.thread) + " " + what(a) +
                 " it (" + prog_.locString(a.loc) + ") and " + threadName(r.second.thread) + " " + what(b) +
                 " it, with nothing ordering the two";
-    std::vector<OrderNode> order;
-    if (!checker_.consistent(s.g, &order)) order.clear();
-    v.trace = buildTrace(prog_, s.g, mm_, order);
+    v.trace = traceOf(s.g);
     v.preemptions = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
     v.aboveBound = opts_.preemptionBound >= 0 && v.preemptions > opts_.preemptionBound;
-    res_.addViolation(std::move(v));
+    if (!res_.addViolation(std::move(v))) continue;
+    const auto races = std::count_if(res_.violations.begin(), res_.violations.end(),
+                                     [](const Violation& o) { return o.kind == ErrorKind::Race; });
+    if (size_t(races) >= CheckResult::kMaxRaces) {
+      raceCheck_ = false;  // enough to act on
+      return;
+    }
   }
-  size_t n = std::count_if(res_.violations.begin(), res_.violations.end(),
-                           [](const Violation& o) { return o.kind == ErrorKind::Race; });
-  if (n >= CheckResult::kMaxRaces) raceCheck_ = false;  // enough to act on
+}
+
+std::vector<TraceStep> Explorer::traceOf(const Graph& g) {
+  std::vector<OrderNode> order;
+  if (!checker_.consistent(g, &order)) order.clear();
+  return buildTrace(prog_, g, mm_, order);
 }
 
 void Explorer::finishExecution(State& s) {
@@ -1126,9 +1134,7 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   v.thread = t;
   v.loc = loc;
   v.warning = hang && opts_.deadlocks == DeadlockMode::Warning;
-  std::vector<OrderNode> order;
-  if (!checker_.consistent(s.g, &order)) order.clear();
-  v.trace = buildTrace(prog_, s.g, mm_, order);
+  v.trace = traceOf(s.g);
   auto addStep = [&](uint32_t thread, StepKind k, const SourceLoc& l, const std::string& note) {
     TraceStep st;
     st.step = uint32_t(v.trace.size() + 1);

@@ -77,6 +77,9 @@ class Explorer {
                    bool pendingIsError);
   void reportEngineError(const std::string& msg, const SourceLoc& loc);
   void recordExecution(const State& s, bool blocked);
+  // The counterexample steps of g in its chronological order (empty order if
+  // g were inconsistent).
+  std::vector<TraceStep> traceOf(const Graph& g);
   // Data races of an ended execution (complete, blocked, cut or erroneous):
   // each new pair of source locations becomes a warning.
   void checkRaces(const State& s);

@@ -76,11 +76,6 @@ void RaceDetector::find(const Graph& g, std::vector<Race>& out) {
   auto join = [&](uint32_t* c, const uint32_t* o) {
     for (uint32_t u = 0; u < nT; ++u) c[u] = std::max(c[u], o[u]);
   };
-  // The write whose release clock an event needs done first: what an
-  // acquiring read or an RMW reads from (another thread's write).
-  auto syncSource = [&](const Event& e, uint32_t t) -> bool {
-    return e.reads && !e.rf.isInit() && e.rf.thread != t && (acquires(e) || e.writes) && !isPlain(g.ev(e.rf));
-  };
   bool progress = true;
   while (progress) {
     progress = false;
@@ -92,19 +87,23 @@ void RaceDetector::find(const Graph& g, std::vector<Race>& out) {
         const Event& e = th.events[i];
         const bool child = i == 0 && th.parent != t;
         if (child && next_[th.parent] <= th.spawnIndex) break;
-        if (syncSource(e, t) && next_[e.rf.thread] <= e.rf.index) break;
+        // It reads an atomic write: an acquiring read joins that write's
+        // release clock, an RMW continues it; either needs it done first.
+        const bool fromAtomic = e.reads && !e.rf.isInit() && !isPlain(g.ev(e.rf));
+        const bool acquiring = fromAtomic && acquires(e);
+        if ((acquiring || (fromAtomic && e.writes)) && e.rf.thread != t && next_[e.rf.thread] <= e.rf.index) break;
         if (e.kind == EvKind::Join && next_[e.aux] < g.threads[e.aux].events.size()) break;
         uint32_t* c = clockOf(t, i);
         if (i > 0) std::copy(clockOf(t, i - 1), clockOf(t, i - 1) + nT, c);
         else if (child) join(c, clockOf(th.parent, th.spawnIndex));
-        if (e.reads && !e.rf.isInit() && acquires(e) && !isPlain(g.ev(e.rf))) join(c, releaseOf(e.rf));
+        if (acquiring) join(c, releaseOf(e.rf));
         if (e.kind == EvKind::Join && !g.threads[e.aux].events.empty())
           join(c, clockOf(e.aux, uint32_t(g.threads[e.aux].events.size() - 1)));
         c[t] = i + 1;
         if (e.writes) {
           uint32_t* rel = releaseOf(EventId{t, i});
           if (releases(e)) std::copy(c, c + nT, rel);
-          if (e.reads && !e.rf.isInit() && !isPlain(g.ev(e.rf))) {
+          if (fromAtomic) {
             join(rel, releaseOf(e.rf));
           } else if (!isPlain(e)) {
             // C11's release sequence also goes on through the same thread's
