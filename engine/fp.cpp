@@ -2,35 +2,18 @@
 // -ffp-contract=off: a*b+c is never fused unless asked for (Fma).
 #include "engine/fp.h"
 
+#include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace tsocheck {
 
 namespace {
 
-float toF(Value v) {
-  const uint32_t b = uint32_t(v);
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-double toD(Value v) {
-  double d;
-  std::memcpy(&d, &v, 8);
-  return d;
-}
-Value ofF(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-Value ofD(double d) {
-  Value b;
-  std::memcpy(&b, &d, 8);
-  return b;
-}
+float toF(Value v) { return std::bit_cast<float>(uint32_t(v)); }
+double toD(Value v) { return std::bit_cast<double>(v); }
+Value ofF(float f) { return std::bit_cast<uint32_t>(f); }
+Value ofD(double d) { return std::bit_cast<Value>(d); }
 
 template <class T>
 T minMax(T x, T y, bool max, bool nanPropagates) {

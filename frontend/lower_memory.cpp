@@ -35,12 +35,7 @@ void FunctionLowering::lowerLoad(llvm::LoadInst& I) {
     }
   }
   Reg addr = val(I.getPointerOperand());
-  // Memory order for the race detector (ir.h kPlainAccess, kRelaxedAccess).
-  const uint8_t order = !I.isAtomic() && !I.isVolatile() ? kPlainAccess
-                        : I.isAtomic() && !isAtLeastOrStrongerThan(I.getOrdering(), llvm::AtomicOrdering::Acquire) &&
-                                  !acquireFence_
-                            ? kRelaxedAccess
-                            : 0;
+  const uint8_t order = accessOrderFlags(I.isAtomic(), I.isVolatile(), I.getOrdering(), false);
   if (isFloatPair(I.getType())) {
     // struct { float x, y; } by value: two 4-byte loads (its fields), so the
     // accesses have the fields' size wherever the struct lives.
@@ -88,12 +83,7 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
   Reg addr = val(I.getPointerOperand());
   Reg v = val(I.getValueOperand());
   emitFenceForStore(I.getOrdering(), true);
-  // Memory order for the race detector (ir.h kPlainAccess, kRelaxedAccess).
-  const uint8_t order = !I.isAtomic() && !I.isVolatile() ? kPlainAccess
-                        : I.isAtomic() && !isAtLeastOrStrongerThan(I.getOrdering(), llvm::AtomicOrdering::Release) &&
-                                  !releaseFence_
-                            ? kRelaxedAccess
-                            : 0;
+  const uint8_t order = accessOrderFlags(I.isAtomic(), I.isVolatile(), I.getOrdering(), true);
   if (isFloatPair(I.getValueOperand()->getType())) {  // two 4-byte stores, as the load above
     Reg hi = bin(BinOp::LShr, v, constVal(32));
     for (int i = 0; i < 2; ++i) {
@@ -190,6 +180,14 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
     }
     if (changed != kNoReg) markEffectIf(changed);
   }
+}
+
+uint8_t FunctionLowering::accessOrderFlags(bool atomic, bool isVolatile, llvm::AtomicOrdering o, bool store) const {
+  if (!atomic) return isVolatile ? 0 : kPlainAccess;
+  // A load acquires, a store releases, from acquire / release on (or with a fence).
+  const bool synchronises = store ? isAtLeastOrStrongerThan(o, llvm::AtomicOrdering::Release) || releaseFence_
+                                  : isAtLeastOrStrongerThan(o, llvm::AtomicOrdering::Acquire) || acquireFence_;
+  return synchronises ? 0 : kRelaxedAccess;
 }
 
 int64_t FunctionLowering::rmwOrderFlags(llvm::AtomicOrdering o) const {

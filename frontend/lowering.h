@@ -321,7 +321,10 @@ class FunctionLowering {
   // fence: its relaxed atomics count as acquiring / releasing (ir.h kRelaxedAccess).
   bool acquireFence_ = false, releaseFence_ = false;
   void findFences();
-  int64_t rmwOrderFlags(llvm::AtomicOrdering o) const;  // Rmw `imm` (ir.h kRmwNoAcquire, kRmwNoRelease)
+  // Memory-order flags for the race detector: a Load / Store's `sub` (ir.h
+  // kPlainAccess, kRelaxedAccess), an Rmw's `imm` (kRmwNoAcquire, kRmwNoRelease).
+  uint8_t accessOrderFlags(bool atomic, bool isVolatile, llvm::AtomicOrdering o, bool store) const;
+  int64_t rmwOrderFlags(llvm::AtomicOrdering o) const;
   llvm::DominatorTree dt_;
   std::unique_ptr<llvm::LoopInfo> li_;
   std::unordered_map<const llvm::Loop*, SpinLoop> spins_;

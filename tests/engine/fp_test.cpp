@@ -3,8 +3,8 @@
 // documented out-of-range results, and the floating RMWs.
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
-#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -16,21 +16,9 @@ using namespace tsocheck;
 
 namespace {
 
-Value bitsD(double d) {
-  Value v;
-  std::memcpy(&v, &d, 8);
-  return v;
-}
-Value bitsF(float f) {
-  uint32_t v;
-  std::memcpy(&v, &f, 4);
-  return v;
-}
-double dOf(Value v) {
-  double d;
-  std::memcpy(&d, &v, 8);
-  return d;
-}
+Value bitsD(double d) { return std::bit_cast<Value>(d); }
+Value bitsF(float f) { return std::bit_cast<uint32_t>(f); }
+double dOf(Value v) { return std::bit_cast<double>(v); }
 
 Program oneFunction(const std::function<void(ProgramBuilder&, FunctionBuilder&)>& body) {
   ProgramBuilder pb("fp.c");
