@@ -59,6 +59,8 @@ const char* kUsage =
     "  --memory-limit MIB        memory ceiling (default 512): the compiler phase runs in a\n"
     "                            separate process stopped above it; --stateful and deepening\n"
     "                            searches stop at it (`bounded`, \"state memory limit\")\n"
+    "  --jobs N                  worker threads for the exploration (default: every core;\n"
+    "                            the result is the same with any number)\n"
     "  --no-fences               no fence synthesis after a TSO/PSO violation\n"
     "  --no-race-check           do not report data races on plain (non-atomic,\n"
     "                            non-volatile) accesses (a warning by default)\n"

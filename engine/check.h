@@ -90,6 +90,14 @@ struct CheckOptions {
   const std::atomic<bool>* cancel = nullptr;
   // Polled with the time limit: complete executions explored so far.
   std::function<void(uint64_t)> onProgress;
+  // Worker threads of the graph explorer (explorer.h "Parallel
+  // exploration"); 1 = sequential. The result (status, counts, the
+  // violations and their traces) is the one a single worker gives.
+  // Robustness checks run on one worker.
+  int jobs = 1;
+  // Tests: with jobs > 1, give work away at every branch point, whether a
+  // worker is idle or not (so that small programs are split too).
+  bool splitEagerly = false;
 };
 
 enum class StepKind : uint8_t {

@@ -1,7 +1,15 @@
 #include "engine/explorer.h"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <set>
 
 #include "engine/hangs.h"
@@ -21,10 +29,217 @@ const char* mutexOpName(EvKind k) {
 std::string threadName(uint32_t t) { return "T" + std::to_string(t); }
 }  // namespace
 
+struct ParallelShared {
+  uint32_t workers = 1;
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<Explorer::TaskBox> queue;
+  uint32_t idle = 0;
+  std::atomic<uint32_t> idleHint{0};  // idle workers and nothing queued for them
+  // The path of the first error that ends the search (none yet: empty and
+  // haveBest false): work after it is not explored, segments after it are
+  // dropped. bestVersion counts its changes.
+  std::mutex bestMutex;
+  std::vector<uint32_t> best;
+  std::atomic<bool> haveBest{false};
+  std::atomic<uint64_t> bestVersion{0};
+  std::atomic<bool> stop{false};  // time limit or cancel
+  std::atomic<uint64_t> progress{0};
+  std::mutex callbacks;  // onExecution is called by one worker at a time
+  SpawnIds spawnIds;
+
+  void put(Explorer::TaskBox t) {
+    std::lock_guard<std::mutex> l(m);
+    queue.push_back(std::move(t));
+    idleHint.store(0, std::memory_order_relaxed);
+    cv.notify_one();
+  }
+  // The next task; false when every worker is idle and nothing is queued.
+  bool take(Explorer::TaskBox& out) {
+    std::unique_lock<std::mutex> l(m);
+    ++idle;
+    for (;;) {
+      if (!queue.empty()) {
+        out = std::move(queue.front());
+        queue.pop_front();
+        --idle;
+        idleHint.store(queue.empty() ? idle : 0, std::memory_order_relaxed);
+        return true;
+      }
+      if (idle == workers || stop.load()) {
+        idleHint.store(0, std::memory_order_relaxed);
+        cv.notify_all();
+        return false;
+      }
+      idleHint.store(idle, std::memory_order_relaxed);
+      cv.wait(l);
+    }
+  }
+};
+
 Explorer::Explorer(const Program& prog, const CheckOptions& opts)
     : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
       preemptions_(mm_.isSC(), opts.model == Model::PSO), races_(prog) {
   raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
+}
+
+Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par)
+    : Explorer(prog, opts) {
+  par_ = par;
+  spawnIds_ = &par->spawnIds;
+}
+
+void Explorer::closeSegment(Path next) {
+  if (!par_) return;
+  cur_.executions = res_.executions - mark_.executions;
+  cur_.blocked = res_.blocked - mark_.blocked;
+  cur_.cut = res_.cut - mark_.cut;
+  cur_.events = res_.events - mark_.events;
+  cur_.boundBlocked = res_.boundBlocked - mark_.boundBlocked;
+  cur_.slackExecutions = res_.slackExecutions - mark_.slackExecutions;
+  mark_.executions = res_.executions;
+  mark_.blocked = res_.blocked;
+  mark_.cut = res_.cut;
+  mark_.events = res_.events;
+  mark_.boundBlocked = res_.boundBlocked;
+  mark_.slackExecutions = res_.slackExecutions;
+  const bool empty = cur_.executions == 0 && cur_.blocked == 0 && cur_.cut == 0 && cur_.events == 0 &&
+                     cur_.boundBlocked == 0 && cur_.violations.empty() && cur_.limits.empty() &&
+                     !cur_.nondetLimited && cur_.engineError.empty();
+  if (!empty) segments_.push_back(std::move(cur_));
+  cur_ = Segment{};
+  cur_.start = std::move(next);
+}
+
+Explorer::FrameScope::FrameScope(Explorer& e, FrameKind kind, const State& base, uint32_t n, uint32_t t, EventId id,
+                                 const void* items, bool completeT)
+    : ex(e), f{kind, &base, e.path_.size(), n, 0, n, t, id, items, completeT} {
+  if (ex.par_) ex.frames_.push_back(&f);
+}
+
+Explorer::FrameScope::~FrameScope() {
+  if (!ex.par_) return;
+  ex.frames_.pop_back();
+  // Children [end, n) went to other workers: what comes next in this task
+  // follows them in the sequential order.
+  if (f.end < f.n) {
+    Path next = ex.path_;
+    next.push_back(f.pathBase + f.n);
+    ex.closeSegment(std::move(next));
+  }
+}
+
+bool Explorer::FrameScope::begin(uint32_t i, bool* last) {
+  if (i >= f.end) return false;
+  f.next = i + 1;
+  *last = i + 1 == f.end;
+  return true;
+}
+
+void Explorer::giveAway() {
+  for (Frame* f : frames_) {  // the shallowest first: the biggest part of the tree
+    if (f->next >= f->end) continue;
+    const uint32_t i = --f->end;
+    TaskBox k(new Task);
+    k->path.assign(path_.begin(), path_.begin() + std::ptrdiff_t(f->depth));
+    k->path.push_back(f->pathBase + i);
+    k->s = *f->base;
+    k->kind = f->kind;
+    k->t = f->t;
+    k->id = f->id;
+    k->completeT = f->completeT;
+    State& c = k->s;
+    switch (f->kind) {
+      case FrameKind::Read: {
+        const EventId w = (*static_cast<const std::vector<EventId>*>(f->items))[i];
+        Event& ev = c.g.ev(f->id);
+        ev.rf = w;
+        ev.rval = ev.result = c.g.valueOf(*c.g.findLoc(ev.addr), w);
+        break;
+      }
+      case FrameKind::Write: {
+        const int p = (*static_cast<const std::vector<int>*>(f->items))[i];
+        auto& co = c.g.findLoc(c.g.ev(f->id).addr)->co;
+        co.insert(co.begin() + p, f->id);
+        break;
+      }
+      case FrameKind::Choice:
+        c.g.ev(f->id).result = choiceValue(*static_cast<const Action*>(f->items), Value(i));
+        break;
+      case FrameKind::RevisitRead:
+        k->r = (*static_cast<const std::vector<EventId>*>(f->items))[i];
+        break;
+      case FrameKind::Root:
+        break;
+    }
+    par_->put(std::move(k));
+    return;
+  }
+}
+
+void Explorer::runTask(Task& k) {
+  path_ = k.path;
+  frames_.clear();
+  cur_ = Segment{};
+  cur_.start = k.path;
+  // What a task finds is compared with what the same task found before only:
+  // tasks come in any order.
+  res_.violations.clear();
+  res_.violation.reset();
+  raceCheck_ = raceCheckInitially_;
+  if (!timedOut_) stopped_ = false;
+  if (!pastBest()) {
+    switch (k.kind) {
+      case FrameKind::Read:
+      case FrameKind::Write:
+        complete(k.s, k.t);
+        if (!useAfterFree(k.s, k.id)) visit(k.s);
+        break;
+      case FrameKind::Choice:
+        complete(k.s, k.t);
+        visit(k.s);
+        break;
+      case FrameKind::RevisitRead:
+        revisitRead(k.s, k.t, k.id, k.r, k.s.g.porfView(k.id), k.completeT);
+        break;
+      case FrameKind::Root:
+        visit(k.s);
+        break;
+    }
+  }
+  closeSegment({});
+}
+
+void Explorer::work() {
+  TaskBox k;
+  while (par_->take(k)) {
+    runTask(*k);
+    k.reset();
+  }
+}
+
+bool Explorer::pastBest() {
+  if (!par_->haveBest.load(std::memory_order_acquire)) return false;
+  std::lock_guard<std::mutex> l(par_->bestMutex);
+  return path_ > par_->best;
+}
+
+void Explorer::stopHere() {
+  stopped_ = true;
+  if (!par_) return;
+  std::lock_guard<std::mutex> l(par_->bestMutex);
+  if (!par_->haveBest.load() || path_ < par_->best) {
+    par_->best = path_;
+    par_->haveBest.store(true, std::memory_order_release);
+  }
+}
+
+bool Explorer::addViolation(Violation v) {
+  if (!par_) return res_.addViolation(std::move(v));
+  Violation copy = v;
+  if (!res_.addViolation(std::move(v))) return false;
+  cur_.violations.push_back(std::move(copy));
+  return true;
 }
 
 bool Explorer::withinPreemptionSlack(State& s) {
@@ -38,11 +253,33 @@ bool Explorer::timeUp() {
   // Polled on every visit (one event added): a reading of the clock costs far
   // less than the consistency check that comes with each event, and a single
   // long execution must not overrun the limit. Progress is reported less often.
-  if (opts_.onProgress && (visits_ & 255) == 0) opts_.onProgress(res_.executions);
-  return outOfTime();
+  if (opts_.onProgress && (visits_ & 255) == 0) {
+    if (!par_) {
+      opts_.onProgress(res_.executions);
+    } else {
+      // Every worker adds what it explored and reports the sum, one at a time.
+      uint64_t total = par_->progress.fetch_add(res_.executions - progressMark_) + res_.executions - progressMark_;
+      progressMark_ = res_.executions;
+      std::lock_guard<std::mutex> l(par_->callbacks);
+      opts_.onProgress(total);
+    }
+  }
+  if (par_) {
+    if (pastBest()) {
+      stopped_ = true;  // after the first error: nothing here counts any more
+      return false;
+    }
+    if (par_->idleHint.load(std::memory_order_relaxed) > 0 || opts_.splitEagerly) giveAway();
+  }
+  if (outOfTime()) {
+    if (par_) par_->stop = true;
+    return true;
+  }
+  return false;
 }
 
 bool Explorer::outOfTime() const {
+  if (par_ && par_->stop.load(std::memory_order_relaxed)) return true;
   if (opts_.cancel && opts_.cancel->load(std::memory_order_relaxed)) return true;
   return opts_.limits.deadline != std::chrono::steady_clock::time_point::max() &&
          std::chrono::steady_clock::now() >= opts_.limits.deadline;
@@ -69,11 +306,86 @@ CheckResult Explorer::run() {
   main.func = prog_.entry;
   s.g.threads.push_back(main);
   s.ts.emplace_back(std::in_place, prog_, 0, prog_.entry, 0, opts_.limits);
-  visit(s);
+  if (opts_.jobs > 1 && !opts_.robustness) res_ = runParallel(s);
+  else visit(s);
 
   std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start_;
   res_.elapsedMs = ms.count();
-  if (res_.status == Status::Error) return res_;
+  finishResult();
+  return res_;
+}
+
+namespace {
+struct WorkerStart {
+  std::function<void()> fn;
+};
+void* runWorker(void* p) {
+  static_cast<WorkerStart*>(p)->fn();
+  return nullptr;
+}
+}  // namespace
+
+CheckResult Explorer::runParallel(const State& root) {
+  ParallelShared shared;
+  const uint32_t n = uint32_t(opts_.jobs);
+  shared.workers = n;
+  std::vector<std::unique_ptr<Explorer>> workers;
+  for (uint32_t w = 0; w < n; ++w) {
+    workers.push_back(std::unique_ptr<Explorer>(new Explorer(prog_, opts_, &shared)));
+    workers.back()->raceCheckInitially_ = raceCheck_;
+  }
+  TaskBox first(new Task);
+  first->s = root;
+  first->kind = FrameKind::Root;
+  shared.queue.push_back(std::move(first));  // (a task of kind Read, ... is not made for the root)
+  // Each worker recurses once per event like the sequential search: a large
+  // stack each (address space only).
+  std::vector<WorkerStart> starts;
+  for (uint32_t w = 0; w < n; ++w) starts.push_back({[&, w] { workers[w]->work(); }});
+  std::vector<pthread_t> threads(n);
+  std::vector<bool> started(n, false);
+  for (uint32_t w = 0; w < n; ++w) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, size_t(1) << 30);
+    started[w] = pthread_create(&threads[w], &attr, runWorker, &starts[w]) == 0;
+    pthread_attr_destroy(&attr);
+  }
+  if (!started[0]) runWorker(&starts[0]);  // no thread at all: this one works alone
+  for (uint32_t w = 0; w < n; ++w)
+    if (started[w]) pthread_join(threads[w], nullptr);
+
+  // The merge, in the sequential order.
+  std::vector<Segment*> segs;
+  for (auto& w : workers) {
+    for (Segment& g : w->segments_) segs.push_back(&g);
+    timedOut_ = timedOut_ || w->timedOut_;
+  }
+  std::sort(segs.begin(), segs.end(), [](const Segment* a, const Segment* b) { return a->start < b->start; });
+  CheckResult r;
+  for (Segment* g : segs) {
+    if (shared.haveBest && g->start > shared.best) break;
+    r.executions += g->executions;
+    r.blocked += g->blocked;
+    r.cut += g->cut;
+    r.events += g->events;
+    r.boundBlocked += g->boundBlocked;
+    r.slackExecutions += g->slackExecutions;
+    for (Violation& v : g->violations) r.addViolation(std::move(v));
+    for (std::string& l : g->limits)
+      if (r.limitsHit.size() < 8 && std::find(r.limitsHit.begin(), r.limitsHit.end(), l) == r.limitsHit.end())
+        r.limitsHit.push_back(std::move(l));
+    r.nondetLimited = r.nondetLimited || g->nondetLimited;
+    if (!g->engineError.empty() && r.status != Status::Error) {
+      r.status = Status::Error;
+      r.message = g->engineError;
+    }
+  }
+  return r;
+}
+
+void Explorer::finishResult() {
+  if (res_.status == Status::Error) return;
   if (opts_.robustness) finishRobustness();
   if (res_.robustness && res_.violation && witnessKind_ != ErrorKind::None)
     res_.robustness->witnessIsViolation = res_.violation->kind == witnessKind_;
@@ -106,16 +418,9 @@ CheckResult Explorer::run() {
   }
   res_.limitNondet(opts_.limits);
   if (res_.status != Status::Violation) res_.message += res_.warningsNote();
-  return res_;
 }
 
-uint32_t Explorer::spawnId(uint32_t parent, uint32_t ordinal) {
-  for (auto& [key, id] : spawnIds_)
-    if (key.first == parent && key.second == ordinal) return id;
-  uint32_t id = nextThreadId_++;
-  spawnIds_.push_back({{parent, ordinal}, id});
-  return id;
-}
+uint32_t Explorer::spawnId(uint32_t parent, uint32_t ordinal) { return spawnIds_->id(parent, ordinal); }
 
 Value Explorer::initialValue(Addr a, uint8_t size) const { return initialMemoryValue(prog_, a, size); }
 
@@ -150,7 +455,8 @@ bool Explorer::sizeConflict(State& s, uint32_t t, Addr a, uint8_t size) {
 void Explorer::reportEngineError(const std::string& msg, const SourceLoc& loc) {
   res_.status = Status::Error;
   res_.message = prog_.locString(loc) + ": " + msg;
-  stopped_ = true;
+  if (par_) cur_.engineError = res_.message;
+  stopHere();
 }
 
 Event Explorer::makeEvent(const State& s, uint32_t t, EvKind kind) const {
@@ -235,6 +541,7 @@ void Explorer::visit(State& s) {
       timedOut_ = stopped_ = true;
       return;
     }
+    if (stopped_) return;
     if (!withinPreemptionSlack(s)) return;
     int ti = pickThread(s);
     if (ti < 0) {
@@ -402,15 +709,17 @@ void Explorer::visit(State& s) {
       case ActionKind::Choice: {
         // Every value, each on its own copy but the last (which takes s over).
         const Value n = a.value;
-        if (a.limited && !res_.nondetLimited) {
-          res_.nondetLimited = true;
+        if (a.limited && !(par_ ? cur_.nondetLimited : res_.nondetLimited)) {
+          res_.nondetLimited = cur_.nondetLimited = true;
           noteLimit(nondetRangeText(opts_.limits), a.loc);
         }
         Event e = makeEvent(s, t, EvKind::Choice);
         e.addr = 0;
         EventId id = append(s, t, e);
-        for (Value v = 0; v <= n && !stopped_; ++v) {
-          const bool last = v == n;
+        FrameScope frame(*this, FrameKind::Choice, s, uint32_t(n + 1), t, id, &a);
+        bool last = false;
+        for (Value v = 0; !stopped_ && frame.begin(uint32_t(v), &last); ++v) {
+          PathScope path(*this, uint32_t(v));
           State copy;
           if (!last) copy = s;
           State& c = last ? s : copy;
@@ -541,8 +850,10 @@ void Explorer::handleRead(State& s, uint32_t t) {
   }
   // Every branch but the last works on a copy; the last one takes s over, so
   // a thread that runs alone costs no copies at all.
-  for (size_t i = 0; i < ok.size() && !stopped_; ++i) {
-    const bool last = i + 1 == ok.size();
+  FrameScope frame(*this, FrameKind::Read, s, uint32_t(ok.size()), t, id, &ok);
+  bool last = false;
+  for (uint32_t i = 0; !stopped_ && frame.begin(i, &last); ++i) {
+    PathScope path(*this, i);
     State copy;
     if (!last) copy = s;
     State& c = last ? s : copy;
@@ -550,7 +861,7 @@ void Explorer::handleRead(State& s, uint32_t t) {
     ev.rf = ok[i];
     ev.rval = ev.result = c.g.valueOf(*c.g.findLoc(a.addr), ok[i]);
     complete(c, t);
-    if (useAfterFree(c, id)) return;
+    if (useAfterFree(c, id)) continue;  // (the error stops the search unless it goes on past errors)
     visit(c);
   }
 }
@@ -565,7 +876,10 @@ void Explorer::handleWrite(State& s, uint32_t t) {
   EventId id = append(s, t, e);
   // Backward revisits first (they copy s), then every coherence position after
   // what the thread saw, newest first; the last position takes s over.
-  revisits(s, t, id);
+  {
+    PathScope path(*this, 0);
+    revisits(s, t, id);
+  }
   std::vector<int> ok;
   for (int p = int(s.g.findLoc(a.addr)->co.size()); p > low && !stopped_; --p) {
     auto& co = s.g.findLoc(a.addr)->co;
@@ -574,15 +888,18 @@ void Explorer::handleWrite(State& s, uint32_t t) {
     auto& co2 = s.g.findLoc(a.addr)->co;
     co2.erase(co2.begin() + p);
   }
-  for (size_t i = 0; i < ok.size() && !stopped_; ++i) {
-    const bool last = i + 1 == ok.size();
+  FrameScope frame(*this, FrameKind::Write, s, uint32_t(ok.size()), t, id, &ok);
+  frame.f.pathBase = 1;  // (0: the backward revisits above)
+  bool last = false;
+  for (uint32_t i = 0; !stopped_ && frame.begin(i, &last); ++i) {
+    PathScope path(*this, frame.f.pathBase + i);
     State copy;
     if (!last) copy = s;
     State& c = last ? s : copy;
     auto& co = c.g.findLoc(a.addr)->co;
     co.insert(co.begin() + ok[i], id);
     complete(c, t);
-    if (useAfterFree(c, id)) return;
+    if (useAfterFree(c, id)) continue;
     visit(c);
   }
 }
@@ -638,16 +955,21 @@ void Explorer::handleRmw(State& s, uint32_t t) {
       } else if (ci + 1 == cands.size() && (!writes || !mayRevisit(s, t, id))) {
         // The last candidate, and nothing of s is needed afterwards (no
         // backward revisit to make): it takes s over instead of a copy.
+        PathScope path(*this, uint32_t(2 * ci));
         complete(s, t);
         if (!useAfterFree(s, id)) visit(s);
         return;
       } else {
+        PathScope path(*this, uint32_t(2 * ci));
         State c = s;
         complete(c, t);
         if (!useAfterFree(c, id)) visit(c);
       }
     }
-    if (writes && !stopped_) revisits(s, t, id);
+    if (writes && !stopped_) {
+      PathScope path(*this, uint32_t(2 * ci + 1));
+      revisits(s, t, id);
+    }
     if (writes) {
       auto& co = s.g.findLoc(a.addr)->co;
       co.erase(co.begin() + Graph::coIndex(*s.g.findLoc(a.addr), id));
@@ -723,121 +1045,137 @@ void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT) {
     for (uint32_t i = view[u]; i < evs.size(); ++i)
       if (evs[i].reads && evs[i].addr == addr) reads.push_back(EventId{u, i});
   }
-  std::vector<uint32_t> keep(nThreads);
-  for (EventId r : reads) {
-    if (stopped_) return;
-    const uint32_t sr = s.g.stampOf(r);
-    auto kept = [&](EventId x) {
-      return x.isInit() || x == w || s.g.stampOf(x) <= sr || x.index < view[x.thread];
-    };
-    // Kept events form a prefix of every thread.
-    bool ok = true;
-    for (uint32_t u = 0; u < nThreads && ok; ++u) {
-      const auto& evs = s.g.threads[u].events;
-      uint32_t n = 0;
-      while (n < evs.size() && kept(EventId{u, n})) ++n;
-      for (uint32_t i = n; i < evs.size(); ++i)
-        if (kept(EventId{u, i})) ok = false;
-      keep[u] = n;
-    }
-    if (!ok) continue;
-    auto keptIdx = [&](EventId x) { return x.isInit() || x.index < keep[x.thread]; };
-    const bool rWrites = s.g.ev(r).writes;
-    // Kept reads must keep their writes (and not read r, whose write changes).
-    for (uint32_t u = 0; u < nThreads && ok; ++u)
-      for (uint32_t i = 0; i < keep[u] && ok; ++i) {
-        const Event& x = s.g.threads[u].events[i];
-        if (x.reads && EventId{u, i} != r && (!keptIdx(x.rf) || (rWrites && x.rf == r))) ok = false;
-        if (x.kind == EvKind::Join && keep[x.aux] != s.g.threads[x.aux].events.size()) ok = false;
-      }
-    if (!ok) continue;
-    // The deleted part (and r) must have been added maximally.
-    if (!maximallyAdded(s.g, r, w, view)) continue;
-    for (uint32_t u = 0; u < nThreads && ok; ++u)
-      for (uint32_t i = keep[u]; i < s.g.threads[u].events.size() && ok; ++i)
-        if (!maximallyAdded(s.g, EventId{u, i}, w, view)) ok = false;
-    if (!ok) continue;
+  FrameScope frame(*this, FrameKind::RevisitRead, s, uint32_t(reads.size()), t, w, &reads, completeT);
+  bool last = false;
+  for (uint32_t i = 0; !stopped_ && frame.begin(i, &last); ++i) {
+    PathScope path(*this, i);
+    revisitRead(s, t, w, reads[i], view, completeT);
+  }
+}
 
-    // Build the revisited graph.
-    // Events are deleted and a read changes its write: the preemption
-    // bookkeeping keeps what was derived from events added before r only.
-    State c = s;
-    if (opts_.preemptionBound >= 0) c.pb.revisited(sr);
-    for (uint32_t u = 0; u < nThreads; ++u) {
-      ThreadInfo& th = c.g.threads[u];
-      th.events.resize(keep[u]);
-      if (u != 0 && th.alive && keep[th.parent] <= th.spawnIndex) {
-        th.alive = false;
-        c.ts[u].reset();
-      }
+// One read r of w's location made to read w (revisits): the graph keeps what
+// was added before r, r's porf-prefix and w's, and w goes to every coherence
+// position it can take.
+void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std::vector<uint32_t>& view,
+                           bool completeT) {
+  const Addr addr = s.g.ev(w).addr;
+  const uint32_t nThreads = uint32_t(s.g.threads.size());
+  std::vector<uint32_t> keep(nThreads);
+  const uint32_t sr = s.g.stampOf(r);
+  auto kept = [&](EventId x) {
+    return x.isInit() || x == w || s.g.stampOf(x) <= sr || x.index < view[x.thread];
+  };
+  // Kept events form a prefix of every thread.
+  bool ok = true;
+  for (uint32_t u = 0; u < nThreads && ok; ++u) {
+    const auto& evs = s.g.threads[u].events;
+    uint32_t n = 0;
+    while (n < evs.size() && kept(EventId{u, n})) ++n;
+    for (uint32_t i = n; i < evs.size(); ++i)
+      if (kept(EventId{u, i})) ok = false;
+    keep[u] = n;
+  }
+  if (!ok) return;
+  auto keptIdx = [&](EventId x) { return x.isInit() || x.index < keep[x.thread]; };
+  const bool rWrites = s.g.ev(r).writes;
+  // Kept reads must keep their writes (and not read r, whose write changes).
+  for (uint32_t u = 0; u < nThreads && ok; ++u)
+    for (uint32_t i = 0; i < keep[u] && ok; ++i) {
+      const Event& x = s.g.threads[u].events[i];
+      if (x.reads && EventId{u, i} != r && (!keptIdx(x.rf) || (rWrites && x.rf == r))) ok = false;
+      if (x.kind == EvKind::Join && keep[x.aux] != s.g.threads[x.aux].events.size()) ok = false;
     }
-    for (Location& l : c.g.locs) {
-      auto& co = l.co;
-      co.erase(std::remove_if(co.begin(), co.end(),
-                              [&](EventId x) { return !keptIdx(x) || x == w || (rWrites && x == r); }),
-               co.end());
-    }
-    Event& re = c.g.ev(r);
-    Location* loc = c.g.findLoc(addr);
-    const Value old = c.g.ev(w).wval;
-    re.rf = w;
-    re.rval = old;
-    bool rw = re.kind != EvKind::Load;
-    switch (re.kind) {
-      case EvKind::Load: re.result = old; rw = false; break;
-      case EvKind::Rmw: re.wval = rmwResult(re.rmw, old, re.operand, re.expected, re.size, &rw); re.result = old; break;
-      case EvKind::Lock: rw = old == 0; re.wval = r.thread + 1; re.result = 0; break;
-      case EvKind::TryLock: rw = old == 0; re.wval = r.thread + 1; re.result = rw ? 0 : kEBusy; break;
-      case EvKind::Unlock: rw = true; re.wval = 0; re.result = 0; break;
-      default: break;
-    }
-    re.writes = rw;
-    // A mutex operation that now finds the mutex destroyed is a memory error.
-    const bool mutexOp = re.kind == EvKind::Lock || re.kind == EvKind::TryLock || re.kind == EvKind::Unlock;
-    const std::string destroyed = mutexOp ? destroyedMutexUse(prog_, mutexOpName(re.kind), old, re.addr) : "";
-    if (!destroyed.empty()) re.writes = rw = false;
-    else if (re.kind == EvKind::Unlock && old != r.thread + 1) continue;  // not an allowed outcome for a holder
-    // r's write part carries a new value: it is added now, after everything
-    // kept, and (below) revisits reads of its own like any new write.
-    if (rw) re.wstamp = c.g.nextStamp++;
-    const Event& we = c.g.ev(w);
-    std::vector<int> positions;
-    if (we.reads) {
-      positions.push_back(Graph::coIndex(*loc, we.rf) + 1);  // RMW: right after what it read
-    } else {
-      for (int p = int(loc->co.size()); p >= 0; --p) positions.push_back(p);
-    }
-    for (size_t pi = 0; pi < positions.size(); ++pi) {
-      const int p = positions[pi];
-      // The last position takes c over (c is not used after the loop).
-      State d = pi + 1 == positions.size() ? std::move(c) : c;
-      Location* dl = d.g.findLoc(addr);
-      dl->co.insert(dl->co.begin() + p, w);
-      if (rw) dl->co.insert(dl->co.begin() + p + 1, r);
-      if (!consistent(d.g)) continue;
-      for (uint32_t u = 0; u < nThreads; ++u) {
-        if (u == t || !d.g.threads[u].alive) continue;
-        if (u == r.thread || keep[u] != s.g.threads[u].events.size()) d.ts[u].emplace(replay(d.g, u));
-      }
-      if (!destroyed.empty()) {
-        reportError(d, r.thread, ErrorKind::Memory, destroyed, d.g.ev(r).loc, false);
-        if (stopped_) return;
-        continue;
-      }
-      if (completeT) complete(d, t);
-      if (rw) {
-        // The exploration invariant: every write, when it is added, gets the
-        // chance to revisit the reads it could feed. A revisited RMW's write
-        // is such a new write; without this, graphs where an RMW chain is
-        // built against the order the RMWs were added are never reached
-        // (store + N fetch_adds: 23 of 24 executions for N = 3).
-        revisits(d, r.thread, r, false);
-        if (stopped_) return;
-      }
-      visit(d);
-      if (stopped_) return;
+  if (!ok) return;
+  // The deleted part (and r) must have been added maximally.
+  if (!maximallyAdded(s.g, r, w, view)) return;
+  for (uint32_t u = 0; u < nThreads && ok; ++u)
+    for (uint32_t i = keep[u]; i < s.g.threads[u].events.size() && ok; ++i)
+      if (!maximallyAdded(s.g, EventId{u, i}, w, view)) ok = false;
+  if (!ok) return;
+
+  // Build the revisited graph.
+  // Events are deleted and a read changes its write: the preemption
+  // bookkeeping keeps what was derived from events added before r only.
+  State c = s;
+  if (opts_.preemptionBound >= 0) c.pb.revisited(sr);
+  for (uint32_t u = 0; u < nThreads; ++u) {
+    ThreadInfo& th = c.g.threads[u];
+    th.events.resize(keep[u]);
+    if (u != 0 && th.alive && keep[th.parent] <= th.spawnIndex) {
+      th.alive = false;
+      c.ts[u].reset();
     }
   }
+  for (Location& l : c.g.locs) {
+    auto& co = l.co;
+    co.erase(std::remove_if(co.begin(), co.end(),
+                            [&](EventId x) { return !keptIdx(x) || x == w || (rWrites && x == r); }),
+             co.end());
+  }
+  Event& re = c.g.ev(r);
+  Location* loc = c.g.findLoc(addr);
+  const Value old = c.g.ev(w).wval;
+  re.rf = w;
+  re.rval = old;
+  bool rw = re.kind != EvKind::Load;
+  switch (re.kind) {
+    case EvKind::Load: re.result = old; rw = false; break;
+    case EvKind::Rmw: re.wval = rmwResult(re.rmw, old, re.operand, re.expected, re.size, &rw); re.result = old; break;
+    case EvKind::Lock: rw = old == 0; re.wval = r.thread + 1; re.result = 0; break;
+    case EvKind::TryLock: rw = old == 0; re.wval = r.thread + 1; re.result = rw ? 0 : kEBusy; break;
+    case EvKind::Unlock: rw = true; re.wval = 0; re.result = 0; break;
+    default: break;
+  }
+  re.writes = rw;
+  // A mutex operation that now finds the mutex destroyed is a memory error.
+  const bool mutexOp = re.kind == EvKind::Lock || re.kind == EvKind::TryLock || re.kind == EvKind::Unlock;
+  const std::string destroyed = mutexOp ? destroyedMutexUse(prog_, mutexOpName(re.kind), old, re.addr) : "";
+  if (!destroyed.empty()) re.writes = rw = false;
+  else if (re.kind == EvKind::Unlock && old != r.thread + 1) return;  // not an allowed outcome for a holder
+  // r's write part carries a new value: it is added now, after everything
+  // kept, and (below) revisits reads of its own like any new write.
+  if (rw) re.wstamp = c.g.nextStamp++;
+  const Event& we = c.g.ev(w);
+  std::vector<int> positions;
+  if (we.reads) {
+    positions.push_back(Graph::coIndex(*loc, we.rf) + 1);  // RMW: right after what it read
+  } else {
+    for (int p = int(loc->co.size()); p >= 0; --p) positions.push_back(p);
+  }
+  for (size_t pi = 0; pi < positions.size(); ++pi) {
+    const int p = positions[pi];
+    // The last position takes c over (c is not used after the loop).
+    State d = pi + 1 == positions.size() ? std::move(c) : c;
+    Location* dl = d.g.findLoc(addr);
+    dl->co.insert(dl->co.begin() + p, w);
+    if (rw) dl->co.insert(dl->co.begin() + p + 1, r);
+    if (!consistent(d.g)) continue;
+    PathScope path(*this, uint32_t(pi));
+    for (uint32_t u = 0; u < nThreads; ++u) {
+      if (u == t || !d.g.threads[u].alive) continue;
+      if (u == r.thread || keep[u] != s.g.threads[u].events.size()) d.ts[u].emplace(replay(d.g, u));
+    }
+    if (!destroyed.empty()) {
+      reportError(d, r.thread, ErrorKind::Memory, destroyed, d.g.ev(r).loc, false);
+      if (stopped_) return;
+      continue;
+    }
+    if (completeT) complete(d, t);
+    if (rw) {
+      // The exploration invariant: every write, when it is added, gets the
+      // chance to revisit the reads it could feed. A revisited RMW's write
+      // is such a new write; without this, graphs where an RMW chain is
+      // built against the order the RMWs were added are never reached
+      // (store + N fetch_adds: 23 of 24 executions for N = 3).
+      PathScope first(*this, 0);  // (two groups of children: the paths must follow their order)
+      revisits(d, r.thread, r, false);
+      if (stopped_) return;
+    }
+    PathScope then(*this, 1);
+    visit(d);
+    if (stopped_) return;
+  }
+
 }
 
 void Explorer::recordExecution(const State& s, bool blocked) {
@@ -876,11 +1214,21 @@ void Explorer::recordExecution(const State& s, bool blocked) {
     if (i) info.traceKey += '\n';
     info.traceKey += lines[i];
   }
+  if (!par_) {
+    opts_.onExecution(info);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(par_->callbacks);
   opts_.onExecution(info);
 }
 
 void Explorer::noteLimit(const std::string& message, const SourceLoc& loc) {
   std::string what = message + " at " + prog_.locString(loc);
+  if (par_) {
+    if (std::find(cur_.limits.begin(), cur_.limits.end(), what) == cur_.limits.end())
+      cur_.limits.push_back(what);
+    return;
+  }
   if (res_.limitsHit.size() < 8 && std::find(res_.limitsHit.begin(), res_.limitsHit.end(), what) == res_.limitsHit.end())
     res_.limitsHit.push_back(what);
 }
@@ -982,7 +1330,7 @@ void Explorer::checkRaces(const State& s) {
     v.trace = traceOf(s.g);
     v.preemptions = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
     v.aboveBound = opts_.preemptionBound >= 0 && v.preemptions > opts_.preemptionBound;
-    if (!res_.addViolation(std::move(v))) continue;
+    if (!addViolation(std::move(v))) continue;
     const auto races = std::count_if(res_.violations.begin(), res_.violations.end(),
                                      [](const Violation& o) { return o.kind == ErrorKind::Race; });
     if (size_t(races) >= CheckResult::kMaxRaces) {
@@ -1121,7 +1469,7 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   checkRobust(s);
   const bool newWitness = !hadWitness && hasWitness();
   const bool awaitWitness = opts_.robustness && !mm_.isSC() && !hasWitness();
-  if (opts_.stopAtFirstError && !above && !awaitWitness && !hang) stopped_ = true;
+  if (opts_.stopAtFirstError && !above && !awaitWitness && !hang) stopHere();
   if (std::any_of(res_.violations.begin(), res_.violations.end(), [&](const Violation& o) {
         return o.kind == kind && !(o.aboveBound && !above);
       }))
@@ -1157,7 +1505,7 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   }
   addStep(t, StepKind::Error, loc, msg);
   (void)pendingIsError;
-  res_.addViolation(std::move(v));
+  addViolation(std::move(v));
   if (newWitness) witnessKind_ = kind;
   else if (witnessKind_ == kind) witnessKind_ = ErrorKind::None;  // replaced: not the witness's execution
 }

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,8 +22,24 @@
 #include "engine/interp.h"
 #include "engine/preemption.h"
 #include "engine/races.h"
+#include "engine/spawn_ids.h"
 
 namespace tsocheck {
+
+// Parallel exploration (CheckOptions::jobs > 1): the workers share one
+// exploration tree. A worker that sees another one idle gives away the last
+// child not yet begun of its shallowest open branch point (a Frame): a copy of
+// the branch point's state with that child's choice made, and the child's path
+// — the indices of the children taken from the root — as a Task. Each node is
+// explored by one worker, in the sequential order within a task. What a
+// worker finds is recorded per *segment* (a stretch of one task's
+// exploration between given-away children), keyed by the path where the
+// segment begins; the merge adds the segments up in path order, which is the
+// sequential explorer's order, so counts, the first violation of each kind
+// and its trace are those of one worker. With stopAtFirstError the first
+// error's path ends the search: work after it is dropped, work before it
+// finishes. Thread ids come from one shared table (spawn_ids.h).
+struct ParallelShared;
 
 class Explorer {
  public:
@@ -102,6 +119,84 @@ class Explorer {
   // With a preemption bound: false (and counted) when g is pruned by it.
   bool withinPreemptionSlack(State& s);
 
+  // Parallel exploration (see ParallelShared above).
+  using Path = std::vector<uint32_t>;
+  struct Segment {
+    Path start;
+    uint64_t executions = 0, blocked = 0, cut = 0, events = 0, boundBlocked = 0, slackExecutions = 0;
+    std::vector<Violation> violations;  // in the order found
+    std::vector<std::string> limits;
+    bool nondetLimited = false;
+    std::string engineError;
+  };
+  enum class FrameKind : uint8_t { Read, Write, Choice, RevisitRead, Root /* a task only */ };
+  // A branch point whose children are made from `base`, which stays as it is
+  // while the frame is open (every child but the last works on a copy).
+  struct Frame {
+    FrameKind kind;
+    const State* base;
+    size_t depth;  // path_.size() at the branch point
+    uint32_t n;    // children
+    uint32_t next = 0;  // children [next, end) are not begun; [end, n) were given away
+    uint32_t end;
+    uint32_t t;
+    EventId id;            // Read/Write/Choice: the event; RevisitRead: the write
+    const void* items;     // Read: vector<EventId> writes; Write: vector<int> co positions;
+                           // Choice: the Action; RevisitRead: vector<EventId> reads
+    bool completeT = true;  // RevisitRead
+    uint32_t pathBase = 0;  // child i is path index pathBase + i (PathScope)
+  };
+  friend struct ParallelShared;
+  struct Task {
+    Path path;
+    State s;
+    FrameKind kind;
+    uint32_t t;
+    EventId id;
+    EventId r;
+    bool completeT = true;
+  };
+  using TaskBox = std::unique_ptr<Task>;
+  struct FrameScope {  // the frame is open for the scope's life
+    Explorer& ex;
+    Frame f;
+    FrameScope(Explorer& e, FrameKind kind, const State& base, uint32_t n, uint32_t t, EventId id, const void* items,
+               bool completeT = true);
+    ~FrameScope();
+    // Child i begins (false: there is none, the rest went to other workers);
+    // `last`: it may take the base state over.
+    bool begin(uint32_t i, bool* last);
+  };
+  struct PathScope {  // child i of a branch point
+    Explorer& ex;
+    PathScope(Explorer& e, uint32_t i) : ex(e) {
+      if (ex.par_) ex.path_.push_back(i);
+    }
+    ~PathScope() {
+      if (ex.par_) ex.path_.pop_back();
+    }
+  };
+  Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par);
+  CheckResult runParallel(const State& root);
+  void work();                      // a worker: tasks until there are none
+  void runTask(Task& k);
+  void giveAway();                  // another worker is idle: a task for it
+  void closeSegment(Path next);     // the current segment ends; the next begins at `next`
+  bool pastBest();                  // after the first error that stops the search
+  void stopHere();                  // an error that stops the search, at path_
+  bool addViolation(Violation v);
+  void finishResult();              // status and message from res_ (both run paths)
+  void revisitRead(State& s, uint32_t t, EventId w, EventId r, const std::vector<uint32_t>& view, bool completeT);
+
+  ParallelShared* par_ = nullptr;
+  Path path_;
+  std::vector<Frame*> frames_;
+  Segment cur_;
+  CheckResult mark_;  // res_'s counters when the current segment began
+  std::vector<Segment> segments_;
+  uint64_t progressMark_ = 0;
+  bool raceCheckInitially_ = false;
+
   const Program& prog_;
   CheckOptions opts_;
   MemoryModel mm_;
@@ -117,8 +212,8 @@ class Explorer {
   ErrorKind witnessKind_ = ErrorKind::None;  // the violation recorded in the robustness witness's execution
   uint64_t visits_ = 0;
   std::chrono::steady_clock::time_point start_;
-  std::vector<std::pair<std::pair<uint32_t, uint32_t>, uint32_t>> spawnIds_;
-  uint32_t nextThreadId_ = 1;
+  SpawnIds ownSpawnIds_;
+  SpawnIds* spawnIds_ = &ownSpawnIds_;  // shared in a parallel exploration
 };
 
 }  // namespace tsocheck

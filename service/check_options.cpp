@@ -136,6 +136,8 @@ const std::vector<OptionSpec> kSchema = {
      clearFields<&V::timeLimit>},
     {"fenceTimeLimit", "fence_time_limit", "--fence-time-limit", nullptr, ValueKind::Seconds, nullptr, 0,
      storeSeconds<&V::fenceTimeLimit>, clearFields<&V::fenceTimeLimit>},
+    {"jobs", "jobs", "--jobs", nullptr, ValueKind::Count, nullptr, 256, storeCount<&V::jobs, uint32_t>,
+     clearFields<&V::jobs>},
     {"memoryLimit", "memory_limit", "--memory-limit", nullptr, ValueKind::MiB, nullptr, int64_t(1) << 22, storeMiB,
      clearFields<&V::memoryLimitMiB>},
     {"fences", "fences", "--fences", "--no-fences", ValueKind::Switch, nullptr, 0, storeSwitch<&V::fences>,
@@ -291,6 +293,7 @@ nlohmann::json optionsJson(const OptionValues& v) {
   put("timeLimit", v.timeLimit);
   put("fenceTimeLimit", v.fenceTimeLimit);
   put("memoryLimit", v.memoryLimitMiB);
+  put("jobs", v.jobs);
   put("fences", v.fences);
   put("fenceStyle", v.fenceStyle);
   if (v.deadlocks) j["deadlocks"] = deadlockModeName(*v.deadlocks);

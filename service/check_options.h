@@ -48,6 +48,7 @@ struct OptionValues {
   std::optional<double> timeLimit;     // seconds; 0 = no limit
   std::optional<double> fenceTimeLimit;  // fence synthesis after a violation, seconds; 0 = no limit
   std::optional<uint64_t> memoryLimitMiB;
+  std::optional<uint32_t> jobs;        // worker threads of the graph explorer (0: the machine's cores)
   std::optional<bool> fences;          // fence synthesis after a TSO/PSO violation
   std::optional<std::string> fenceStyle;
   std::optional<DeadlockMode> deadlocks;

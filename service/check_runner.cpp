@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <thread>
 #include <tuple>
 
 #include "engine/preemption_rounds.h"
@@ -116,6 +117,7 @@ void applyOptions(const OptionValues& v, RunOptions& r) {
   if (v.timeLimit) r.timeLimit = *v.timeLimit > 0 ? v.timeLimit : std::nullopt;  // 0: no limit
   if (v.fenceTimeLimit) r.fenceTimeLimit = v.fenceTimeLimit;                       // 0: no limit (kept: not the default)
   if (v.memoryLimitMiB) r.memoryLimitMiB = v.memoryLimitMiB;
+  if (v.jobs) r.jobs = v.jobs;
   if (v.fences) r.fences = *v.fences;
   if (v.fenceStyle) r.fenceStyle = *v.fenceStyle;
   if (v.deadlocks) r.deadlocks = v.deadlocks;
@@ -199,6 +201,7 @@ struct CheckPlan {
   double timeLimitSeconds = 0;     // 0 = none
   double fenceTimeLimitSeconds = kDefaultFenceTimeLimitSeconds;  // 0 = none
   uint64_t memoryLimitMiB = kDefaultMemoryLimitMiB;
+  int jobs = 1;
 };
 
 CheckPlan planCheck(const RunOptions& opts, const AnnotationOptions& ann, uint32_t defaultLoopBound,
@@ -241,6 +244,9 @@ CheckPlan planCheck(const RunOptions& opts, const AnnotationOptions& ann, uint32
   p.timeLimitSeconds = pick(opts.timeLimit, ann.timeLimit).value_or(0);
   p.fenceTimeLimitSeconds = pick(opts.fenceTimeLimit, ann.fenceTimeLimit).value_or(kDefaultFenceTimeLimitSeconds);
   p.memoryLimitMiB = pick(opts.memoryLimitMiB, ann.memoryLimitMiB).value_or(kDefaultMemoryLimitMiB);
+  // Every core by default (0 says so too); the result does not depend on it.
+  p.jobs = int(pick(opts.jobs, ann.jobs).value_or(0));
+  if (p.jobs == 0) p.jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   return p;
 }
 // What the engine runs one check with.
@@ -256,6 +262,7 @@ CheckOptions engineOptions(const RunOptions& opts, const CheckPlan& plan, const 
   co.raceCheck = rep.raceCheck;
   co.exitEndsProgram = rep.exitEndsProgram;
   co.timeLimitSeconds = plan.timeLimitSeconds;
+  co.jobs = plan.jobs;
   // The time limit is a hard limit for the whole check: the exploration (every
   // round of it), fence synthesis and the re-check of the edited source share
   // one deadline, which the engine also polls inside long executions.

@@ -40,6 +40,7 @@ struct RunOptions {
   std::optional<double> timeLimit;        // seconds per check (also bounds the frontend)
   std::optional<double> fenceTimeLimit;   // fence synthesis per check, seconds (0: none; default kDefaultFenceTimeLimitSeconds)
   std::optional<uint64_t> memoryLimitMiB; // state searches and the frontend process (default kDefaultMemoryLimitMiB)
+  std::optional<uint32_t> jobs;           // graph explorer workers (0 or unset: the machine's cores)
   bool stateful = false;                  // explicit-state search with a visited table
   bool robustness = false;                // also report executions SC does not allow (--robustness)
   std::vector<std::string> extraClangArgs;

@@ -1,5 +1,6 @@
 #include "tests/engine/differential.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -35,6 +36,66 @@ StateSpaceResult exploreStatesWithFinals(const Program& prog, const DiffConfig& 
     if (!info.blocked) finals->insert(info.finalMemory);
   };
   return exploreStates(prog, so);
+}
+
+std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
+  // Every complete execution once, with or without stopping at the first
+  // error, and with a preemption bound (slack executions, violations above it).
+  for (int mode : {0, 1, 2}) {
+    const bool stop = mode != 0;
+    CheckResult r[2];
+    std::multiset<std::string> keys[2];
+    for (int i = 0; i < 2; ++i) {
+      CheckOptions opts;
+      opts.model = c.model;
+      opts.bufferBound = c.bound;
+      opts.limits = c.limits;
+      opts.stopAtFirstError = stop;
+      if (mode == 2) opts.preemptionBound = 1;
+      if (i == 1) {
+        opts.jobs = stop ? 2 : 3;
+        opts.splitEagerly = true;
+      }
+      opts.onExecution = [&keys, i](const ExecutionInfo& info) {
+        keys[i].insert((info.blocked ? "blocked\n" : "") + info.traceKey);
+      };
+      r[i] = check(prog, opts);
+    }
+    std::ostringstream why;
+    const char* m = modelName(c.model);
+    auto differ = [&](const char* what, auto a, auto b) {
+      if (a != b) why << "jobs (" << m << " bound " << c.bound << (stop ? ", stop at first error" : "")
+                      << (mode == 2 ? ", preemption bound 1" : "") << "): " << what
+                      << " " << a << " sequential, " << b << " parallel; ";
+    };
+    differ("status", statusName(r[0].status), statusName(r[1].status));
+    // Nested spawners (compareTraces off): which thread gets which id depends
+    // on which worker met it first (explorer.h), and with it the order of the
+    // search: the same complete executions, maybe another path to them.
+    if (!c.compareTraces && stop) {
+      if (!why.str().empty()) return why.str();
+      continue;
+    }
+    differ("executions", r[0].executions, r[1].executions);
+    if (!c.compareTraces) {
+      if (!why.str().empty()) return why.str();
+      continue;
+    }
+    differ("blocked", r[0].blocked, r[1].blocked);
+    differ("cut", r[0].cut, r[1].cut);
+    differ("pruned by the preemption bound", r[0].boundBlocked, r[1].boundBlocked);
+    differ("slack executions", r[0].slackExecutions, r[1].slackExecutions);
+    differ("events", r[0].events, r[1].events);
+    differ("message", r[0].message, r[1].message);
+    differ("violations", r[0].violations.size(), r[1].violations.size());
+    for (size_t v = 0; v < std::min(r[0].violations.size(), r[1].violations.size()); ++v) {
+      differ("violation", r[0].violations[v].message, r[1].violations[v].message);
+      differ("trace", formatTrace(prog, r[0].violations[v]), formatTrace(prog, r[1].violations[v]));
+    }
+    if (!stop && keys[0] != keys[1]) why << "jobs (" << m << "): the executions reported differ; ";
+    if (!why.str().empty()) return why.str();
+  }
+  return "";
 }
 
 DiffOutcome differential(const Program& prog, const DiffConfig& c) {
@@ -107,6 +168,7 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
       }
     }
   }
+  if (std::string p = parallelDifferential(prog, c); !p.empty()) fail(p);
   out.why = why.str();
   return out;
 }

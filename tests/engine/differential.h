@@ -53,6 +53,13 @@ StateSpaceResult exploreStatesWithFinals(const Program& prog, const DiffConfig& 
 
 DiffOutcome differential(const Program& prog, const DiffConfig& c);
 
+// The graph explorer with several workers (CheckOptions::jobs, with a small
+// cut depth so that small programs are split) against one worker, with and
+// without stopping at the first error: the same status, counts, messages,
+// violations and traces, and the same executions reported. "" when they
+// agree, else what differs. (differential() runs it too.)
+std::string parallelDifferential(const Program& prog, const DiffConfig& c);
+
 // Programs with atomic sections are explored by the state space only
 // (check.h): it must agree with the naive explorer on the verdict and, when
 // nothing fails, on the final states (`executions`: the state space's).
