@@ -15,7 +15,7 @@ namespace {
 std::string boundsSentence(const CheckReport& r) {
   std::string s = std::string("model ") + modelName(r.model);
   s += r.bufferBound ? ", store buffers of at most " + std::to_string(*r.bufferBound) + " entries"
-                     : (r.model == Model::SC ? "" : ", unbounded store buffers");
+                     : (MemoryModel{r.model}.hasStoreBuffers() ? ", unbounded store buffers" : "");
   return s;
 }
 

@@ -10,15 +10,6 @@
 
 namespace tsocheck {
 
-const char* modelName(Model m) {
-  switch (m) {
-    case Model::SC: return "SC";
-    case Model::TSO: return "TSO";
-    case Model::PSO: return "PSO";
-  }
-  return "?";
-}
-
 const char* statusName(Status s) {
   switch (s) {
     case Status::Violation: return "violation";

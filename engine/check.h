@@ -11,11 +11,9 @@
 
 #include "engine/interp.h"
 #include "engine/ir.h"
+#include "engine/memory_model.h"  // Model, MemoryModel
 
 namespace tsocheck {
-
-enum class Model : uint8_t { SC, TSO, PSO };
-const char* modelName(Model m);  // "SC", "TSO", "PSO"
 
 enum class Status : uint8_t { Violation, Verified, Bounded, Timeout, Error };
 const char* statusName(Status s);  // "violation", "verified", ...
@@ -54,8 +52,9 @@ enum class DeadlockMode : uint8_t {
 const char* deadlockModeName(DeadlockMode m);  // "error", "warning", "ignore"
 
 struct CheckOptions {
-  Model model = Model::TSO;
+  Model model = kDefaultModel;
   int bufferBound = -1;        // pending stores per thread; -1 = unbounded; 0 = SC
+  MemoryModel memoryModel() const { return {model, bufferBound}; }
   Limits limits;               // per-thread step and call-depth limits
   double timeLimitSeconds = 0; // 0 = none
   // Stop at the first assertion, memory or arithmetic error. Deadlocks and

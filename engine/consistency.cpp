@@ -26,8 +26,10 @@ bool ConsistencyChecker::canOrderBefore(const Graph& g, EventId first, EventId s
 
 bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, EventId extraFrom,
                              EventId extraTo) {
-  const bool sc = mm_.isSC();
-  const bool pso = mm_.model == Model::PSO;
+  const bool sc = !mm_.buffersStores();  // every event timed in program order
+  const bool perLocation = mm_.perLocationBuffers();
+  const bool barrierOrders = mm_.storeStoreBarrierOrdersFlushes();
+  const bool forwards = mm_.forwardsFromBuffer();
   const int k = mm_.bufferBound;
 
   const uint32_t nThreads = uint32_t(g.threads.size());
@@ -76,7 +78,7 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
       } else if (e.kind == EvKind::Store) {
         edge(prevTimed, n);
         edge(lastBarrier, n);
-        if (pso) {
+        if (perLocation) {
           if (uint32_t* p = findLocNode(lastStoreLoc, e.addr)) edge(*p, n);
         } else {
           edge(lastStore, n);
@@ -95,7 +97,7 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
         lastStore = n;
         if (uint32_t* p = findLocNode(lastStoreLoc, e.addr)) *p = n;
         else lastStoreLoc.push_back({e.addr, n});
-        if (pso) sinceBarrier.push_back(n);
+        if (barrierOrders) sinceBarrier.push_back(n);
       } else if (e.kind == EvKind::Fence && e.fence == FenceKind::StoreStore) {
         // A barrier node outside the chain of timed events.
         edge(prevTimed, n);
@@ -107,8 +109,8 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
         edge(prevTimed, n);
         edge(gatePending, n);
         gatePending = kNone;
-        if (drainsBuffer(e)) {
-          if (pso) {
+        if (MemoryModel::drainsBuffer(e)) {
+          if (perLocation) {
             for (const LocNode& ln : lastStoreLoc) edge(ln.node, n);
           } else {
             edge(lastStore, n);
@@ -141,7 +143,7 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
           succ = coNext_[node(e.rf)];
         }
         const uint32_t* own = sc ? nullptr : findLocNode(ownLatest, e.addr);
-        bool forwarded = !sc && e.kind == EvKind::Load && !e.rf.isInit() && e.rf.thread == t &&
+        bool forwarded = forwards && e.kind == EvKind::Load && !e.rf.isInit() && e.rf.thread == t &&
                          g.ev(e.rf).kind == EvKind::Store;
         if (forwarded) {
           // Only the newest own store to the location can be forwarded.

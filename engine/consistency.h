@@ -32,14 +32,9 @@
 
 #include "engine/check.h"
 #include "engine/graph.h"
+#include "engine/memory_model.h"
 
 namespace tsocheck {
-
-struct MemoryModel {
-  Model model = Model::TSO;
-  int bufferBound = -1;  // -1 unbounded
-  bool isSC() const { return model == Model::SC || bufferBound == 0; }
-};
 
 // One element of a chronological order: an event's timed node (for a buffered
 // store: its flush) or a gate.

@@ -79,7 +79,7 @@ struct ParallelShared {
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts)
     : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
-      preemptions_(mm_.isSC(), opts.model == Model::PSO), races_(prog) {
+      preemptions_(!mm_.buffersStores(), mm_.perLocationBuffers()), races_(prog) {
   raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
 }
 
@@ -389,7 +389,7 @@ void Explorer::finishResult() {
   if (opts_.robustness) finishRobustness();
   if (res_.robustness && res_.violation && witnessKind_ != ErrorKind::None)
     res_.robustness->witnessIsViolation = res_.violation->kind == witnessKind_;
-  const bool bufferCut = opts_.bufferBound >= 0 && opts_.model != Model::SC;
+  const bool bufferCut = mm_.boundCuts();
   if (res_.violation) {
     res_.status = Status::Violation;
     res_.message = res_.violation->message;
@@ -1234,7 +1234,7 @@ void Explorer::noteLimit(const std::string& message, const SourceLoc& loc) {
 }
 
 void Explorer::checkRobust(const State& s) {
-  if (!opts_.robustness || mm_.isSC() || hasWitness()) return;
+  if (!opts_.robustness || !mm_.buffersStores() || hasWitness()) return;
   if (scChecker_.consistent(s.g)) return;
   Violation w;
   std::vector<OrderNode> order;
@@ -1269,7 +1269,7 @@ void Explorer::checkRobust(const State& s) {
     w.loc = at->loc;
     w.thread = at->thread;
   }
-  w.message = std::string("an execution ") + modelName(opts_.model) +
+  w.message = std::string("an execution ") + mm_.name() +
               " allows and SC does not (its reads-from and coherence order form a cycle under SC)";
   if (!res_.robustness) res_.robustness.emplace();
   res_.robustness->robust = false;
@@ -1281,16 +1281,16 @@ void Explorer::checkRobust(const State& s) {
 
 void Explorer::finishRobustness() {
   RobustnessResult r = res_.robustness.value_or(RobustnessResult{});
-  const char* m = modelName(opts_.model);
-  if (opts_.model == Model::SC) {
+  const char* m = mm_.name();
+  if (!mm_.hasStoreBuffers()) {
     r.message = "robust: SC is the reference model";
-  } else if (mm_.isSC()) {
+  } else if (!mm_.buffersStores()) {
     r.complete = false;
     r.message = "no non-SC execution with store buffers of 0 entries (that is SC)";
   } else if (!r.robust) {
     r.message = std::string("not robust: ") + m + " allows an execution SC does not";
   } else {
-    const bool bufferCut = opts_.bufferBound >= 0;
+    const bool bufferCut = mm_.boundCuts();
     r.complete = !timedOut_ && res_.cut == 0 && opts_.preemptionBound < 0 && !bufferCut && !res_.nondetLimited;
     r.message = r.complete ? std::string("robust: every ") + m + " execution is an SC execution"
                            : std::string("no non-SC execution found, but ") +
@@ -1468,7 +1468,7 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   const bool hadWitness = hasWitness();
   checkRobust(s);
   const bool newWitness = !hadWitness && hasWitness();
-  const bool awaitWitness = opts_.robustness && !mm_.isSC() && !hasWitness();
+  const bool awaitWitness = opts_.robustness && mm_.buffersStores() && !hasWitness();
   if (opts_.stopAtFirstError && !above && !awaitWitness && !hang) stopHere();
   if (std::any_of(res_.violations.begin(), res_.violations.end(), [&](const Violation& o) {
         return o.kind == kind && !(o.aboveBound && !above);

@@ -201,7 +201,7 @@ class Explorer {
   CheckOptions opts_;
   MemoryModel mm_;
   ConsistencyChecker checker_;
-  ConsistencyChecker scChecker_{MemoryModel{Model::SC, -1}};
+  ConsistencyChecker scChecker_{MemoryModel{Model::SC, -1}};  // robustness: SC is the reference model
   PreemptionCounter preemptions_;
   RaceDetector races_;
   bool raceCheck_ = false;  // opts_.raceCheck and the program has plain accesses

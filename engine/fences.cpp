@@ -76,17 +76,14 @@ namespace {
 
 // The cycle analysis gives up (critical = all) on traces with more events.
 constexpr size_t kMaxCycleNodes = 6000;
+constexpr double kNever = std::numeric_limits<double>::infinity();
 
-}  // namespace
-
-CandidateAnalysis analyseCounterexample(const Program& prog, Model model, const Violation& v) {
-  CandidateAnalysis out;
-  if (model == Model::SC) return out;
-  constexpr double kNever = std::numeric_limits<double>::infinity();
-  // One node per event of the trace (a flush is its store's node). `sigma`
-  // is where the event takes effect in the trace: a store when it reaches
-  // memory (never: still buffered at the end), a load served by its own
-  // buffer right after the store it reads (it reads nothing from memory).
+// A counterexample trace as a graph, for analyseCounterexample. One node per
+// event of the trace (a flush is its store's node). `sigma` is where the
+// event takes effect in the trace: a store when it reaches memory (never:
+// still buffered at the end), a load served by its own buffer right after
+// the store it reads (it reads nothing from memory).
+struct CounterexampleGraph {
   struct Node {
     uint32_t thread = 0;
     bool mem = false, write = false;
@@ -118,11 +115,26 @@ CandidateAnalysis analyseCounterexample(const Program& prog, Model model, const 
   std::vector<Delay> delays;
   std::vector<FencePosition> atSection;  // stores delayed past another thread's section start
   std::vector<std::pair<int, uint32_t>> spawns;  // (node, child)
-  auto threadSlot = [&](uint32_t t) {
+
+  CounterexampleGraph(const Program& prog, const Violation& v) {
+    for (size_t step = 0; step < v.trace.size(); ++step) {
+      const TraceStep& s = v.trace[step];
+      if (s.event == TraceStep::kNoEvent) continue;
+      threadSlot(s.thread);
+      addStep(prog, s, double(step));
+    }
+    for (const auto& [n, child] : spawns)
+      if (child < firstNode.size() && firstNode[child] >= 0) nodes[size_t(n)].extra.push_back(firstNode[child]);
+    for (Node& n : nodes)
+      if (n.source >= 0) n.sigma = nodes[size_t(n.source)].sigma + 0.5;
+  }
+
+ private:
+  void threadSlot(uint32_t t) {
     if (issued.size() <= t) issued.resize(t + 1);
     if (lastNode.size() <= t) lastNode.resize(t + 1, -1), firstNode.resize(t + 1, -1);
-  };
-  auto newNode = [&](uint32_t t) {
+  }
+  int newNode(uint32_t t) {
     nodes.push_back(Node{});
     nodes.back().thread = t;
     const int id = int(nodes.size() - 1);
@@ -130,13 +142,21 @@ CandidateAnalysis analyseCounterexample(const Program& prog, Model model, const 
     else firstNode[t] = id;
     lastNode[t] = id;
     return id;
-  };
-  for (size_t step = 0; step < v.trace.size(); ++step) {
-    const TraceStep& s = v.trace[step];
-    if (s.event == TraceStep::kNoEvent) continue;
-    threadSlot(s.thread);
+  }
+  // Event `node` of thread t, at address addr, took effect while some of the
+  // thread's stores issued[t][0..to) to other addresses were still buffered.
+  void noteDelay(uint32_t t, int node, size_t to, Addr addr) {
+    const std::vector<Issued>& mine = issued[t];
+    Delay d{t, node, mine.size(), to, {}};
+    for (size_t i = 0; i < to; ++i)
+      if (!mine[i].flushed && mine[i].addr != addr) {
+        d.from = std::min(d.from, i);
+        d.delayed.push_back(i);
+      }
+    if (!d.delayed.empty()) delays.push_back(std::move(d));
+  }
+  void addStep(const Program& prog, const TraceStep& s, double at) {
     std::vector<Issued>& mine = issued[s.thread];
-    const double at = double(step);
     switch (s.kind) {
       case StepKind::Store: {
         FencePosition p{s.function, s.pc, s.loc};
@@ -156,13 +176,7 @@ CandidateAnalysis analyseCounterexample(const Program& prog, Model model, const 
         nodes[size_t(mine[self].node)].sigma = at;
         // PSO: an older store to another address is still buffered when this
         // one reaches memory (store -> store relaxed).
-        Delay d{s.thread, mine[self].node, mine.size(), self, {}};
-        for (size_t i = 0; i < self; ++i)
-          if (!mine[i].flushed && mine[i].addr != s.addr) {
-            d.from = std::min(d.from, i);
-            d.delayed.push_back(i);
-          }
-        if (!d.delayed.empty()) delays.push_back(std::move(d));
+        noteDelay(s.thread, mine[self].node, self, s.addr);
         mine[self].flushed = true;
         break;
       }
@@ -181,13 +195,7 @@ CandidateAnalysis analyseCounterexample(const Program& prog, Model model, const 
             }
         // An older store to another address is still buffered when this load
         // takes effect (store -> load relaxed).
-        Delay d{s.thread, n, mine.size(), mine.size(), {}};
-        for (size_t i = 0; i < mine.size(); ++i)
-          if (!mine[i].flushed && mine[i].addr != s.addr) {
-            d.from = std::min(d.from, i);
-            d.delayed.push_back(i);
-          }
-        if (!d.delayed.empty()) delays.push_back(std::move(d));
+        noteDelay(s.thread, n, mine.size(), s.addr);
         break;
       }
       case StepKind::Rmw:
@@ -220,7 +228,7 @@ CandidateAnalysis analyseCounterexample(const Program& prog, Model model, const 
         // buffered: under SC that store took effect before this section
         // (the end of its own section, or of whatever ran before): delayed
         // past that point. Used only when the counterexample has no other
-        // delayed pair (below).
+        // delayed pair (analyseCounterexample).
         for (size_t u = 0; u < issued.size(); ++u) {
           if (u == s.thread) continue;
           for (size_t i = 0; i < issued[u].size(); ++i)
@@ -236,29 +244,19 @@ CandidateAnalysis analyseCounterexample(const Program& prog, Model model, const 
         break;
     }
   }
-  for (const auto& [n, child] : spawns)
-    if (child < firstNode.size() && firstNode[child] >= 0) nodes[size_t(n)].extra.push_back(firstNode[child]);
-  for (Node& n : nodes)
-    if (n.source >= 0) n.sigma = nodes[size_t(n.source)].sigma + 0.5;
+};
 
-  auto sortUnique = [](std::vector<FencePosition>& xs) {
-    std::sort(xs.begin(), xs.end());
-    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
-  };
-  for (const Delay& d : delays)
-    for (size_t i = d.from; i < d.to; ++i) out.all.push_back(issued[d.thread][i].pos);
-  sortUnique(out.all);
-  if (out.all.empty()) {
-    sortUnique(atSection);
-    out.all = out.critical = out.placement = atSection;
-    return out;
-  }
-  if (nodes.size() > kMaxCycleNodes) {
-    out.critical = out.all;
-    for (const Delay& d : delays) out.placement.push_back(issued[d.thread][d.to - 1].pos);
-    sortUnique(out.placement);
-    return out;
-  }
+void sortUnique(std::vector<FencePosition>& xs) {
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+}
+
+// The cycle analysis: a delay is critical when the delayed event reaches one
+// of the stores it overtook through program order, spawn/join and conflicts
+// (per address, in trace order): out.critical and out.placement from g.
+void criticalDelays(CounterexampleGraph& g, CandidateAnalysis& out) {
+  using Node = CounterexampleGraph::Node;
+  const std::vector<Node>& nodes = g.nodes;
   out.refined = true;
   // Conflicts: per address, the memory events in trace order.
   std::map<Addr, std::vector<int>> byAddr;
@@ -293,20 +291,43 @@ CandidateAnalysis analyseCounterexample(const Program& prog, Model model, const 
       }
     }
   };
-  for (const Delay& d : delays) {
+  for (const CounterexampleGraph::Delay& d : g.delays) {
     reachableFrom(d.node);
     size_t first = d.to;
     for (size_t i : d.delayed)
-      if (seen[size_t(issued[d.thread][i].node)]) {
+      if (seen[size_t(g.issued[d.thread][i].node)]) {
         first = i;
         break;
       }
     if (first == d.to) continue;  // no delay into this event is on a cycle
-    for (size_t i = first; i < d.to; ++i) out.critical.push_back(issued[d.thread][i].pos);
-    out.placement.push_back(issued[d.thread][d.to - 1].pos);
+    for (size_t i = first; i < d.to; ++i) out.critical.push_back(g.issued[d.thread][i].pos);
+    out.placement.push_back(g.issued[d.thread][d.to - 1].pos);
   }
   sortUnique(out.critical);
   sortUnique(out.placement);
+}
+
+}  // namespace
+
+CandidateAnalysis analyseCounterexample(const Program& prog, Model model, const Violation& v) {
+  CandidateAnalysis out;
+  if (!MemoryModel{model}.hasStoreBuffers()) return out;
+  CounterexampleGraph g(prog, v);
+  for (const CounterexampleGraph::Delay& d : g.delays)
+    for (size_t i = d.from; i < d.to; ++i) out.all.push_back(g.issued[d.thread][i].pos);
+  sortUnique(out.all);
+  if (out.all.empty()) {
+    sortUnique(g.atSection);
+    out.all = out.critical = out.placement = g.atSection;
+    return out;
+  }
+  if (g.nodes.size() > kMaxCycleNodes) {
+    out.critical = out.all;
+    for (const CounterexampleGraph::Delay& d : g.delays) out.placement.push_back(g.issued[d.thread][d.to - 1].pos);
+    sortUnique(out.placement);
+    return out;
+  }
+  criticalDelays(g, out);
   return out;
 }
 
@@ -531,7 +552,7 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
   auto checkSc = [&](double cap) {
     if (res.scChecked) return true;
     bool late = false;
-    CheckResult r = run(prog, Model::SC, &late, cap);
+    CheckResult r = run(prog, Model::SC, &late, cap);  // not a rule: SC is the reference a fix aims at
     if (r.status == Status::Timeout || r.status == Status::Error) return false;
     sc = std::move(r);
     res.scChecked = true;
@@ -549,7 +570,7 @@ FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& o
       res.lastCheck = first;
       return finish();
     }
-    if (opts.model == Model::SC) {
+    if (!opts.memoryModel().hasStoreBuffers()) {
       res.outcome = FenceOutcome::ScViolation;
       res.message = "the violation occurs under SC: no fence can fix it";
       res.lastCheck = first;

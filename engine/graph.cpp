@@ -23,23 +23,6 @@ const char* evKindName(EvKind k) {
   return "?";
 }
 
-bool drainsBuffer(const Event& e) {
-  switch (e.kind) {
-    case EvKind::Rmw:
-    case EvKind::Lock:
-    case EvKind::TryLock:
-    case EvKind::Unlock:
-    case EvKind::Spawn:
-    case EvKind::Free:
-    case EvKind::Exit:
-      return true;
-    case EvKind::Fence:
-      return e.fence == FenceKind::Full;
-    default:
-      return false;
-  }
-}
-
 Location* Graph::findLoc(Addr a) {
   auto it = std::lower_bound(locs.begin(), locs.end(), a,
                              [](const Location& l, Addr x) { return l.addr < x; });

@@ -70,8 +70,7 @@ struct Event {
   SourceLoc loc;
 };
 
-// True for events that need the thread's store buffer(s) empty.
-bool drainsBuffer(const Event& e);
+// Events that need the thread's store buffer(s) empty: MemoryModel::drainsBuffer.
 // True for plain stores (the only events that enter a store buffer).
 inline bool isBufferedStore(const Event& e) { return e.kind == EvKind::Store; }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/fp.h"  // FBinOp, FUnOp, FCmpPred, FConvOp
+#include "engine/memory_model.h"  // FenceKind
 
 namespace tsocheck {
 
@@ -109,7 +110,7 @@ enum class CmpOp : uint8_t { Eq, Ne, Ult, Ule, Ugt, Uge, Slt, Sle, Sgt, Sge };
 // (size 8) arithmetic on the bit patterns (atomicrmw fadd/fsub/fmax/fmin; the
 // last two are fmax/fmin: a NaN operand yields the other).
 enum class RmwOp : uint8_t { Xchg, Cas, Add, Sub, And, Or, Xor, Nand, Max, Min, UMax, UMin, FAdd, FSub, FMax, FMin };
-enum class FenceKind : uint8_t { Full, StoreStore };
+// FenceKind: engine/memory_model.h (the fences a model has).
 
 struct Instr {
   Op op = Op::Nop;

@@ -10,7 +10,7 @@ bool lockedWrite(const Event& e) { return e.writes && e.kind != EvKind::Store; }
 bool blocksThread(const Event& e) { return e.kind == EvKind::Lock || e.kind == EvKind::Join; }
 // Empties the thread's store buffer before it acts (an exit is left out: no
 // step of the thread follows it).
-bool drains(const Event& e) { return drainsBuffer(e) && e.kind != EvKind::Exit; }
+bool drains(const Event& e) { return MemoryModel::drainsBuffer(e) && e.kind != EvKind::Exit; }
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 // How far back a read looks into the writing thread's buffer, or forward for
 // the draining step after a store (fewer edges: a smaller, still sound bound).

@@ -109,7 +109,7 @@ class Search {
   StateSpaceResult run();
 
  private:
-  bool buffered() const { return opts_.model != Model::SC && opts_.bufferBound != 0; }
+  bool buffered() const { return opts_.memoryModel().buffersStores(); }
   std::string key(const State& s);
   uint32_t localId(const ThreadState& ts);
   std::string projection(const State& s) const;
@@ -575,7 +575,7 @@ void Search::expand(const State& s, uint32_t node) {
         Thread& ct = c.th[t];
         if (a.fence == FenceKind::Full) {
           if (!th.buf.empty()) continue;
-        } else if (opts_.model == Model::PSO && !ct.buf.empty()) {
+        } else if (opts_.memoryModel().storeStoreBarrierOrdersFlushes() && !ct.buf.empty()) {
           ++ct.epoch;
         }
         ct.recentReads.clear();
@@ -687,7 +687,7 @@ void Search::expand(const State& s, uint32_t node) {
       const auto& buf = s.th[t].buf;
       if (buf.empty()) continue;  // (every buffer flushes during an atomic section too)
       std::vector<size_t> heads;
-      if (opts_.model == Model::TSO) {
+      if (!opts_.memoryModel().perLocationBuffers()) {
         heads.push_back(0);
       } else {
         for (size_t i = 0; i < buf.size() && buf[i].epoch == buf.front().epoch; ++i) {
@@ -959,7 +959,7 @@ StateSpaceResult Search::run() {
   res_.stateLimitHit = stateLimit_;
   res_.exhaustive = !timedOut_ && r.cut == 0 && r.status != Status::Error && !r.hasHardError();
   if (r.status == Status::Error) return std::move(res_);
-  const bool bufferCut = opts_.bufferBound >= 0 && opts_.model != Model::SC;
+  const bool bufferCut = opts_.memoryModel().boundCuts();
   if (r.violation) {
     r.status = Status::Violation;
     r.message = r.violation->message;
@@ -1006,9 +1006,9 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
   so.stopAtFirstError = opts.stopAtFirstError;
   so.deadlocks = opts.deadlocks;
   so.exitEndsProgram = opts.exitEndsProgram;
-  so.collectProjections = opts.model != Model::SC;
+  so.collectProjections = opts.memoryModel().hasStoreBuffers();
   fromK = std::max(fromK, 0);
-  if (opts.model == Model::SC) toK = fromK;  // k does not matter under SC
+  if (!opts.memoryModel().hasStoreBuffers()) toK = fromK;  // k does not matter under SC
   std::optional<std::unordered_set<std::string>> prev;  // projections of k-1 (exhaustive only)
   CheckResult total;
   bool anyCut = false;
@@ -1027,7 +1027,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
     d.result.elapsedMs = elapsed();
     d.violationK = k;
     d.result.status = Status::Violation;
-    d.result.message += opts.model == Model::SC || k == 0
+    d.result.message += !opts.memoryModel().withBound(k).buffersStores()
                             ? " (the bug exists under sequential consistency)"
                             : " (needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry)" : " entries)");
     return d;
@@ -1083,7 +1083,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
     anyCut = anyCut || !r.exhaustive;
     if (r.stateLimitHit) break;  // this k is not fully checked; larger ones are bigger still
     d.largestK = k;
-    if (opts.model == Model::SC && r.exhaustive && r.result.executions > 0) {
+    if (!opts.memoryModel().hasStoreBuffers() && r.exhaustive && r.result.executions > 0) {
       d.fixpointK = k;
       break;
     }
@@ -1107,7 +1107,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
   d.result.elapsedMs = elapsed();
   if (d.fixpointK && !anyCut && total.executions > 0) {
     d.result.status = Status::Verified;
-    d.result.message = opts.model == Model::SC
+    d.result.message = !opts.memoryModel().hasStoreBuffers()
                            ? "no violation in any reachable state"
                            : "verified for unbounded store buffers (fixpoint at k=" + std::to_string(*d.fixpointK) + ")";
   } else {

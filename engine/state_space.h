@@ -24,8 +24,9 @@
 namespace tsocheck {
 
 struct StateSpaceOptions {
-  Model model = Model::TSO;
+  Model model = kDefaultModel;
   int bufferBound = -1;           // -1 = unbounded (may not terminate: see maxStates)
+  MemoryModel memoryModel() const { return {model, bufferBound}; }
   Limits limits;                  // step and call-depth limits per thread; stateMemoryBytes
   double timeLimitSeconds = 0;    // 0 = none
   const std::atomic<bool>* cancel = nullptr;  // set by another thread: stop (result `timeout`)

@@ -23,7 +23,7 @@ std::string writerNote(const Program& prog, const Graph& g, EventId w) {
 
 std::vector<TraceStep> buildTrace(const Program& prog, const Graph& g, const MemoryModel& mm,
                                   const std::vector<OrderNode>& order) {
-  const bool sc = mm.isSC();
+  const bool sc = !mm.buffersStores();
   const size_t nThreads = g.threads.size();
   std::vector<std::vector<Pending>> buf(nThreads);
   std::vector<uint32_t> next(nThreads, 0);

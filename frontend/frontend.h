@@ -43,7 +43,8 @@ struct FrontendProcess {
 };
 
 struct FrontendOptions {
-  Model model = Model::TSO;
+  Model model = kDefaultModel;
+  MemoryModel memoryModel() const { return {model}; }  // lowering depends on the model, not on a bound
   std::vector<std::string> clangArgs;  // extra driver arguments (-I, -D, -std=...)
   std::string resourceDir;             // empty: the one found at configure time
   uint32_t loopBound = kDefaultLoopBound;  // iterations of loops that wait on other threads and have effects; 0 = off
@@ -91,7 +92,7 @@ struct LoweredModule {
   Program program;  // shared by all checks: all functions + globals
   std::vector<CheckFunction> checks;
   std::vector<uint32_t> entryOf;  // Program function index per check
-  Model model = Model::TSO;       // the model the module was lowered for
+  Model model = kDefaultModel;    // the model the module was lowered for
   uint32_t loopBound = kDefaultLoopBound;  // the FrontendOptions::loopBound it was lowered with
   std::vector<StatementSpan> statements;  // block-level statements of every function body
 };

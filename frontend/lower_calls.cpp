@@ -238,17 +238,11 @@ void FunctionLowering::lowerCall(llvm::CallInst& I) {
     switch (classifyAsm(ia)) {
       case AsmKind::Nothing:
         break;
-      case AsmKind::Full: {
-        if (ml_.opts_.model == Model::SC) break;
-        Instr& in = emit(Op::Fence);
-        in.sub = uint8_t(FenceKind::Full);
+      case AsmKind::Full:
+        emitFence(ml_.opts_.memoryModel().fenceKept(FenceKind::Full));
         break;
-      }
       case AsmKind::StoreStore:
-        if (ml_.opts_.model == Model::PSO) {
-          Instr& in = emit(Op::Fence);
-          in.sub = uint8_t(FenceKind::StoreStore);
-        }
+        emitFence(ml_.opts_.memoryModel().fenceKept(FenceKind::StoreStore));
         break;
       case AsmKind::Unsupported:
         unsupported("inline assembly \"" + ia->getAsmString() +

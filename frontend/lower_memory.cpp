@@ -61,20 +61,23 @@ void FunctionLowering::lowerLoad(llvm::LoadInst& I) {
   countRead(I.getPointerOperand());
 }
 
-void FunctionLowering::emitFenceForStore(llvm::AtomicOrdering o, bool before) {
-  Model m = ml_.opts_.model;
-  if (m == Model::SC) return;
+namespace {
+MemOrder memOrder(llvm::AtomicOrdering o) {
   using AO = llvm::AtomicOrdering;
-  bool releaseLike = o == AO::Release || o == AO::AcquireRelease || o == AO::SequentiallyConsistent;
-  if (before) {
-    if (m == Model::PSO && releaseLike) {
-      Instr& in = emit(Op::Fence);
-      in.sub = uint8_t(FenceKind::StoreStore);
-    }
-  } else if (o == AO::SequentiallyConsistent) {
-    Instr& in = emit(Op::Fence);
-    in.sub = uint8_t(FenceKind::Full);
+  switch (o) {
+    case AO::Acquire: return MemOrder::Acquire;
+    case AO::Release: return MemOrder::Release;
+    case AO::AcquireRelease: return MemOrder::AcqRel;
+    case AO::SequentiallyConsistent: return MemOrder::SeqCst;
+    default: return MemOrder::Relaxed;  // not atomic, unordered, monotonic
   }
+}
+}  // namespace
+
+void FunctionLowering::emitFence(std::optional<FenceKind> k) {
+  if (!k) return;
+  Instr& in = emit(Op::Fence);
+  in.sub = uint8_t(*k);
 }
 
 void FunctionLowering::lowerStore(llvm::StoreInst& I) {
@@ -82,7 +85,7 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
   if (!size) return;
   Reg addr = val(I.getPointerOperand());
   Reg v = val(I.getValueOperand());
-  emitFenceForStore(I.getOrdering(), true);
+  emitFence(ml_.opts_.memoryModel().fenceBeforeStore(memOrder(I.getOrdering())));
   const uint8_t order = accessOrderFlags(I.isAtomic(), I.isVolatile(), I.getOrdering(), true);
   if (isFloatPair(I.getValueOperand()->getType())) {  // two 4-byte stores, as the load above
     Reg hi = bin(BinOp::LShr, v, constVal(32));
@@ -102,7 +105,7 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
     in.name = addrName(I.getPointerOperand());
     in.sub = order;
   }
-  emitFenceForStore(I.getOrdering(), false);
+  emitFence(ml_.opts_.memoryModel().fenceAfterStore(memOrder(I.getOrdering())));
   auto* slot = dyn_cast<llvm::AllocaInst>(baseObject(I.getPointerOperand()));
   if (!slot || !private_.count(slot)) {
     markEffect();
@@ -224,17 +227,7 @@ void FunctionLowering::lowerCmpXchg(llvm::AtomicCmpXchgInst& I) {
 
 void FunctionLowering::lowerFence(llvm::FenceInst& I) {
   if (I.getSyncScopeID() == llvm::SyncScope::SingleThread) return;  // atomic_signal_fence
-  Model m = ml_.opts_.model;
-  if (m == Model::SC) return;
-  using AO = llvm::AtomicOrdering;
-  AO o = I.getOrdering();
-  if (o == AO::SequentiallyConsistent) {
-    Instr& in = emit(Op::Fence);
-    in.sub = uint8_t(FenceKind::Full);
-  } else if (m == Model::PSO && (o == AO::Release || o == AO::AcquireRelease)) {
-    Instr& in = emit(Op::Fence);
-    in.sub = uint8_t(FenceKind::StoreStore);
-  }
+  emitFence(ml_.opts_.memoryModel().fenceFor(memOrder(I.getOrdering())));
 }
 
 

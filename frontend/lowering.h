@@ -289,7 +289,7 @@ class FunctionLowering {
   void countSyncRead();  // lock/unlock/trylock: the engine counts them as reads
   void emitSpinStop(SpinLoop* spin, Reg diff);
   void emitBoundCheck(SpinLoop* spin);
-  void emitFenceForStore(llvm::AtomicOrdering o, bool before);
+  void emitFence(std::optional<FenceKind> k);  // none: nothing (the model needs no fence there)
   int edgeTarget(llvm::BasicBlock* from, llvm::BasicBlock* to);  // label to jump to
   bool edgeNeedsCode(llvm::BasicBlock* from, llvm::BasicBlock* to);
   void emitEdgeCode(llvm::BasicBlock* from, llvm::BasicBlock* to);

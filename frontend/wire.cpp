@@ -1,6 +1,7 @@
 #include "frontend/wire.h"
 
 #include <cstring>
+#include <iterator>
 #include <type_traits>
 
 namespace tsocheck::frontend {
@@ -94,7 +95,7 @@ void putOptions(Writer& w, const FrontendOptions& o) {
 FrontendOptions getOptions(Reader& r) {
   FrontendOptions o;
   const uint8_t m = r.pod<uint8_t>();
-  if (m > uint8_t(Model::PSO)) throw WireError("bad model in lowering message");
+  if (m >= std::size(kModels)) throw WireError("bad model in lowering message");
   o.model = Model(m);
   for (uint64_t n = r.count(8); n--;) o.clangArgs.push_back(r.str());
   o.resourceDir = r.str();
@@ -279,7 +280,7 @@ FrontendResult decodeResult(const std::string& bytes) {
   }
   m.entryOf = r.podVec<uint32_t>();
   const uint8_t model = r.pod<uint8_t>();
-  if (model > uint8_t(Model::PSO)) throw WireError("bad model in lowering result");
+  if (model >= std::size(kModels)) throw WireError("bad model in lowering result");
   m.model = Model(model);
   m.loopBound = r.pod<uint32_t>();
   for (uint64_t n = r.count(25); n--;) {

@@ -2,6 +2,7 @@
 #include "service/report_reader.h"
 #include "jsonrpc/json_text.h"
 #include "service/wording.h"
+#include "engine/memory_model.h"
 
 #include <filesystem>
 #include <fstream>
@@ -376,8 +377,9 @@ json checkLenses(const json& check, const std::string& uri, const std::string& t
   lens(title, status == "violation" && checking < 0 ? "tsocheck.showTrace" : "tsocheck.recheck", json::array({uri, fn}));
   if (checking < 0) {
     lens("re-run", "tsocheck.recheck", json::array({uri, fn}));
-    for (const char* m : {"SC", "TSO", "PSO"})
-      if (model != m) lens(std::string("run under ") + m, "tsocheck.runWithModel", json::array({uri, fn, m}));
+    for (Model m : kModels)
+      if (model != modelName(m))
+        lens(std::string("run under ") + modelName(m), "tsocheck.runWithModel", json::array({uri, fn, modelName(m)}));
   }
   return out;
 }

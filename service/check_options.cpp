@@ -11,15 +11,6 @@
 
 namespace tsocheck {
 
-std::optional<Model> parseModel(const std::string& s) {
-  std::string l = s;
-  std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (l == "sc") return Model::SC;
-  if (l == "tso") return Model::TSO;
-  if (l == "pso") return Model::PSO;
-  return std::nullopt;
-}
-
 std::optional<DeadlockMode> parseDeadlockMode(const std::string& s) {
   if (s == "error") return DeadlockMode::Error;
   if (s == "warning") return DeadlockMode::Warning;
@@ -119,7 +110,7 @@ using V = OptionValues;
 constexpr int64_t kMaxBound = 1000000;
 
 const std::vector<OptionSpec> kSchema = {
-    {"model", "model", "--model", nullptr, ValueKind::Choice, "sc|tso|pso", 0, storeParsed<&V::model, parseModel>, clearFields<&V::model>},
+    {"model", "model", "--model", nullptr, ValueKind::Choice, modelChoices(), 0, storeParsed<&V::model, parseModel>, clearFields<&V::model>},
     {"bufferBound", "buffer_bound", "--buffer-bound", nullptr, ValueKind::Range, nullptr, kMaxBound,
      storeRange<&V::bufferBound, &V::bufferBoundFrom>, clearFields<&V::bufferBound, &V::bufferBoundFrom>},
     {"stateful", "stateful", "--stateful", nullptr, ValueKind::Switch, nullptr, 0, storeSwitch<&V::stateful>,

@@ -109,7 +109,7 @@ struct AnnotationOptions : OptionValues {
 AnnotationOptions parseAnnotation(const std::string& text);
 
 // The value syntaxes, for the few places that read one value on their own.
-std::optional<Model> parseModel(const std::string& s);  // "sc" | "tso" | "pso" (any case)
+// parseModel, modelName: engine/memory_model.h.
 std::optional<DeadlockMode> parseDeadlockMode(const std::string& s);  // "error" | "warning" | "ignore"
 // "K" -> {K, K}; "A..K" -> {A, K} with A <= K; nullopt when malformed.
 std::optional<std::pair<int, int>> parseBoundRange(const std::string& s);

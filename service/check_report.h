@@ -36,7 +36,7 @@ struct CheckReport {
   std::string function;
   std::string annotation;  // the options text of the check's annotation (part of the cache key)
   uint32_t line = 0, column = 0;
-  Model model = Model::TSO;
+  Model model = kDefaultModel;
   std::optional<int> bufferBound;
   std::optional<int> preemptionBound;
   uint32_t loopBound = frontend::kDefaultLoopBound;

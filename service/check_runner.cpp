@@ -52,7 +52,7 @@ void runDeepening(const Program& prog, const CheckOptions& co, int from, CheckRe
     rep.bounds.buffer = k;
     // Smaller k passed, unless one of them only hung (the deepening went on).
     const bool smallerHung = d.hangK && *d.hangK < k;
-    rep.boundsNote = co.model == Model::SC || k == 0
+    rep.boundsNote = !co.memoryModel().withBound(k).buffersStores()
                          ? "the violation occurs under sequential consistency (buffer bound 0)"
                          : "needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry" : " entries") +
                                (smallerHung     ? " (k=" + std::to_string(*d.hangK) + " shows only a hang: " +
@@ -214,7 +214,7 @@ CheckPlan planCheck(const RunOptions& opts, const AnnotationOptions& ann, uint32
   };
   const bool givenBuffer = opts.bufferBound && !(opts.annotationWins && ann.bufferBound);
   const bool givenPreemption = opts.preemptionBound && !(opts.annotationWins && ann.preemptionBound);
-  rep.model = opts.forceModel ? *opts.forceModel : pick(opts.model, ann.model).value_or(Model::TSO);
+  rep.model = opts.forceModel ? *opts.forceModel : pick(opts.model, ann.model).value_or(kDefaultModel);
   rep.bufferBound = givenBuffer ? opts.bufferBound : ann.bufferBound;
   rep.preemptionBound = givenPreemption ? opts.preemptionBound : ann.preemptionBound;
   rep.loopBound = pick(opts.loopBound, ann.loopBound).value_or(defaultLoopBound);
@@ -391,7 +391,7 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
     rep.errorAt = frontend::Diagnostic{fn.file, fn.line, fn.column, "error", rep.result.message};
   }
   const bool nonRobust = rep.result.robustness && !rep.result.robustness->robust;
-  if ((rep.result.status == Status::Violation || nonRobust) && rep.model != Model::SC && opts.fences &&
+  if ((rep.result.status == Status::Violation || nonRobust) && MemoryModel{rep.model}.hasStoreBuffers() && opts.fences &&
       ann.fences.value_or(true)) {
     if (opts.onVerdict) opts.onVerdict(rep);  // the answer now, the fix when synthesis ends
     fixFences(rep, plan, co, index, *prog, low.module, lowerings, defaultLoopBound, path, opts);
@@ -418,7 +418,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
 
   const uint32_t defaultLoopBound = opts.loopBound.value_or(frontend::kDefaultLoopBound);
   frontend::FrontendResult& base =
-      lowerings.get({opts.model.value_or(Model::TSO), defaultLoopBound, opts.abortEnds.value_or(false)});
+      lowerings.get({opts.model.value_or(kDefaultModel), defaultLoopBound, opts.abortEnds.value_or(false)});
   // A stopped frontend's only diagnostic says why; it becomes the input message.
   if (base.stopped == frontend::FrontendStop::None) fr.diagnostics = base.diagnostics;
   for (const std::string& w : flags.warnings)  // a compile_commands.json ignored (also said on stderr)

@@ -268,7 +268,7 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
   // robust (robustness asked for), make it robust.
   const RobustnessResult* rb = rep.result.robustness ? &*rep.result.robustness : nullptr;
   const bool robustGoal = rep.result.status != Status::Violation && in.options.robustness && rb && !rb->robust;
-  if ((rep.result.status != Status::Violation && !robustGoal) || rep.model == Model::SC || !in.program || !in.module)
+  if ((rep.result.status != Status::Violation && !robustGoal) || !MemoryModel{rep.model}.hasStoreBuffers() || !in.program || !in.module)
     return;
   const std::string text = fenceText(in.style).value_or(*fenceText(""));
   const auto start = std::chrono::steady_clock::now();

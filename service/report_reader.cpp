@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "engine/memory_model.h"
 #include "jsonrpc/json_text.h"
 
 namespace tsocheck {
@@ -52,7 +53,8 @@ json tracePayload(const json& check) {
     // memory reads it, an RMW leaves its value there.
     if (!addr.empty() && !s["value"].is_null() && (ev == "flush" || ev == "load-memory" || ev == "rmw"))
       memory[addr] = s["value"];
-    if (!addr.empty() && ev == "store" && str(check, "model") == "SC") memory[addr] = s["value"];
+    if (!addr.empty() && ev == "store" && !MemoryModel{parseModel(str(check, "model")).value_or(kDefaultModel)}.hasStoreBuffers())
+      memory[addr] = s["value"];  // no buffer: a store writes memory at once
     json mem = json::object();
     for (const auto& [a, v] : memory) mem[a] = v;
     s["memory"] = mem;

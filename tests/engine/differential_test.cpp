@@ -85,8 +85,6 @@ uint64_t executions(const Program& p, Model m) {
 
 uint64_t factorial(uint64_t n) { return n <= 1 ? 1 : n * factorial(n - 1); }
 
-const Model kModels[] = {Model::SC, Model::TSO, Model::PSO};
-
 }  // namespace
 
 TEST_CASE("store + N fetch_adds on one location: (N+1)! executions in every spawn order", "[rmw][exact]") {
