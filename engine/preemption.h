@@ -71,13 +71,22 @@ struct PreemptionState {
   struct Segment {
     uint32_t start = 0, count = 0, cap = 0;
   };
-  // Cheap phase: an upper bound (events that can end a forced interval:
-  // reads from other threads, writes timed at their step, draining events
-  // after a store). While it stays within the limit nothing can be pruned
-  // and no clocks are kept; copying a state in this phase allocates nothing.
+  // Cheap phase: upper bounds on the lower bound. The first counts the
+  // events that can end a forced interval (reads from other threads, writes
+  // timed at their step, draining events after a store); the second, tighter
+  // one (armingBound) also needs an event that can start a cross edge before
+  // each of them in its thread. While they stay within the limit nothing can
+  // be pruned and no clocks are kept; copying a state in this phase
+  // allocates nothing.
   bool exact = false;
   uint32_t candidates = 0;
   uint32_t scannedStamp = 0;  // events stamped below this are counted
+  // A tighter upper bound of the cheap phase (PreemptionCounter::armingBound),
+  // kept per added event while the graph has at most 64 threads: its value,
+  // the threads whose scan ends armed, and g.nextStamp when it held (0: none).
+  uint32_t armTotal = 0;
+  uint64_t armedMask = 0;
+  uint32_t armStamp = 0;
   // The thread of the newest event (set by the explorer when it adds one):
   // when exactly one event came since the last look, only it is looked at.
   uint32_t lastThread = 0;
@@ -112,8 +121,35 @@ class PreemptionCounter {
   bool exceeds(const Graph& g, PreemptionState& st, int limit);
 
  private:
+  // The clock bookkeeping of one new event (addEvent): its clock so far, its
+  // greedy state and how many of its thread's events reach it through
+  // another thread.
+  struct Incoming {
+    PreemptionState& st;
+    uint32_t t;
+    uint16_t* c;
+    PreemptionState::Mark mark;
+    uint32_t left;
+    void from(EventId src);
+    void flushSources(const Graph& g, EventId b, const Event& be, bool readers);
+  };
   int recompute(const Graph& g, PreemptionState* st);
+  void layout(const Graph& g);
+  bool present(const Graph& g, EventId x) const;
+  uint32_t node(EventId x) const { return base_[x.thread] + x.index; }
+  void directEdges(const Graph& g);
+  void flushEdges(const Graph& g);
+  void bufferedReadEdges(const Graph& g);
+  bool propagateClocks(const Graph& g);
+  int greedyCounts(const Graph& g, PreemptionState* st);
   void addEvent(const Graph& g, PreemptionState& st, EventId id);
+  void incomingEdges(const Graph& g, EventId id, Incoming& in) const;
+  void raise(const Graph& g, PreemptionState& st, uint32_t t, const uint16_t* c, uint32_t dep, EventId b);
+  void replayGreedy(const Graph& g, PreemptionState& st, uint32_t bt, uint32_t from);
+  bool mayEndInterval(const ThreadInfo& th, uint32_t t, uint32_t i) const;
+  static bool mayLeave(const Graph& g, uint32_t t, const Event& e);
+  int armingBound(const Graph& g, int limit, uint64_t* armedMask) const;
+  bool armingStep(const Graph& g, PreemptionState& st) const;
   bool sc_, pso_;
   std::vector<uint32_t> threadOf_;
   std::vector<EventId> fresh_;
