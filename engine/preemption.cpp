@@ -521,6 +521,7 @@ int PreemptionCounter::armingBound(const Graph& g, int limit, uint64_t* armedMas
 // of its rescan). Reads whose fr edge now stays in their thread only lower
 // the bound, which is kept.
 bool PreemptionCounter::armingStep(const Graph& g, PreemptionState& st) const {
+  if (st.armStamp != 0 && st.armStamp == g.nextStamp) return true;  // up to date
   const uint32_t t = st.lastThread;
   if (st.armStamp == 0 || g.nextStamp != st.armStamp + 1 || t >= g.threads.size() || t >= 64) return false;
   const ThreadInfo& th = g.threads[t];
