@@ -317,7 +317,7 @@ void PreemptionCounter::Incoming::from(EventId src) {
 // Everything that precedes the flush of write b (other threads than b's):
 // its co-predecessor and (readers) the processed reads of that predecessor.
 void PreemptionCounter::Incoming::flushSources(const Graph& g, EventId b, const Event& be, bool readers) {
-  const Location* l = g.findLoc(be.addr);
+  const Location* l = g.locOf(be);
   const int k = l ? Graph::coIndex(*l, b) : -2;
   if (k < 0) return;
   const EventId pred = k > 0 ? l->co[size_t(k - 1)] : kInit;
@@ -443,7 +443,7 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
   // Edges from this event to older ones: it precedes the flush of the write
   // co-after what it reads or co-after itself.
   if (!e.reads && !e.writes) return;
-  const Location* l = g.findLoc(e.addr);
+  const Location* l = g.locOf(e);
   if (!l) return;
   if (e.reads) {
     const int k = Graph::coIndex(*l, e.rf);
