@@ -263,12 +263,8 @@ int PreemptionCounter::greedyCounts(const Graph& g, PreemptionState* st) {
     PreemptionState::Mark cur;
     for (uint32_t j = 0; j < m; ++j) {
       const uint32_t v = base_[t] + j;
-      if (blocksThread(th.events[j])) cur.lastBlocker = int32_t(j);
       const uint32_t i = left_[v];
-      if (j > 0 && i != 0 && i <= j && cur.lastBlocker < int32_t(i) && cur.hit < int32_t(i) - 1) {
-        cur.hit = int32_t(j) - 1;
-        ++cur.count;
-      }
+      cur.step(j, i, blocksThread(th.events[j]));
       if (st) {
         cur.dep = dep_[v];
         cur.left = i;
@@ -372,12 +368,7 @@ void PreemptionCounter::replayGreedy(const Graph& g, PreemptionState& st, uint32
   const uint32_t before = st.mark(bt, m - 1).count;
   for (uint32_t k = from; k < m; ++k) {
     PreemptionState::Mark& mk = st.mark(bt, k);
-    if (blocksThread(evs[k])) cur.lastBlocker = int32_t(k);
-    const uint32_t i = mk.left;
-    if (k > 0 && i != 0 && i <= k && cur.lastBlocker < int32_t(i) && cur.hit < int32_t(i) - 1) {
-      cur.hit = int32_t(k) - 1;
-      ++cur.count;
-    }
+    cur.step(k, mk.left, blocksThread(evs[k]));
     mk.hit = cur.hit;
     mk.lastBlocker = cur.lastBlocker;
     mk.count = cur.count;
@@ -427,15 +418,7 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
   incomingEdges(g, id, in);
   in.c[t] = clockValue(j + 1);
   in.mark.left = in.left;
-  if (blocksThread(e)) in.mark.lastBlocker = int32_t(j);
-  // Interval of switch points [left-1, j-1], unless a lock/join in
-  // a_left..a_j may make the switch a blocked wait.
-  const uint32_t left = in.left;
-  if (j > 0 && left != 0 && left <= j && in.mark.lastBlocker < int32_t(left) && in.mark.hit < int32_t(left) - 1) {
-    in.mark.hit = int32_t(j) - 1;
-    in.mark.count++;
-    st.total++;
-  }
+  st.total += in.mark.step(j, in.left, blocksThread(e));
   st.reserveOne(t);
   std::copy_n(in.c, W, st.clock(t, j));
   st.mark(t, j) = in.mark;

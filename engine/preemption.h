@@ -25,11 +25,19 @@
 // of a_{i+1..j} is a lock or join the switch is a preemption. The minimum
 // number of points hitting all such intervals (greedy, exact for intervals)
 // summed over threads is ≤ the class's preemption count. Pruning a graph only
-// when this lower bound exceeds P + slack (slack N−2, seed 002's Theorem 1;
-// its §5 "threads with no deletable events" slack is stated without proof
-// and not used) keeps every graph that Buster keeps, so completeness up to P
-// carries over; the explorer stays optimal because it explores a subset of
-// the unbounded exploration.
+// when this lower bound exceeds P + slack (slack N−2, seed 002's Theorem 1)
+// keeps every graph that Buster keeps, so completeness up to P carries over;
+// the explorer stays optimal because it explores a subset of the unbounded
+// exploration. Seed 002's §5 slack, min(N−2, threads with no deletable
+// events), is not used: Lemma 2 needs the number of threads extended past Ĝ,
+// i.e. threads with events a later revisit deletes, which depends on the
+// rest of the production sequence; "not in the porf-prefix of a write that
+// revisited" is not shown to cover them (a nested revisit's write may itself
+// be deleted later), and as worded the count grows with the kept threads.
+// The cheap upper bounds below only decide when the clocks are needed: they
+// never prune, so they cannot cost completeness (a wrong one would prune
+// less; tests/engine/preemption_test.cpp checks they never hide an exceeded
+// limit).
 #pragma once
 
 #include <cstdint>
@@ -64,6 +72,18 @@ struct PreemptionState {
     int32_t lastBlocker = -1;  // index of the thread's latest lock or join
     uint32_t count = 0;        // switch points chosen in the thread so far
     uint32_t left = 0;         // events of the thread that reach this one through another thread
+    // The greedy's step at the thread's event j (a lock or join when
+    // `blocker`) with `left` as above: the forced interval of switch points
+    // [left-1, j-1] needs a new point unless a lock/join in a_left..a_j may
+    // make the switch a blocked wait or the last point chosen hits it.
+    // True when a point was added (at j-1).
+    bool step(uint32_t j, uint32_t reach, bool blocker) {
+      if (blocker) lastBlocker = int32_t(j);
+      if (j == 0 || reach == 0 || reach > j || lastBlocker >= int32_t(reach) || hit >= int32_t(reach) - 1) return false;
+      hit = int32_t(j) - 1;
+      ++count;
+      return true;
+    }
   };
   // Per thread a segment of `slots` in the arenas below (one slot per
   // processed event, in po order); three vectors whatever the thread count,
