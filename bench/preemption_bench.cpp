@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,28 @@ Run timed(const Program& p, Model m, int bound) {
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  if (argc > 1 && std::strcmp(argv[1], "--one") == 0) {  // --one PROGRAM MODEL BOUND REPS (profiling)
+    const std::string want = argv[2];
+    std::vector<Named> all{heavyLight(5, 3), heavyLight(4, 3), counter(5, 1), ring(5, 2)};
+    const Model m = std::strcmp(argv[3], "SC") == 0 ? Model::SC : std::strcmp(argv[3], "TSO") == 0 ? Model::TSO : Model::PSO;
+    for (const Named& n : all)
+      if (n.name == want) {
+        CheckOptions o;
+        o.model = m;
+        o.preemptionBound = std::atoi(argv[4]);
+        o.stopAtFirstError = false;
+        uint64_t ex = 0;
+        double best = 1e18;
+        for (int i = 0; i < std::atoi(argv[5]); ++i) {
+          const std::clock_t c0 = std::clock();
+          ex = check(n.prog, o).executions;
+          best = std::min(best, 1000.0 * double(std::clock() - c0) / CLOCKS_PER_SEC);
+        }
+        std::printf("%s %s %s: %llu executions, best CPU %.1f ms\n", argv[2], argv[3], argv[4], (unsigned long long)ex, best);
+        return 0;
+      }
+    return 2;
+  }
   std::vector<Named> programs;
   if (argc > 2) {
     programs.push_back(heavyLight(unsigned(std::atoi(argv[1])), unsigned(std::atoi(argv[2]))));

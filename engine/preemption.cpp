@@ -22,6 +22,7 @@ void PreemptionState::revisited(uint32_t stamp) {
   if (!exact) {  // count again from scratch (cheap)
     candidates = 0;
     scannedStamp = 0;
+    armStamp = 0;
     return;
   }
   total = 0;
@@ -74,42 +75,47 @@ void PreemptionState::setWidth(uint32_t w) {
   width = w;
 }
 
-int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
+void PreemptionCounter::layout(const Graph& g) {
   const uint32_t nThreads = uint32_t(g.threads.size());
   base_.assign(nThreads + 1, 0);
   for (uint32_t t = 0; t < nThreads; ++t)
     base_[t + 1] = base_[t] + (g.threads[t].alive ? uint32_t(g.threads[t].events.size()) : 0);
-  const uint32_t n = base_[nThreads];
-  auto node = [&](EventId x) { return base_[x.thread] + x.index; };
-  auto present = [&](EventId x) {
-    return !x.isInit() && x.thread < nThreads && g.threads[x.thread].alive &&
-           x.index < g.threads[x.thread].events.size();
-  };
-  std::vector<uint32_t>& threadOf = threadOf_;
-  threadOf.resize(n);
+  threadOf_.resize(base_[nThreads]);
   for (uint32_t t = 0; t < nThreads; ++t)
-    for (uint32_t v = base_[t]; v < base_[t + 1]; ++v) threadOf[v] = t;
+    for (uint32_t v = base_[t]; v < base_[t + 1]; ++v) threadOf_[v] = t;
+}
 
-  // Cross-thread happens-before edges every run producing g respects.
+bool PreemptionCounter::present(const Graph& g, EventId x) const {
+  return !x.isInit() && x.thread < g.threads.size() && g.threads[x.thread].alive &&
+         x.index < g.threads[x.thread].events.size();
+}
+
+// Cross-thread edges into a thread's step: spawn, external rf, exit→join.
+void PreemptionCounter::directEdges(const Graph& g) {
+  const uint32_t nThreads = uint32_t(g.threads.size());
   edges_.clear();
   for (uint32_t t = 0; t < nThreads; ++t) {
     const ThreadInfo& th = g.threads[t];
     if (!th.alive) continue;
-    if (t != 0 && !th.events.empty() && present(EventId{th.parent, th.spawnIndex}) && th.parent != t)
+    if (t != 0 && !th.events.empty() && present(g, EventId{th.parent, th.spawnIndex}) && th.parent != t)
       edges_.push_back({node(EventId{th.parent, th.spawnIndex}), base_[t]});
     for (uint32_t i = 0; i < th.events.size(); ++i) {
       const Event& e = th.events[i];
       const uint32_t me = base_[t] + i;
-      if (e.reads && present(e.rf) && e.rf.thread != t) edges_.push_back({node(e.rf), me});
+      if (e.reads && present(g, e.rf) && e.rf.thread != t) edges_.push_back({node(e.rf), me});
       if (e.kind == EvKind::Join && e.aux != t && e.aux < nThreads && g.threads[e.aux].alive &&
           !g.threads[e.aux].events.empty())
         edges_.push_back({base_[e.aux] + uint32_t(g.threads[e.aux].events.size()) - 1, me});
     }
   }
-  // co and fr edges end at a write's flush. Under SC, or for a locked write,
-  // that is the write's own step; for a buffered store it is before the
-  // thread's next draining step (full fence, RMW, lock, spawn, free), if any.
-  nextDrain_.assign(n, kNone);
+}
+
+// co and fr edges end at a write's flush. Under SC, or for a locked write,
+// that is the write's own step; for a buffered store it is before the
+// thread's next draining step (full fence, RMW, lock, spawn, free), if any.
+void PreemptionCounter::flushEdges(const Graph& g) {
+  const uint32_t nThreads = uint32_t(g.threads.size());
+  nextDrain_.assign(base_[nThreads], kNone);
   for (uint32_t t = 0; t < nThreads; ++t) {
     const ThreadInfo& th = g.threads[t];
     if (!th.alive) continue;
@@ -126,7 +132,7 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
   for (const Location& l : g.locs) {
     for (size_t k = 1; k < l.co.size(); ++k) {
       EventId a = l.co[k - 1], b = l.co[k];
-      if (!present(a) || !present(b) || a.thread == b.thread) continue;
+      if (!present(g, a) || !present(g, b) || a.thread == b.thread) continue;
       flushSrc_.push_back({node(b), node(a)});
     }
   }
@@ -142,58 +148,62 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
       if (k < -1) continue;
       if (size_t(k + 1) >= l->co.size()) continue;
       EventId next = l->co[size_t(k + 1)];
-      if (next == EventId{t, i} || !present(next) || next.thread == t) continue;
+      if (next == EventId{t, i} || !present(g, next) || next.thread == t) continue;
       flushSrc_.push_back({node(next), base_[t] + i});
     }
   }
   for (auto [b, x] : flushSrc_)
     if (nextDrain_[b] != kNone) edges_.push_back({x, nextDrain_[b]});
-  if (!sc_) {
-    // A read of another thread's buffered store comes after that store's
-    // flush, so after everything that precedes the flush — and (FIFO: TSO
-    // per thread, PSO per location) after the flushes of the older stores
-    // still buffered with it.
-    fsStart_.assign(n + 1, 0);
-    for (auto [b, x] : flushSrc_) ++fsStart_[b + 1];
-    for (uint32_t v = 0; v < n; ++v) fsStart_[v + 1] += fsStart_[v];
-    fs_.resize(flushSrc_.size());
-    order_.assign(fsStart_.begin(), fsStart_.end() - 1);
-    for (auto [b, x] : flushSrc_) fs_[order_[b]++] = x;
-    for (uint32_t t = 0; t < nThreads; ++t) {
-      const ThreadInfo& th = g.threads[t];
-      if (!th.alive) continue;
-      for (uint32_t i = 0; i < th.events.size(); ++i) {
-        const Event& r = th.events[i];
-        if (!r.reads || !present(r.rf) || r.rf.thread == t) continue;
-        const ThreadInfo& wt = g.threads[r.rf.thread];
-        if (wt.events[r.rf.index].kind != EvKind::Store) continue;
-        for (uint32_t k = r.rf.index + 1, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
-          const Event& b = wt.events[k];
-          if (drains(b)) break;
-          if (b.kind != EvKind::Store || (pso_ && b.addr != r.addr)) continue;
-          const uint32_t bn = base_[r.rf.thread] + k;
-          for (uint32_t q = fsStart_[bn]; q < fsStart_[bn + 1]; ++q)
-            if (threadOf[fs_[q]] != t) edges_.push_back({fs_[q], base_[t] + i});
-        }
+}
+
+// A read of another thread's buffered store comes after that store's flush,
+// so after everything that precedes the flush — and (FIFO: TSO per thread,
+// PSO per location) after the flushes of the older stores still buffered
+// with it.
+void PreemptionCounter::bufferedReadEdges(const Graph& g) {
+  const uint32_t nThreads = uint32_t(g.threads.size()), n = base_[nThreads];
+  fsStart_.assign(n + 1, 0);
+  for (auto [b, x] : flushSrc_) ++fsStart_[b + 1];
+  for (uint32_t v = 0; v < n; ++v) fsStart_[v + 1] += fsStart_[v];
+  fs_.resize(flushSrc_.size());
+  order_.assign(fsStart_.begin(), fsStart_.end() - 1);
+  for (auto [b, x] : flushSrc_) fs_[order_[b]++] = x;
+  for (uint32_t t = 0; t < nThreads; ++t) {
+    const ThreadInfo& th = g.threads[t];
+    if (!th.alive) continue;
+    for (uint32_t i = 0; i < th.events.size(); ++i) {
+      const Event& r = th.events[i];
+      if (!r.reads || !present(g, r.rf) || r.rf.thread == t) continue;
+      const ThreadInfo& wt = g.threads[r.rf.thread];
+      if (wt.events[r.rf.index].kind != EvKind::Store) continue;
+      for (uint32_t k = r.rf.index + 1, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
+        const Event& b = wt.events[k];
+        if (drains(b)) break;
+        if (b.kind != EvKind::Store || (pso_ && b.addr != r.addr)) continue;
+        const uint32_t bn = base_[r.rf.thread] + k;
+        for (uint32_t q = fsStart_[bn]; q < fsStart_[bn + 1]; ++q)
+          if (threadOf_[fs_[q]] != t) edges_.push_back({fs_[q], base_[t] + i});
       }
     }
   }
+}
 
-  // Out-adjacency (CSR) of the cross edges, in-degrees including po.
-  adjStart_.assign(n + 1, 0);
+// Vector clocks in topological order (Kahn), pushed along po and the cross
+// edges; left_[v] = how many events of v's thread reach v through another
+// thread; dep_[v] = the newest (write) stamp v's clock depends on. False
+// when the edges have a cycle (not a consistent graph).
+bool PreemptionCounter::propagateClocks(const Graph& g) {
+  const uint32_t nThreads = uint32_t(g.threads.size()), n = base_[nThreads];
+  adjStart_.assign(n + 1, 0);  // out-adjacency (CSR) of the cross edges
   for (auto [a, b] : edges_) ++adjStart_[a + 1];
   for (uint32_t v = 0; v < n; ++v) adjStart_[v + 1] += adjStart_[v];
   adj_.resize(edges_.size());
   order_.assign(adjStart_.begin(), adjStart_.end() - 1);
   for (auto [a, b] : edges_) adj_[order_[a]++] = b;
-  indeg_.assign(n, 0);
+  indeg_.assign(n, 0);  // in-degrees including po
   for (auto [a, b] : edges_) ++indeg_[b];
   for (uint32_t t = 0; t < nThreads; ++t)
     for (uint32_t v = base_[t] + 1; v < base_[t + 1]; ++v) ++indeg_[v];
-
-  // Vector clocks in topological order (Kahn), pushed along the edges;
-  // left_[v] = how many events of v's thread reach v through another thread;
-  // dep_[v] = the newest (write) stamp v's clock depends on.
   clock_.assign(size_t(n) * nThreads, 0);
   left_.assign(n, 0);
   dep_.assign(n, 0);
@@ -206,15 +216,15 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
     for (uint32_t u = 0; u < nThreads; ++u) dst[u] = std::max(dst[u], src[u]);
     dep_[to] = std::max(dep_[to], dep_[from]);
   };
+  auto release = [&](uint32_t w) {
+    if (--indeg_[w] == 0) order_.push_back(w);
+  };
   for (size_t head = 0; head < order_.size(); ++head) {
     const uint32_t v = order_[head];
-    const uint32_t t = threadOf[v];
+    const uint32_t t = threadOf_[v];
     const Event& ev = g.threads[t].events[v - base_[t]];
     clock_[size_t(v) * nThreads + t] = v - base_[t] + 1;
     dep_[v] = std::max({dep_[v], ev.stamp, ev.wstamp});
-    auto release = [&](uint32_t w) {
-      if (--indeg_[w] == 0) order_.push_back(w);
-    };
     if (v + 1 < base_[t + 1]) {
       join(v, v + 1);
       release(v + 1);
@@ -222,24 +232,19 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
     for (uint32_t k = adjStart_[v]; k < adjStart_[v + 1]; ++k) {
       const uint32_t w = adj_[k];
       join(v, w);
-      left_[w] = std::max(left_[w], clock_[size_t(v) * nThreads + threadOf[w]]);
+      left_[w] = std::max(left_[w], clock_[size_t(v) * nThreads + threadOf_[w]]);
       release(w);
     }
   }
-  if (order_.size() != n) {  // cyclic: not a consistent graph; claim nothing
-    if (st) {
-      st->exact = true;
-      st->threads.clear();
-      st->marks.clear();
-      st->clocks.clear();
-      st->total = 0;
-    }
-    return 0;
-  }
+  return order_.size() == n;
+}
 
-  // Per thread: fewest switch points hitting every forced interval [i-1, j-1]
-  // (a_0..a_{i-1} reach a_j through another thread), greedy by right end;
-  // an interval containing a lock or join may be a blocked wait: skipped.
+// Per thread: fewest switch points hitting every forced interval [i-1, j-1]
+// (a_0..a_{i-1} reach a_j through another thread), greedy by right end; an
+// interval containing a lock or join may be a blocked wait: skipped. With
+// st, every event's clock and greedy state are kept for later updates.
+int PreemptionCounter::greedyCounts(const Graph& g, PreemptionState* st) {
+  const uint32_t nThreads = uint32_t(g.threads.size()), n = base_[nThreads];
   if (st) {
     st->width = std::max(st->width, nThreads);
     st->threads.assign(nThreads, {});
@@ -258,12 +263,8 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
     PreemptionState::Mark cur;
     for (uint32_t j = 0; j < m; ++j) {
       const uint32_t v = base_[t] + j;
-      if (blocksThread(th.events[j])) cur.lastBlocker = int32_t(j);
       const uint32_t i = left_[v];
-      if (j > 0 && i != 0 && i <= j && cur.lastBlocker < int32_t(i) && cur.hit < int32_t(i) - 1) {
-        cur.hit = int32_t(j) - 1;
-        ++cur.count;
-      }
+      cur.step(j, i, blocksThread(th.events[j]));
       if (st) {
         cur.dep = dep_[v];
         cur.left = i;
@@ -274,6 +275,25 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
     }
     total += int(cur.count);
   }
+  return total;
+}
+
+int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
+  layout(g);
+  directEdges(g);
+  flushEdges(g);
+  if (!sc_) bufferedReadEdges(g);
+  if (!propagateClocks(g)) {  // cyclic: not a consistent graph; claim nothing
+    if (st) {
+      st->exact = true;
+      st->threads.clear();
+      st->marks.clear();
+      st->clocks.clear();
+      st->total = 0;
+    }
+    return 0;
+  }
+  const int total = greedyCounts(g, st);
   if (st) {
     st->exact = true;
     st->total = total;
@@ -281,181 +301,274 @@ int PreemptionCounter::recompute(const Graph& g, PreemptionState* st) {
   return total;
 }
 
-void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id) {
-  const uint32_t t = id.thread, j = id.index, W = st.width;
-  const ThreadInfo& th = g.threads[t];
-  const Event& e = th.events[j];
-  uint16_t* c = scratchClock_.data();
-  PreemptionState::Mark mark = j > 0 ? st.mark(t, j - 1) : PreemptionState::Mark{};
-  if (j > 0) std::copy_n(st.clock(t, j - 1), W, c);
-  else std::fill_n(c, W, uint16_t(0));
-  mark.dep = std::max({mark.dep, e.stamp, e.wstamp});
-  uint32_t left = 0;
-  auto processed = [&](EventId x) {
-    return !x.isInit() && x.index < st.processed(x.thread);
-  };
-  auto from = [&](EventId src) {
-    if (src.thread == t || !processed(src)) return;
-    const uint16_t* s = st.clock(src.thread, src.index);
-    for (uint32_t u = 0; u < W; ++u) c[u] = std::max(c[u], s[u]);
-    left = std::max<uint32_t>(left, s[t]);
-    mark.dep = std::max(mark.dep, st.mark(src.thread, src.index).dep);
-  };
-  // Everything that precedes the flush of write b (other threads than b's):
-  // its co-predecessor and the processed reads of that predecessor.
-  auto flushSources = [&](EventId b, const Event& be, bool readers) {
-    const Location* l = g.findLoc(be.addr);
-    const int k = l ? Graph::coIndex(*l, b) : -2;
-    if (k < 0) return;
-    const EventId pred = k > 0 ? l->co[size_t(k - 1)] : kInit;
-    if (!pred.isInit() && pred.thread != b.thread) from(pred);
-    if (!readers) return;
-    for (uint32_t u = 0; u < st.threads.size() && u < g.threads.size(); ++u) {
-      if (u == b.thread || u == t || !g.threads[u].alive) continue;
-      const auto& evs = g.threads[u].events;
-      const uint32_t done = uint32_t(std::min<size_t>(evs.size(), st.processed(u)));
-      for (uint32_t i = 0; i < done; ++i)
-        if (evs[i].reads && evs[i].addr == be.addr && evs[i].rf == pred) from(EventId{u, i});
-    }
-  };
-  if (j == 0 && t != 0) from(EventId{th.parent, th.spawnIndex});
-  if (e.reads) from(e.rf);
-  if (e.kind == EvKind::Join && e.aux < g.threads.size() && !g.threads[e.aux].events.empty())
-    from(EventId{e.aux, uint32_t(g.threads[e.aux].events.size()) - 1});
-  if (e.writes && (sc_ || lockedWrite(e))) flushSources(id, e, true);  // its flush is this step
-  if (!sc_) {
-    if (drains(e)) {
-      // The stores buffered since the last draining step flush before this one.
-      for (uint32_t k = j, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
-        const Event& b = th.events[k];
-        if (drains(b)) break;
-        if (b.kind == EvKind::Store) flushSources(EventId{t, k}, b, true);
-      }
-    }
-    if (e.reads && !e.rf.isInit() && e.rf.thread != t && e.rf.thread < g.threads.size()) {
-      // Reading another thread's buffered store: after its flush, and after
-      // the flushes of the older stores buffered with it (TSO: all of them,
-      // PSO: those to the same location).
-      const auto& wevs = g.threads[e.rf.thread].events;
-      if (e.rf.index < wevs.size() && wevs[e.rf.index].kind == EvKind::Store)
-        for (uint32_t k = e.rf.index + 1, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
-          const Event& b = wevs[k];
-          if (drains(b)) break;
-          if (b.kind == EvKind::Store && (!pso_ || b.addr == e.addr)) flushSources(EventId{e.rf.thread, k}, b, false);
-        }
-    }
-  }
-  c[t] = clockValue(j + 1);
-  mark.left = left;
-  if (blocksThread(e)) mark.lastBlocker = int32_t(j);
-  // Interval of switch points [left-1, j-1], unless a lock/join in
-  // a_left..a_j may make the switch a blocked wait.
-  if (j > 0 && left != 0 && left <= j && mark.lastBlocker < int32_t(left) && mark.hit < int32_t(left) - 1) {
-    mark.hit = int32_t(j) - 1;
-    mark.count++;
-    st.total++;
-  }
-  st.reserveOne(t);
-  std::copy_n(c, W, st.clock(t, j));
-  st.mark(t, j) = mark;
-  st.threads[t].count++;
+// Joins into the new event's clock what precedes it through another thread.
+void PreemptionCounter::Incoming::from(EventId src) {
+  if (src.thread == t || src.isInit() || src.index >= st.processed(src.thread)) return;
+  const uint16_t* s = st.clock(src.thread, src.index);
+  for (uint32_t u = 0; u < st.width; ++u) c[u] = std::max(c[u], s[u]);
+  left = std::max<uint32_t>(left, s[t]);
+  mark.dep = std::max(mark.dep, st.mark(src.thread, src.index).dep);
+}
 
-  // Edges from this event to older ones: this event precedes the flush of
-  // the write co-after what it reads or co-after itself. The older target's
-  // clock grows in place (events derived from it earlier keep less).
-  auto raise = [&](EventId b) {
-    if (b.isInit() || b.thread == t || b.thread >= g.threads.size() || !g.threads[b.thread].alive) return;
-    const auto& bevs = g.threads[b.thread].events;
-    if (b.index >= bevs.size()) return;
-    uint32_t target = b.index;
-    if (!sc_ && !lockedWrite(bevs[b.index])) {  // its flush: before the thread's next draining step
-      target = kNone;
-      for (uint32_t k = b.index + 1, steps = 0; k < bevs.size() && steps < kWalk; ++k, ++steps)
-        if (drains(bevs[k])) {
-          target = k;
-          break;
-        }
-      if (target == kNone) return;
-    }
-    const uint32_t bt = b.thread, m = st.processed(bt);
-    if (target >= m) return;
-    // The target and its po-successors now come after this event.
-    for (uint32_t k = target; k < m; ++k) {
-      uint16_t* dst = st.clock(bt, k);
-      for (uint32_t u = 0; u < W; ++u) dst[u] = std::max(dst[u], c[u]);
-      st.mark(bt, k).dep = std::max(st.mark(bt, k).dep, mark.dep);
-    }
-    // A new forced interval of the target's thread may end at the target:
-    // replay that thread's greedy from there.
-    const uint32_t reach = c[bt];
-    if (reach == 0 || reach <= st.mark(bt, target).left) return;
-    st.mark(bt, target).left = reach;
-    const auto& bevs2 = g.threads[bt].events;
-    PreemptionState::Mark cur = target > 0 ? st.mark(bt, target - 1) : PreemptionState::Mark{};
-    const uint32_t before = st.mark(bt, m - 1).count;
-    for (uint32_t k = target; k < m; ++k) {
-      PreemptionState::Mark& mk = st.mark(bt, k);
-      if (blocksThread(bevs2[k])) cur.lastBlocker = int32_t(k);
-      const uint32_t i = mk.left;
-      if (k > 0 && i != 0 && i <= k && cur.lastBlocker < int32_t(i) && cur.hit < int32_t(i) - 1) {
-        cur.hit = int32_t(k) - 1;
-        ++cur.count;
-      }
-      mk.hit = cur.hit;
-      mk.lastBlocker = cur.lastBlocker;
-      mk.count = cur.count;
-    }
-    st.total += int(cur.count) - int(before);
-  };
-  if (e.reads || e.writes) {
-    const Location* l = g.findLoc(e.addr);
-    if (!l) return;
-    if (e.reads) {
-      const int k = Graph::coIndex(*l, e.rf);
-      if (k >= -1 && size_t(k + 1) < l->co.size() && l->co[size_t(k + 1)] != id) raise(l->co[size_t(k + 1)]);
-    }
-    if (e.writes) {
-      const int k = Graph::coIndex(*l, id);
-      if (k >= 0 && size_t(k + 1) < l->co.size()) raise(l->co[size_t(k + 1)]);
-    }
+// Everything that precedes the flush of write b (other threads than b's):
+// its co-predecessor and (readers) the processed reads of that predecessor.
+void PreemptionCounter::Incoming::flushSources(const Graph& g, EventId b, const Event& be, bool readers) {
+  const Location* l = g.locOf(be);
+  const int k = l ? Graph::coIndex(*l, b) : -2;
+  if (k < 0) return;
+  const EventId pred = k > 0 ? l->co[size_t(k - 1)] : kInit;
+  if (!pred.isInit() && pred.thread != b.thread) from(pred);
+  if (!readers) return;
+  for (uint32_t u = 0; u < st.threads.size() && u < g.threads.size(); ++u) {
+    if (u == b.thread || u == t || !g.threads[u].alive) continue;
+    const auto& evs = g.threads[u].events;
+    const uint32_t done = uint32_t(std::min<size_t>(evs.size(), st.processed(u)));
+    for (uint32_t i = 0; i < done; ++i)
+      if (evs[i].reads && evs[i].addr == be.addr && evs[i].rf == pred) from(EventId{u, i});
   }
 }
 
-bool PreemptionCounter::exceeds(const Graph& g, PreemptionState& st, int limit) {
-  if (!st.exact) {
-    const uint32_t nThreads = uint32_t(g.threads.size());
-    // One event since the last scan: only the newest event's thread changed.
-    const bool one = st.scannedStamp != 0 && g.nextStamp == st.scannedStamp + 1 && st.lastThread < nThreads;
-    for (uint32_t t = one ? st.lastThread : 0; t < (one ? st.lastThread + 1 : nThreads); ++t) {
-      const ThreadInfo& th = g.threads[t];
-      if (!th.alive) continue;
-      // The events added since the last scan: a suffix of the thread.
-      uint32_t first = uint32_t(th.events.size());
-      while (first > 0 && th.events[first - 1].stamp >= st.scannedStamp) --first;
-      // A forced interval ends at an event a_j (j >= 1) with an incoming
-      // cross edge and no lock/join in it, so never at a lock or a join.
-      for (uint32_t i = std::max<uint32_t>(first, 1); i < th.events.size(); ++i) {
-        const Event& e = th.events[i];
-        if (blocksThread(e)) continue;
-        bool cand = (e.reads && !e.rf.isInit() && e.rf.thread != t) || (e.writes && (sc_ || lockedWrite(e)));
-        if (!cand && !sc_ && drains(e))
-          for (uint32_t k = i, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
-            if (drains(th.events[k])) break;
-            if (th.events[k].kind == EvKind::Store) {
-              cand = true;
-              break;
-            }
-          }
-        st.candidates += cand;
-      }
+void PreemptionCounter::incomingEdges(const Graph& g, EventId id, Incoming& in) const {
+  const ThreadInfo& th = g.threads[id.thread];
+  const Event& e = th.events[id.index];
+  if (id.index == 0 && id.thread != 0) in.from(EventId{th.parent, th.spawnIndex});
+  if (e.reads) in.from(e.rf);
+  if (e.kind == EvKind::Join && e.aux < g.threads.size() && !g.threads[e.aux].events.empty())
+    in.from(EventId{e.aux, uint32_t(g.threads[e.aux].events.size()) - 1});
+  if (e.writes && (sc_ || lockedWrite(e))) in.flushSources(g, id, e, true);  // its flush is this step
+  if (sc_) return;
+  if (drains(e)) {
+    // The stores buffered since the last draining step flush before this one.
+    for (uint32_t k = id.index, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
+      const Event& b = th.events[k];
+      if (drains(b)) break;
+      if (b.kind == EvKind::Store) in.flushSources(g, EventId{id.thread, k}, b, true);
     }
-    st.scannedStamp = g.nextStamp;
-    if (int64_t(st.candidates) <= int64_t(limit)) return false;
-    recompute(g, &st);
-    st.seenStamp = g.nextStamp;
-    return st.total > limit;
   }
-  return update(g, st) > limit;
+  if (e.reads && !e.rf.isInit() && e.rf.thread != id.thread && e.rf.thread < g.threads.size()) {
+    // Reading another thread's buffered store: after its flush, and after
+    // the flushes of the older stores buffered with it (TSO: all of them,
+    // PSO: those to the same location).
+    const auto& wevs = g.threads[e.rf.thread].events;
+    if (e.rf.index < wevs.size() && wevs[e.rf.index].kind == EvKind::Store)
+      for (uint32_t k = e.rf.index + 1, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
+        const Event& b = wevs[k];
+        if (drains(b)) break;
+        if (b.kind == EvKind::Store && (!pso_ || b.addr == e.addr))
+          in.flushSources(g, EventId{e.rf.thread, k}, b, false);
+      }
+  }
+}
+
+// Replays thread bt's greedy from event `from` on (its left grew).
+void PreemptionCounter::replayGreedy(const Graph& g, PreemptionState& st, uint32_t bt, uint32_t from) {
+  const uint32_t m = st.processed(bt);
+  const auto& evs = g.threads[bt].events;
+  PreemptionState::Mark cur = from > 0 ? st.mark(bt, from - 1) : PreemptionState::Mark{};
+  const uint32_t before = st.mark(bt, m - 1).count;
+  for (uint32_t k = from; k < m; ++k) {
+    PreemptionState::Mark& mk = st.mark(bt, k);
+    cur.step(k, mk.left, blocksThread(evs[k]));
+    mk.hit = cur.hit;
+    mk.lastBlocker = cur.lastBlocker;
+    mk.count = cur.count;
+  }
+  st.total += int(cur.count) - int(before);
+}
+
+// An edge from the new event (clock c, thread t) to the flush of the older
+// write b: b's flush step and its po-successors grow in place (events
+// derived from them earlier keep less).
+void PreemptionCounter::raise(const Graph& g, PreemptionState& st, uint32_t t, const uint16_t* c, uint32_t dep,
+                              EventId b) {
+  if (b.isInit() || b.thread == t || b.thread >= g.threads.size() || !g.threads[b.thread].alive) return;
+  const auto& bevs = g.threads[b.thread].events;
+  if (b.index >= bevs.size()) return;
+  uint32_t target = b.index;
+  if (!sc_ && !lockedWrite(bevs[b.index])) {  // its flush: before the thread's next draining step
+    target = kNone;
+    for (uint32_t k = b.index + 1, steps = 0; k < bevs.size() && steps < kWalk; ++k, ++steps)
+      if (drains(bevs[k])) {
+        target = k;
+        break;
+      }
+    if (target == kNone) return;
+  }
+  const uint32_t bt = b.thread, m = st.processed(bt);
+  if (target >= m) return;
+  for (uint32_t k = target; k < m; ++k) {
+    uint16_t* dst = st.clock(bt, k);
+    for (uint32_t u = 0; u < st.width; ++u) dst[u] = std::max(dst[u], c[u]);
+    st.mark(bt, k).dep = std::max(st.mark(bt, k).dep, dep);
+  }
+  // A new forced interval of the target's thread may end at the target.
+  const uint32_t reach = c[bt];
+  if (reach == 0 || reach <= st.mark(bt, target).left) return;
+  st.mark(bt, target).left = reach;
+  replayGreedy(g, st, bt, target);
+}
+
+void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id) {
+  const uint32_t t = id.thread, j = id.index, W = st.width;
+  const Event& e = g.threads[t].events[j];
+  Incoming in{st, t, scratchClock_.data(), j > 0 ? st.mark(t, j - 1) : PreemptionState::Mark{}, 0};
+  if (j > 0) std::copy_n(st.clock(t, j - 1), W, in.c);
+  else std::fill_n(in.c, W, uint16_t(0));
+  in.mark.dep = std::max({in.mark.dep, e.stamp, e.wstamp});
+  incomingEdges(g, id, in);
+  in.c[t] = clockValue(j + 1);
+  in.mark.left = in.left;
+  st.total += in.mark.step(j, in.left, blocksThread(e));
+  st.reserveOne(t);
+  std::copy_n(in.c, W, st.clock(t, j));
+  st.mark(t, j) = in.mark;
+  st.threads[t].count++;
+  // Edges from this event to older ones: it precedes the flush of the write
+  // co-after what it reads or co-after itself.
+  if (!e.reads && !e.writes) return;
+  const Location* l = g.locOf(e);
+  if (!l) return;
+  if (e.reads) {
+    const int k = Graph::coIndex(*l, e.rf);
+    if (k >= -1 && size_t(k + 1) < l->co.size() && l->co[size_t(k + 1)] != id)
+      raise(g, st, t, st.clock(t, j), in.mark.dep, l->co[size_t(k + 1)]);
+  }
+  if (e.writes) {
+    const int k = Graph::coIndex(*l, id);
+    if (k >= 0 && size_t(k + 1) < l->co.size()) raise(g, st, t, st.clock(t, j), in.mark.dep, l->co[size_t(k + 1)]);
+  }
+}
+
+// Can a forced interval end at event i >= 1 of thread t? It needs a cross
+// edge into the event's own step (a read of another thread's value, a write
+// timed at its step, a draining step after buffered stores) and is never a
+// lock or join (the interval would be skipped).
+bool PreemptionCounter::mayEndInterval(const ThreadInfo& th, uint32_t t, uint32_t i) const {
+  const Event& e = th.events[i];
+  if (blocksThread(e)) return false;
+  if ((e.reads && !e.rf.isInit() && e.rf.thread != t) || (e.writes && (sc_ || lockedWrite(e)))) return true;
+  if (sc_ || !drains(e)) return false;
+  for (uint32_t k = i, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
+    if (drains(th.events[k])) return false;
+    if (th.events[k].kind == EvKind::Store) return true;
+  }
+  return false;
+}
+
+// Can a cross edge start at event e of thread t? Every edge above starts at
+// a spawn (to the child), a write (rf, co), a thread's last event (to a
+// join: nothing of its thread follows, so it never matters here) or a read
+// whose write's co-successor belongs to another thread (fr).
+bool PreemptionCounter::mayLeave(const Graph& g, uint32_t t, const Event& e) {
+  if (e.writes || e.kind == EvKind::Spawn) return true;
+  if (!e.reads) return false;
+  const Location* l = g.locOf(e);
+  const int k = l ? Graph::coIndex(*l, e.rf) : -2;
+  return k >= -1 && size_t(k + 1) < l->co.size() && l->co[size_t(k + 1)].thread != t;
+}
+
+// An upper bound on what recompute() would return, without clocks. A forced
+// interval of thread t counted by the greedy at a_j needs a path from some
+// a_i (i >= the previous counted index) that leaves t at a_k (i <= k < j)
+// and comes back into a_j, with no lock/join in a_{k+1..j}: so per thread,
+// scanning in po order, an event that may start a cross edge "arms" and the
+// next event that may end an interval consumes the arm (a lock or join
+// disarms). The greedy's count is at most the number of consumed arms (its
+// i-th counted index is never before the scan's i-th).
+int PreemptionCounter::armingBound(const Graph& g, int limit, uint64_t* armedMask) const {
+  int total = 0;
+  if (armedMask) *armedMask = 0;
+  for (uint32_t t = 0; t < g.threads.size(); ++t) {
+    const ThreadInfo& th = g.threads[t];
+    if (!th.alive) continue;
+    bool armed = false;
+    for (uint32_t j = 0; j < th.events.size(); ++j) {
+      const Event& e = th.events[j];
+      if (armed && j > 0 && mayEndInterval(th, t, j)) {
+        armed = false;
+        if (++total > limit) return total;
+      }
+      if (blocksThread(e)) armed = false;
+      if (!armed && mayLeave(g, t, e)) armed = true;
+    }
+    if (armed && armedMask) *armedMask |= uint64_t(1) << t;
+  }
+  return total;
+}
+
+// Brings st's arming bound up to date with one event appended to thread
+// st.lastThread (false when that is not what happened: scan again). The
+// event continues its thread's scan. A write b placed co-after p may turn
+// reads of p in other threads into edge sources (fr to b); each such thread
+// may gain one consumed arm and end armed: counted as both (an upper bound
+// of its rescan). Reads whose fr edge now stays in their thread only lower
+// the bound, which is kept.
+bool PreemptionCounter::armingStep(const Graph& g, PreemptionState& st) const {
+  if (st.armStamp != 0 && st.armStamp == g.nextStamp) return true;  // up to date
+  const uint32_t t = st.lastThread;
+  if (st.armStamp == 0 || g.nextStamp != st.armStamp + 1 || t >= g.threads.size() || t >= 64) return false;
+  const ThreadInfo& th = g.threads[t];
+  if (!th.alive || th.events.empty() || th.events.back().stamp != st.armStamp) return false;
+  const uint32_t j = uint32_t(th.events.size()) - 1;
+  const Event& e = th.events[j];
+  const uint64_t bit = uint64_t(1) << t;
+  if ((st.armedMask & bit) && j > 0 && mayEndInterval(th, t, j)) {
+    st.armedMask &= ~bit;
+    ++st.armTotal;
+  }
+  if (blocksThread(e)) st.armedMask &= ~bit;
+  if (!(st.armedMask & bit) && mayLeave(g, t, e)) st.armedMask |= bit;
+  if (e.writes) {
+    const Location* l = g.locOf(e);
+    const int k = l ? Graph::coIndex(*l, EventId{t, j}) : -2;
+    if (k < 0) return false;
+    const EventId p = k > 0 ? l->co[size_t(k - 1)] : kInit;
+    const EventId q = size_t(k + 1) < l->co.size() ? l->co[size_t(k + 1)] : kInit;  // p's old co-successor
+    for (uint32_t u = 0; u < g.threads.size(); ++u) {
+      if (u == t || !g.threads[u].alive) continue;
+      if (u >= 64) return false;
+      if (!q.isInit() && q.thread != u) continue;  // u's readers of p were sources already
+      for (const Event& r : g.threads[u].events)
+        if (r.reads && r.rf == p && r.addr == e.addr) {
+          ++st.armTotal;
+          st.armedMask |= uint64_t(1) << u;
+          break;
+        }
+    }
+  }
+  st.armStamp = g.nextStamp;
+  return true;
+}
+
+bool PreemptionCounter::exceeds(const Graph& g, PreemptionState& st, int limit) {
+  if (st.exact) return update(g, st) > limit;
+  const uint32_t nThreads = uint32_t(g.threads.size());
+  // One event since the last scan: only the newest event's thread changed.
+  const bool one = st.scannedStamp != 0 && g.nextStamp == st.scannedStamp + 1 && st.lastThread < nThreads;
+  for (uint32_t t = one ? st.lastThread : 0; t < (one ? st.lastThread + 1 : nThreads); ++t) {
+    const ThreadInfo& th = g.threads[t];
+    if (!th.alive) continue;
+    // The events added since the last scan: a suffix of the thread.
+    uint32_t first = uint32_t(th.events.size());
+    while (first > 0 && th.events[first - 1].stamp >= st.scannedStamp) --first;
+    for (uint32_t i = std::max<uint32_t>(first, 1); i < th.events.size(); ++i) st.candidates += mayEndInterval(th, t, i);
+  }
+  st.scannedStamp = g.nextStamp;
+  // Cheap phase: while an upper bound stays within the limit, nothing is
+  // pruned and no clocks are kept.
+  if (int64_t(st.candidates) <= int64_t(limit)) return false;
+  if (armingStep(g, st) && int64_t(st.armTotal) <= int64_t(limit)) return false;
+  if (g.threads.size() <= 64) {
+    const int arm = armingBound(g, limit, &st.armedMask);
+    st.armTotal = uint32_t(std::max(arm, 0));
+    st.armStamp = arm <= limit ? g.nextStamp : 0;
+    if (arm <= limit) return false;
+  } else if (armingBound(g, limit, nullptr) <= limit) {
+    return false;
+  }
+  recompute(g, &st);
+  st.seenStamp = g.nextStamp;
+  return st.total > limit;
 }
 
 int PreemptionCounter::update(const Graph& g, PreemptionState& st) {

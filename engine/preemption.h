@@ -25,11 +25,19 @@
 // of a_{i+1..j} is a lock or join the switch is a preemption. The minimum
 // number of points hitting all such intervals (greedy, exact for intervals)
 // summed over threads is ≤ the class's preemption count. Pruning a graph only
-// when this lower bound exceeds P + slack (slack N−2, seed 002's Theorem 1;
-// its §5 "threads with no deletable events" slack is stated without proof
-// and not used) keeps every graph that Buster keeps, so completeness up to P
-// carries over; the explorer stays optimal because it explores a subset of
-// the unbounded exploration.
+// when this lower bound exceeds P + slack (slack N−2, seed 002's Theorem 1)
+// keeps every graph that Buster keeps, so completeness up to P carries over;
+// the explorer stays optimal because it explores a subset of the unbounded
+// exploration. Seed 002's §5 slack, min(N−2, threads with no deletable
+// events), is not used: Lemma 2 needs the number of threads extended past Ĝ,
+// i.e. threads with events a later revisit deletes, which depends on the
+// rest of the production sequence; "not in the porf-prefix of a write that
+// revisited" is not shown to cover them (a nested revisit's write may itself
+// be deleted later), and as worded the count grows with the kept threads.
+// The cheap upper bounds below only decide when the clocks are needed: they
+// never prune, so they cannot cost completeness (a wrong one would prune
+// less; tests/engine/preemption_test.cpp checks they never hide an exceeded
+// limit).
 #pragma once
 
 #include <cstdint>
@@ -64,6 +72,18 @@ struct PreemptionState {
     int32_t lastBlocker = -1;  // index of the thread's latest lock or join
     uint32_t count = 0;        // switch points chosen in the thread so far
     uint32_t left = 0;         // events of the thread that reach this one through another thread
+    // The greedy's step at the thread's event j (a lock or join when
+    // `blocker`) with `left` as above: the forced interval of switch points
+    // [left-1, j-1] needs a new point unless a lock/join in a_left..a_j may
+    // make the switch a blocked wait or the last point chosen hits it.
+    // True when a point was added (at j-1).
+    bool step(uint32_t j, uint32_t reach, bool blocker) {
+      if (blocker) lastBlocker = int32_t(j);
+      if (j == 0 || reach == 0 || reach > j || lastBlocker >= int32_t(reach) || hit >= int32_t(reach) - 1) return false;
+      hit = int32_t(j) - 1;
+      ++count;
+      return true;
+    }
   };
   // Per thread a segment of `slots` in the arenas below (one slot per
   // processed event, in po order); three vectors whatever the thread count,
@@ -71,13 +91,22 @@ struct PreemptionState {
   struct Segment {
     uint32_t start = 0, count = 0, cap = 0;
   };
-  // Cheap phase: an upper bound (events that can end a forced interval:
-  // reads from other threads, writes timed at their step, draining events
-  // after a store). While it stays within the limit nothing can be pruned
-  // and no clocks are kept; copying a state in this phase allocates nothing.
+  // Cheap phase: upper bounds on the lower bound. The first counts the
+  // events that can end a forced interval (reads from other threads, writes
+  // timed at their step, draining events after a store); the second, tighter
+  // one (armingBound) also needs an event that can start a cross edge before
+  // each of them in its thread. While they stay within the limit nothing can
+  // be pruned and no clocks are kept; copying a state in this phase
+  // allocates nothing.
   bool exact = false;
   uint32_t candidates = 0;
   uint32_t scannedStamp = 0;  // events stamped below this are counted
+  // A tighter upper bound of the cheap phase (PreemptionCounter::armingBound),
+  // kept per added event while the graph has at most 64 threads: its value,
+  // the threads whose scan ends armed, and g.nextStamp when it held (0: none).
+  uint32_t armTotal = 0;
+  uint64_t armedMask = 0;
+  uint32_t armStamp = 0;
   // The thread of the newest event (set by the explorer when it adds one):
   // when exactly one event came since the last look, only it is looked at.
   uint32_t lastThread = 0;
@@ -112,8 +141,35 @@ class PreemptionCounter {
   bool exceeds(const Graph& g, PreemptionState& st, int limit);
 
  private:
+  // The clock bookkeeping of one new event (addEvent): its clock so far, its
+  // greedy state and how many of its thread's events reach it through
+  // another thread.
+  struct Incoming {
+    PreemptionState& st;
+    uint32_t t;
+    uint16_t* c;
+    PreemptionState::Mark mark;
+    uint32_t left;
+    void from(EventId src);
+    void flushSources(const Graph& g, EventId b, const Event& be, bool readers);
+  };
   int recompute(const Graph& g, PreemptionState* st);
+  void layout(const Graph& g);
+  bool present(const Graph& g, EventId x) const;
+  uint32_t node(EventId x) const { return base_[x.thread] + x.index; }
+  void directEdges(const Graph& g);
+  void flushEdges(const Graph& g);
+  void bufferedReadEdges(const Graph& g);
+  bool propagateClocks(const Graph& g);
+  int greedyCounts(const Graph& g, PreemptionState* st);
   void addEvent(const Graph& g, PreemptionState& st, EventId id);
+  void incomingEdges(const Graph& g, EventId id, Incoming& in) const;
+  void raise(const Graph& g, PreemptionState& st, uint32_t t, const uint16_t* c, uint32_t dep, EventId b);
+  void replayGreedy(const Graph& g, PreemptionState& st, uint32_t bt, uint32_t from);
+  bool mayEndInterval(const ThreadInfo& th, uint32_t t, uint32_t i) const;
+  static bool mayLeave(const Graph& g, uint32_t t, const Event& e);
+  int armingBound(const Graph& g, int limit, uint64_t* armedMask) const;
+  bool armingStep(const Graph& g, PreemptionState& st) const;
   bool sc_, pso_;
   std::vector<uint32_t> threadOf_;
   std::vector<EventId> fresh_;

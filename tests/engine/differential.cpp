@@ -1,6 +1,7 @@
 #include "tests/engine/differential.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -195,6 +196,46 @@ DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c) {
          (naiveError ? "error runs" : "no error"));
   if (!naiveError && out.agree && finals != naive.finalStates)
     fail("final states: stateful\n" + showFinals(finals) + "naive\n" + showFinals(naive.finalStates));
+  out.why = why.str();
+  return out;
+}
+
+DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBound) {
+  DiffOutcome out;
+  std::ostringstream why;
+  const std::map<std::string, int> minP = naiveMinPreemptions(prog, model, -1, maxBound);
+  for (int bound = 0; bound <= maxBound; ++bound) {
+    std::map<std::string, int> seen;  // trace key -> the explorer's lower bound
+    bool twice = false;
+    CheckOptions o;
+    o.model = model;
+    o.preemptionBound = bound;
+    o.stopAtFirstError = false;
+    o.onExecution = [&](const ExecutionInfo& info) {
+      if (info.blocked) return;
+      twice |= !seen.emplace(info.traceKey, info.preemptionLowerBound).second;
+    };
+    const CheckResult r = check(prog, o);
+    out.executions += r.executions;
+    out.violation |= bool(r.violation);
+    auto fail = [&](const std::string& what) {
+      why << (out.agree ? "" : "; ") << modelName(model) << " preemption bound " << bound << ": " << what;
+      out.agree = false;
+    };
+    if (r.status == Status::Error) fail("engine error: " + r.message);
+    if (twice) fail("a trace explored twice");
+    for (const auto& [key, n] : minP) {
+      auto it = seen.find(key);
+      if (n <= bound && it == seen.end()) {
+        fail("a class needing " + std::to_string(n) + " preemptions is missing:\n" + key);
+        break;
+      }
+      if (it != seen.end() && it->second > n) {
+        fail("lower bound " + std::to_string(it->second) + " above the minimum " + std::to_string(n) + ":\n" + key);
+        break;
+      }
+    }
+  }
   out.why = why.str();
   return out;
 }

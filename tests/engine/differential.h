@@ -65,4 +65,10 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c);
 // nothing fails, on the final states (`executions`: the state space's).
 DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c);
 
+// Preemption bounding (no buffer bound): at each bound 0..maxBound, the
+// bounded graph explorer must explore every Shasha–Snir class whose minimum
+// preemption count (the naive explorer's) is within the bound, each once,
+// with a lower bound never above that minimum.
+DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBound);
+
 }  // namespace tsocheck::testing

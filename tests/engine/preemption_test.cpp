@@ -11,6 +11,7 @@
 
 #include "engine/builder.h"
 #include "engine/check.h"
+#include "engine/preemption.h"
 #include "tests/engine/naive_explorer.h"
 #include "tests/engine/random_programs.h"
 
@@ -332,4 +333,94 @@ TEST_CASE("preemptions: more than 16 threads keep incremental clocks and find th
   REQUIRE(b1.result.status == Status::Violation);
   CHECK_FALSE(b1.result.violation->aboveBound);
   CHECK(b1.result.violation->preemptions == 1);
+}
+
+// Bugs within the bound are found: a violation "final memory == S" (what an
+// assertion on the final state would catch) fails in the bounded search
+// whenever the unbounded search can reach S through a class whose minimum
+// preemption count (naive explorer) is within the bound. Checked for every
+// outcome of random programs, with the cheap upper bounds of the bounded
+// search (engine/preemption.h) in play on programs of 3 to 5 threads.
+TEST_CASE("bounded DPOR reaches every final state whose witness needs at most the bound",
+          "[preemption][property]") {
+  for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
+    uint64_t outcomesWithin = 0, compared = 0;
+    int failures = 0;
+    for (uint64_t seed = 1; seed <= std::max<uint64_t>(1, seedCount() / 3) && failures < 3; ++seed) {
+      Program prog = randomProgram(1000 + seed);
+      std::map<std::string, int> minP = naiveMinPreemptions(prog, model, -1, 2);
+      // Outcome -> fewest preemptions over the classes producing it.
+      std::map<std::vector<std::pair<Addr, Value>>, int> need;
+      CheckOptions o;
+      o.model = model;
+      o.stopAtFirstError = false;
+      o.onExecution = [&](const ExecutionInfo& info) {
+        if (info.blocked) return;
+        auto it = minP.find(info.traceKey);
+        if (it == minP.end()) return;  // needs more than 2 preemptions
+        auto [at, fresh] = need.emplace(info.finalMemory, it->second);
+        if (!fresh) at->second = std::min(at->second, it->second);
+      };
+      check(prog, o);
+      for (int bound = 0; bound <= 2; ++bound) {
+        std::set<std::vector<std::pair<Addr, Value>>> reached;
+        CheckOptions b = o;
+        b.preemptionBound = bound;
+        b.onExecution = [&](const ExecutionInfo& info) {
+          if (!info.blocked) reached.insert(info.finalMemory);
+        };
+        check(prog, b);
+        ++compared;
+        for (const auto& [outcome, n] : need) {
+          if (n > bound) continue;
+          ++outcomesWithin;
+          if (reached.count(outcome)) continue;
+          ++failures;
+          INFO("seed " << 1000 + seed << ", " << modelName(model) << ", bound " << bound << ": an outcome needing "
+                       << n << " preemptions was not reached");
+          CHECK(reached.count(outcome));
+          break;
+        }
+      }
+    }
+    INFO(modelName(model) << ": " << compared << " bounded runs, " << outcomesWithin << " outcomes within the bound");
+    CHECK(failures == 0);
+    CHECK(outcomesWithin > compared);
+  }
+}
+
+// The cheap phase of the bookkeeping (candidate count, then armingBound) only
+// decides to skip the clocks; it must never hide a lower bound above the
+// limit (that would prune less than the exact count does). On every complete
+// graph of random programs: a fresh state told the limit lb - 1 reaches the
+// exact count and reports it exceeded; told lb, it does not.
+TEST_CASE("preemptions: the cheap upper bounds never hide an exceeded limit", "[preemption][property]") {
+  for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
+    PreemptionCounter counter(model == Model::SC, model == Model::PSO);
+    uint64_t graphs = 0, positive = 0;
+    int failures = 0;
+    for (uint64_t seed = 1; seed <= std::max<uint64_t>(1, seedCount() / 3) && failures < 3; ++seed) {
+      CheckOptions o;
+      o.model = model;
+      o.stopAtFirstError = false;
+      o.onExecution = [&](const ExecutionInfo& info) {
+        if (!info.graph || failures >= 3) return;
+        ++graphs;
+        const int lb = counter.lowerBound(*info.graph);
+        PreemptionState below, at;
+        const bool exceeded = lb > 0 && counter.exceeds(*info.graph, below, lb - 1);
+        const bool notAt = !counter.exceeds(*info.graph, at, lb);
+        positive += lb > 0;
+        if ((lb == 0 || exceeded) && notAt) return;
+        ++failures;
+        INFO("seed " << seed << ", " << modelName(model) << ", lower bound " << lb << "\n" << info.traceKey);
+        CHECK((lb == 0 || exceeded));
+        CHECK(notAt);
+      };
+      check(randomProgram(2000 + seed), o);
+    }
+    INFO(modelName(model) << ": " << graphs << " graphs, " << positive << " with a positive lower bound");
+    CHECK(failures == 0);
+    CHECK(positive > 0);
+  }
 }

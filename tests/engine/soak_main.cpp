@@ -1,7 +1,8 @@
 // tsocheck-soak: the three-way differential check (differential.h) on the
 // stress families (stress_programs.h), and the state space against the naive
-// explorer on random programs with atomic sections (sectionDifferential), for
-// a number of seeds or minutes.
+// explorer on random programs with atomic sections (sectionDifferential), and
+// preemption bounds 0..2 against the naive minimum preemption count on random
+// programs (preemptionDifferential), for a number of seeds or minutes.
 //   tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]
 // Prints programs and configurations checked, executions explored,
 // mismatches, and the first mismatching program as C-like text. Exit 1 on a
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   uint64_t programs = 0, checks = 0, mismatches = 0, execs = 0, violations = 0, skipped = 0;
   uint64_t perFamily[kStressFamilies] = {};
-  uint64_t sectionPrograms = 0, sectionChecks = 0;
+  uint64_t sectionPrograms = 0, sectionChecks = 0, preemptionChecks = 0;
   RandomProgramSpec sectionSpec;
   sectionSpec.atomicSections = true;
   std::string firstMismatch;
@@ -87,7 +88,22 @@ int main(int argc, char** argv) {
         }
       }
     }
-        if (elapsed() - lastReport > 60) {
+    // One random program under preemption bounds 0..2 per seed and model.
+    {
+      Program p = randomProgram(0x9b00000000ull + seed);
+      for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+        DiffOutcome d = preemptionDifferential(p, m, 2);
+        ++checks;
+        ++preemptionChecks;
+        if (!d.agree) {
+          ++mismatches;
+          if (firstMismatch.empty())
+            firstMismatch = "seed " + std::to_string(seed) + " random program under preemption bounds (seed " +
+                            std::to_string(0x9b00000000ull + seed) + ")\n" + d.why + "\n";
+        }
+      }
+    }
+    if (elapsed() - lastReport > 60) {
       lastReport = elapsed();
       std::printf("[%.0f s] seed %llu: %llu programs, %llu checks, %llu mismatches\n", elapsed(),
                   (unsigned long long)seed, (unsigned long long)programs, (unsigned long long)checks,
@@ -99,10 +115,11 @@ int main(int argc, char** argv) {
   for (int f = 0; f < kStressFamilies; ++f)
     std::printf("%s%s %llu", f ? ", " : "", stressFamilyName(StressFamily(f)), (unsigned long long)perFamily[f]);
   std::printf("; atomic sections %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
-              "section programs), %llu graph-explorer executions, %llu with a violation, "
+              "section programs, %llu preemption bounds 0..2 vs naive), %llu graph-explorer executions, "
+              "%llu with a violation, "
               "%llu without the state space (over its state cap), %llu mismatches\n",
               (unsigned long long)sectionPrograms, (unsigned long long)checks, configs.size(),
-              (unsigned long long)sectionChecks, (unsigned long long)execs,
+              (unsigned long long)sectionChecks, (unsigned long long)preemptionChecks, (unsigned long long)execs,
               (unsigned long long)violations, (unsigned long long)skipped, (unsigned long long)mismatches);
   if (!firstMismatch.empty()) std::printf("first mismatch:\n%s", firstMismatch.c_str());
   return mismatches ? 1 : 0;
