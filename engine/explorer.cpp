@@ -169,8 +169,16 @@ void Explorer::giveAway() {
       case FrameKind::RevisitRead:
         k->r = (*static_cast<const std::vector<EventId>*>(f->items))[i];
         break;
-      case FrameKind::Root:
+      case FrameKind::RmwCandidate: {
+        // The base is in the middle of another candidate: without its write.
+        k->r = (*static_cast<const std::vector<EventId>*>(f->items))[i];
+        auto& co = c.g.findLoc(c.g.ev(f->id).addr)->co;
+        co.erase(std::remove(co.begin(), co.end(), f->id), co.end());
         break;
+      }
+      case FrameKind::Visit:
+      case FrameKind::Revisits:
+        break;  // the branch point's state as it is
     }
     par_->put(std::move(k));
     return;
@@ -202,8 +210,14 @@ void Explorer::runTask(Task& k) {
       case FrameKind::RevisitRead:
         revisitRead(k.s, k.t, k.id, k.r, k.s.g.porfView(k.id), k.completeT);
         break;
-      case FrameKind::Root:
+      case FrameKind::Visit:
         visit(k.s);
+        break;
+      case FrameKind::Revisits:
+        revisits(k.s, k.t, k.id, k.completeT);
+        break;
+      case FrameKind::RmwCandidate:
+        rmwCandidate(k.s, k.t, k.id, k.r, true);
         break;
     }
   }
@@ -336,7 +350,7 @@ CheckResult Explorer::runParallel(const State& root) {
   }
   TaskBox first(new Task);
   first->s = root;
-  first->kind = FrameKind::Root;
+  first->kind = FrameKind::Visit;
   shared.queue.push_back(std::move(first));  // (a task of kind Read, ... is not made for the root)
   // Each worker recurses once per event like the sequential search: a large
   // stack each (address space only).
@@ -875,11 +889,9 @@ void Explorer::handleWrite(State& s, uint32_t t) {
   const int low = coLowerBound(s, t, a.addr);
   EventId id = append(s, t, e);
   // Backward revisits first (they copy s), then every coherence position after
-  // what the thread saw, newest first; the last position takes s over.
-  {
-    PathScope path(*this, 0);
-    revisits(s, t, id);
-  }
+  // what the thread saw, newest first; the last position takes s over. (The
+  // positions are known before the revisits, so that other workers can take
+  // them while this one revisits.)
   std::vector<int> ok;
   for (int p = int(s.g.findLoc(a.addr)->co.size()); p > low && !stopped_; --p) {
     auto& co = s.g.findLoc(a.addr)->co;
@@ -889,7 +901,11 @@ void Explorer::handleWrite(State& s, uint32_t t) {
     co2.erase(co2.begin() + p);
   }
   FrameScope frame(*this, FrameKind::Write, s, uint32_t(ok.size()), t, id, &ok);
-  frame.f.pathBase = 1;  // (0: the backward revisits above)
+  frame.f.pathBase = 1;  // (0: the backward revisits)
+  {
+    PathScope path(*this, 0);
+    revisits(s, t, id);
+  }
   bool last = false;
   for (uint32_t i = 0; !stopped_ && frame.begin(i, &last); ++i) {
     PathScope path(*this, frame.f.pathBase + i);
@@ -915,67 +931,91 @@ void Explorer::handleRmw(State& s, uint32_t t) {
   const int low = coLowerBound(s, t, a.addr);
   EventId id = append(s, t, e);
   std::vector<EventId> cands = candidates(s, a.addr, low);
-  for (size_t ci = 0; ci < cands.size(); ++ci) {
-    const EventId w = cands[ci];
-    Location* loc = s.g.findLoc(a.addr);
-    Event& ev = s.g.ev(id);
-    Value old = s.g.valueOf(*loc, w);
-    // A lock that finds the mutex held blocks; reading a held value that is
-    // not the newest one can only end in a blocked execution (the lock can
-    // never be revisited: it was not added maximally). Only the newest write
-    // is read when it holds the mutex; the unlock that frees it later
-    // revisits the lock.
-    if (kind == EvKind::Lock && old != 0 && w != loc->newest()) continue;
-    bool writes = true;
-    Value wv = 0, result = 0;
-    switch (kind) {
-      case EvKind::Rmw: wv = rmwResult(a.rmw, old, a.value, a.expected, a.size, &writes); result = old; break;
-      case EvKind::Lock: writes = old == 0; wv = t + 1; break;
-      case EvKind::TryLock: writes = old == 0; wv = t + 1; result = writes ? 0 : kEBusy; break;
-      default: wv = 0; break;  // Unlock
+  // One child per candidate; another worker may take the candidates this one
+  // has not begun (runTask removes the write of the one begun here, if any).
+  FrameScope frame(*this, FrameKind::RmwCandidate, s, uint32_t(cands.size()), t, id, &cands);
+  bool last = false;
+  for (uint32_t ci = 0; !stopped_ && frame.begin(ci, &last); ++ci) {
+    PathScope path(*this, ci);
+    if (rmwCandidate(s, t, id, cands[ci], last)) return;
+  }
+}
+
+bool Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool last) {
+  const Action a = s.ts[t]->pending();
+  const EvKind kind = s.g.ev(id).kind;
+  Location* loc = s.g.findLoc(a.addr);
+  Event& ev = s.g.ev(id);
+  Value old = s.g.valueOf(*loc, w);
+  // A lock that finds the mutex held blocks; reading a held value that is
+  // not the newest one can only end in a blocked execution (the lock can
+  // never be revisited: it was not added maximally). Only the newest write
+  // is read when it holds the mutex; the unlock that frees it later
+  // revisits the lock.
+  if (kind == EvKind::Lock && old != 0 && w != loc->newest()) return false;
+  bool writes = true;
+  Value wv = 0, result = 0;
+  switch (kind) {
+    case EvKind::Rmw: wv = rmwResult(a.rmw, old, a.value, a.expected, a.size, &writes); result = old; break;
+    case EvKind::Lock: writes = old == 0; wv = t + 1; break;
+    case EvKind::TryLock: writes = old == 0; wv = t + 1; result = writes ? 0 : kEBusy; break;
+    default: wv = 0; break;  // Unlock
+  }
+  ev.rf = w;
+  ev.rval = old;
+  ev.writes = false;
+  ev.wval = maskToSize(wv, a.size);
+  ev.result = result;
+  // The read part alone must be allowed; the write part may still clash with
+  // another RMW that read w — a backward revisit below can resolve that.
+  if (!consistent(s.g)) return false;
+  ev.writes = writes;
+  if (writes) loc->co.insert(loc->co.begin() + (Graph::coIndex(*loc, w) + 1), id);
+  const bool allowed = !writes || consistent(s.g);
+  const std::string err =
+      allowed ? destroyedMutexUse(prog_, mutexOpName(kind), kind == EvKind::Rmw ? 0 : old, a.addr) : "";
+  const bool notHolder = allowed && err.empty() && kind == EvKind::Unlock && old != t + 1;
+  if (allowed && err.empty() && !notHolder && last && (!writes || !mayRevisit(s, t, id))) {
+    // The last candidate, and nothing of s is needed afterwards (no
+    // backward revisit to make): it takes s over instead of a copy.
+    PathScope path(*this, 0);
+    complete(s, t);
+    if (!useAfterFree(s, id)) visit(s);
+    return true;
+  }
+  {
+    // Child 0: this candidate; child 1: the backward revisits of its
+    // write, which another worker may take meanwhile.
+    std::optional<FrameScope> frame;
+    bool lastPart = false;
+    if (writes) {
+      frame.emplace(*this, FrameKind::Revisits, s, 2u, t, id, nullptr);
+      frame->begin(0, &lastPart);
     }
-    ev.rf = w;
-    ev.rval = old;
-    ev.writes = false;
-    ev.wval = maskToSize(wv, a.size);
-    ev.result = result;
-    // The read part alone must be allowed; the write part may still clash with
-    // another RMW that read w — a backward revisit below can resolve that.
-    if (!consistent(s.g)) continue;
-    ev.writes = writes;
-    if (writes) loc->co.insert(loc->co.begin() + (Graph::coIndex(*loc, w) + 1), id);
-    if (!writes || consistent(s.g)) {
-      if (std::string err = destroyedMutexUse(prog_, mutexOpName(kind), kind == EvKind::Rmw ? 0 : old, a.addr);
-          !err.empty()) {
+    if (allowed) {
+      PathScope path(*this, 0);  // (an error here comes before this candidate's executions)
+      if (!err.empty()) {
         reportError(s, t, ErrorKind::Memory, err, a.loc, false);
-      } else if (kind == EvKind::Unlock && old != t + 1) {
+      } else if (notHolder) {
         reportError(s, t, ErrorKind::Memory,
                     "pthread_mutex_unlock of a mutex this thread does not hold (" + addressName(prog_, a.addr) + ")",
                     a.loc, false);
-      } else if (ci + 1 == cands.size() && (!writes || !mayRevisit(s, t, id))) {
-        // The last candidate, and nothing of s is needed afterwards (no
-        // backward revisit to make): it takes s over instead of a copy.
-        PathScope path(*this, uint32_t(2 * ci));
-        complete(s, t);
-        if (!useAfterFree(s, id)) visit(s);
-        return;
       } else {
-        PathScope path(*this, uint32_t(2 * ci));
         State c = s;
         complete(c, t);
         if (!useAfterFree(c, id)) visit(c);
       }
     }
-    if (writes && !stopped_) {
-      PathScope path(*this, uint32_t(2 * ci + 1));
+    if (writes && !stopped_ && frame->begin(1, &lastPart)) {
+      PathScope path(*this, 1);
       revisits(s, t, id);
     }
-    if (writes) {
-      auto& co = s.g.findLoc(a.addr)->co;
-      co.erase(co.begin() + Graph::coIndex(*s.g.findLoc(a.addr), id));
-    }
-    if (stopped_) return;
   }
+  if (writes) {
+    auto& co = s.g.findLoc(a.addr)->co;
+    co.erase(co.begin() + Graph::coIndex(*s.g.findLoc(a.addr), id));
+  }
+  return false;
 }
 
 bool Explorer::mayRevisit(const State& s, uint32_t t, EventId w) const {
@@ -1161,16 +1201,23 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
       continue;
     }
     if (completeT) complete(d, t);
+    // Two groups of children, in this order: r's own revisits (0) and d
+    // itself (1), which another worker may take meanwhile.
+    std::optional<FrameScope> pair;
+    bool last = false;
     if (rw) {
       // The exploration invariant: every write, when it is added, gets the
       // chance to revisit the reads it could feed. A revisited RMW's write
       // is such a new write; without this, graphs where an RMW chain is
       // built against the order the RMWs were added are never reached
       // (store + N fetch_adds: 23 of 24 executions for N = 3).
-      PathScope first(*this, 0);  // (two groups of children: the paths must follow their order)
+      pair.emplace(*this, FrameKind::Visit, d, 2u, r.thread, r, nullptr);
+      pair->begin(0, &last);
+      PathScope first(*this, 0);
       revisits(d, r.thread, r, false);
       if (stopped_) return;
     }
+    if (pair && !pair->begin(1, &last)) continue;  // another worker visits d
     PathScope then(*this, 1);
     visit(d);
     if (stopped_) return;

@@ -66,6 +66,10 @@ class Explorer {
   void handleRead(State& s, uint32_t t);
   void handleWrite(State& s, uint32_t t);
   void handleRmw(State& s, uint32_t t);
+  // One write w for the RMW (or lock, trylock, unlock) `id` of thread t to
+  // read from; `last`: nothing of s is needed afterwards. True when s was
+  // taken over.
+  bool rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool last);
   // Backward revisits by the write w of thread t: every read of w's location
   // outside w's porf-prefix may be made to read w. `completeT`: deliver w's
   // result to thread t in each revisited state (false when t already has it:
@@ -129,7 +133,12 @@ class Explorer {
     bool nondetLimited = false;
     std::string engineError;
   };
-  enum class FrameKind : uint8_t { Read, Write, Choice, RevisitRead, Root /* a task only */ };
+    // The branch points whose children other workers may take: a load's
+  // writes, a store's coherence positions, a choice's values, the reads a
+  // write revisits, an RMW's candidate writes; and two-part ones: an RMW
+  // candidate and its write's revisits (Revisits), a revisited RMW's own
+  // revisits and the revisited graph (Visit; also the root task).
+  enum class FrameKind : uint8_t { Read, Write, Choice, RevisitRead, RmwCandidate, Revisits, Visit };
   // A branch point whose children are made from `base`, which stays as it is
   // while the frame is open (every child but the last works on a copy).
   struct Frame {
@@ -142,7 +151,8 @@ class Explorer {
     uint32_t t;
     EventId id;            // Read/Write/Choice: the event; RevisitRead: the write
     const void* items;     // Read: vector<EventId> writes; Write: vector<int> co positions;
-                           // Choice: the Action; RevisitRead: vector<EventId> reads
+                           // Choice: the Action; RevisitRead: vector<EventId> reads;
+                           // RmwCandidate: vector<EventId> writes; else none
     bool completeT = true;  // RevisitRead
     uint32_t pathBase = 0;  // child i is path index pathBase + i (PathScope)
   };
