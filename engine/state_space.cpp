@@ -1278,14 +1278,17 @@ void Search::enterState(State&& s, uint32_t node, uint32_t enteringOp) {
     return;
   }
   Frame f;
-  f.bytes = stateBytes(s) + entryBytes(k.size()) + sizeof(StateInfo);
-  if (stateIds_.size() >= opts_.maxStates || heldBytes() + f.bytes > limits_.stateMemoryBytes) {
+  // The visited key and its record stay; the frame (state, successors) goes when popped.
+  const uint64_t kept = entryBytes(k.size()) + sizeof(StateInfo);
+  f.bytes = stateBytes(s);
+  if (stateIds_.size() >= opts_.maxStates || heldBytes() + kept + f.bytes > limits_.stateMemoryBytes) {
     stateLimit_ = true;
     memoryLimit_ = memoryLimit_ || stateIds_.size() < opts_.maxStates;
     nodes_.pop_back();
     return;
   }
   raceCheck(pend);
+  heldBytes_ += kept;
   f.id = uint32_t(infos_.size());
   stateIds_.emplace(std::move(k), f.id);
   StateInfo info;

@@ -207,3 +207,39 @@ TEST_CASE("stateful DPOR: a thread spinning in a cycle does not hide another thr
     REQUIRE(d.revisits > 0);
   }
 }
+
+TEST_CASE("stateful DPOR: visited states count against the state memory limit", "[sdpor]") {
+  // Two threads adding each other's counter (fib_bench): tens of thousands of states under TSO.
+  ProgramBuilder pb("fib.c");
+  auto i = pb.global("i", 4, 1), j = pb.global("j", 4, 1);
+  std::vector<uint32_t> fs;
+  for (int t = 0; t < 2; ++t) {
+    auto& f = pb.function(t ? "t2" : "t1", 1);
+    for (int k = 0; k < 4; ++k) {
+      Reg a = f.at(3).loadGlobal(t ? j : i);
+      Reg b = f.at(3).loadGlobal(t ? i : j);
+      f.at(3).storeGlobalReg(t ? j : i, f.bin(BinOp::Add, a, b));
+    }
+    f.ret();
+    fs.push_back(f.index());
+  }
+  auto& m = pb.function("main");
+  Reg a = m.at(10).spawn(fs[0]), b = m.at(11).spawn(fs[1]);
+  m.at(12).joinDiscard(a);
+  m.at(13).joinDiscard(b);
+  m.ret();
+  pb.setEntry(m.index());
+  const Program p = pb.build();
+  StateSpaceOptions so;
+  so.model = Model::TSO;
+  so.search = StateSearch::Dpor;
+  const StateSpaceResult whole = exploreStates(p, so);
+  REQUIRE(whole.result.status == Status::Verified);
+  REQUIRE(whole.states > 10000);
+  REQUIRE(whole.peakBytes > whole.states * 64);  // at least the visited keys' entries
+  so.limits.stateMemoryBytes = whole.peakBytes / 2;
+  const StateSpaceResult cut = exploreStates(p, so);
+  REQUIRE(cut.memoryLimitHit);
+  REQUIRE(cut.result.status == Status::Bounded);
+  REQUIRE(cut.states < whole.states);
+}
