@@ -1,5 +1,7 @@
-// state_bench: the explicit-state search with its visited table against the
-// stateless graph explorer on loop programs, and buffer-bound deepening.
+// state_bench: the explicit-state searches (breadth-first, and the stateful
+// DPOR that --stateful uses) against the stateless graph explorer on loop
+// programs and loop-free ones with many independent steps, and buffer-bound
+// deepening.
 //
 //   state_bench [--quick] [--time-limit SECONDS]
 //
@@ -12,8 +14,14 @@
 //   bbuf-N      bounded buffer of 2 slots, one producer and one consumer moving
 //               N items, waiting with spin-awaits on the count
 //
-// Prints stateless executions and time, stateful states and time, and the
-// ratios. Then deepening k = 0..3 on SB, MP and the Figure 1 program. Timings
+//   indep-T/N   T threads, N rounds each of store/load/store on their own
+//               globals: loop-free, every step independent of the other threads
+//   indep-rb-T/N  the same, each load reading back the global just stored
+//               (from the thread's own buffer under TSO/PSO)
+//
+// Prints, from one run, stateless executions and time, then states,
+// transitions and time of the BFS and of the stateful DPOR, and the ratios
+// (BFS / DPOR; stateless time / DPOR time). Then deepening k = 0..3 on SB, MP and the Figure 1 program. Timings
 // are informational only.
 #include <algorithm>
 #include <chrono>
@@ -26,128 +34,13 @@
 #include "engine/builder.h"
 #include "engine/check.h"
 #include "engine/examples/litmus.h"
+#include "engine/examples/state_programs.h"
 #include "engine/state_space.h"
 
 using namespace tsocheck;
+using namespace tsocheck::examples;
 
 namespace {
-
-Program figure1(int n) {
-  ProgramBuilder pb("fig1.c");
-  auto d = pb.global("d"), m = pb.global("m");
-  std::vector<uint32_t> fs;
-  for (int t = 0; t < 2; ++t) {
-    auto& f = pb.function(t == 0 ? "thread1" : "thread2", 1);
-    Reg i = f.constant(0);
-    auto top = f.newLabel(), out = f.newLabel();
-    f.bind(top);
-    f.at(3).lock(f.globalAddr(m));
-    Reg v = f.at(4).loadGlobal(d);
-    f.at(4).storeGlobalReg(d, f.binImm(BinOp::Add, v, 1));
-    f.at(5).unlock(f.globalAddr(m));
-    f.mov(i, f.binImm(BinOp::Add, i, 1));
-    f.br(f.cmpImm(CmpOp::Ult, i, Value(n)), top, out);
-    f.bind(out);
-    f.ret();
-    fs.push_back(f.index());
-  }
-  auto& mn = pb.function("main");
-  Reg a = mn.at(10).spawn(fs[0]), b = mn.at(11).spawn(fs[1]);
-  mn.at(12).joinDiscard(a);
-  mn.at(13).joinDiscard(b);
-  mn.at(14).assertTrue(mn.cmpImm(CmpOp::Eq, mn.loadGlobal(d), Value(2 * n)), "d == 2N");
-  mn.ret();
-  pb.setEntry(mn.index());
-  return pb.build();
-}
-
-// rawLoop: `while (xchg(&lock, 1)) ;` as a real loop; otherwise the
-// frontend's spin-await form (xchg; assume(old == 0) as an idle iteration).
-Program spinlock(int threads, int iters, bool rawLoop) {
-  ProgramBuilder pb("spin.c");
-  auto lk = pb.global("lock"), cnt = pb.global("counter");
-  auto& w = pb.function("worker", 1);
-  for (int i = 0; i < iters; ++i) {
-    if (rawLoop) {
-      auto retry = w.newLabel(), got = w.newLabel();
-      w.bind(retry);
-      Reg old = w.at(3).rmwGlobal(RmwOp::Xchg, lk, 1);
-      w.br(w.cmpImm(CmpOp::Eq, old, 0), got, retry);
-      w.bind(got);
-    } else {
-      Reg old = w.at(3).rmwGlobal(RmwOp::Xchg, lk, 1);
-      w.at(3).assume(w.cmpImm(CmpOp::Eq, old, 0), true);
-    }
-    Reg c = w.at(4).loadGlobal(cnt);
-    w.at(4).storeGlobalReg(cnt, w.binImm(BinOp::Add, c, 1));
-    w.at(5).storeGlobal(lk, 0);
-  }
-  w.ret();
-  auto& m = pb.function("main");
-  std::vector<Reg> hs;
-  for (int i = 0; i < threads; ++i) hs.push_back(m.at(10).spawn(w.index()));
-  for (Reg h : hs) m.at(11).joinDiscard(h);
-  m.at(13).assertTrue(m.cmpImm(CmpOp::Eq, m.loadGlobal(cnt), Value(threads * iters)), "counter == total");
-  m.ret();
-  pb.setEntry(m.index());
-  return pb.build();
-}
-
-Program boundedBuffer(int items) {
-  ProgramBuilder pb("bbuf.c");
-  auto buf = pb.global("buf", 8), count = pb.global("count"), head = pb.global("head"), tail = pb.global("tail"),
-       m = pb.global("m"), sum = pb.global("sum");
-  auto& prod = pb.function("producer", 1);
-  {
-    Reg i = prod.constant(0);
-    auto top = prod.newLabel(), out = prod.newLabel();
-    prod.bind(top);
-    Reg c = prod.at(3).loadGlobal(count);
-    prod.at(3).assume(prod.cmpImm(CmpOp::Ult, c, 2), true);
-    prod.at(4).lock(prod.globalAddr(m));
-    Reg t = prod.at(5).loadGlobal(tail);
-    Reg slot = prod.bin(BinOp::Add, prod.globalAddr(buf), prod.binImm(BinOp::Mul, t, 4));
-    prod.at(5).store(slot, prod.binImm(BinOp::Add, i, 1), 4, "buf[tail]");
-    prod.at(6).storeGlobalReg(tail, prod.binImm(BinOp::Xor, t, 1));
-    Reg c2 = prod.at(7).loadGlobal(count);
-    prod.at(7).storeGlobalReg(count, prod.binImm(BinOp::Add, c2, 1));
-    prod.at(8).unlock(prod.globalAddr(m));
-    prod.mov(i, prod.binImm(BinOp::Add, i, 1));
-    prod.br(prod.cmpImm(CmpOp::Ult, i, Value(items)), top, out);
-    prod.bind(out);
-    prod.ret();
-  }
-  auto& cons = pb.function("consumer", 1);
-  {
-    Reg i = cons.constant(0);
-    auto top = cons.newLabel(), out = cons.newLabel();
-    cons.bind(top);
-    Reg c = cons.at(13).loadGlobal(count);
-    cons.at(13).assume(cons.cmpImm(CmpOp::Ugt, c, 0), true);
-    cons.at(14).lock(cons.globalAddr(m));
-    Reg h = cons.at(15).loadGlobal(head);
-    Reg slot = cons.bin(BinOp::Add, cons.globalAddr(buf), cons.binImm(BinOp::Mul, h, 4));
-    Reg v = cons.at(15).load(slot, 4, "buf[head]");
-    cons.at(16).storeGlobalReg(head, cons.binImm(BinOp::Xor, h, 1));
-    Reg c2 = cons.at(17).loadGlobal(count);
-    cons.at(17).storeGlobalReg(count, cons.binImm(BinOp::Sub, c2, 1));
-    Reg s = cons.at(18).loadGlobal(sum);
-    cons.at(18).storeGlobalReg(sum, cons.bin(BinOp::Add, s, v));
-    cons.at(19).unlock(cons.globalAddr(m));
-    cons.mov(i, cons.binImm(BinOp::Add, i, 1));
-    cons.br(cons.cmpImm(CmpOp::Ult, i, Value(items)), top, out);
-    cons.bind(out);
-    cons.ret();
-  }
-  auto& mn = pb.function("main");
-  Reg a = mn.at(22).spawn(prod.index()), b = mn.at(23).spawn(cons.index());
-  mn.at(24).joinDiscard(a);
-  mn.at(25).joinDiscard(b);
-  mn.at(26).assertTrue(mn.cmpImm(CmpOp::Eq, mn.loadGlobal(sum), Value(items * (items + 1) / 2)), "sum");
-  mn.ret();
-  pb.setEntry(mn.index());
-  return pb.build();
-}
 
 struct Row {
   std::string name;
@@ -176,10 +69,22 @@ int main(int argc, char** argv) {
     rows.push_back({"bbuf-" + std::to_string(n), p, p});
   }
 
-  std::printf("%-10s %-4s %12s %10s %10s %10s %10s %10s\n", "program", "mdl", "stateless-ex", "ms", "states",
-              "ms", "ex/states", "speedup");
+  for (auto [t, n] : quick ? std::vector<std::pair<int, int>>{{3, 2}, {4, 2}}
+                           : std::vector<std::pair<int, int>>{{3, 2}, {4, 2}, {5, 2}}) {
+    for (bool readBack : {false, true}) {
+      Program p = independent(t, n, readBack);
+      rows.push_back({std::string(readBack ? "indep-rb-" : "indep-") + std::to_string(t) + "/" + std::to_string(n), p, p});
+    }
+  }
+
+  // One run, three searches: the stateless graph explorer (executions), the
+  // breadth-first state space (every reachable state, the old --stateful)
+  // and the stateful DPOR (--stateful now): states, transitions, time.
+  std::printf("%-11s %-4s | %11s %9s | %9s %10s %9s | %9s %10s %9s | %8s %8s %8s %8s\n", "program", "mdl",
+              "stateless", "ms", "bfs-st", "bfs-tr", "ms", "dpor-st", "dpor-tr", "ms", "st b/d", "tr b/d",
+              "ms b/d", "ms sl/d");
   for (const Row& r : rows) {
-    for (Model m : {Model::SC, Model::TSO}) {
+    for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
       CheckOptions co;
       co.model = m;
       co.timeLimitSeconds = limit;
@@ -188,15 +93,25 @@ int main(int argc, char** argv) {
       so.model = m;
       so.timeLimitSeconds = limit;
       so.maxStates = 2000000;
+      so.search = StateSearch::Bfs;
       StateSpaceResult b = exploreStates(r.stateful, so);
-      char exs[32];
-      std::snprintf(exs, sizeof exs, "%s%llu", a.status == Status::Timeout ? ">" : "",
-                    static_cast<unsigned long long>(a.executions));
-      std::printf("%-10s %-4s %12s %10.1f %10llu %10.1f %10.1f %10.1f   %s/%s\n", r.name.c_str(), modelName(m), exs,
-                  a.elapsedMs, static_cast<unsigned long long>(b.states), b.result.elapsedMs,
-                  double(a.executions) / double(std::max<uint64_t>(b.states, 1)),
-                  a.elapsedMs / std::max(b.result.elapsedMs, 0.01), statusName(a.status),
-                  statusName(b.result.status));
+      so.search = StateSearch::Dpor;
+      StateSpaceResult d = exploreStates(r.stateful, so);
+      auto cell = [](const Status st, uint64_t v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%s%llu", st == Status::Timeout ? ">" : "", static_cast<unsigned long long>(v));
+        return std::string(buf);
+      };
+      auto ratio = [](double x, double y) { return x / std::max(y, 1e-9); };
+      std::printf("%-11s %-4s | %11s %9.1f | %9s %10llu %9.1f | %9s %10llu %9.1f | %8.2f %8.2f %8.2f %8.2f   %s/%s/%s\n",
+                  r.name.c_str(), modelName(m), cell(a.status, a.executions).c_str(), a.elapsedMs,
+                  cell(b.result.status, b.states).c_str(), static_cast<unsigned long long>(b.transitions),
+                  b.result.elapsedMs, cell(d.result.status, d.states).c_str(),
+                  static_cast<unsigned long long>(d.transitions), d.result.elapsedMs,
+                  ratio(double(b.states), double(d.states)), ratio(double(b.transitions), double(d.transitions)),
+                  ratio(b.result.elapsedMs, d.result.elapsedMs), ratio(a.elapsedMs, d.result.elapsedMs),
+                  statusName(a.status), statusName(b.result.status), statusName(d.result.status));
+      std::fflush(stdout);
     }
   }
 
@@ -212,10 +127,14 @@ int main(int argc, char** argv) {
     StateSpaceOptions so;
     so.model = Model::TSO;
     StateSpaceResult b = exploreStates(r.stateful, so);
-    std::printf("%-10s TSO  stateless: %llu executions, %llu cut, %s after %.0f ms; stateful: %llu states, %s in %.1f ms\n",
+    so.search = StateSearch::Dpor;
+    StateSpaceResult d = exploreStates(r.stateful, so);
+    std::printf("%-10s TSO  stateless: %llu executions, %llu cut, %s after %.0f ms; BFS: %llu states, %s in %.1f ms; "
+                "DPOR: %llu states, %s in %.1f ms\n",
                 r.name.c_str(), static_cast<unsigned long long>(a.executions),
                 static_cast<unsigned long long>(a.cut), statusName(a.status), a.elapsedMs,
-                static_cast<unsigned long long>(b.states), statusName(b.result.status), b.result.elapsedMs);
+                static_cast<unsigned long long>(b.states), statusName(b.result.status), b.result.elapsedMs,
+                static_cast<unsigned long long>(d.states), statusName(d.result.status), d.result.elapsedMs);
   }
 
   std::printf("\nbuffer-bound deepening k = 0..3 (states per k; first violation or fixpoint ends it)\n");

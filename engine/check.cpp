@@ -178,6 +178,7 @@ CheckResult check(const Program& prog, const CheckOptions& opts) {
   if (opts.stateful || sections) {
     StateSpaceOptions so;
     so.model = opts.model;
+    so.search = StateSearch::Dpor;
     so.bufferBound = opts.bufferBound;
     so.limits = opts.limits;
     so.timeLimitSeconds = opts.timeLimitSeconds;

@@ -70,8 +70,9 @@ struct CheckOptions {
   // Data races on plain accesses (engine/races.h) are reported as warnings
   // (ErrorKind::Race in CheckResult::violations; graph explorer only).
   bool raceCheck = true;
-  // Explicit-state search with a visited-state table (engine/state_space.h)
-  // instead of the graph explorer: ends loops over finite data by itself.
+  // Explicit-state search with a visited-state table (engine/state_space.h,
+  // its stateful DPOR) instead of the graph explorer: ends loops over finite
+  // data by itself.
   // (Programs with atomic sections, hasAtomicSections, always use it.)
   bool stateful = false;
   // Preemption bound P (-1 = none): explore every Shasha–Snir class with at

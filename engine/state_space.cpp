@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "engine/hangs.h"
 #include "engine/memory_check.h"
+#include "engine/state_dpor.h"
 
 namespace tsocheck {
 
@@ -22,6 +25,7 @@ struct BufEntry {
   uint32_t epoch = 0;  // PSO: store-store barriers passed before this store
   SourceLoc loc;       // of the store (for the flush step in traces; not in the key)
   uint32_t function = 0, pc = 0;  // the store instruction (likewise)
+  int32_t storeDepth = -1;  // DPOR: the stack depth of the store's transition (likewise)
 };
 
 struct Thread {
@@ -32,6 +36,7 @@ struct Thread {
   std::vector<BufEntry> buf;      // oldest first
   // The reads made since the last non-reading action (for spin-loop deadlocks).
   std::vector<std::pair<Addr, Value>> recentReads;
+  int32_t spawnDepth = -1;  // DPOR: the stack depth of the spawn that made it (not in the key)
 };
 
 struct Cell {
@@ -103,6 +108,44 @@ int sectionOwner(const State& s) {
   return -1;
 }
 
+// A successor of a state, as the expansion makes it.
+struct Child {
+  State s;
+  Node x;
+};
+
+// The stateful DPOR's records (runDpor).
+struct StateInfo {
+  uint32_t lowlink = 0;  // Tarjan: smallest state id known reachable and still in an open component
+  int32_t depth = -1;    // its frame on the search stack, -1 once popped
+  bool open = true;      // on Tarjan's stack: its strongly connected component is not finished
+};
+
+struct PendingOp {
+  uint32_t actor = 0, op = 0;
+  // The transition on the stack that enabled it when its actor has none of
+  // its own since: the store a flush empties, the spawn of a thread.
+  int32_t cause = -1;
+};
+
+struct Frame {
+  State s;
+  uint32_t node = 0, id = 0;
+  std::vector<Child> children;
+  std::vector<uint32_t> childActor;
+  std::vector<PendingOp> pending;  // every actor's next operation (enabled or not)
+  std::vector<uint32_t> enabled, backtrack, done;  // actors, sorted
+  // The transition being explored: its actor, operation, next child (a
+  // choice has several), vector clock and count among its actor's events.
+  static constexpr uint32_t kNone = ~0u;
+  uint32_t actor = kNone, op = 0;
+  size_t nextChild = 0;
+  std::vector<uint32_t> clock;
+  uint32_t count = 0;
+  int32_t prevLast = -1;  // lastEvent_[actor] before this event
+  uint64_t bytes = 0;
+};
+
 class Search {
  public:
   Search(const Program& prog, const StateSpaceOptions& opts) : prog_(prog), opts_(opts) {}
@@ -113,9 +156,42 @@ class Search {
   std::string key(const State& s);
   uint32_t localId(const ThreadState& ts);
   std::string projection(const State& s) const;
-  void expand(const State& s, uint32_t node);
+  // Successors of s go to emit(): into the BFS queue (push), or into sink_
+  // (the DPOR's frame). False when s showed an error (reported) or the search stopped.
+  bool expand(const State& s, uint32_t node);
+  bool stepThread(const State& s, uint32_t node, uint32_t t, bool& any, bool& cutHere);
+  bool stepAccess(const State& s, uint32_t node, uint32_t t, bool& any);
+  bool stepLocked(const State& s, uint32_t node, uint32_t t, bool& any);
+  bool stepThreadControl(const State& s, uint32_t node, uint32_t t, bool& any);
+  bool stepFree(const State& s, uint32_t node, uint32_t t, bool& any);
+  bool flushSteps(const State& s, uint32_t node, bool& any);
+  std::vector<size_t> flushHeads(const Thread& th) const;
+  const HeapBlock* heapBlock(const State& s, Addr p) const;
+  Node stepNode(uint32_t node, uint32_t t, StepKind k, const Action& a) const;
+  void emit(State&& c, const Node& x);
   bool reducedStep(const State& s, uint32_t node);
   void push(State&& s, const Node& step);
+
+  // Stateful DPOR (StateSpaceOptions::search == Search::Dpor).
+  void runBfs(State&& init);
+  void runDpor(State&& init);
+  void enterState(State&& s, uint32_t node, uint32_t enteringOp);
+  void revisit(uint32_t id, const State& s, const std::vector<PendingOp>& pend);
+  int32_t futureCause(const State& s, const sdpor::Op& q);
+  bool nextTransition(Frame& f);
+  void popFrame();
+  void beginEvent(Frame& f, uint32_t actor);
+  void endEvent(Frame& f);
+  void raceCheck(const std::vector<PendingOp>& pend);
+  // Whether the transition at stack depth i happens before the next one of
+  // `actor` (whose enabling transition is at depth `cause`, or -1).
+  bool happensBefore(size_t i, uint32_t actor, int32_t cause) const;
+  void addBacktrack(Frame& f, uint32_t actor);
+  void expandFully(Frame& f);
+  std::vector<PendingOp> pendingOps(const State& s);
+  sdpor::Op describe(const State& s, uint32_t t, int owner);
+  uint32_t actorId(uint32_t thread, bool flush, Addr addr);
+  uint32_t actorOf(const Node& x);
   uint32_t spawnId(uint32_t parent, uint32_t ordinal);
 
   // Memory: a cell for (a, size), created on first access; nullptr after an
@@ -123,6 +199,7 @@ class Search {
   Cell* cell(State& s, Addr a, uint8_t size, const SourceLoc& loc);
   // Empty when thread t may access [a, a+size); otherwise the memory error.
   std::string accessError(const State& s, Addr a, uint64_t size) const;
+  bool validAccess(const State& s, uint32_t node, uint32_t t, const Action& a);
   Value readValue(State& s, uint32_t t, Cell& c, bool* fromBuffer) const;
   void noteRead(Thread& th, Addr a, Value v) const;
 
@@ -143,7 +220,7 @@ class Search {
   // Estimated bytes held: keys, local-state ids, projections and trace nodes
   // (heldBytes_), and the states waiting in the queue (queuedBytes_).
   uint64_t heldBytes() const {
-    return opts_.memoryInUse + heldBytes_ + queuedBytes_ + nodes_.capacity() * sizeof(Node);
+    return opts_.memoryInUse + heldBytes_ + queuedBytes_ + nodes_.capacity() * sizeof(Node) + graph_.bytes();
   }
   uint64_t heldBytes_ = 0, queuedBytes_ = 0, peakBytes_ = 0;
   std::vector<Node> nodes_;
@@ -153,6 +230,16 @@ class Search {
   bool stopped_ = false, timedOut_ = false, stateLimit_ = false, memoryLimit_ = false;
   std::chrono::steady_clock::time_point start_;
   Limits limits_;  // opts_.limits with the deadline and cancel flag the threads poll
+  std::vector<Child>* sink_ = nullptr;
+  // Stateful DPOR: states by key (id = Tarjan index), the search stack,
+  // Tarjan's stack, actors, operations and their dependency graph.
+  std::unordered_map<std::string, uint32_t> stateIds_;
+  std::vector<StateInfo> infos_;
+  std::vector<Frame> frames_;
+  std::vector<uint32_t> tarjan_;
+  std::map<std::tuple<uint32_t, bool, Addr>, uint32_t> actors_;
+  std::vector<int32_t> lastEvent_;  // per actor: frame of its latest event on the stack, -1 none
+  sdpor::OpGraph graph_;
 };
 
 bool Search::timeUp() const {
@@ -404,332 +491,373 @@ bool Search::reducedStep(const State& s, uint32_t node) {
   return false;
 }
 
-void Search::expand(const State& s, uint32_t node) {
+// A transition by thread t from s, with the trace fields of its action.
+Node Search::stepNode(uint32_t node, uint32_t t, StepKind k, const Action& a) const {
+  Node x;
+  x.parent = node;
+  x.thread = t;
+  x.kind = k;
+  x.loc = a.loc;
+  x.function = a.function;
+  x.pc = a.pc;
+  return x;
+}
+
+void Search::emit(State&& c, const Node& x) {
+  if (sink_) {
+    sink_->push_back(Child{std::move(c), x});
+    return;
+  }
+  ++res_.transitions;
+  push(std::move(c), x);
+}
+
+bool Search::expand(const State& s, uint32_t node) {
   const int owner = sectionOwner(s);
-  if (owner < 0 && reducedStep(s, node)) return;
-  const uint32_t n = uint32_t(s.th.size());
-  bool any = false;
-  bool cutHere = false;
-  auto step = [&](uint32_t t, StepKind k, const Action& a) {
-    Node x;
-    x.parent = node;
-    x.thread = t;
-    x.kind = k;
-    x.loc = a.loc;
-    x.function = a.function;
-    x.pc = a.pc;
-    return x;
-  };
-  for (uint32_t t = 0; t < n && !stopped_; ++t) {
-    const Thread& th = s.th[t];
-    if (!th.ts || th.exited || (owner >= 0 && t != uint32_t(owner))) continue;
-    const Action& a = th.ts->pending();
-    switch (a.kind) {
-      case ActionKind::AtomicBegin: {
-        State c = s;
-        c.th[t].ts->complete(0);
-        any = true;
-        push(std::move(c), step(t, StepKind::Atomic, a));
-        continue;
-      }
-      case ActionKind::Error:
-        reportError(s, node, nullptr, t, a.error, a.message, a.loc, false);
-        return;
-      case ActionKind::Limit:
-        if (th.ts->stoppedByTime()) {  // the deadline passed while the thread ran
-          timedOut_ = stopped_ = true;
-          return;
-        }
-        cutHere = true;
-        noteLimit(a.message + " at " + prog_.locString(a.loc));
-        continue;
-      case ActionKind::Blocked:
-        continue;
-      case ActionKind::Choice:
-        if (a.limited && !res_.result.nondetLimited) {
-          res_.result.nondetLimited = true;
-          noteLimit(nondetRangeText(opts_.limits) + " at " + prog_.locString(a.loc));
-        }
-        for (Value i = 0; i <= a.value; ++i) {
-          const Value v = choiceValue(a, i);
-          State c = s;
-          c.th[t].ts->complete(v);
-          Node x = step(t, StepKind::Nondet, a);
-          x.hasValue = true;
-          x.value = v;
-          any = true;
-          push(std::move(c), x);
-        }
-        continue;
-      case ActionKind::Load: {
-        if (std::string err = accessError(s, a.addr, a.size); !err.empty()) {
-          reportError(s, node, nullptr, t, ErrorKind::Memory, err, a.loc, false);
-          return;
-        }
-        State c = s;
-        Cell* cl = cell(c, a.addr, a.size, a.loc);
-        if (!cl) return;
-        bool fromBuf = false;
-        Value v = readValue(c, t, *cl, &fromBuf);
-        Thread& ct = c.th[t];
-        noteRead(ct, a.addr, v);
-        ct.ts->complete(v);
-        Node x = step(t, fromBuf ? StepKind::LoadBuf : StepKind::LoadMem, a);
-        x.hasAddr = x.hasValue = true;
-        x.addr = a.addr;
-        x.value = v;
-        any = true;
-        push(std::move(c), x);
-        continue;
-      }
-      case ActionKind::Store: {
-        if (buffered() && opts_.bufferBound > 0 && th.buf.size() >= size_t(opts_.bufferBound)) continue;
-        if (std::string err = accessError(s, a.addr, a.size); !err.empty()) {
-          reportError(s, node, nullptr, t, ErrorKind::Memory, err, a.loc, false);
-          return;
-        }
-        State c = s;
-        Cell* cl = cell(c, a.addr, a.size, a.loc);
-        if (!cl) return;
-        const Value v = maskToSize(a.value, a.size);
-        Thread& ct = c.th[t];
-        if (buffered()) ct.buf.push_back(BufEntry{a.addr, v, a.size, ct.epoch, a.loc, a.function, a.pc});
-        else cl->value = v;
-        ct.recentReads.clear();
-        ct.ts->complete(0);
-        Node x = step(t, StepKind::Store, a);
-        x.hasAddr = x.hasValue = true;
-        x.addr = a.addr;
-        x.value = v;
-        x.buffered = buffered();
-        any = true;
-        push(std::move(c), x);
-        continue;
-      }
-      case ActionKind::Rmw:
-      case ActionKind::Lock:
-      case ActionKind::TryLock:
-      case ActionKind::Unlock: {
-        if (!th.buf.empty()) continue;  // locked operations drain the buffer first
-        if (std::string err = accessError(s, a.addr, a.size); !err.empty()) {
-          reportError(s, node, nullptr, t, ErrorKind::Memory, err, a.loc, false);
-          return;
-        }
-        State c = s;
-        Cell* cl = cell(c, a.addr, a.size, a.loc);
-        if (!cl) return;
-        const Value old = cl->value;
-        bool writes = true;
-        Value wv = 0, result = 0;
-        StepKind k = StepKind::Rmw;
-        if (a.kind == ActionKind::Rmw) {
-          wv = rmwResult(a.rmw, old, a.value, a.expected, a.size, &writes);
-          result = old;
-        } else if (std::string err = destroyedMutexUse(prog_,
-                                                         a.kind == ActionKind::Lock      ? "pthread_mutex_lock"
-                                                         : a.kind == ActionKind::TryLock ? "pthread_mutex_trylock"
-                                                                                         : "pthread_mutex_unlock",
-                                                         old, a.addr);
-                   !err.empty()) {
-          reportError(s, node, nullptr, t, ErrorKind::Memory, err, a.loc, false);
-          return;
-        } else if (a.kind == ActionKind::Lock) {
-          if (old != 0) continue;  // waits while the mutex is held
-          wv = t + 1;
-          k = StepKind::Lock;
-        } else if (a.kind == ActionKind::TryLock) {
-          writes = old == 0;
-          wv = t + 1;
-          result = writes ? 0 : kEBusy;
-          k = StepKind::TryLock;
-        } else {
-          k = StepKind::Unlock;
-          if (old != t + 1) {
-            reportError(s, node, nullptr, t, ErrorKind::Memory,
-                        "pthread_mutex_unlock of a mutex this thread does not hold (" + addressName(prog_, a.addr) +
-                            ")",
-                        a.loc, false);
-            return;
-          }
-        }
-        if (writes) cl->value = maskToSize(wv, a.size);
-        Thread& ct = c.th[t];
-        noteRead(ct, a.addr, old);
-        // A re-run of a spin iteration reads the thread's own writes: the
-        // hang check compares memory with them, not with the older values
-        // (as the graph explorer ignores the thread's own later writes).
-        if (writes)
-          for (auto& [addr, v] : ct.recentReads)
-            if (addr == a.addr) v = cl->value;
-        ct.ts->complete(result);
-        Node x = step(t, k, a);
-        x.hasAddr = x.hasValue = true;
-        x.addr = a.addr;
-        x.value = writes ? cl->value : old;
-        any = true;
-        push(std::move(c), x);
-        continue;
-      }
-      case ActionKind::Fence: {
-        State c = s;
-        Thread& ct = c.th[t];
-        if (a.fence == FenceKind::Full) {
-          if (!th.buf.empty()) continue;
-        } else if (opts_.memoryModel().storeStoreBarrierOrdersFlushes() && !ct.buf.empty()) {
-          ++ct.epoch;
-        }
-        ct.recentReads.clear();
-        ct.ts->complete(0);
-        any = true;
-        push(std::move(c), step(t, StepKind::Fence, a));
-        continue;
-      }
-      case ActionKind::Spawn: {
-        if (!th.buf.empty()) continue;
-        State c = s;
-        const uint32_t child = spawnId(t, c.th[t].spawned);
-        if (c.th.size() <= child) c.th.resize(child + 1);
-        Thread& ch = c.th[child];
-        ch = Thread{};
-        ch.ts.emplace(prog_, child, a.func, a.value, limits_);
-        Thread& ct = c.th[t];
-        ++ct.spawned;
-        ct.recentReads.clear();
-        ct.ts->complete(child);
-        Node x = step(t, StepKind::Spawn, a);
-        x.hasValue = true;
-        x.value = child;
-        any = true;
-        push(std::move(c), x);
-        continue;
-      }
-      case ActionKind::Join: {
-        const uint32_t tgt = a.target;
-        if (tgt >= n || tgt == t || !s.th[tgt].ts) {
-          reportError(s, node, nullptr, t, ErrorKind::Memory,
-                      tgt == t ? "a thread joins itself" : "pthread_join on an invalid thread id " + std::to_string(tgt),
-                      a.loc, false);
-          return;
-        }
-        if (!s.th[tgt].exited) continue;
-        State c = s;
-        Thread& ct = c.th[t];
-        const Value ev = s.th[tgt].ts->exitValue();
-        ct.recentReads.clear();
-        ct.ts->complete(ev);
-        Node x = step(t, StepKind::Join, a);
-        x.hasValue = true;
-        x.value = ev;
-        any = true;
-        push(std::move(c), x);
-        continue;
-      }
-      case ActionKind::Exit: {
-        if (!th.buf.empty()) continue;
-        State c = s;
-        c.th[t].exited = true;
-        c.th[t].recentReads.clear();
-        if (opts_.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc))
-          for (Thread& o : c.th)  // the program ends: every thread stops, buffered stores die with it
-            if (o.ts) {
-              o.exited = true;
-              o.buf.clear();
-              o.recentReads.clear();
-            }
-        any = true;
-        push(std::move(c), step(t, StepKind::Exit, a));
-        continue;
-      }
-      case ActionKind::Free:
-      case ActionKind::BlockSize: {
-        const bool isFree = a.kind == ActionKind::Free;
-        if (isFree && !th.buf.empty()) continue;
-        const Addr p = a.addr;
-        const HeapBlock* b = nullptr;
-        if (p >= layout::kHeapBase) {
-          uint64_t owner = (p - layout::kHeapBase) / layout::kThreadStride;
-          if (owner < n && s.th[owner].ts) b = s.th[owner].ts->heapBlockAt(p);
-        }
-        const char* what = isFree ? "free() of a pointer that malloc did not return ("
-                                  : "realloc() of a pointer that malloc did not return (";
-        if (!b || b->addr != p) {
-          reportError(s, node, nullptr, t, ErrorKind::Memory, what + addressName(prog_, p) + ")", a.loc, false);
-          return;
-        }
-        for (const auto& f : s.freed)
-          if (f.first == p) {
-            reportError(s, node, nullptr, t, ErrorKind::Memory,
-                        (isFree ? "double free of " : "realloc() of freed memory (") + addressName(prog_, p) +
-                            (isFree ? "" : ")"),
-                        a.loc, false);
-            return;
-          }
-        State c = s;
-        Thread& ct = c.th[t];
-        const uint64_t size = b->size;
-        if (isFree) c.freed.insert(std::upper_bound(c.freed.begin(), c.freed.end(), std::make_pair(p, size)), {p, size});
-        ct.recentReads.clear();
-        ct.ts->complete(isFree ? 0 : size);
-        Node x = step(t, StepKind::Free, a);
-        x.hidden = !isFree;  // a block-size query is local: not a trace step
-        x.hasAddr = isFree;
-        x.addr = p;
-        any = true;
-        push(std::move(c), x);
-        continue;
-      }
-    }
+  if (!sink_ && owner < 0 && reducedStep(s, node)) return true;
+  bool any = false, cutHere = false;
+  for (uint32_t t = 0; t < s.th.size() && !stopped_; ++t) {
+    if (!s.th[t].ts || s.th[t].exited || (owner >= 0 && t != uint32_t(owner))) continue;
+    if (!stepThread(s, node, t, any, cutHere)) return false;
   }
-  if (stopped_) return;
-  // Flushes: the memory system's steps.
-  if (buffered()) {
-    for (uint32_t t = 0; t < n && !stopped_; ++t) {
-      const auto& buf = s.th[t].buf;
-      if (buf.empty()) continue;  // (every buffer flushes during an atomic section too)
-      std::vector<size_t> heads;
-      if (!opts_.memoryModel().perLocationBuffers()) {
-        heads.push_back(0);
-      } else {
-        for (size_t i = 0; i < buf.size() && buf[i].epoch == buf.front().epoch; ++i) {
-          bool first = true;
-          for (size_t j = 0; j < i; ++j) first = first && buf[j].addr != buf[i].addr;
-          if (first) heads.push_back(i);
-        }
-      }
-      for (size_t i : heads) {
-        const BufEntry e = buf[i];
-        Node x;
-        x.parent = node;
-        x.thread = t;
-        x.kind = StepKind::Flush;
-        x.loc = e.loc;
-        x.function = e.function;
-        x.pc = e.pc;
-        x.hasAddr = x.hasValue = true;
-        x.addr = e.addr;
-        x.value = e.value;
-        any = true;
-        for (const auto& [p, sz] : s.freed)
-          if (e.addr >= p && e.addr < p + std::max<uint64_t>(sz, 1)) {
-            reportError(s, node, &x, t, ErrorKind::Memory,
-                        "use after free: a buffered store to " + addressName(prog_, e.addr) +
-                            " reaches memory after the block was freed",
-                        e.loc, false);
-            return;
-          }
-        State c = s;
-        Thread& ct = c.th[t];
-        ct.buf.erase(ct.buf.begin() + long(i));
-        if (ct.buf.empty()) ct.epoch = 0;
-        auto it = std::lower_bound(c.mem.begin(), c.mem.end(), e.addr,
-                                   [](const Cell& cc, Addr a) { return cc.addr < a; });
-        it->value = e.value;  // the cell exists: the store created it
-        push(std::move(c), x);
-      }
-    }
-  }
+  if (stopped_) return false;
+  if (buffered() && !flushSteps(s, node, any)) return false;
   if (cutHere) ++res_.result.cut;
   if (!any && !cutHere && !stopped_) finalState(s, node, owner);
+  return !stopped_;
+}
+
+// Thread t's pending action from s: its successors (none when it waits), or
+// false when the action is an error (reported) and s must not be expanded.
+bool Search::stepThread(const State& s, uint32_t node, uint32_t t, bool& any, bool& cutHere) {
+  const Thread& th = s.th[t];
+  const Action& a = th.ts->pending();
+  switch (a.kind) {
+    case ActionKind::AtomicBegin: {
+      State c = s;
+      c.th[t].ts->complete(0);
+      any = true;
+      emit(std::move(c), stepNode(node, t, StepKind::Atomic, a));
+      return true;
+    }
+    case ActionKind::Error:
+      reportError(s, node, nullptr, t, a.error, a.message, a.loc, false);
+      return false;
+    case ActionKind::Limit:
+      if (th.ts->stoppedByTime()) {  // the deadline passed while the thread ran
+        timedOut_ = stopped_ = true;
+        return false;
+      }
+      cutHere = true;
+      noteLimit(a.message + " at " + prog_.locString(a.loc));
+      return true;
+    case ActionKind::Blocked:
+      return true;
+    case ActionKind::Choice:
+      if (a.limited && !res_.result.nondetLimited) {
+        res_.result.nondetLimited = true;
+        noteLimit(nondetRangeText(opts_.limits) + " at " + prog_.locString(a.loc));
+      }
+      for (Value i = 0; i <= a.value; ++i) {
+        const Value v = choiceValue(a, i);
+        State c = s;
+        c.th[t].ts->complete(v);
+        Node x = stepNode(node, t, StepKind::Nondet, a);
+        x.hasValue = true;
+        x.value = v;
+        any = true;
+        emit(std::move(c), x);
+      }
+      return true;
+    case ActionKind::Load:
+    case ActionKind::Store:
+      return stepAccess(s, node, t, any);
+    case ActionKind::Rmw:
+    case ActionKind::Lock:
+    case ActionKind::TryLock:
+    case ActionKind::Unlock:
+      return stepLocked(s, node, t, any);
+    case ActionKind::Fence: {
+      State c = s;
+      Thread& ct = c.th[t];
+      if (a.fence == FenceKind::Full) {
+        if (!th.buf.empty()) return true;
+      } else if (opts_.memoryModel().storeStoreBarrierOrdersFlushes() && !ct.buf.empty()) {
+        ++ct.epoch;
+      }
+      ct.recentReads.clear();
+      ct.ts->complete(0);
+      any = true;
+      emit(std::move(c), stepNode(node, t, StepKind::Fence, a));
+      return true;
+    }
+    case ActionKind::Spawn:
+    case ActionKind::Join:
+    case ActionKind::Exit:
+      return stepThreadControl(s, node, t, any);
+    case ActionKind::Free:
+    case ActionKind::BlockSize:
+      return stepFree(s, node, t, any);
+  }
+  return true;
+}
+
+// False (the memory error reported) when thread t's access a is invalid in s.
+bool Search::validAccess(const State& s, uint32_t node, uint32_t t, const Action& a) {
+  const std::string err = accessError(s, a.addr, a.size);
+  if (err.empty()) return true;
+  reportError(s, node, nullptr, t, ErrorKind::Memory, err, a.loc, false);
+  return false;
+}
+
+bool Search::stepAccess(const State& s, uint32_t node, uint32_t t, bool& any) {
+  const Thread& th = s.th[t];
+  const Action& a = th.ts->pending();
+  const bool load = a.kind == ActionKind::Load;
+  if (!load && buffered() && opts_.bufferBound > 0 && th.buf.size() >= size_t(opts_.bufferBound)) return true;
+  if (!validAccess(s, node, t, a)) return false;
+  State c = s;
+  Cell* cl = cell(c, a.addr, a.size, a.loc);
+  if (!cl) return false;
+  Thread& ct = c.th[t];
+  Node x;
+  if (load) {
+    bool fromBuf = false;
+    Value v = readValue(c, t, *cl, &fromBuf);
+    noteRead(ct, a.addr, v);
+    ct.ts->complete(v);
+    x = stepNode(node, t, fromBuf ? StepKind::LoadBuf : StepKind::LoadMem, a);
+    x.value = v;
+  } else {
+    const Value v = maskToSize(a.value, a.size);
+    if (buffered())
+      ct.buf.push_back(BufEntry{a.addr, v, a.size, ct.epoch, a.loc, a.function, a.pc, int32_t(frames_.size())});
+    else cl->value = v;
+    ct.recentReads.clear();
+    ct.ts->complete(0);
+    x = stepNode(node, t, StepKind::Store, a);
+    x.value = v;
+    x.buffered = buffered();
+  }
+  x.hasAddr = x.hasValue = true;
+  x.addr = a.addr;
+  any = true;
+  emit(std::move(c), x);
+  return true;
+}
+
+bool Search::stepLocked(const State& s, uint32_t node, uint32_t t, bool& any) {
+  const Thread& th = s.th[t];
+  const Action& a = th.ts->pending();
+  if (!th.buf.empty()) return true;  // locked operations drain the buffer first
+  if (!validAccess(s, node, t, a)) return false;
+  State c = s;
+  Cell* cl = cell(c, a.addr, a.size, a.loc);
+  if (!cl) return false;
+  const Value old = cl->value;
+  bool writes = true;
+  Value wv = 0, result = 0;
+  StepKind k = StepKind::Rmw;
+  if (a.kind == ActionKind::Rmw) {
+    wv = rmwResult(a.rmw, old, a.value, a.expected, a.size, &writes);
+    result = old;
+  } else if (std::string err = destroyedMutexUse(prog_,
+                                                   a.kind == ActionKind::Lock      ? "pthread_mutex_lock"
+                                                   : a.kind == ActionKind::TryLock ? "pthread_mutex_trylock"
+                                                                                   : "pthread_mutex_unlock",
+                                                   old, a.addr);
+             !err.empty()) {
+    reportError(s, node, nullptr, t, ErrorKind::Memory, err, a.loc, false);
+    return false;
+  } else if (a.kind == ActionKind::Lock) {
+    if (old != 0) return true;  // waits while the mutex is held
+    wv = t + 1;
+    k = StepKind::Lock;
+  } else if (a.kind == ActionKind::TryLock) {
+    writes = old == 0;
+    wv = t + 1;
+    result = writes ? 0 : kEBusy;
+    k = StepKind::TryLock;
+  } else {
+    k = StepKind::Unlock;
+    if (old != t + 1) {
+      reportError(s, node, nullptr, t, ErrorKind::Memory,
+                  "pthread_mutex_unlock of a mutex this thread does not hold (" + addressName(prog_, a.addr) + ")",
+                  a.loc, false);
+      return false;
+    }
+  }
+  if (writes) cl->value = maskToSize(wv, a.size);
+  Thread& ct = c.th[t];
+  noteRead(ct, a.addr, old);
+  // A re-run of a spin iteration reads the thread's own writes: the
+  // hang check compares memory with them, not with the older values
+  // (as the graph explorer ignores the thread's own later writes).
+  if (writes)
+    for (auto& [addr, v] : ct.recentReads)
+      if (addr == a.addr) v = cl->value;
+  ct.ts->complete(result);
+  Node x = stepNode(node, t, k, a);
+  x.hasAddr = x.hasValue = true;
+  x.addr = a.addr;
+  x.value = writes ? cl->value : old;
+  any = true;
+  emit(std::move(c), x);
+  return true;
+}
+
+bool Search::stepThreadControl(const State& s, uint32_t node, uint32_t t, bool& any) {
+  const Thread& th = s.th[t];
+  const Action& a = th.ts->pending();
+  const uint32_t n = uint32_t(s.th.size());
+  if (a.kind == ActionKind::Join) {
+    const uint32_t tgt = a.target;
+    if (tgt >= n || tgt == t || !s.th[tgt].ts) {
+      reportError(s, node, nullptr, t, ErrorKind::Memory,
+                  tgt == t ? "a thread joins itself" : "pthread_join on an invalid thread id " + std::to_string(tgt),
+                  a.loc, false);
+      return false;
+    }
+    if (!s.th[tgt].exited) return true;
+  } else if (!th.buf.empty()) {
+    return true;  // spawn and exit drain the buffer first
+  }
+  State c = s;
+  Thread* ct = &c.th[t];
+  Node x = stepNode(node, t, StepKind::Exit, a);
+  if (a.kind == ActionKind::Spawn) {
+    const uint32_t child = spawnId(t, ct->spawned);
+    if (c.th.size() <= child) c.th.resize(child + 1);
+    ct = &c.th[t];  // (the resize may have moved it)
+    Thread& ch = c.th[child];
+    ch = Thread{};
+    ch.ts.emplace(prog_, child, a.func, a.value, limits_);
+    ch.spawnDepth = int32_t(frames_.size());
+    ++ct->spawned;
+    ct->recentReads.clear();
+    ct->ts->complete(child);
+    x.kind = StepKind::Spawn;
+    x.hasValue = true;
+    x.value = child;
+  } else if (a.kind == ActionKind::Join) {
+    const Value ev = s.th[a.target].ts->exitValue();
+    ct->recentReads.clear();
+    ct->ts->complete(ev);
+    x.kind = StepKind::Join;
+    x.hasValue = true;
+    x.value = ev;
+  } else {
+    ct->exited = true;
+    ct->recentReads.clear();
+    if (opts_.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc))
+      for (Thread& o : c.th)  // the program ends: every thread stops, buffered stores die with it
+        if (o.ts) {
+          o.exited = true;
+          o.buf.clear();
+          o.recentReads.clear();
+        }
+  }
+  any = true;
+  emit(std::move(c), x);
+  return true;
+}
+
+bool Search::stepFree(const State& s, uint32_t node, uint32_t t, bool& any) {
+  const Thread& th = s.th[t];
+  const Action& a = th.ts->pending();
+  const bool isFree = a.kind == ActionKind::Free;
+  if (isFree && !th.buf.empty()) return true;
+  const Addr p = a.addr;
+  const HeapBlock* b = heapBlock(s, p);
+  const char* what = isFree ? "free() of a pointer that malloc did not return ("
+                            : "realloc() of a pointer that malloc did not return (";
+  if (!b || b->addr != p) {
+    reportError(s, node, nullptr, t, ErrorKind::Memory, what + addressName(prog_, p) + ")", a.loc, false);
+    return false;
+  }
+  for (const auto& f : s.freed)
+    if (f.first == p) {
+      reportError(s, node, nullptr, t, ErrorKind::Memory,
+                  (isFree ? "double free of " : "realloc() of freed memory (") + addressName(prog_, p) +
+                      (isFree ? "" : ")"),
+                  a.loc, false);
+      return false;
+    }
+  State c = s;
+  Thread& ct = c.th[t];
+  const uint64_t size = b->size;
+  if (isFree) c.freed.insert(std::upper_bound(c.freed.begin(), c.freed.end(), std::make_pair(p, size)), {p, size});
+  ct.recentReads.clear();
+  ct.ts->complete(isFree ? 0 : size);
+  Node x = stepNode(node, t, StepKind::Free, a);
+  x.hidden = !isFree;  // a block-size query is local: not a trace step
+  x.hasAddr = isFree;
+  x.addr = p;
+  any = true;
+  emit(std::move(c), x);
+  return true;
+}
+
+const HeapBlock* Search::heapBlock(const State& s, Addr p) const {
+  if (p < layout::kHeapBase) return nullptr;
+  const uint64_t owner = (p - layout::kHeapBase) / layout::kThreadStride;
+  return owner < s.th.size() && s.th[owner].ts ? s.th[owner].ts->heapBlockAt(p) : nullptr;
+}
+
+// The buffer heads that may flush: the oldest entry under TSO; under PSO the
+// oldest entry of each address among those before the first store-store barrier.
+std::vector<size_t> Search::flushHeads(const Thread& th) const {
+  std::vector<size_t> heads;
+  const auto& buf = th.buf;
+  if (buf.empty()) return heads;
+  if (!opts_.memoryModel().perLocationBuffers()) {
+    heads.push_back(0);
+    return heads;
+  }
+  for (size_t i = 0; i < buf.size() && buf[i].epoch == buf.front().epoch; ++i) {
+    bool first = true;
+    for (size_t j = 0; j < i; ++j) first = first && buf[j].addr != buf[i].addr;
+    if (first) heads.push_back(i);
+  }
+  return heads;
+}
+
+// Flushes: the memory system's steps (every buffer flushes during an atomic
+// section too). False when one is an error (reported).
+bool Search::flushSteps(const State& s, uint32_t node, bool& any) {
+  for (uint32_t t = 0; t < s.th.size() && !stopped_; ++t) {
+    for (size_t i : flushHeads(s.th[t])) {
+      const BufEntry e = s.th[t].buf[i];
+      Node x;
+      x.parent = node;
+      x.thread = t;
+      x.kind = StepKind::Flush;
+      x.loc = e.loc;
+      x.function = e.function;
+      x.pc = e.pc;
+      x.hasAddr = x.hasValue = true;
+      x.addr = e.addr;
+      x.value = e.value;
+      any = true;
+      for (const auto& [p, sz] : s.freed)
+        if (e.addr >= p && e.addr < p + std::max<uint64_t>(sz, 1)) {
+          reportError(s, node, &x, t, ErrorKind::Memory,
+                      "use after free: a buffered store to " + addressName(prog_, e.addr) +
+                          " reaches memory after the block was freed",
+                      e.loc, false);
+          return false;
+        }
+      State c = s;
+      Thread& ct = c.th[t];
+      ct.buf.erase(ct.buf.begin() + long(i));
+      if (ct.buf.empty()) ct.epoch = 0;
+      auto it = std::lower_bound(c.mem.begin(), c.mem.end(), e.addr,
+                                 [](const Cell& cc, Addr a) { return cc.addr < a; });
+      it->value = e.value;  // the cell exists: the store created it
+      emit(std::move(c), x);
+    }
+  }
+  return true;
 }
 
 void Search::finalState(const State& s, uint32_t node, int owner) {
@@ -916,17 +1044,384 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
   res_.result.addViolation(std::move(v));
 }
 
-StateSpaceResult Search::run() {
-  start_ = std::chrono::steady_clock::now();
-  limits_ = opts_.limits;
-  if (opts_.timeLimitSeconds > 0)
-    limits_.deadline = std::min(limits_.deadline,
-                                start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                             std::chrono::duration<double>(opts_.timeLimitSeconds)));
-  limits_.cancel = opts_.cancel;
-  State init;
-  init.th.resize(1);
-  init.th[0].ts.emplace(prog_, 0, prog_.entry, 0, limits_);
+// ---------------------------------------------------------------------------
+// Stateful DPOR (seed 004, SDPOR). A depth-first search over the same
+// transitions as the BFS (thread steps; flushes as their own actors), with
+//  * dynamic backtrack sets (Flanagan–Godefroid): entering a state, every
+//    actor's next operation is checked against the stack for the latest
+//    dependent, possibly co-enabled transition that does not happen before
+//    the actor (vector clocks); the actor, or every enabled actor when it is
+//    not enabled there, joins that state's backtrack set;
+//  * a visited-state table: a transition into a state seen before is not
+//    explored again. Instead the operations that may follow it are taken
+//    from the visible operation dependency graph (state_dpor.h: everything
+//    reachable from the operations pending there) and each is checked
+//    against the whole stack like a pending operation — at every dependent
+//    transition, not only the latest, as its happens-before is not known;
+//  * the cycle proviso: the states of an unfinished strongly connected
+//    component (Tarjan's lowlinks over state ids) have not been explored
+//    below the revisited state yet, so every stack state from that
+//    component's root up is expanded fully (which also keeps any transition
+//    from being postponed around a cycle forever).
+// Every state is expanded as in the BFS (errors and final states are judged
+// on the whole state); only the successors in the backtrack sets are entered.
+// ---------------------------------------------------------------------------
+
+uint32_t Search::actorId(uint32_t thread, bool flush, Addr addr) {
+  const auto k = std::make_tuple(thread, flush, opts_.memoryModel().perLocationBuffers() && flush ? addr : Addr(0));
+  auto it = actors_.find(k);
+  if (it != actors_.end()) return it->second;
+  const uint32_t id = uint32_t(actors_.size());
+  actors_.emplace(k, id);
+  lastEvent_.push_back(-1);
+  return id;
+}
+
+uint32_t Search::actorOf(const Node& x) { return actorId(x.thread, x.kind == StepKind::Flush, x.addr); }
+
+sdpor::Op Search::describe(const State& s, uint32_t t, int owner) {
+  using sdpor::OpClass;
+  const Thread& th = s.th[t];
+  const Action& a = th.ts->pending();
+  sdpor::Op o;
+  o.thread = t;
+  o.actor = actorId(t, false, 0);
+  o.section = owner == int(t) || a.kind == ActionKind::AtomicBegin;
+  o.addr = a.addr;
+  o.size = a.size;
+  switch (a.kind) {
+    case ActionKind::Load:
+      o.cls = OpClass::Read;
+      for (const BufEntry& e : th.buf)
+        if (e.addr == a.addr) o.cls = OpClass::Local;  // served by its own buffer
+      break;
+    case ActionKind::Store:
+      o.cls = buffered() ? OpClass::Buffered : OpClass::Write;
+      o.mayBlock = buffered() && opts_.bufferBound > 0;
+      break;
+    case ActionKind::Rmw:
+    case ActionKind::Lock:
+    case ActionKind::TryLock:
+    case ActionKind::Unlock:
+      o.cls = OpClass::Update;
+      o.needsEmpty = true;
+      break;
+    case ActionKind::Fence:
+      o.cls = OpClass::Fence;
+      o.needsEmpty = a.fence == FenceKind::Full;
+      o.size = 0;
+      break;
+    case ActionKind::Spawn:
+      o.cls = OpClass::Spawn;
+      o.other = spawnId(t, th.spawned);
+      o.needsEmpty = true;
+      o.size = 0;
+      break;
+    case ActionKind::Join:
+      o.cls = OpClass::Join;
+      o.other = a.target;
+      o.size = 0;
+      break;
+    case ActionKind::Exit:
+      o.cls = opts_.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc) ? OpClass::Global : OpClass::Exit;
+      o.needsEmpty = true;
+      o.size = 0;
+      break;
+    case ActionKind::Free:
+    case ActionKind::BlockSize: {
+      const HeapBlock* b = heapBlock(s, a.addr);
+      o.cls = a.kind == ActionKind::Free ? OpClass::Free : OpClass::BlockSize;
+      o.needsEmpty = a.kind == ActionKind::Free;
+      o.size = a.kind == ActionKind::Free && b ? std::max<uint64_t>(b->size, 1) : 1;
+      break;
+    }
+    default:  // Choice, AtomicBegin
+      o.cls = OpClass::Local;
+      o.addr = 0;
+      o.size = 0;
+      break;
+  }
+  return o;
+}
+
+std::vector<PendingOp> Search::pendingOps(const State& s) {
+  std::vector<PendingOp> out;
+  const int owner = sectionOwner(s);
+  for (uint32_t t = 0; t < s.th.size(); ++t) {
+    const Thread& th = s.th[t];
+    if (!th.ts || th.exited) continue;
+    const ActionKind k = th.ts->pending().kind;
+    if (k != ActionKind::Error && k != ActionKind::Limit && k != ActionKind::Blocked) {
+      const sdpor::Op o = describe(s, t, owner);
+      out.push_back({o.actor, graph_.intern(o), lastEvent_[o.actor] < 0 ? th.spawnDepth : -1});
+    }
+    if (!buffered()) continue;
+    for (size_t i : flushHeads(th)) {
+      const BufEntry& e = th.buf[i];
+      sdpor::Op o;
+      o.thread = t;
+      o.flush = true;
+      o.actor = actorId(t, true, e.addr);
+      o.cls = sdpor::OpClass::Write;
+      o.addr = e.addr;
+      o.size = e.size;
+      out.push_back({o.actor, graph_.intern(o), e.storeDepth});
+    }
+  }
+  return out;
+}
+
+bool Search::happensBefore(size_t i, uint32_t actor, int32_t cause) const {
+  auto before = [&](int32_t j) {
+    if (j < 0) return false;
+    if (size_t(j) == i) return true;
+    const std::vector<uint32_t>& c = frames_[size_t(j)].clock;
+    const uint32_t a = frames_[i].actor;
+    return a < c.size() && c[a] >= frames_[i].count;
+  };
+  return before(lastEvent_[actor]) || before(cause);
+}
+
+void Search::addBacktrack(Frame& f, uint32_t actor) {
+  auto add = [&](uint32_t a) {
+    auto it = std::lower_bound(f.backtrack.begin(), f.backtrack.end(), a);
+    if (it == f.backtrack.end() || *it != a) f.backtrack.insert(it, a);
+  };
+  if (std::binary_search(f.enabled.begin(), f.enabled.end(), actor)) add(actor);
+  else
+    for (uint32_t a : f.enabled) add(a);
+}
+
+void Search::expandFully(Frame& f) {
+  for (uint32_t a : f.enabled) addBacktrack(f, a);
+}
+
+// Flanagan–Godefroid's check for the operations pending in a new state
+// (the stack holds the transitions that led there).
+void Search::raceCheck(const std::vector<PendingOp>& pend) {
+  const size_t n = frames_.size();
+  if (n == 0) return;
+  const Frame& prev = frames_.back();
+  for (const PendingOp& p : pend) {
+    const sdpor::Op& q = graph_.op(p.op);
+    // An operation that was already pending before the last transition, of
+    // an actor that did not move, was checked against the older ones then.
+    bool unchanged = prev.actor != p.actor;
+    if (unchanged)
+      unchanged = std::any_of(prev.pending.begin(), prev.pending.end(),
+                              [&](const PendingOp& o) { return o.actor == p.actor && o.op == p.op && o.cause == p.cause; });
+    for (size_t i = n; i-- > (unchanged ? n - 1 : 0);) {
+      Frame& f = frames_[i];
+      if (f.actor == p.actor) continue;
+      const sdpor::Op& e = graph_.op(f.op);
+      if (!sdpor::dependent(e, q) || !sdpor::mayBeCoEnabled(e, q) || happensBefore(i, p.actor, p.cause)) continue;
+      addBacktrack(f, p.actor);
+      break;
+    }
+  }
+}
+
+// A transition that may come after state s (revisited) with operation q
+// happens after the stack transition this returns (or -1): a flush after the
+// store of the oldest entry it can empty (or, with none buffered, after its
+// thread's latest step, which precedes any future store); a thread not yet
+// started after its parent's latest step, which precedes the spawn.
+int32_t Search::futureCause(const State& s, const sdpor::Op& q) {
+  if (q.thread < s.th.size() && s.th[q.thread].ts) {
+    const Thread& th = s.th[q.thread];
+    if (!q.flush) return lastEvent_[q.actor] < 0 ? th.spawnDepth : -1;
+    for (const BufEntry& e : th.buf)
+      if (!opts_.memoryModel().perLocationBuffers() || e.addr == q.addr) return e.storeDepth;
+    return lastEvent_[actorId(q.thread, false, 0)];
+  }
+  for (const auto& [k, child] : spawnIds_)
+    if (child == q.thread) return lastEvent_[actorId(k.first, false, 0)];
+  return -1;
+}
+
+// A transition into state `id`, seen before: what may follow it races with
+// the stack (see above), and an unfinished component makes the cycle's stack
+// states expand fully.
+void Search::revisit(uint32_t id, const State& s, const std::vector<PendingOp>& pend) {
+  ++res_.revisits;
+  std::vector<uint32_t> start;
+  for (const PendingOp& p : pend) start.push_back(p.op);
+  const std::vector<uint32_t> after = graph_.reach(start);
+  for (uint32_t u : after) {
+    const sdpor::Op& q = graph_.op(u);
+    const int32_t cause = futureCause(s, q);
+    for (size_t i = frames_.size(); i-- > 0;) {
+      Frame& f = frames_[i];
+      if (f.actor == q.actor) continue;
+      const sdpor::Op& e = graph_.op(f.op);
+      if (sdpor::dependent(e, q) && sdpor::mayBeCoEnabled(e, q) && !happensBefore(i, q.actor, cause))
+        addBacktrack(f, q.actor);
+    }
+  }
+  if (!infos_[id].open) return;
+  StateInfo& top = infos_[frames_.back().id];
+  top.lowlink = std::min(top.lowlink, id);
+  uint32_t r = id;
+  while (infos_[r].lowlink != r) r = infos_[r].lowlink;
+  const int32_t from = infos_[r].depth >= 0 ? infos_[r].depth : 0;
+  for (size_t i = size_t(from); i < frames_.size(); ++i) expandFully(frames_[i]);
+}
+
+void Search::enterState(State&& s, uint32_t node, uint32_t enteringOp) {
+  std::string k = key(s);
+  std::vector<PendingOp> pend = pendingOps(s);
+  if (enteringOp != Frame::kNone)
+    for (const PendingOp& p : pend) graph_.addEdge(enteringOp, p.op);
+  if (auto it = stateIds_.find(k); it != stateIds_.end()) {
+    nodes_.pop_back();
+    revisit(it->second, s, pend);
+    return;
+  }
+  Frame f;
+  // The visited key and its record stay; the frame (state, successors) goes when popped.
+  const uint64_t kept = entryBytes(k.size()) + sizeof(StateInfo);
+  f.bytes = stateBytes(s);
+  if (stateIds_.size() >= opts_.maxStates || heldBytes() + kept + f.bytes > limits_.stateMemoryBytes) {
+    stateLimit_ = true;
+    memoryLimit_ = memoryLimit_ || stateIds_.size() < opts_.maxStates;
+    nodes_.pop_back();
+    return;
+  }
+  raceCheck(pend);
+  heldBytes_ += kept;
+  f.id = uint32_t(infos_.size());
+  stateIds_.emplace(std::move(k), f.id);
+  StateInfo info;
+  info.lowlink = f.id;
+  info.depth = int32_t(frames_.size());
+  infos_.push_back(info);
+  tarjan_.push_back(f.id);
+  f.node = node;
+  f.pending = std::move(pend);
+  ++res_.result.events;
+  if (opts_.onProgress && (res_.result.events & 255) == 0) opts_.onProgress(res_.result.executions);
+  sink_ = &f.children;
+  const bool ok = expand(s, node);
+  sink_ = nullptr;
+  f.s = std::move(s);
+  if (!ok) f.children.clear();  // an error ends this path (as in the BFS)
+  for (const Child& c : f.children) {
+    f.childActor.push_back(actorOf(c.x));
+    f.bytes += stateBytes(c.s);
+  }
+  f.enabled = f.childActor;
+  std::sort(f.enabled.begin(), f.enabled.end());
+  f.enabled.erase(std::unique(f.enabled.begin(), f.enabled.end()), f.enabled.end());
+  if (!f.enabled.empty()) {
+    // Go on with the actor that moved last where it can (fewer switches).
+    const uint32_t last = frames_.empty() ? Frame::kNone : frames_.back().actor;
+    f.backtrack.push_back(std::binary_search(f.enabled.begin(), f.enabled.end(), last) ? last : f.enabled[0]);
+  }
+  queuedBytes_ += f.bytes;
+  peakBytes_ = std::max(peakBytes_, heldBytes());
+  frames_.push_back(std::move(f));
+}
+
+void Search::beginEvent(Frame& f, uint32_t actor) {
+  f.actor = actor;
+  f.nextChild = 0;
+  f.op = 0;
+  int32_t cause = -1;
+  for (const PendingOp& p : f.pending)
+    if (p.actor == actor) {
+      f.op = p.op;
+      cause = p.cause;
+    }
+  const size_t depth = size_t(&f - frames_.data());
+  // Vector clock: the actor's previous event and every earlier dependent one.
+  f.prevLast = lastEvent_[actor];
+  f.clock.assign(actors_.size(), 0);
+  if (f.prevLast >= 0) {
+    const auto& c = frames_[size_t(f.prevLast)].clock;
+    std::copy(c.begin(), c.end(), f.clock.begin());
+  }
+  const sdpor::Op& e = graph_.op(f.op);
+  for (size_t j = 0; j < depth; ++j) {
+    const Frame& g = frames_[j];
+    if (g.actor == actor || (int32_t(j) != cause && !sdpor::dependent(graph_.op(g.op), e))) continue;
+    for (size_t a = 0; a < g.clock.size(); ++a) f.clock[a] = std::max(f.clock[a], g.clock[a]);
+  }
+  f.count = (f.prevLast >= 0 ? frames_[size_t(f.prevLast)].count : 0) + 1;
+  f.clock[actor] = f.count;
+  lastEvent_[actor] = int32_t(depth);
+}
+
+void Search::endEvent(Frame& f) {
+  if (f.actor == Frame::kNone) return;
+  lastEvent_[f.actor] = f.prevLast;
+}
+
+// The next successor of f to enter: the current actor's next child (a
+// choice has one per value), else the first actor of the backtrack set not
+// done yet. False when f is finished.
+bool Search::nextTransition(Frame& f) {
+  if (f.actor != Frame::kNone) {
+    while (f.nextChild < f.children.size() && f.childActor[f.nextChild] != f.actor) ++f.nextChild;
+    if (f.nextChild < f.children.size()) return true;
+    endEvent(f);
+    f.actor = Frame::kNone;
+  }
+  for (uint32_t a : f.backtrack) {
+    if (std::binary_search(f.done.begin(), f.done.end(), a)) continue;
+    f.done.insert(std::lower_bound(f.done.begin(), f.done.end(), a), a);
+    beginEvent(f, a);
+    while (f.nextChild < f.children.size() && f.childActor[f.nextChild] != a) ++f.nextChild;
+    return true;
+  }
+  return false;
+}
+
+void Search::popFrame() {
+  Frame& f = frames_.back();
+  endEvent(f);
+  StateInfo& info = infos_[f.id];
+  info.depth = -1;
+  if (info.lowlink == f.id) {
+    // The root of a finished component: everything below it is explored.
+    for (;;) {
+      const uint32_t x = tarjan_.back();
+      tarjan_.pop_back();
+      infos_[x].open = false;
+      if (x == f.id) break;
+    }
+  } else if (frames_.size() > 1) {
+    StateInfo& parent = infos_[frames_[frames_.size() - 2].id];
+    parent.lowlink = std::min(parent.lowlink, info.lowlink);
+  }
+  queuedBytes_ -= std::min(queuedBytes_, f.bytes);
+  nodes_.resize(f.node);
+  frames_.pop_back();
+}
+
+void Search::runDpor(State&& init) {
+  nodes_.push_back(Node{});
+  enterState(std::move(init), 0, Frame::kNone);
+  while (!frames_.empty() && !stopped_) {
+    if (timeUp()) {
+      timedOut_ = stopped_ = true;
+      break;
+    }
+    Frame& f = frames_.back();
+    if (!nextTransition(f)) {
+      popFrame();
+      continue;
+    }
+    Child c = std::move(f.children[f.nextChild++]);
+    ++res_.transitions;
+    nodes_.push_back(c.x);
+    const uint32_t op = f.op;
+    enterState(std::move(c.s), uint32_t(nodes_.size() - 1), op);
+  }
+  res_.states = stateIds_.size();
+  frames_.clear();
+}
+
+void Search::runBfs(State&& init) {
   nodes_.push_back(Node{});
   if (opts_.collectProjections) res_.projections.insert(projection(init));
   visited_.insert(key(init));
@@ -946,6 +1441,21 @@ StateSpaceResult Search::run() {
   }
   queue_.clear();
   res_.states = visited_.size();
+}
+
+StateSpaceResult Search::run() {
+  start_ = std::chrono::steady_clock::now();
+  limits_ = opts_.limits;
+  if (opts_.timeLimitSeconds > 0)
+    limits_.deadline = std::min(limits_.deadline,
+                                start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(opts_.timeLimitSeconds)));
+  limits_.cancel = opts_.cancel;
+  State init;
+  init.th.resize(1);
+  init.th[0].ts.emplace(prog_, 0, prog_.entry, 0, limits_);
+  if (opts_.search == StateSearch::Dpor && !opts_.collectProjections) runDpor(std::move(init));
+  else runBfs(std::move(init));
   CheckResult& r = res_.result;
   r.elapsedMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
   if (stateLimit_) {
@@ -1000,6 +1510,7 @@ DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts,
   };
   StateSpaceOptions so;
   so.model = opts.model;
+  so.search = StateSearch::Bfs;  // the fixpoint needs every reachable state
   so.limits = opts.limits;
   so.maxStates = maxStates;
   so.cancel = opts.cancel;

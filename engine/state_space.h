@@ -4,6 +4,9 @@
 // them), at most k pending stores per thread, k = 0 being SC. A visited-state
 // table (exact byte keys of threads, memory and buffers) stops the search
 // below every state seen before, so loops over finite data end by themselves.
+// Two searches (StateSearch): breadth-first over every reachable state, and
+// seed 004's stateful DPOR, which enters only the successors its backtrack
+// sets need and reaches the same errors and final states.
 //
 // On top of it, buffer-bound deepening with the fixpoint of seed 001
 // (Theorem 1): the reachable states projected to (control locations and local
@@ -23,8 +26,15 @@
 
 namespace tsocheck {
 
+// Bfs: breadth-first over every reachable state (what the deepening's
+// fixpoint needs). Dpor: seed 004's stateful dynamic partial-order reduction,
+// depth-first (state_space.cpp, "Stateful DPOR"): the same verdicts and final
+// states from far fewer states where steps are independent. --stateful uses it.
+enum class StateSearch : uint8_t { Bfs, Dpor };
+
 struct StateSpaceOptions {
   Model model = kDefaultModel;
+  StateSearch search = StateSearch::Bfs;  // Dpor never collects projections
   int bufferBound = -1;           // -1 = unbounded (may not terminate: see maxStates)
   MemoryModel memoryModel() const { return {model, bufferBound}; }
   Limits limits;                  // step and call-depth limits per thread; stateMemoryBytes
@@ -52,6 +62,8 @@ struct StateSpaceOptions {
 struct StateSpaceResult {
   CheckResult result;   // executions = distinct complete final states, events = transitions
   uint64_t states = 0;  // distinct states visited
+  uint64_t transitions = 0;  // successors made (Bfs) or transitions taken (Dpor), revisits included
+  uint64_t revisits = 0;     // Dpor: transitions into a state visited before
   // True when every reachable state was explored: no step/depth limit, loop
   // bound, state limit or time limit cut anything.
   bool exhaustive = false;

@@ -1,6 +1,7 @@
-// Three-way differential check of one program under one model and buffer
-// bound: the graph explorer (check()), the naive explorer (every interleaving
-// of the operational machine) and the state-space search (--stateful) must
+// Differential check of one program under one model and buffer bound: the
+// graph explorer (check()), the naive explorer (every interleaving of the
+// operational machine) and the state-space search, both its breadth-first
+// form and its stateful DPOR (--stateful), must
 // agree on the verdict and on the set of final states, and the graph
 // explorer must find each Shasha–Snir trace exactly once (its executions ==
 // the naive explorer's distinct traces, the same trace keys).
@@ -36,7 +37,9 @@ struct DiffOutcome {
   std::string why;          // what disagreed (empty when agree)
   uint64_t executions = 0;  // graph explorer's complete executions
   bool violation = false;
-  bool statefulSkipped = false;  // the state space exceeded maxStates: two-way comparison only
+  bool statefulSkipped = false;  // the BFS state space exceeded maxStates: left out of the comparison
+  bool dporSkipped = false;      // likewise for the stateful DPOR
+  uint64_t bfsStates = 0, dporStates = 0;
   bool nondetLimited = false;    // the graph explorer met a nondet input the range cut (the state space must agree)
   Status status = Status::Verified;  // the graph explorer's
 };
@@ -49,7 +52,7 @@ using FinalStates = std::set<std::vector<std::pair<Addr, Value>>>;
 // reported (not stopping at the first), collecting the final states of
 // complete executions into *finals; maxStates 0: the search's own default.
 StateSpaceResult exploreStatesWithFinals(const Program& prog, const DiffConfig& c, uint64_t maxStates,
-                                         FinalStates* finals);
+                                         FinalStates* finals, StateSearch search = StateSearch::Bfs);
 
 DiffOutcome differential(const Program& prog, const DiffConfig& c);
 
@@ -61,8 +64,9 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c);
 std::string parallelDifferential(const Program& prog, const DiffConfig& c);
 
 // Programs with atomic sections are explored by the state space only
-// (check.h): it must agree with the naive explorer on the verdict and, when
-// nothing fails, on the final states (`executions`: the state space's).
+// (check.h): both of its searches must agree with the naive explorer on the
+// verdict and, when nothing fails, on the final states (`executions`: the
+// stateful DPOR's).
 DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c);
 
 // Preemption bounding (no buffer bound): at each bound 0..maxBound, the

@@ -1,8 +1,10 @@
-// tsocheck-soak: the three-way differential check (differential.h) on the
-// stress families (stress_programs.h), and the state space against the naive
-// explorer on random programs with atomic sections (sectionDifferential), and
-// preemption bounds 0..2 against the naive minimum preemption count on random
-// programs (preemptionDifferential), for a number of seeds or minutes.
+// tsocheck-soak: the differential check (differential.h: graph explorer,
+// naive explorer, the state space's BFS and its stateful DPOR, parallel
+// workers against one) on the stress families (stress_programs.h), both
+// state-space searches against the naive explorer on random programs with
+// atomic sections (sectionDifferential), and preemption bounds 0..2 against
+// the naive minimum preemption count on random programs
+// (preemptionDifferential), for a number of seeds or minutes.
 //   tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]
 // Prints programs and configurations checked, executions explored,
 // mismatches, and the first mismatching program as C-like text. Exit 1 on a
@@ -39,7 +41,8 @@ int main(int argc, char** argv) {
                                            {Model::TSO, 1}, {Model::TSO, 2}, {Model::PSO, 1}, {Model::PSO, 2}};
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  uint64_t programs = 0, checks = 0, mismatches = 0, execs = 0, violations = 0, skipped = 0;
+  uint64_t programs = 0, checks = 0, mismatches = 0, execs = 0, violations = 0, skipped = 0, dporSkipped = 0;
+  uint64_t bfsStates = 0, dporStates = 0;
   uint64_t perFamily[kStressFamilies] = {};
   uint64_t sectionPrograms = 0, sectionChecks = 0, preemptionChecks = 0;
   RandomProgramSpec sectionSpec;
@@ -61,6 +64,11 @@ int main(int argc, char** argv) {
         execs += d.executions;
         violations += d.violation;
         skipped += d.statefulSkipped;
+        dporSkipped += d.dporSkipped;
+        if (!d.statefulSkipped && !d.dporSkipped) {
+          bfsStates += d.bfsStates;
+          dporStates += d.dporStates;
+        }
         if (!d.agree) {
           ++mismatches;
           if (firstMismatch.empty())
@@ -117,10 +125,12 @@ int main(int argc, char** argv) {
   std::printf("; atomic sections %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
               "section programs, %llu preemption bounds 0..2 vs naive), %llu graph-explorer executions, "
               "%llu with a violation, "
-              "%llu without the state space (over its state cap), %llu mismatches\n",
+              "%llu without the BFS state space and %llu without the stateful DPOR (over the state cap), "
+              "states where both ran: BFS %llu, DPOR %llu; %llu mismatches\n",
               (unsigned long long)sectionPrograms, (unsigned long long)checks, configs.size(),
               (unsigned long long)sectionChecks, (unsigned long long)preemptionChecks, (unsigned long long)execs,
-              (unsigned long long)violations, (unsigned long long)skipped, (unsigned long long)mismatches);
+              (unsigned long long)violations, (unsigned long long)skipped, (unsigned long long)dporSkipped,
+              (unsigned long long)bfsStates, (unsigned long long)dporStates, (unsigned long long)mismatches);
   if (!firstMismatch.empty()) std::printf("first mismatch:\n%s", firstMismatch.c_str());
   return mismatches ? 1 : 0;
 }

@@ -9,6 +9,7 @@
 #include "engine/builder.h"
 #include "engine/check.h"
 #include "engine/examples/litmus.h"
+#include "engine/examples/state_programs.h"
 #include "engine/state_space.h"
 #include "tests/engine/random_programs.h"
 
@@ -60,31 +61,7 @@ Program unboundedStoreLoop(bool bug) {
 
 // Test-and-set spinlock with an exchange loop (no spin-loop transform), N
 // threads, `iters` critical sections each incrementing a counter.
-Program xchgSpinlock(int threads, int iters) {
-  ProgramBuilder pb("spin.c");
-  auto lk = pb.global("lock"), cnt = pb.global("counter");
-  auto& w = pb.function("worker", 1);
-  for (int i = 0; i < iters; ++i) {
-    auto retry = w.newLabel(), got = w.newLabel();
-    w.bind(retry);
-    Reg old = w.at(3).rmwGlobal(RmwOp::Xchg, lk, 1);
-    w.br(w.cmpImm(CmpOp::Eq, old, 0), got, retry);
-    w.bind(got);
-    Reg c = w.at(4).loadGlobal(cnt);
-    w.at(4).storeGlobalReg(cnt, w.binImm(BinOp::Add, c, 1));
-    w.at(5).storeGlobal(lk, 0);
-  }
-  w.ret();
-  auto& m = pb.function("main");
-  std::vector<Reg> hs;
-  for (int i = 0; i < threads; ++i) hs.push_back(m.at(10).spawn(w.index()));
-  for (Reg h : hs) m.at(11).joinDiscard(h);
-  Reg v = m.at(12).loadGlobal(cnt);
-  m.at(13).assertTrue(m.cmpImm(CmpOp::Eq, v, Value(threads * iters)), "counter == total");
-  m.ret();
-  pb.setEntry(m.index());
-  return pb.build();
-}
+Program xchgSpinlock(int threads, int iters) { return examples::spinlock(threads, iters, true); }
 
 }  // namespace
 

@@ -1,0 +1,124 @@
+#include "engine/state_dpor.h"
+
+#include <algorithm>
+
+namespace tsocheck::sdpor {
+
+bool Op::operator==(const Op& o) const {
+  return actor == o.actor && thread == o.thread && cls == o.cls && flush == o.flush && needsEmpty == o.needsEmpty &&
+         section == o.section && mayBlock == o.mayBlock && addr == o.addr && size == o.size && other == o.other;
+}
+
+size_t OpGraph::Hash::operator()(const Op& o) const {
+  uint64_t h = o.actor * 0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t(o.cls) << 4 | uint64_t(o.mayBlock) << 3 | uint64_t(o.flush) << 1 | uint64_t(o.needsEmpty) << 2 | uint64_t(o.section)) +
+       0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+  h ^= o.addr + 0x85EBCA77C2B2AE63ull + (h << 6) + (h >> 2);
+  h ^= o.size * 31 + o.other + (h << 6) + (h >> 2);
+  return size_t(h);
+}
+
+int64_t regionOwner(Addr a) {
+  if (a >= layout::kHeapBase) return int64_t((a - layout::kHeapBase) / layout::kThreadStride);
+  if (a >= layout::kPrivateBase) return -1;
+  if (a >= layout::kStackBase) return int64_t((a - layout::kStackBase) / layout::kThreadStride);
+  if (a >= layout::kTlsBase) return int64_t((a - layout::kTlsBase) / layout::kTlsStride);
+  return -1;
+}
+
+namespace {
+
+bool overlap(const Op& a, const Op& b) {
+  if (a.size == 0 || b.size == 0) return false;
+  return a.addr < b.addr + b.size && b.addr < a.addr + a.size;
+}
+
+bool memAccess(const Op& o) { return o.cls == OpClass::Read || o.cls == OpClass::Write || o.cls == OpClass::Update; }
+bool writes(const Op& o) { return o.cls == OpClass::Write || o.cls == OpClass::Update; }
+
+// One direction of the relations that are not symmetric by themselves.
+bool dependsOn(const Op& a, const Op& b) {
+  // A step inside (or entering) an atomic section enables or disables every
+  // other thread's program steps.
+  if (a.section && !b.flush && b.thread != a.thread) return true;
+  if (a.cls == OpClass::Spawn && b.thread == a.other) return true;
+  if (a.cls == OpClass::Join && b.thread == a.other) return true;
+  // Memory a thread owns: valid or not depending on that thread's own steps.
+  if (a.size > 0 && !b.flush && b.thread != a.thread && regionOwner(a.addr) == int64_t(b.thread)) return true;
+  if (a.cls == OpClass::Free && overlap(a, b)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool dependent(const Op& a, const Op& b) {
+  if (a.actor == b.actor) return true;
+  if (a.cls == OpClass::Global || b.cls == OpClass::Global) return true;
+  if (a.thread == b.thread) {
+    // Two flush actors of one thread (PSO: a flush makes the next entries
+    // heads), or a program step and its own buffer's flush. A load of
+    // another address and a store appended to the buffer commute with the
+    // flush of its oldest entry; the store that enables a flush happens
+    // before it through the search's `cause`. A load of the flushed address
+    // turns from a read of the buffer into a read of memory, which other
+    // threads' writes reach. A store that a full bounded buffer holds back
+    // is enabled by the flush.
+    if (a.flush && b.flush) return true;
+    const Op& p = a.flush ? b : a;
+    const Op& f = a.flush ? a : b;
+    switch (p.cls) {
+      case OpClass::Local:
+      case OpClass::Read: return overlap(p, f);
+      case OpClass::BlockSize: return false;
+      case OpClass::Buffered: return p.mayBlock;
+      default: return true;
+    }
+  }
+  if (dependsOn(a, b) || dependsOn(b, a)) return true;
+  return overlap(a, b) && memAccess(a) && memAccess(b) && (writes(a) || writes(b));
+}
+
+bool mayBeCoEnabled(const Op& a, const Op& b) {
+  if (a.thread == b.thread && a.flush != b.flush && (a.flush ? b : a).needsEmpty) return false;
+  for (const auto& [x, y] : {std::pair<const Op*, const Op*>{&a, &b}, {&b, &a}})
+    if ((x->cls == OpClass::Spawn || x->cls == OpClass::Join) && y->thread == x->other) return false;
+  return true;
+}
+
+uint32_t OpGraph::intern(const Op& op) {
+  auto it = ids_.find(op);
+  if (it != ids_.end()) return it->second;
+  const uint32_t id = uint32_t(ops_.size());
+  ops_.push_back(op);
+  ids_.emplace(op, id);
+  next_.emplace_back();
+  mark_.push_back(0);
+  return id;
+}
+
+void OpGraph::addEdge(uint32_t from, uint32_t to) {
+  if (edges_.insert(uint64_t(from) << 32 | to).second) next_[from].push_back(to);
+}
+
+std::vector<uint32_t> OpGraph::reach(const std::vector<uint32_t>& from) {
+  ++stamp_;
+  std::vector<uint32_t> out;
+  for (uint32_t f : from)
+    if (mark_[f] != stamp_) {
+      mark_[f] = stamp_;
+      out.push_back(f);
+    }
+  for (size_t i = 0; i < out.size(); ++i)
+    for (uint32_t n : next_[out[i]])
+      if (mark_[n] != stamp_) {
+        mark_[n] = stamp_;
+        out.push_back(n);
+      }
+  return out;
+}
+
+uint64_t OpGraph::bytes() const {
+  return ops_.size() * (sizeof(Op) * 2 + 64 + sizeof(std::vector<uint32_t>) + 4) + edges_.size() * (64 + 4);
+}
+
+}  // namespace tsocheck::sdpor
