@@ -614,139 +614,157 @@ void Explorer::visit(State& s) {
         complete(s, t);
         continue;
       }
-      case ActionKind::Spawn: {
-        uint32_t ordinal = 0;
-        for (const Event& x : s.g.threads[t].events) ordinal += x.kind == EvKind::Spawn;
-        uint32_t child = spawnId(t, ordinal);
-        if (s.g.threads.size() <= child) {
-          s.g.threads.resize(child + 1);
-          s.ts.resize(child + 1);
-        }
-        Event e = makeEvent(s, t, EvKind::Spawn);
-        e.aux = child;
-        e.result = child;
-        EventId id = append(s, t, e);
-        ThreadInfo& th = s.g.threads[child];
-        th.alive = true;
-        th.parent = t;
-        th.spawnIndex = id.index;
-        th.func = a.func;
-        th.arg = a.value;
-        th.events.clear();
-        s.ts[child].emplace(prog_, child, a.func, a.value, opts_.limits);
-        complete(s, t);
+      case ActionKind::Spawn:
+        addSpawn(s, t, a);
         continue;
-      }
-      case ActionKind::Join: {
-        uint32_t tgt = a.target;
-        if (tgt >= s.g.threads.size() || tgt == t || !s.g.threads[tgt].alive) {
-          reportError(s, t, ErrorKind::Memory,
-                      tgt == t ? "a thread joins itself" : "pthread_join on an invalid thread id " + std::to_string(tgt),
-                      a.loc, false);
-          return;
-        }
-        Event e = makeEvent(s, t, EvKind::Join);
-        e.aux = tgt;
-        e.result = s.g.threads[tgt].events.back().operand;
-        append(s, t, e);
-        complete(s, t);
+      case ActionKind::Join:
+        if (!addJoin(s, t, a)) return;
         continue;
-      }
-      case ActionKind::Free: {
-        Addr p = a.addr;
-        const HeapBlock* b = nullptr;
-        if (p >= layout::kHeapBase) {
-          uint64_t owner = (p - layout::kHeapBase) / layout::kThreadStride;
-          if (owner < s.ts.size() && s.ts[owner]) b = s.ts[owner]->heapBlockAt(p);
-        }
-        if (!b || b->addr != p) {
-          reportError(s, t, ErrorKind::Memory, "free() of a pointer that malloc did not return (" +
-                      addressName(prog_, p) + ")", a.loc, false);
-          return;
-        }
-        for (const ThreadInfo& th : s.g.threads)
-          for (const Event& x : th.events)
-            if (x.kind == EvKind::Free && x.addr == p) {
-              reportError(s, t, ErrorKind::Memory, "double free of " + addressName(prog_, p), a.loc, false);
-              return;
-            }
-        Event e = makeEvent(s, t, EvKind::Free);
-        e.addr = p;
-        e.size = 0;
-        e.operand = b->size;
-        EventId fid = append(s, t, e);
-        // Any access to the block that some allowed order puts after the free?
-        for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
-          const auto& evs = s.g.threads[u].events;
-          for (uint32_t i = 0; i < evs.size(); ++i) {
-            const Event& x = evs[i];
-            if (!(x.reads || x.writes) || x.addr < p || x.addr >= p + std::max<uint64_t>(b->size, 1)) continue;
-            if (checker_.canOrderBefore(s.g, fid, EventId{u, i})) {
-              reportError(s, t, ErrorKind::Memory,
-                          "use after free: " + threadName(u) + " accesses " + addressName(prog_, x.addr) +
-                              " (" + prog_.locString(x.loc) + ") after it is freed",
-                          a.loc, false);
-              return;
-            }
-          }
-        }
-        complete(s, t);
+      case ActionKind::Free:
+        if (!addFree(s, t, a)) return;
         continue;
-      }
-      case ActionKind::BlockSize: {
-        Addr p = a.addr;
-        const HeapBlock* b = nullptr;
-        if (p >= layout::kHeapBase) {
-          uint64_t owner = (p - layout::kHeapBase) / layout::kThreadStride;
-          if (owner < s.ts.size() && s.ts[owner]) b = s.ts[owner]->heapBlockAt(p);
-        }
-        if (!b || b->addr != p) {
-          reportError(s, t, ErrorKind::Memory,
-                      "realloc() of a pointer that malloc did not return (" + addressName(prog_, p) + ")", a.loc,
-                      false);
-          return;
-        }
-        for (const ThreadInfo& th : s.g.threads)
-          for (const Event& x : th.events)
-            if (x.kind == EvKind::Free && x.addr == p) {
-              reportError(s, t, ErrorKind::Memory, "realloc() of freed memory (" + addressName(prog_, p) + ")",
-                          a.loc, false);
-              return;
-            }
-        Event e = makeEvent(s, t, EvKind::Query);
-        e.addr = 0;
-        e.result = b->size;
-        append(s, t, e);
-        complete(s, t);
+      case ActionKind::BlockSize:
+        if (!addBlockSize(s, t, a)) return;
         continue;
-      }
-      case ActionKind::Choice: {
-        // Every value, each on its own copy but the last (which takes s over).
-        const Value n = a.value;
-        if (a.limited && !(par_ ? cur_.nondetLimited : res_.nondetLimited)) {
-          res_.nondetLimited = cur_.nondetLimited = true;
-          noteLimit(nondetRangeText(opts_.limits), a.loc);
-        }
-        Event e = makeEvent(s, t, EvKind::Choice);
-        e.addr = 0;
-        EventId id = append(s, t, e);
-        FrameScope frame(*this, FrameKind::Choice, s, uint32_t(n + 1), t, id, &a);
-        bool last = false;
-        for (Value v = 0; !stopped_ && frame.begin(uint32_t(v), &last); ++v) {
-          PathScope path(*this, uint32_t(v));
-          State copy;
-          if (!last) copy = s;
-          State& c = last ? s : copy;
-          c.g.ev(id).result = choiceValue(a, v);
-          complete(c, t);
-          visit(c);
-        }
+      case ActionKind::Choice:
+        handleChoice(s, t, a);
         return;
-      }
       case ActionKind::Blocked:
       case ActionKind::Limit:
         return;  // not picked by pickThread
     }
+  }
+}
+
+void Explorer::addSpawn(State& s, uint32_t t, const Action& a) {
+  uint32_t ordinal = 0;
+  for (const Event& x : s.g.threads[t].events) ordinal += x.kind == EvKind::Spawn;
+  uint32_t child = spawnId(t, ordinal);
+  if (s.g.threads.size() <= child) {
+    s.g.threads.resize(child + 1);
+    s.ts.resize(child + 1);
+  }
+  Event e = makeEvent(s, t, EvKind::Spawn);
+  e.aux = child;
+  e.result = child;
+  EventId id = append(s, t, e);
+  ThreadInfo& th = s.g.threads[child];
+  th.alive = true;
+  th.parent = t;
+  th.spawnIndex = id.index;
+  th.func = a.func;
+  th.arg = a.value;
+  th.events.clear();
+  s.ts[child].emplace(prog_, child, a.func, a.value, opts_.limits);
+  complete(s, t);
+}
+
+bool Explorer::addJoin(State& s, uint32_t t, const Action& a) {
+  uint32_t tgt = a.target;
+  if (tgt >= s.g.threads.size() || tgt == t || !s.g.threads[tgt].alive) {
+    reportError(s, t, ErrorKind::Memory,
+                tgt == t ? "a thread joins itself" : "pthread_join on an invalid thread id " + std::to_string(tgt),
+                a.loc, false);
+    return false;
+  }
+  Event e = makeEvent(s, t, EvKind::Join);
+  e.aux = tgt;
+  e.result = s.g.threads[tgt].events.back().operand;
+  append(s, t, e);
+  complete(s, t);
+  return true;
+}
+
+bool Explorer::addFree(State& s, uint32_t t, const Action& a) {
+  Addr p = a.addr;
+  const HeapBlock* b = nullptr;
+  if (p >= layout::kHeapBase) {
+    uint64_t owner = (p - layout::kHeapBase) / layout::kThreadStride;
+    if (owner < s.ts.size() && s.ts[owner]) b = s.ts[owner]->heapBlockAt(p);
+  }
+  if (!b || b->addr != p) {
+    reportError(s, t, ErrorKind::Memory, "free() of a pointer that malloc did not return (" +
+                addressName(prog_, p) + ")", a.loc, false);
+    return false;
+  }
+  for (const ThreadInfo& th : s.g.threads)
+    for (const Event& x : th.events)
+      if (x.kind == EvKind::Free && x.addr == p) {
+        reportError(s, t, ErrorKind::Memory, "double free of " + addressName(prog_, p), a.loc, false);
+        return false;
+      }
+  Event e = makeEvent(s, t, EvKind::Free);
+  e.addr = p;
+  e.size = 0;
+  e.operand = b->size;
+  EventId fid = append(s, t, e);
+  // Any access to the block that some allowed order puts after the free?
+  for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
+    const auto& evs = s.g.threads[u].events;
+    for (uint32_t i = 0; i < evs.size(); ++i) {
+      const Event& x = evs[i];
+      if (!(x.reads || x.writes) || x.addr < p || x.addr >= p + std::max<uint64_t>(b->size, 1)) continue;
+      if (checker_.canOrderBefore(s.g, fid, EventId{u, i})) {
+        reportError(s, t, ErrorKind::Memory,
+                    "use after free: " + threadName(u) + " accesses " + addressName(prog_, x.addr) +
+                        " (" + prog_.locString(x.loc) + ") after it is freed",
+                    a.loc, false);
+        return false;
+      }
+    }
+  }
+  complete(s, t);
+  return true;
+}
+
+bool Explorer::addBlockSize(State& s, uint32_t t, const Action& a) {
+  Addr p = a.addr;
+  const HeapBlock* b = nullptr;
+  if (p >= layout::kHeapBase) {
+    uint64_t owner = (p - layout::kHeapBase) / layout::kThreadStride;
+    if (owner < s.ts.size() && s.ts[owner]) b = s.ts[owner]->heapBlockAt(p);
+  }
+  if (!b || b->addr != p) {
+    reportError(s, t, ErrorKind::Memory,
+                "realloc() of a pointer that malloc did not return (" + addressName(prog_, p) + ")", a.loc,
+                false);
+    return false;
+  }
+  for (const ThreadInfo& th : s.g.threads)
+    for (const Event& x : th.events)
+      if (x.kind == EvKind::Free && x.addr == p) {
+        reportError(s, t, ErrorKind::Memory, "realloc() of freed memory (" + addressName(prog_, p) + ")",
+                    a.loc, false);
+        return false;
+      }
+  Event e = makeEvent(s, t, EvKind::Query);
+  e.addr = 0;
+  e.result = b->size;
+  append(s, t, e);
+  complete(s, t);
+  return true;
+}
+
+void Explorer::handleChoice(State& s, uint32_t t, const Action& a) {
+  // Every value, each on its own copy but the last (which takes s over).
+  const Value n = a.value;
+  if (a.limited && !(par_ ? cur_.nondetLimited : res_.nondetLimited)) {
+    res_.nondetLimited = cur_.nondetLimited = true;
+    noteLimit(nondetRangeText(opts_.limits), a.loc);
+  }
+  Event e = makeEvent(s, t, EvKind::Choice);
+  e.addr = 0;
+  EventId id = append(s, t, e);
+  FrameScope frame(*this, FrameKind::Choice, s, uint32_t(n + 1), t, id, &a);
+  bool last = false;
+  for (Value v = 0; !stopped_ && frame.begin(uint32_t(v), &last); ++v) {
+    PathScope path(*this, uint32_t(v));
+    State copy;
+    if (!last) copy = s;
+    State& c = last ? s : copy;
+    c.g.ev(id).result = choiceValue(a, v);
+    complete(c, t);
+    visit(c);
   }
 }
 

@@ -63,6 +63,13 @@ class Explorer {
   bool prepareAccess(State& s, uint32_t t, const Action& a);
   int coLowerBound(const State& s, uint32_t t, Addr a) const;
   std::vector<EventId> candidates(const State& s, Addr a, int low) const;
+  // Events without a choice (false: an error ended the execution), and a
+  // nondeterministic choice (one branch per value).
+  void addSpawn(State& s, uint32_t t, const Action& a);
+  bool addJoin(State& s, uint32_t t, const Action& a);
+  bool addFree(State& s, uint32_t t, const Action& a);
+  bool addBlockSize(State& s, uint32_t t, const Action& a);
+  void handleChoice(State& s, uint32_t t, const Action& a);
   void handleRead(State& s, uint32_t t);
   void handleWrite(State& s, uint32_t t);
   void handleRmw(State& s, uint32_t t);
