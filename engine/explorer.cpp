@@ -675,24 +675,34 @@ bool Explorer::addJoin(State& s, uint32_t t, const Action& a) {
   return true;
 }
 
-bool Explorer::addFree(State& s, uint32_t t, const Action& a) {
-  Addr p = a.addr;
+const HeapBlock* Explorer::mallocBlock(State& s, uint32_t t, const Action& a, const char* call,
+                                       const char* freedText, const char* freedEnd) {
+  const Addr p = a.addr;
   const HeapBlock* b = nullptr;
   if (p >= layout::kHeapBase) {
     uint64_t owner = (p - layout::kHeapBase) / layout::kThreadStride;
     if (owner < s.ts.size() && s.ts[owner]) b = s.ts[owner]->heapBlockAt(p);
   }
   if (!b || b->addr != p) {
-    reportError(s, t, ErrorKind::Memory, "free() of a pointer that malloc did not return (" +
-                addressName(prog_, p) + ")", a.loc, false);
-    return false;
+    reportError(s, t, ErrorKind::Memory,
+                std::string(call) + " of a pointer that malloc did not return (" + addressName(prog_, p) + ")", a.loc,
+                false);
+    return nullptr;
   }
   for (const ThreadInfo& th : s.g.threads)
     for (const Event& x : th.events)
       if (x.kind == EvKind::Free && x.addr == p) {
-        reportError(s, t, ErrorKind::Memory, "double free of " + addressName(prog_, p), a.loc, false);
-        return false;
+        reportError(s, t, ErrorKind::Memory, freedText + addressName(prog_, p) + freedEnd,
+                    a.loc, false);
+        return nullptr;
       }
+  return b;
+}
+
+bool Explorer::addFree(State& s, uint32_t t, const Action& a) {
+  const Addr p = a.addr;
+  const HeapBlock* b = mallocBlock(s, t, a, "free()", "double free of ", "");
+  if (!b) return false;
   Event e = makeEvent(s, t, EvKind::Free);
   e.addr = p;
   e.size = 0;
@@ -718,25 +728,8 @@ bool Explorer::addFree(State& s, uint32_t t, const Action& a) {
 }
 
 bool Explorer::addBlockSize(State& s, uint32_t t, const Action& a) {
-  Addr p = a.addr;
-  const HeapBlock* b = nullptr;
-  if (p >= layout::kHeapBase) {
-    uint64_t owner = (p - layout::kHeapBase) / layout::kThreadStride;
-    if (owner < s.ts.size() && s.ts[owner]) b = s.ts[owner]->heapBlockAt(p);
-  }
-  if (!b || b->addr != p) {
-    reportError(s, t, ErrorKind::Memory,
-                "realloc() of a pointer that malloc did not return (" + addressName(prog_, p) + ")", a.loc,
-                false);
-    return false;
-  }
-  for (const ThreadInfo& th : s.g.threads)
-    for (const Event& x : th.events)
-      if (x.kind == EvKind::Free && x.addr == p) {
-        reportError(s, t, ErrorKind::Memory, "realloc() of freed memory (" + addressName(prog_, p) + ")",
-                    a.loc, false);
-        return false;
-      }
+  const HeapBlock* b = mallocBlock(s, t, a, "realloc()", "realloc() of freed memory (", ")");
+  if (!b) return false;
   Event e = makeEvent(s, t, EvKind::Query);
   e.addr = 0;
   e.result = b->size;

@@ -69,6 +69,10 @@ class Explorer {
   bool addJoin(State& s, uint32_t t, const Action& a);
   bool addFree(State& s, uint32_t t, const Action& a);
   bool addBlockSize(State& s, uint32_t t, const Action& a);
+  // The live malloc block that starts at a.addr, or null once an error
+  // ("CALL of a pointer that malloc did not return", or FREED address END) is reported.
+  const HeapBlock* mallocBlock(State& s, uint32_t t, const Action& a, const char* call, const char* freedText,
+                               const char* freedEnd);
   void handleChoice(State& s, uint32_t t, const Action& a);
   void handleRead(State& s, uint32_t t);
   void handleWrite(State& s, uint32_t t);
