@@ -46,6 +46,7 @@ TEST_CASE("every option means the same at the command line, in an annotation, in
       {"memoryLimit", "64", 64},        {"deadlocks", "warning", "warning"}, {"abort", "end", "end"},
       {"nondetRange", "-2..3", "-2..3"}, {"stateful", "true", true},        {"robustness", "false", false},
       {"fences", "false", false},       {"fenceTimeLimit", "2.5", 2.5},      {"fenceTimeLimit", "0", 0},
+      {"jobs", "3", 3},                 {"jobs", "0", 0},
   };
   for (const Case& c : cases) {
     INFO(c.key << " = " << c.text);
@@ -129,6 +130,19 @@ TEST_CASE("the command line's negations and the schema's names") {
     for (const OptionSpec& s : checkOptionSchema())
       if (const char* n = optionName(s, d)) CHECK(++seen[n] == 1);
   }
+}
+
+TEST_CASE("jobs: a worker count up to 256 at every door, reaching the run options") {
+  OptionValues v = viaText(Door::CommandLine, "--jobs", "2");
+  CHECK(v.jobs == 2u);
+  RunOptions r;
+  applyOptions(v, r);
+  CHECK(r.jobs == 2u);
+  std::string err;
+  viaText(Door::CommandLine, "--jobs", "257", &err);
+  CHECK(err.find("--jobs") != std::string::npos);
+  viaJson(Door::Settings, "jobs", -1, &err);
+  CHECK(err.find("jobs") != std::string::npos);
 }
 
 TEST_CASE("applyOptions: a time limit of 0 is none, unset values leave the run as it was") {
