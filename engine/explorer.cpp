@@ -89,22 +89,29 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared
   spawnIds_ = &par->spawnIds;
 }
 
+namespace {
+// The counters of a check (and of a segment of it), one call per counter:
+// f(a's, b's, c's).
+template <class F>
+void forEachCounter(CheckResult& a, const CheckResult& b, CheckResult& c, F f) {
+  f(a.executions, b.executions, c.executions);
+  f(a.blocked, b.blocked, c.blocked);
+  f(a.cut, b.cut, c.cut);
+  f(a.events, b.events, c.events);
+  f(a.boundBlocked, b.boundBlocked, c.boundBlocked);
+  f(a.slackExecutions, b.slackExecutions, c.slackExecutions);
+}
+}  // namespace
+
 void Explorer::closeSegment(Path next) {
   if (!par_) return;
-  cur_.executions = res_.executions - mark_.executions;
-  cur_.blocked = res_.blocked - mark_.blocked;
-  cur_.cut = res_.cut - mark_.cut;
-  cur_.events = res_.events - mark_.events;
-  cur_.boundBlocked = res_.boundBlocked - mark_.boundBlocked;
-  cur_.slackExecutions = res_.slackExecutions - mark_.slackExecutions;
-  mark_.executions = res_.executions;
-  mark_.blocked = res_.blocked;
-  mark_.cut = res_.cut;
-  mark_.events = res_.events;
-  mark_.boundBlocked = res_.boundBlocked;
-  mark_.slackExecutions = res_.slackExecutions;
-  const bool empty = cur_.executions == 0 && cur_.blocked == 0 && cur_.cut == 0 && cur_.events == 0 &&
-                     cur_.boundBlocked == 0 && cur_.violations.empty() && cur_.limits.empty() &&
+  bool counted = false;
+  forEachCounter(cur_.counts, res_, mark_, [&](uint64_t& seg, uint64_t now, uint64_t& mark) {
+    seg = now - mark;
+    mark = now;
+    counted = counted || seg != 0;
+  });
+  const bool empty = !counted && cur_.violations.empty() && cur_.limits.empty() &&
                      !cur_.nondetLimited && cur_.engineError.empty();
   if (!empty) segments_.push_back(std::move(cur_));
   cur_ = Segment{};
@@ -379,12 +386,7 @@ CheckResult Explorer::runParallel(const State& root) {
   CheckResult r;
   for (Segment* g : segs) {
     if (shared.haveBest && g->start > shared.best) break;
-    r.executions += g->executions;
-    r.blocked += g->blocked;
-    r.cut += g->cut;
-    r.events += g->events;
-    r.boundBlocked += g->boundBlocked;
-    r.slackExecutions += g->slackExecutions;
+    forEachCounter(r, g->counts, r, [](uint64_t& sum, uint64_t seg, uint64_t&) { sum += seg; });
     for (Violation& v : g->violations) r.addViolation(std::move(v));
     for (std::string& l : g->limits)
       if (r.limitsHit.size() < 8 && std::find(r.limitsHit.begin(), r.limitsHit.end(), l) == r.limitsHit.end())

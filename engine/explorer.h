@@ -138,7 +138,7 @@ class Explorer {
   using Path = std::vector<uint32_t>;
   struct Segment {
     Path start;
-    uint64_t executions = 0, blocked = 0, cut = 0, events = 0, boundBlocked = 0, slackExecutions = 0;
+    CheckResult counts;  // its counters only (executions, blocked, cut, events, ...)
     std::vector<Violation> violations;  // in the order found
     std::vector<std::string> limits;
     bool nondetLimited = false;
