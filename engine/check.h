@@ -98,6 +98,13 @@ struct CheckOptions {
   // Tests: with jobs > 1, give work away at every branch point, whether a
   // worker is idle or not (so that small programs are split too).
   bool splitEagerly = false;
+  // Consistency checks keep an order in the graph and fit each new event
+  // into it (consistency.h "Incremental checks"); off: every check sorts
+  // from scratch (benchmarks compare the two).
+  bool incrementalConsistency = true;
+  // Tests: every incremental consistency answer is compared with a sort
+  // from scratch (consistency.h setSelfCheck).
+  bool checkOrders = false;
 };
 
 enum class StepKind : uint8_t {

@@ -2,11 +2,20 @@
 
 #include <algorithm>
 #include <queue>
+#include <stdexcept>
 
 namespace tsocheck {
 
 namespace {
 constexpr uint32_t kNone = 0xFFFFFFFFu;
+// Room between neighbouring keys: events fitted in later between two nodes
+// take the middle, so about 20 can go into one gap before a sort from scratch.
+constexpr uint64_t kKeyGap = uint64_t(1) << 20;
+// How far back a thread's events are scanned for the ones a new event must
+// follow before the incremental check gives up (and sorts from scratch).
+constexpr uint32_t kScanLimit = 256;
+// slot(): the graph breaks a rule no order can mend.
+constexpr uint64_t kNever = ~uint64_t(0);
 
 template <class LocNode>
 uint32_t* findLocNode(std::vector<LocNode>& v, Addr a) {
@@ -26,6 +35,10 @@ bool ConsistencyChecker::canOrderBefore(const Graph& g, EventId first, EventId s
 
 bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, EventId extraFrom,
                              EventId extraTo) {
+  return buildEdges(g, extraFrom, extraTo) && sortNodes(g, order, false);
+}
+
+bool ConsistencyChecker::buildEdges(const Graph& g, EventId extraFrom, EventId extraTo) {
   const bool sc = !mm_.buffersStores();  // every event timed in program order
   const bool perLocation = mm_.perLocationBuffers();
   const bool barrierOrders = mm_.storeStoreBarrierOrdersFlushes();
@@ -170,8 +183,14 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
   for (const Location& l : g.locs)
     for (size_t i = 0; i + 1 < l.co.size(); ++i) edge(node(l.co[i]), node(l.co[i + 1]));
   if (!extraFrom.isInit() && !extraTo.isInit()) edge(node(extraFrom), node(extraTo));
+  return true;
+}
 
+bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order, bool byStamp) {
   // Greedy topological sort (Kahn) honouring the gates' flush counts.
+  const bool sc = !mm_.buffersStores();
+  const uint32_t nThreads = uint32_t(g.threads.size());
+  const uint32_t nEvents = base_[nThreads];
   const uint32_t nGates = uint32_t(gateThread_.size());
   const uint32_t nNodes = nEvents + nGates;
   indeg_.assign(nNodes, 0);
@@ -212,8 +231,15 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
   auto& fifo = fifo_;
   fifo.clear();
+  // For keys: flushes late too, then the order the events were added in, so
+  // that the events added next fit the kept order most often.
+  auto stampKey = [&](uint32_t v) -> uint64_t {
+    const uint32_t t = threadOf(v);
+    return (uint64_t(isFlush(v)) << 63) | g.threads[t].events[v - base_[t]].stamp;
+  };
   auto push = [&](uint32_t v) {
     if (order) heap.emplace(key(v), v);
+    else if (byStamp) heap.emplace(stampKey(v), v);
     else fifo.push_back(v);
   };
   auto ready = [&](uint32_t v) {
@@ -240,6 +266,11 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
       order->push_back(OrderNode{v >= nEvents ? EventId{gateThread_[v - nEvents], gateOf_[v - nEvents]}
                                               : EventId{threadOf(v), v - base_[threadOf(v)]},
                                  v >= nEvents});
+    } else if (byStamp) {
+      if (heap.empty()) break;
+      v = heap.top().second;
+      heap.pop();
+      fifo.push_back(v);
     } else {
       if (fifoPos == fifo.size()) break;
       v = fifo[fifoPos++];
@@ -266,6 +297,195 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
       if (--indeg_[adj_[i]] == 0) ready(adj_[i]);
   }
   return placed == nNodes;
+}
+
+// ---- Incremental checks -------------------------------------------------
+
+void ConsistencyChecker::placeLast(Graph& g, EventId id) {
+  g.maxOrderKey += kKeyGap;
+  g.ev(id).orderKey = g.maxOrderKey;
+}
+
+bool ConsistencyChecker::consistentWith(Graph& g, EventId added) {
+  if (incremental() && !added.isInit()) {
+    if (const uint64_t key = slot(g, added)) {
+      const bool ok = key != kNever;
+      if (selfCheck_ && run(g, nullptr, kInit, kInit) != ok)
+        throw std::logic_error(ok ? "incremental consistency: a graph allowed by its kept order is not allowed"
+                                  : "incremental consistency: a graph ruled out is allowed");
+      return ok;
+    }
+  }
+  ++counts_.fromScratch;
+  const bool ok = buildEdges(g, kInit, kInit) && sortNodes(g, nullptr, incremental());
+  if (ok && incremental()) rekey(g, added);
+  return ok;
+}
+
+void ConsistencyChecker::place(Graph& g, EventId added) {
+  if (!incremental()) return;
+  Event& e = g.ev(added);
+  if (e.orderKey) return;
+  if (uint64_t key = slot(g, added); key && key != kNever) {
+    e.orderKey = key;
+    g.maxOrderKey = std::max(g.maxOrderKey, key);
+    --g.unplaced;
+  } else {
+    ++counts_.fromScratch;
+    if (buildEdges(g, kInit, kInit) && sortNodes(g, nullptr, true)) rekey(g, kInit);
+  }
+  if (selfCheck_ && !keysHold(g))
+    throw std::logic_error("incremental consistency: the kept order breaks a constraint");
+}
+
+void ConsistencyChecker::rekey(Graph& g, EventId added) {
+  // fifo_ holds the nodes in the order just sorted (no gates: unbounded).
+  const uint32_t nThreads = uint32_t(g.threads.size());
+  rank_.assign(base_[nThreads], 0);
+  for (uint32_t p = 0; p < fifo_.size(); ++p)
+    if (fifo_[p] < rank_.size()) rank_[fifo_[p]] = p + 1;
+  g.unplaced = 0;
+  for (uint32_t t = 0; t < nThreads; ++t) {
+    auto& evs = g.threads[t].events;
+    for (uint32_t i = 0; i < evs.size(); ++i) evs[i].orderKey = rank_[base_[t] + i] * kKeyGap;
+  }
+  g.maxOrderKey = uint64_t(fifo_.size()) * kKeyGap;
+  if (!added.isInit()) {
+    g.ev(added).orderKey = 0;
+    g.unplaced = 1;
+  }
+}
+
+bool ConsistencyChecker::keysHold(const Graph& g) {
+  if (g.unplaced != 0 || !buildEdges(g, kInit, kInit)) return false;
+  const uint32_t nThreads = uint32_t(g.threads.size());
+  auto key = [&](uint32_t v) {
+    const uint32_t t = uint32_t(std::upper_bound(base_.begin(), base_.end(), v) - base_.begin()) - 1;
+    return g.threads[t].events[v - base_[t]].orderKey;
+  };
+  for (uint32_t t = 0; t < nThreads; ++t)
+    for (const Event& e : g.threads[t].events)
+      if (!e.orderKey || e.orderKey > g.maxOrderKey) return false;
+  for (auto& [a, b] : edges_)
+    if (key(a) >= key(b)) return false;
+  return true;
+}
+
+uint64_t ConsistencyChecker::slot(const Graph& g, EventId added) const {
+  if (g.unplaced != 1 || added.isInit() || !g.contains(added)) return 0;
+  const auto& evs = g.threads[added.thread].events;
+  if (added.index + 1 != evs.size()) return 0;
+  const Event& e = evs[added.index];
+  if (e.orderKey) return 0;
+  auto keyOf = [&](EventId id) { return id.isInit() ? uint64_t(0) : g.ev(id).orderKey; };
+  const Location* loc = (e.reads || e.writes) ? g.locOf(e) : nullptr;
+  if ((e.reads || e.writes) && !loc) return 0;
+  const uint64_t kNoBound = ~uint64_t(0);
+  uint64_t high = kNoBound;  // the smallest key of a node that must follow
+  const auto& co = loc ? loc->co : std::vector<EventId>{};
+  int me = -2;
+  if (e.writes) {
+    me = Graph::coIndex(*loc, added);
+    if (me < 0) return 0;
+    if (size_t(me) + 1 < co.size()) {
+      const EventId next = co[size_t(me) + 1];
+      // A writing RMW right after what it read would lose its atomicity.
+      const Event& n = g.ev(next);
+      const EventId before = me > 0 ? co[size_t(me) - 1] : kInit;
+      if (n.reads && n.writes && n.rf == before) return kNever;
+      high = keyOf(next);
+    }
+  }
+  bool forwarded = false;
+  if (e.reads) {
+    if (!e.rf.isInit() && (!g.contains(e.rf) || g.ev(e.rf).addr != e.addr)) return kNever;
+    const int wi = Graph::coIndex(*loc, e.rf);
+    if (wi == -2) return kNever;
+    if (e.writes) {
+      if (me != wi + 1) return kNever;  // atomicity
+    } else if (size_t(wi + 1) < co.size()) {
+      high = std::min(high, keyOf(co[size_t(wi + 1)]));
+    }
+    forwarded = mm_.forwardsFromBuffer() && e.kind == EvKind::Load && !e.rf.isInit() &&
+                e.rf.thread == added.thread && g.ev(e.rf).kind == EvKind::Store;
+    if (forwarded) {
+      // Only the thread's newest store to the location can be forwarded.
+      if (added.index - e.rf.index > kScanLimit) return 0;
+      for (uint32_t j = e.rf.index + 1; j < added.index; ++j)
+        if (evs[j].kind == EvKind::Store && evs[j].addr == e.addr) return kNever;
+    }
+  }
+  if (high == kNoBound) {
+    ++counts_.atEnd;
+    return g.maxOrderKey + kKeyGap;
+  }
+  if (high == 0) return 0;
+  // Something must follow: find the latest node that must precede.
+  uint64_t low = 0;
+  if (!threadPreds(g, added, forwarded, &low)) return 0;
+  if (e.reads && !forwarded && !e.rf.isInit()) low = std::max(low, keyOf(e.rf));
+  if (e.writes) {
+    // The write before it in co, and the reads of that write (they must
+    // read before the write that replaces what they read).
+    const EventId before = me > 0 ? co[size_t(me) - 1] : kInit;
+    low = std::max(low, keyOf(before));
+    for (const ThreadInfo& th : g.threads)
+      for (const Event& x : th.events)
+        if (x.reads && !x.writes && x.rf == before && x.addr == e.addr && &x != &e)
+          low = std::max(low, x.orderKey);
+  }
+  if (low + 1 >= high) return 0;
+  ++counts_.between;
+  return low + (high - low) / 2;
+}
+
+bool ConsistencyChecker::threadPreds(const Graph& g, EventId added, bool forwarded, uint64_t* low) const {
+  const ThreadInfo& th = g.threads[added.thread];
+  const Event& e = th.events[added.index];
+  uint64_t k = 0;
+  auto spawnKey = [&]() {
+    return added.thread != 0 ? g.threads[th.parent].events[th.spawnIndex].orderKey : uint64_t(0);
+  };
+  if (!mm_.buffersStores()) {  // SC: the previous event, or the spawn
+    k = added.index > 0 ? th.events[added.index - 1].orderKey : spawnKey();
+    *low = k;
+    return added.index == 0 ? (added.thread == 0 || k != 0) : k != 0;
+  }
+  const bool perLocation = mm_.perLocationBuffers();
+  const bool isStore = e.kind == EvKind::Store;
+  const bool isBarrier = e.kind == EvKind::Fence && e.fence == FenceKind::StoreStore;
+  const bool drains = !isStore && !isBarrier && MemoryModel::drainsBuffer(e);
+  const bool ownStore = e.reads && !forwarded;  // its newest own store to the location
+  bool needBarrier = (isStore || isBarrier) && g.storeStoreFences;
+  bool havePrev = false, drained = false, barrierSeen = false;
+  uint32_t scanned = 0;
+  for (uint32_t j = added.index; j-- > 0;) {
+    if (++scanned > kScanLimit) return false;
+    const Event& x = th.events[j];
+    if (x.kind == EvKind::Store) {
+      if (drained) continue;
+      const bool sameLoc = x.addr == e.addr;
+      if ((isStore && (!perLocation || sameLoc)) || (isBarrier && !barrierSeen) || drains ||
+          (ownStore && sameLoc))
+        k = std::max(k, x.orderKey);
+    } else if (x.kind == EvKind::Fence && x.fence == FenceKind::StoreStore) {
+      if (needBarrier) {
+        k = std::max(k, x.orderKey);
+        needBarrier = false;
+      }
+      barrierSeen = true;
+    } else {
+      if (!havePrev) {
+        k = std::max(k, x.orderKey);
+        havePrev = true;
+      }
+      if (MemoryModel::drainsBuffer(x)) drained = true;
+    }
+    if (havePrev && drained && !needBarrier) break;
+  }
+  if (!havePrev) k = std::max(k, spawnKey());
+  *low = k;
+  return true;
 }
 
 }  // namespace tsocheck

@@ -25,6 +25,20 @@
 //    before the store's flush and before the thread's next timed event.
 // Every constraint is monotone (once satisfied it stays satisfied), so a
 // greedy topological sort finds an order whenever one exists.
+//
+// Incremental checks. The explorer grows a consistent graph one event at a
+// time, so the checker keeps an order in the graph: every event's key
+// (Event::orderKey) is its node's place in a chronological order of the graph.
+// A new event e (the graph's only unplaced one) is allowed when it fits
+// between the keys of the nodes that must come before it (its thread's
+// timed predecessors, the write it reads, an earlier co write and the reads
+// of that write) and those that must come after it (the co-successor of what
+// it reads or of itself). Most events have nothing after them and go at the
+// end in constant time. When e does not fit the kept order (another order
+// might still allow it) or anything is unusual, the checker sorts from
+// scratch and, when the graph is allowed, rewrites every key from the order
+// found. Only unbounded buffers (and SC) use keys: a bound's gates count
+// flushes, which a pair of keys cannot express.
 #pragma once
 
 #include <cstdint>
@@ -51,9 +65,51 @@ class ConsistencyChecker {
   // True when some allowed order puts `first`'s node before `second`'s node.
   bool canOrderBefore(const Graph& g, EventId first, EventId second);
 
+  // Incremental (see above). `added` is g's only unplaced event, the newest of
+  // its thread, being tried with one choice of what it reads / where its write
+  // goes. True when g is allowed; keys of other events may be rewritten (a
+  // sort from scratch), `added` stays unplaced. With added = kInit: a sort
+  // from scratch that keys every event when g is allowed.
+  bool consistentWith(Graph& g, EventId added);
+  // `added`, now fixed (its choice made, g allowed), gets its key.
+  void place(Graph& g, EventId added);
+  // An event that nothing in g can follow (no memory read or write: fence,
+  // spawn, join, exit, free, query, choice) goes at the end of the order.
+  static void placeLast(Graph& g, EventId id);
+  // Tests: every incremental answer is compared with a sort from scratch and
+  // every key written is checked against the constraints (a logic_error when
+  // they disagree).
+  void setSelfCheck(bool on) { selfCheck_ = on; }
+  // Benchmarks: off, every check sorts from scratch.
+  void setIncremental(bool on) { incrementalOn_ = on; }
+  struct Counts {
+    uint64_t atEnd = 0, between = 0, fromScratch = 0;
+  };
+  const Counts& counts() const { return counts_; }
+  // Whether every event has a key and the keys order every constraint.
+  bool keysHold(const Graph& g);
+
  private:
   bool run(const Graph& g, std::vector<OrderNode>* order, EventId extraFrom, EventId extraTo);
+  // The constraint edges of g (false: g breaks a rule no order can mend).
+  bool buildEdges(const Graph& g, EventId extraFrom, EventId extraTo);
+  // A topological sort of the edges honouring the gates; false on a cycle.
+  // The nodes sorted go to *order (trace order: flushes late), or to fifo_:
+  // by the order events were added (byStamp; for keys) or as found.
+  bool sortNodes(const Graph& g, std::vector<OrderNode>* order, bool byStamp);
+  // The key `added` can take in g's kept order; 0: no place found (an order
+  // from scratch may still allow g); ~0: g breaks a rule no order mends.
+  uint64_t slot(const Graph& g, EventId added) const;
+  // The largest key of the nodes of added's own thread that must precede it
+  // (0 when none), or false when the scan gives up.
+  bool threadPreds(const Graph& g, EventId added, bool forwarded, uint64_t* low) const;
+  // Keys from the order just sorted (added: left unplaced).
+  void rekey(Graph& g, EventId added);
+  bool incremental() const { return incrementalOn_ && (mm_.bufferBound < 0 || !mm_.buffersStores()); }
   MemoryModel mm_;
+  bool selfCheck_ = false, incrementalOn_ = true;
+  mutable Counts counts_;
+  std::vector<uint32_t> rank_;
   // Scratch buffers reused across calls.
   std::vector<uint32_t> base_;
   std::vector<uint32_t> indeg_;

@@ -81,6 +81,8 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
     : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
       preemptions_(!mm_.buffersStores(), mm_.perLocationBuffers()), races_(prog) {
   raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
+  checker_.setIncremental(opts.incrementalConsistency);
+  checker_.setSelfCheck(opts.checkOrders);
 }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par)
@@ -494,15 +496,26 @@ Event Explorer::makeEvent(const State& s, uint32_t t, EvKind kind) const {
 
 EventId Explorer::append(State& s, uint32_t t, Event e) {
   e.stamp = e.wstamp = s.g.nextStamp++;
+  e.orderKey = 0;
   s.pb.lastThread = t;
   auto& evs = s.g.threads[t].events;
+  const bool memory = e.reads || e.writes;
+  if (e.kind == EvKind::Fence && e.fence == FenceKind::StoreStore) s.g.storeStoreFences = true;
   evs.push_back(std::move(e));
-  return EventId{t, uint32_t(evs.size() - 1)};
+  const EventId id{t, uint32_t(evs.size() - 1)};
+  // An event with no memory access has nothing after it in any order: it
+  // takes the end of the kept order now; an access is placed when its choice
+  // is made (complete).
+  if (memory) ++s.g.unplaced;
+  else ConsistencyChecker::placeLast(s.g, id);
+  return id;
 }
 
 void Explorer::complete(State& s, uint32_t t) {
   ++res_.events;
   const Event& e = s.g.threads[t].events.back();
+  if ((e.reads || e.writes) && !e.orderKey)
+    checker_.place(s.g, EventId{t, uint32_t(s.g.threads[t].events.size() - 1)});
   if (e.kind == EvKind::Exit) return;
   if (e.kind == EvKind::Lock && !e.writes) return;  // blocked on a held mutex
   s.ts[t]->complete(e.result);
@@ -873,7 +886,7 @@ void Explorer::handleRead(State& s, uint32_t t) {
   for (EventId w : candidates(s, a.addr, low)) {
     Event& ev = s.g.ev(id);
     ev.rf = w;
-    if (consistent(s.g)) ok.push_back(w);
+    if (consistentWith(s.g, id)) ok.push_back(w);
   }
   // Every branch but the last works on a copy; the last one takes s over, so
   // a thread that runs alone costs no copies at all.
@@ -909,7 +922,7 @@ void Explorer::handleWrite(State& s, uint32_t t) {
   for (int p = int(s.g.findLoc(a.addr)->co.size()); p > low && !stopped_; --p) {
     auto& co = s.g.findLoc(a.addr)->co;
     co.insert(co.begin() + p, id);
-    if (consistent(s.g)) ok.push_back(p);
+    if (consistentWith(s.g, id)) ok.push_back(p);
     auto& co2 = s.g.findLoc(a.addr)->co;
     co2.erase(co2.begin() + p);
   }
@@ -981,10 +994,10 @@ bool Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool la
   ev.result = result;
   // The read part alone must be allowed; the write part may still clash with
   // another RMW that read w — a backward revisit below can resolve that.
-  if (!consistent(s.g)) return false;
+  if (!consistentWith(s.g, id)) return false;
   ev.writes = writes;
   if (writes) loc->co.insert(loc->co.begin() + (Graph::coIndex(*loc, w) + 1), id);
-  const bool allowed = !writes || consistent(s.g);
+  const bool allowed = !writes || consistentWith(s.g, id);
   const std::string err =
       allowed ? destroyedMutexUse(prog_, mutexOpName(kind), kind == EvKind::Rmw ? 0 : old, a.addr) : "";
   const bool notHolder = allowed && err.empty() && kind == EvKind::Unlock && old != t + 1;
@@ -1202,7 +1215,7 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
     Location* dl = d.g.findLoc(addr);
     dl->co.insert(dl->co.begin() + p, w);
     if (rw) dl->co.insert(dl->co.begin() + p + 1, r);
-    if (!consistent(d.g)) continue;
+    if (!consistentWith(d.g, kInit)) continue;
     PathScope path(*this, uint32_t(pi));
     for (uint32_t u = 0; u < nThreads; ++u) {
       if (u == t || !d.g.threads[u].alive) continue;

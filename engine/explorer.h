@@ -122,12 +122,14 @@ class Explorer {
   // Every candidate graph passes here: once the time is up (or the check is
   // cancelled) no candidate is accepted any more, so that loops over many
   // candidates in one long execution end promptly too.
-  bool consistent(const Graph& g) {
+  // `added` is g's new event (kInit: g changed otherwise); the check goes
+  // through the order kept in the graph (consistency.h "Incremental checks").
+  bool consistentWith(Graph& g, EventId added) {
     if (outOfTime()) {
       timedOut_ = stopped_ = true;
       return false;
     }
-    return checker_.consistent(g);
+    return checker_.consistentWith(g, added);
   }
   bool timeUp();      // outOfTime(), and progress reports
   bool outOfTime() const;  // the deadline passed or the check was cancelled

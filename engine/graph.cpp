@@ -46,7 +46,8 @@ Location& Graph::locFor(Addr a, uint8_t size, Value init) {
 
 int Graph::coIndex(const Location& loc, EventId w) {
   if (w.isInit()) return -1;
-  for (size_t i = 0; i < loc.co.size(); ++i)
+  // From the newest: most questions are about recent writes.
+  for (size_t i = loc.co.size(); i-- > 0;)
     if (loc.co[i] == w) return int(i);
   return -2;
 }

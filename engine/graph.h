@@ -57,6 +57,10 @@ struct Event {
   // Index in Graph::locs where the location of addr was last found: a hint,
   // checked on use (locations added later shift the indices).
   mutable uint32_t locHint = 0;
+  // Where the event's timed node (a buffered store: its flush) sits in a
+  // chronological order the consistency checker found for the graph; 0 = not
+  // placed (consistency.h "Incremental checks").
+  uint64_t orderKey = 0;
   Addr addr = 0;
   Value operand = 0;     // store value, RMW operand, exit value
   Value expected = 0;    // CAS expected value
@@ -97,6 +101,12 @@ class Graph {
   std::vector<ThreadInfo> threads;
   std::vector<Location> locs;  // sorted by address
   uint32_t nextStamp = 1;
+  // The order keys (Event::orderKey): the largest one given, how many events
+  // have none, and whether a store-store barrier was ever added (its node
+  // constrains every later store of the thread).
+  uint64_t maxOrderKey = 0;
+  uint32_t unplaced = 0;
+  bool storeStoreFences = false;
 
   Event& ev(EventId id) { return threads[id.thread].events[id.index]; }
   const Event& ev(EventId id) const { return threads[id.thread].events[id.index]; }

@@ -53,6 +53,7 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
       opts.bufferBound = c.bound;
       opts.limits = c.limits;
       opts.stopAtFirstError = stop;
+      opts.checkOrders = true;
       if (mode == 2) opts.preemptionBound = 1;
       if (i == 1) {
         opts.jobs = stop ? 2 : 3;
@@ -116,6 +117,7 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
   opts.bufferBound = c.bound;
   opts.limits = c.limits;
   opts.stopAtFirstError = false;
+  opts.checkOrders = true;
   opts.onExecution = [&](const ExecutionInfo& info) {
     if (info.blocked) return;
     ++callbacks;

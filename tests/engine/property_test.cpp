@@ -528,7 +528,8 @@ bool agrees(const Program& prog, uint64_t seed, Config c) {
                       finals.insert(info.finalMemory);
                     },
                     .cancel = nullptr,
-                    .onProgress = {}};
+                    .onProgress = {},
+                    .checkOrders = true};
   CheckResult result = check(prog, opts);
   std::set<std::string> keySet(keys.begin(), keys.end());
 
