@@ -35,17 +35,17 @@ std::optional<Replay> Replay::fromReport(const CheckReport& check, std::string* 
     if (error) *error = why;
     return std::nullopt;
   };
-  if (!check.result.violation)
+  if (!check.result.violation || !check.program)
     return fail("`" + check.function + "` has no violation to replay (" + statusName(check.result.status) + ")");
   const std::vector<TraceStep>& trace = check.result.violation->trace;
   if (trace.empty()) return fail("the violation has no trace");
   Replay r;
   r.report_ = check;
   r.check_ = checkJson(check);
-  json payload = tracePayload(check);
-  r.violation_ = payload["violation"];
-  r.violation_.erase("trace");
-  for (json& s : payload["violation"]["trace"]) r.steps_.push_back(std::move(s));
+  const Program& prog = *check.program;
+  r.violation_ = violationJson(prog, *check.result.violation, false);
+  r.memory_ = knownMemory(trace, check.model);
+  for (size_t i = 0; i < trace.size(); ++i) r.steps_.push_back(payloadStep(prog, trace[i], r.memory_[i]));
   for (const TraceStep& s : trace)
     r.threads_ = std::max({r.threads_, s.thread + 1, uint32_t(s.buffers.size())});
   r.startFunction_.assign(r.threads_, "");
@@ -146,7 +146,8 @@ ReplayState Replay::finish(Buffers buffers, size_t upTo) const {
       st.reads[t].push_back(rd);
     }
   if (steps_.empty()) return st;
-  st.memory = steps_[upTo].value("memory", json::object());
+  st.memory = json::object();
+  for (const auto& [a, v] : memory_[upTo]) st.memory[a] = v;
   const TraceStep& s = traceStep(upTo);
   if (s.staleThread != TraceStep::kNoThread) {
     const uint32_t at = s.staleEntry.storeStep;

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "service/check_report.h"
+#include "service/report_reader.h"
 
 namespace tsocheck::dap {
 
@@ -115,7 +116,8 @@ class Replay {
   CheckReport report_;
   json check_;
   json violation_;
-  std::vector<json> steps_;
+  std::vector<json> steps_;                 // as payloadStep writes them
+  std::vector<KnownMemory> memory_;         // per step: the memory known after it
   std::vector<std::string> startFunction_;  // per thread ("" = unknown)
   std::vector<size_t> spawnIndex_;          // per thread: its spawn step (SIZE_MAX = none seen)
   std::vector<std::vector<size_t>> stepsOf_;           // per thread: its trace indexes, ascending

@@ -420,10 +420,9 @@ json checkLenses(const json& check, const std::string& uri, const std::string& t
 std::string traceHover(const CheckReport& check, const std::string& path, uint32_t line) {
   if (!check.result.violation) return "";
   const std::vector<TraceStep>& trace = check.result.violation->trace;
-  const json payload = tracePayload(check);
-  const json& steps = payload["violation"]["trace"];
+  const std::vector<KnownMemory> memory = knownMemory(trace, check.model);
   std::string md;
-  for (size_t i = 0; i < trace.size() && i < steps.size(); ++i) {
+  for (size_t i = 0; i < trace.size(); ++i) {
     const TraceStep& s = trace[i];
     if (!sameFile(fileOf(check, s.loc), path) || s.loc.line != line) continue;
     md += "**" + stepLabel(s) + "** (`" + check.function + "`, " + modelName(check.model) + ")\n\n";
@@ -437,7 +436,7 @@ std::string traceHover(const CheckReport& check, const std::string& path, uint32
     }
     md += "- buffers:" + (bufs.empty() ? std::string(" all empty") : bufs) + "\n";
     std::string mem;
-    for (const auto& [a, v] : steps[i]["memory"].items()) mem += " " + a + "=" + dumpJson(v);
+    for (const auto& [a, v] : memory[i]) mem += " " + a + "=" + std::to_string(v);
     md += "- memory:" + (mem.empty() ? std::string(" initial values") : mem) + "\n\n";
   }
   return md;

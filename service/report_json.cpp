@@ -69,11 +69,7 @@ json fencesJson(const std::vector<FenceEdit>& fences) {
   return a;
 }
 
-namespace {
-
-json violationJson(const Program& prog, const Violation& vi) {
-  json trace = json::array();
-  for (const TraceStep& s : vi.trace) trace.push_back(traceStepJson(prog, s));
+json violationJson(const Program& prog, const Violation& vi, bool withTrace) {
   // A race's other access (null for every other kind).
   json other = nullptr;
   if (vi.other)
@@ -81,7 +77,7 @@ json violationJson(const Program& prog, const Violation& vi) {
                  {"line", vi.other->loc.line},
                  {"column", vi.other->loc.column},
                  {"thread", vi.other->thread}};
-  return json{{"kind", errorKindName(vi.kind)},
+  json v{{"kind", errorKindName(vi.kind)},
               {"message", vi.message},
               {"file", fileOf(prog, vi.loc)},
               {"line", vi.loc.line},
@@ -90,9 +86,16 @@ json violationJson(const Program& prog, const Violation& vi) {
               {"preemptions", vi.preemptions >= 0 ? json(vi.preemptions) : json(nullptr)},  // a lower bound
               {"above_bound", vi.aboveBound},
               {"severity", vi.warning ? "warning" : "error"},
-              {"other", other},
-              {"trace", trace}};
+              {"other", other}};
+  if (withTrace) {
+    json trace = json::array();
+    for (const TraceStep& s : vi.trace) trace.push_back(traceStepJson(prog, s));
+    v["trace"] = std::move(trace);
+  }
+  return v;
 }
+
+namespace {
 
 // null when robustness was not asked for.
 json robustnessJson(const CheckReport& r) {

@@ -29,6 +29,8 @@ inline constexpr uint32_t kCheckJsonRevision = 4;
 //               store_step} of that thread's newest such entry (else null);
 //   "label":    "step 3 · T1 · load flag[1] → 0 (memory)" (report_reader.h).
 nlohmann::json traceStepJson(const Program& prog, const TraceStep& s);
+// One violation (without "trace" unless withTrace).
+nlohmann::json violationJson(const Program& prog, const Violation& v, bool withTrace = true);
 nlohmann::json checkJson(const CheckReport& r);
 // {"version":1,"results":[...],"errors":[...]} over every file checked.
 nlohmann::json resultsJson(const std::vector<FileReport>& files);

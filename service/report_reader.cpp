@@ -41,25 +41,36 @@ std::string stepLabel(const TraceStep& s) {
   return "step " + std::to_string(s.step) + " · T" + std::to_string(s.thread) + " · " + head;
 }
 
-json tracePayload(const CheckReport& check) {
-  json out = checkJson(check);
-  if (!out["violation"].is_object() || !check.result.violation) return out;
-  const std::vector<TraceStep>& steps = check.result.violation->trace;
-  const bool buffered = MemoryModel{check.model}.hasStoreBuffers();
-  std::map<std::string, json> memory;
-  json& trace = out["violation"]["trace"];
-  for (size_t i = 0; i < steps.size() && i < trace.size(); ++i) {
-    const TraceStep& s = steps[i];
-    // Memory is known where the trace shows it: a flush writes it, a load from
-    // memory reads it, an RMW leaves its value there; without store buffers a
-    // store writes memory at once.
+std::vector<KnownMemory> knownMemory(const std::vector<TraceStep>& trace, Model model) {
+  const bool buffered = MemoryModel{model}.hasStoreBuffers();
+  std::vector<KnownMemory> out;
+  KnownMemory memory;
+  for (const TraceStep& s : trace) {
     const bool writes = s.kind == StepKind::Flush || s.kind == StepKind::LoadMem || s.kind == StepKind::Rmw ||
                         (s.kind == StepKind::Store && !buffered);
     if (s.hasAddr && !s.addrName.empty() && s.hasValue && writes) memory[s.addrName] = s.value;
-    json mem = json::object();
-    for (const auto& [a, v] : memory) mem[a] = v;
-    trace[i]["memory"] = mem;
+    out.push_back(memory);
   }
+  return out;
+}
+
+json payloadStep(const Program& prog, const TraceStep& s, const KnownMemory& memory) {
+  json j = traceStepJson(prog, s);
+  j["memory"] = json::object();
+  for (const auto& [a, v] : memory) j["memory"][a] = v;
+  return j;
+}
+
+json tracePayload(const CheckReport& check) {
+  json out = checkJson(check);
+  if (!check.result.violation || !check.program) return out;
+  const std::vector<TraceStep>& trace = check.result.violation->trace;
+  const std::vector<KnownMemory> memory = knownMemory(trace, check.model);
+  json steps = json::array();
+  for (size_t i = 0; i < trace.size(); ++i) steps.push_back(payloadStep(*check.program, trace[i], memory[i]));
+  json v = violationJson(*check.program, *check.result.violation, false);
+  v["trace"] = std::move(steps);
+  out["violation"] = std::move(v);
   return out;
 }
 

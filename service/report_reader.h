@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,8 +29,16 @@ std::string valueText(const TraceStep& s);
 // "step 3 · T1 · load flag[1] → 0 (memory)"
 std::string stepLabel(const TraceStep& s);
 
-// The structured trace for stepping UIs: the check JSON plus, per step, the
-// memory values known so far ("memory") next to the buffers.
+// Per step of a trace, the memory values known after it (by address name):
+// a flush writes memory, a load from memory reads it, an RMW leaves its value
+// there; without store buffers (SC) a store writes memory at once.
+using KnownMemory = std::map<std::string, Value>;
+std::vector<KnownMemory> knownMemory(const std::vector<TraceStep>& trace, Model model);
+
+// A trace step for stepping UIs: traceStepJson plus the memory known after it
+// ("memory").
+nlohmann::json payloadStep(const Program& prog, const TraceStep& s, const KnownMemory& memory);
+// The structured trace for stepping UIs: the check JSON with payload steps.
 nlohmann::json tracePayload(const CheckReport& check);
 
 }  // namespace tsocheck
