@@ -392,37 +392,11 @@ class Server {
       fr.inputMessage = std::string("internal error: ") + e.what();
     }
     if (begun) notify("$/progress", {{"token", token}, {"value", {{"kind", "end"}}}});
-    if (r.cancel->load()) {
-      Clock::time_point at = Clock::now();
-      std::string why = "a newer request";
-      if (std::optional<Running> now = sched_.running(doc.uri)) {
-        at = now->cancelledAt;
-        if (*now->cancelledBy) why = now->cancelledBy;
-      }
-      log(4, "check of " + doc.path + " v" + std::to_string(doc.version) + " replaced by " + why + " (stopped " +
-                 std::to_string(int(msSince(at))) + " ms later)");
-      return;
-    }
+    if (r.cancel->load()) return logReplaced(doc);
     std::optional<Document> cur = docs_.get(doc.uri);
     if (!cur || cur->version != doc.version || cur->text != doc.text) return;  // stale: a newer check follows
-    Results res;
-    res.version = doc.version;
     int checked = 0, cachedN = 0;
-    for (const CheckReport& c : fr.checks) {
-      if (c.reused) {
-        res.checks.push_back(reused[c.function]);
-        ++cachedN;
-        continue;
-      }
-      res.checks.push_back(c);
-      if (c.result.status == Status::Timeout && s.run.timeLimit) {
-        char limit[64];
-        std::snprintf(limit, sizeof limit, " (raise tsocheck.timeLimit, now %g s)", *s.run.timeLimit);
-        res.checks.back().result.message += limit;
-      }
-      ++checked;
-      if (c.result.status != Status::Timeout && keys.count(c.function)) cache_.put(keys[c.function], checkJson(c));
-    }
+    Results res = collect(doc, fr, s, reused, keys, &checked, &cachedN);
     if (fr.inputError && !fr.checks.empty()) fr.inputError = false;
     if (fr.inputError && fr.inputMessage.find("no check function") == std::string::npos)
       res.inputDiagnostics = compileDiagnostics(doc, fr);
@@ -432,6 +406,53 @@ class Server {
     }
     sched_.done(doc.uri, r);  // lenses show the result from now on
     publish(doc, res);
+    notifyChecked(doc.uri, res);
+    // Lenses show the new status: ask clients that support it to re-request them.
+    if (clientLensRefresh_) request("workspace/codeLens/refresh", nullptr, [](const json&) {});
+    log(4, "checked " + doc.path + " v" + std::to_string(doc.version) + ": " + std::to_string(checked) +
+               " checked, " + std::to_string(cachedN) + " from cache, " + std::to_string(int(msSince(t0))) + " ms");
+  }
+
+  // A cancelled check: what replaced it and how long it took to stop.
+  void logReplaced(const Document& doc) {
+    Clock::time_point at = Clock::now();
+    std::string why = "a newer request";
+    if (std::optional<Running> now = sched_.running(doc.uri)) {
+      at = now->cancelledAt;
+      if (*now->cancelledBy) why = now->cancelledBy;
+    }
+    log(4, "check of " + doc.path + " v" + std::to_string(doc.version) + " replaced by " + why + " (stopped " +
+               std::to_string(int(msSince(at))) + " ms later)");
+  }
+
+  // This run's checks as the document's results: the fresh ones (a timeout
+  // names the setting to raise) go into the cache, reused ones are as the
+  // cache had them.
+  Results collect(const Document& doc, const FileReport& fr, const Settings& s,
+                  std::map<std::string, CheckReport>& reused, std::map<std::string, std::string>& keys, int* checked,
+                  int* cachedN) {
+    Results res;
+    res.version = doc.version;
+    for (const CheckReport& c : fr.checks) {
+      if (c.reused) {
+        res.checks.push_back(reused[c.function]);
+        ++*cachedN;
+        continue;
+      }
+      res.checks.push_back(c);
+      if (c.result.status == Status::Timeout && s.run.timeLimit) {
+        char limit[64];
+        std::snprintf(limit, sizeof limit, " (raise tsocheck.timeLimit, now %g s)", *s.run.timeLimit);
+        res.checks.back().result.message += limit;
+      }
+      ++*checked;
+      if (c.result.status != Status::Timeout && keys.count(c.function)) cache_.put(keys[c.function], checkJson(c));
+    }
+    return res;
+  }
+
+  // tsocheck/status at the end of a check: each check's verdict, the executions in total.
+  void notifyChecked(const std::string& uri, const Results& res) {
     json summary = json::array();
     long long total = 0;
     for (const CheckReport& c : res.checks) {
@@ -440,11 +461,7 @@ class Server {
       summary.push_back({{"function", c.function}, {"status", statusName(c.result.status)},
                          {"executions", executions}, {"model", modelName(c.model)}});
     }
-    notifyStatus(doc.uri, false, total, summary);
-    // Lenses show the new status: ask clients that support it to re-request them.
-    if (clientLensRefresh_) request("workspace/codeLens/refresh", nullptr, [](const json&) {});
-    log(4, "checked " + doc.path + " v" + std::to_string(doc.version) + ": " + std::to_string(checked) +
-               " checked, " + std::to_string(cachedN) + " from cache, " + std::to_string(int(msSince(t0))) + " ms");
+    notifyStatus(uri, false, total, summary);
   }
 
   // A file that cannot be checked: the compiler's errors (and warnings) in
