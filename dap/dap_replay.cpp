@@ -2,15 +2,18 @@
 
 #include <algorithm>
 
+#include "service/report_json.h"
 #include "service/report_reader.h"
 
 namespace tsocheck::dap {
 
 namespace {
 
-json valueOf(const json& s) { return s.contains("value") ? s["value"] : json(nullptr); }
+json valueOf(const TraceStep& s) { return s.hasValue ? json(s.value) : json(nullptr); }
 
-bool isLoad(const std::string& ev) { return ev == "load-memory" || ev == "load-buffer" || ev == "rmw"; }
+std::string addressOf(const TraceStep& s) { return s.hasAddr ? s.addrName : std::string(); }
+
+bool isLoad(StepKind k) { return k == StepKind::LoadMem || k == StepKind::LoadBuf || k == StepKind::Rmw; }
 
 json pendingJson(const PendingStore& p) {
   return {{"thread", p.thread}, {"address", p.address}, {"value", p.value},
@@ -20,55 +23,52 @@ json pendingJson(const PendingStore& p) {
 }  // namespace
 
 std::optional<Replay> Replay::fromCheck(const json& check, std::string* error) {
+  if (!check.is_object()) {
+    if (error) *error = "not a check result";
+    return std::nullopt;
+  }
+  return fromReport(checkFromJson(check), error);
+}
+
+std::optional<Replay> Replay::fromReport(const CheckReport& check, std::string* error) {
   auto fail = [&](const std::string& why) -> std::optional<Replay> {
     if (error) *error = why;
     return std::nullopt;
   };
-  if (!check.is_object()) return fail("not a check result");
-  if (!check.contains("violation") || !check["violation"].is_object())
-    return fail("`" + str(check, "function") + "` has no violation to replay (" + str(check, "status") + ")");
-  const json& raw = check["violation"].contains("trace") ? check["violation"]["trace"] : json();
-  if (!raw.is_array() || raw.empty()) return fail("the violation has no trace");
-  for (const json& s : raw)
-    if (!s.is_object()) return fail("malformed trace step");
-  json payload = tracePayload(check);
-  const json& trace = payload["violation"]["trace"];
+  if (!check.result.violation || !check.program)
+    return fail("`" + check.function + "` has no violation to replay (" + statusName(check.result.status) + ")");
+  const std::vector<TraceStep>& trace = check.result.violation->trace;
+  if (trace.empty()) return fail("the violation has no trace");
   Replay r;
-  r.check_ = check;
-  r.violation_ = payload["violation"];
-  r.violation_.erase("trace");
-  for (const json& s : trace) {
-    r.threads_ = std::max(r.threads_, num(s, "thread") + 1);
-    if (s.contains("buffers") && s["buffers"].is_array())
-      r.threads_ = std::max(r.threads_, uint32_t(s["buffers"].size()));
-    r.steps_.push_back(s);
-  }
+  r.report_ = check;
+  r.check_ = checkJson(check);
+  const Program& prog = *check.program;
+  r.violation_ = violationJson(prog, *check.result.violation, false);
+  r.memory_ = knownMemory(trace, check.model);
+  for (size_t i = 0; i < trace.size(); ++i) r.steps_.push_back(payloadStep(prog, trace[i], r.memory_[i]));
+  for (const TraceStep& s : trace)
+    r.threads_ = std::max({r.threads_, s.thread + 1, uint32_t(s.buffers.size())});
   r.startFunction_.assign(r.threads_, "");
   r.spawnIndex_.assign(r.threads_, SIZE_MAX);
   if (r.threads_ > 0) r.startFunction_[0] = "main";
-  for (size_t i = 0; i < r.steps_.size(); ++i) {
-    const json& s = r.steps_[i];
-    if (str(s, "event") != "spawn" || !s.contains("spawned") || !s["spawned"].is_number_unsigned()) continue;
-    const uint32_t t = num(s, "spawned");
-    if (t < r.threads_) {
-      r.startFunction_[t] = str(s, "spawns");
-      r.spawnIndex_[t] = std::min(r.spawnIndex_[t], i);
-    }
-  }
   r.stepsOf_.assign(r.threads_, {});
   r.allReads_.assign(r.threads_, {});
-  for (size_t i = 0; i < r.steps_.size(); ++i) {
-    const json& s = r.steps_[i];
-    const uint32_t t = num(s, "thread");
-    if (t < r.threads_) {
-      r.stepsOf_[t].push_back(i);
-      const std::string ev = str(s, "event");
-      if (isLoad(ev))
-        r.allReads_[t].push_back({str(s, "address"), valueOf(s), ev == "load-buffer", ev == "rmw", num(s, "line"), i});
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const TraceStep& s = trace[i];
+    if (s.kind == StepKind::Spawn && s.spawned < r.threads_) {
+      r.startFunction_[s.spawned] = spawnsFunction(check.program.get(), s).value_or("");
+      r.spawnIndex_[s.spawned] = std::min(r.spawnIndex_[s.spawned], i);
     }
+    if (s.thread >= r.threads_) continue;
+    r.stepsOf_[s.thread].push_back(i);
+    if (isLoad(s.kind))
+      r.allReads_[s.thread].push_back(
+          {addressOf(s), valueOf(s), s.kind == StepKind::LoadBuf, s.kind == StepKind::Rmw, s.loc.line, i});
   }
   return r;
 }
+
+std::string Replay::fileOf(size_t i) const { return fileIn(report_.program.get(), traceStep(i).loc); }
 
 bool Replay::next() {
   if (atEnd()) return false;
@@ -82,7 +82,7 @@ bool Replay::back() {
   return true;
 }
 
-std::string Replay::label(size_t i) const { return str(steps_.at(i), "label"); }
+std::string Replay::label(size_t i) const { return stepLabel(traceStep(i)); }
 
 std::string Replay::nextEventLabel() const {
   return atEnd() ? std::string("— end of trace (violation)") : label(pos_ + 1);
@@ -112,31 +112,26 @@ bool Replay::spawned(uint32_t t) const {
 
 bool Replay::exited(uint32_t t) const {
   auto i = lastStepOf(t);
-  return i && str(steps_[*i], "event") == "exit";
+  return i && traceStep(*i).kind == StepKind::Exit;
 }
 
 Replay::Buffers Replay::buffersAt(size_t i) const {
   // The step's buffers as the engine wrote them, each entry sourced by its
-  // store step (store_step: 1-based; null when the store is not shown).
+  // store step (storeStep: 1-based; 0 when the store is not shown).
   Buffers buffers(threads_);
-  const json& s = steps_[i];
-  if (!s.contains("buffers") || !s["buffers"].is_array()) return buffers;
-  const json& bufs = s["buffers"];
-  for (uint32_t u = 0; u < threads_ && u < bufs.size(); ++u) {
-    if (!bufs[u].is_array()) continue;
-    for (const json& e : bufs[u]) {
-      PendingStore p{u, str(e, "address"), valueOf(e), "", 0, 0, 0};
-      const uint32_t at = num(e, "store_step");
+  const std::vector<std::vector<BufferEntry>>& bufs = traceStep(i).buffers;
+  for (uint32_t u = 0; u < threads_ && u < bufs.size(); ++u)
+    for (const BufferEntry& e : bufs[u]) {
+      PendingStore p{u, e.name, json(e.value), "", 0, 0, 0};
+      const uint32_t at = e.storeStep;
       if (at >= 1 && at <= steps_.size()) {
-        const json& store = steps_[at - 1];
-        p.file = str(store, "file");
-        p.line = num(store, "line");
-        p.column = num(store, "column");
+        p.file = fileOf(at - 1);
+        p.line = traceStep(at - 1).loc.line;
+        p.column = traceStep(at - 1).loc.column;
         p.storeIndex = at - 1;
       }
       buffers[u].push_back(std::move(p));
     }
-  }
   return buffers;
 }
 
@@ -150,24 +145,23 @@ ReplayState Replay::finish(Buffers buffers, size_t upTo) const {
       if (rd.index > upTo) break;
       st.reads[t].push_back(rd);
     }
-  if (!steps_.empty()) {
-    st.memory = steps_[upTo].value("memory", json::object());
-    const json& s = steps_[upTo];
-    const json& stale = member(s, "stale");
-    if (stale.is_object()) {
-      const uint32_t at = num(stale, "store_step");
-      const json* store = at >= 1 && at <= steps_.size() ? &steps_[at - 1] : nullptr;
-      st.staleRead = StaleRead{num(s, "thread"),
-                               str(s, "address"),
-                               valueOf(s),
-                               str(s, "file"),
-                               num(s, "line"),
-                               num(s, "column"),
-                               num(stale, "thread"),
-                               valueOf(stale),
-                               store ? num(*store, "line") : 0,
-                               store ? num(*store, "column") : 0};
-    }
+  if (steps_.empty()) return st;
+  st.memory = json::object();
+  for (const auto& [a, v] : memory_[upTo]) st.memory[a] = v;
+  const TraceStep& s = traceStep(upTo);
+  if (s.staleThread != TraceStep::kNoThread) {
+    const uint32_t at = s.staleEntry.storeStep;
+    const TraceStep* store = at >= 1 && at <= steps_.size() ? &traceStep(at - 1) : nullptr;
+    st.staleRead = StaleRead{s.thread,
+                             addressOf(s),
+                             valueOf(s),
+                             fileOf(upTo),
+                             s.loc.line,
+                             s.loc.column,
+                             s.staleThread,
+                             json(s.staleEntry.value),
+                             store ? store->loc.line : 0,
+                             store ? store->loc.column : 0};
   }
   return st;
 }
@@ -205,8 +199,8 @@ json Replay::stateJson() const {
           {"pending", pending},
           {"staleRead", stale},
           {"violation", violation_},
-          {"function", str(check_, "function")},
-          {"model", str(check_, "model")}};
+          {"function", report_.function},
+          {"model", modelName(report_.model)}};
 }
 
 }  // namespace tsocheck::dap

@@ -1,8 +1,8 @@
 // Replay of a violation trace for the debug adapter (`tsocheck dap`): a
 // position i over the N steps of a check's trace and the machine state after
-// step i. Pure logic on the check JSON (`checkJson` shape); no I/O. The engine
-// has already said what each step means (service/report_json.h); this only
-// looks it up:
+// step i. Pure logic on the typed check report (a check JSON is read with
+// service/report_json.h checkFromJson); no I/O. The engine has already said
+// what each step means; this only looks it up:
 //  * memory: values known so far (`tracePayload`);
 //  * per thread, its store buffer after step i, oldest first, each entry with
 //    the source position of its `store_step`;
@@ -16,6 +16,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "service/check_report.h"
+#include "service/report_reader.h"
 
 namespace tsocheck::dap {
 
@@ -61,6 +64,8 @@ struct ReplayState {
 class Replay {
  public:
   // nullopt (and *error) when the check has no violation trace.
+  static std::optional<Replay> fromReport(const CheckReport& check, std::string* error = nullptr);
+  // The same for a check JSON (checkJson shape).
   static std::optional<Replay> fromCheck(const json& check, std::string* error = nullptr);
 
   size_t size() const { return steps_.size(); }
@@ -72,11 +77,18 @@ class Replay {
   void toStart() { pos_ = 0; }
   void toEnd() { pos_ = steps_.empty() ? 0 : steps_.size() - 1; }
 
-  // Trace step i as in `tracePayload` (with "label" and "memory").
+  // Trace step i as in `tracePayload` (with "label" and "memory"): the
+  // protocol's view of it.
   const json& step(size_t i) const { return steps_.at(i); }
   const json& current() const { return steps_.at(pos_); }
   const json& violation() const { return violation_; }
   const json& check() const { return check_; }
+  // The typed report and its violation's trace step i.
+  const CheckReport& report() const { return report_; }
+  const Violation& replayedViolation() const { return *report_.result.violation; }
+  const TraceStep& traceStep(size_t i) const { return replayedViolation().trace.at(i); }
+  // Where step i is: its file ("" when unknown), line and column.
+  std::string fileOf(size_t i) const;
   std::string label(size_t i) const;
   // Label of step position+1, or "— end of trace (violation)".
   std::string nextEventLabel() const;
@@ -101,9 +113,11 @@ class Replay {
   json stateJson() const;
 
  private:
+  CheckReport report_;
   json check_;
   json violation_;
-  std::vector<json> steps_;
+  std::vector<json> steps_;                 // as payloadStep writes them
+  std::vector<KnownMemory> memory_;         // per step: the memory known after it
   std::vector<std::string> startFunction_;  // per thread ("" = unknown)
   std::vector<size_t> spawnIndex_;          // per thread: its spawn step (SIZE_MAX = none seen)
   std::vector<std::vector<size_t>> stepsOf_;           // per thread: its trace indexes, ascending

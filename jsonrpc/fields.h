@@ -12,6 +12,14 @@
 
 namespace tsocheck::jsonrpc {
 
+// A string member of a message ("" when j is no object, or the member is
+// missing or not a string): for dispatching on a message before it is read.
+inline std::string stringMember(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return std::string();
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 class Fields {
  public:
   Fields(const nlohmann::json& j, std::string path, std::string* error) : j_(j), path_(std::move(path)), error_(error) {

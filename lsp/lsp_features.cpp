@@ -1,4 +1,5 @@
 #include "lsp/lsp_features.h"
+#include "service/report_json.h"
 #include "service/report_reader.h"
 #include "jsonrpc/json_text.h"
 #include "service/wording.h"
@@ -18,13 +19,6 @@ namespace tsocheck::lsp {
 
 namespace {
 
-const json& traceOf(const json& check) {
-  static const json empty = json::array();
-  const json& v = check.contains("violation") ? check["violation"] : empty;
-  return v.is_object() && v.contains("trace") && v["trace"].is_array() ? v["trace"] : empty;
-}
-
-
 // Positions in the document come from its text; in other files, columns are
 // taken as they are.
 json rangeIn(const std::string& file, const std::string& path, const std::string& text, uint32_t line,
@@ -32,180 +26,186 @@ json rangeIn(const std::string& file, const std::string& path, const std::string
   return lineRange(sameFile(file, path) ? text : std::string(), line, column);
 }
 
+std::string fileOf(const CheckReport& check, const SourceLoc& l) { return fileIn(check.program.get(), l); }
+
 // "tso": the model as it appears in diagnostic codes.
-std::string modelCode(const json& check) {
-  std::string model = str(check, "model");
+std::string modelCode(const CheckReport& check) {
+  std::string model = modelName(check.model);
   for (char& c : model) c = char(std::tolower(static_cast<unsigned char>(c)));
   return model;
 }
 
 // The witness of a check found not robust, or nullptr.
-const json* robustnessWitness(const json& check) {
-  auto rb = check.find("robustness");
-  if (rb == check.end() || !rb->is_object() || rb->value("robust", true)) return nullptr;
-  auto w = rb->find("witness");
-  return w != rb->end() && w->is_object() ? &*w : nullptr;
+const Violation* robustnessWitness(const CheckReport& check) {
+  const auto& rb = check.result.robustness;
+  return rb && !rb->robust && rb->witness ? &*rb->witness : nullptr;
 }
 
-std::string robustnessCode(const json& check) { return modelCode(check) + "-robustness"; }
+std::string robustnessCode(const CheckReport& check) { return modelCode(check) + "-robustness"; }
 
 // The diagnostic code of one violation (an entry of "violations").
-std::string codeOf(const json& check, const json& v) {
-  std::string kind = str(v, "kind");
-  if (kind == "assertion") return modelCode(check) + "-assertion";
-  if (kind == "deadlock" || kind == "nontermination" || kind == "race") return kind;
-  if (kind == "memory") return "memory-error";
-  return kind.empty() ? "violation" : kind + "-error";
+std::string codeOf(const CheckReport& check, const Violation& v) {
+  if (v.kind == ErrorKind::None) return "violation";
+  if (v.kind == ErrorKind::Assertion) return modelCode(check) + "-assertion";
+  const std::string kind = errorKindName(v.kind);
+  if (v.kind == ErrorKind::Deadlock || v.kind == ErrorKind::NonTermination || v.kind == ErrorKind::Race) return kind;
+  if (v.kind == ErrorKind::Memory) return "memory-error";
+  return kind + "-error";
 }
 
-std::string codeFor(const json& check) { return codeOf(check, check["violation"]); }
-
-// The first violation of each kind (JSON "violations"; a check stored before
-// that field existed has only "violation").
-json violationsOf(const json& check) {
-  auto all = check.find("violations");
-  if (all != check.end() && all->is_array()) return *all;
-  json one = json::array();
-  if (check.contains("violation") && check["violation"].is_object()) one.push_back(check["violation"]);
-  return one;
+// The first violation of each kind (a check stored before "violations"
+// existed has only "violation").
+std::vector<const Violation*> violationsOf(const CheckReport& check) {
+  std::vector<const Violation*> out;
+  for (const Violation& v : check.result.violations) out.push_back(&v);
+  if (out.empty() && check.result.violation) out.push_back(&*check.result.violation);
+  return out;
 }
 
-std::string boundsText(const json& check) {
-  std::string s = "under " + str(check, "model");
-  if (check.contains("buffer_bound") && check["buffer_bound"].is_number())
-    s += ", store buffers of at most " + dumpJson(check["buffer_bound"]) + " entries";
+std::string boundsText(const CheckReport& check) {
+  std::string s = std::string("under ") + modelName(check.model);
+  if (check.bufferBound) s += ", store buffers of at most " + std::to_string(*check.bufferBound) + " entries";
   // The loop bound only when it cut a loop or is not the default.
-  const json* b = check.contains("bounds") && check["bounds"].is_object() ? &check["bounds"] : nullptr;
-  const bool cut = b && b->contains("loop") && !(*b)["loop"].is_null();
-  const json lb = check.value("loop_bound", json(frontend::kDefaultLoopBound));
-  if (cut || (lb.is_number() && lb != json(frontend::kDefaultLoopBound))) s += ", loop bound " + dumpJson(lb);
+  if (check.bounds.loop || check.loopBound != frontend::kDefaultLoopBound)
+    s += ", loop bound " + std::to_string(check.loopBound);
   return s;
 }
 
-}  // namespace
+std::string addressOf(const TraceStep& s) { return s.hasAddr ? s.addrName : std::string(); }
 
-namespace {
-
-// From the first stale read the engine marked ("stale" of a step).
-std::string staleReadIn(const json& trace) {
-  for (const json& s : trace) {
-    const json& st = member(s, "stale");
-    if (!st.is_object()) continue;
-    const uint32_t storeStep = num(st, "store_step");
-    const uint32_t storeLine = storeStep >= 1 && storeStep <= trace.size() ? num(trace[storeStep - 1], "line") : 0;
-    return "store to `" + str(s, "address") + "` (line " + std::to_string(storeLine) + ") is still in T" +
-           std::to_string(num(st, "thread")) + "'s store buffer when T" + std::to_string(num(s, "thread")) +
-           " reads it (line " + std::to_string(num(s, "line")) + ")";
+// From the first stale read the engine marked (a step's staleThread).
+std::string staleReadIn(const std::vector<TraceStep>& trace) {
+  for (const TraceStep& s : trace) {
+    if (s.staleThread == TraceStep::kNoThread) continue;
+    const uint32_t storeStep = s.staleEntry.storeStep;
+    const uint32_t storeLine = storeStep >= 1 && storeStep <= trace.size() ? trace[storeStep - 1].loc.line : 0;
+    return "store to `" + addressOf(s) + "` (line " + std::to_string(storeLine) + ") is still in T" +
+           std::to_string(s.staleThread) + "'s store buffer when T" + std::to_string(s.thread) + " reads it (line " +
+           std::to_string(s.loc.line) + ")";
   }
   return "";
 }
 
+json locationIn(const std::string& file, const std::string& path, const std::string& text, const SourceLoc& l) {
+  return {{"uri", pathToUri(sameFile(file, path) ? path : file)}, {"range", rangeIn(file, path, text, l.line, l.column)}};
+}
+
 // One related location per trace step: clicking walks the interleaving.
-json relatedSteps(const json& trace, const std::string& path, const std::string& text) {
+json relatedSteps(const CheckReport& check, const std::vector<TraceStep>& trace, const std::string& path,
+                  const std::string& text) {
   json related = json::array();
-  for (const json& s : trace) {
-    std::string file = str(s, "file");
-    related.push_back({{"location", {{"uri", pathToUri(sameFile(file, path) ? path : file)},
-                                     {"range", rangeIn(file, path, text, num(s, "line"), num(s, "column"))}}},
-                       {"message", stepLabel(s)}});
-  }
+  for (const TraceStep& s : trace)
+    related.push_back({{"location", locationIn(fileOf(check, s.loc), path, text, s.loc)}, {"message", stepLabel(s)}});
   return related;
+}
+
+// "T1 [x = 1, y = 2]; T2 [...]": the non-empty store buffers after a step.
+std::string buffersText(const TraceStep& s) {
+  std::string bufs;
+  for (size_t th = 0; th < s.buffers.size(); ++th) {
+    if (s.buffers[th].empty()) continue;
+    bufs += (bufs.empty() ? "" : "; ") + std::string("T") + std::to_string(th) + " [";
+    for (size_t k = 0; k < s.buffers[th].size(); ++k)
+      bufs += (k ? ", " : "") + s.buffers[th][k].name + " = " + std::to_string(s.buffers[th][k].value);
+    bufs += "]";
+  }
+  return bufs;
+}
+
+json diagnostic(const CheckReport& check, json range, int severity, std::string code, std::string message) {
+  return {{"range", std::move(range)}, {"severity", severity},         {"source", "tsocheck"},
+          {"code", std::move(code)},   {"message", std::move(message)}, {"data", {{"function", check.function}}}};
+}
+
+// One violation's diagnostic: an Error, or a Warning for a deadlock or
+// non-termination under deadlocks=warning (and a race).
+json violationDiagnostic(const CheckReport& check, const Violation& v, const std::string& path, const std::string& text) {
+  const std::vector<TraceStep>& trace = v.trace;
+  const ErrorKind kind = v.kind;
+  std::string what = kind == ErrorKind::Assertion        ? "assertion fails"
+                     : kind == ErrorKind::Deadlock       ? "deadlock"
+                     : kind == ErrorKind::NonTermination ? "non-termination"
+                     : kind == ErrorKind::Race           ? "data race"
+                                                         : v.message;
+  std::string msg = what + " " + boundsText(check);
+  const bool race = kind == ErrorKind::Race;
+  std::string why = kind == ErrorKind::Deadlock || kind == ErrorKind::NonTermination || race ? std::string()
+                                                                                             : staleReadIn(trace);
+  msg += ": " + (why.empty() ? v.message : why);
+  if (kind == ErrorKind::Assertion && !why.empty()) msg += " (" + v.message + ")";
+  // The summary comes before the steps (relatedInformation, which editors
+  // list below the message): the store buffers when it failed.
+  if (!race && !trace.empty()) {
+    const std::string bufs = buffersText(trace.back());
+    if (!bufs.empty()) msg += "\nstore buffers when it failed: " + bufs;
+  }
+  json d = diagnostic(check, rangeIn(fileOf(check, v.loc), path, text, v.loc.line, v.loc.column), v.warning ? 2 : 1,
+                      codeOf(check, v), msg);
+  d["relatedInformation"] = relatedSteps(check, trace, path, text);
+  if (v.other)  // a race: the other access first
+    d["relatedInformation"].insert(d["relatedInformation"].begin(),
+                                   json{{"location", locationIn(fileOf(check, v.other->loc), path, text, v.other->loc)},
+                                        {"message", "the other access (T" + std::to_string(v.other->thread) + ")"}});
+  return d;
+}
+
+// A bounded, timed-out or unchecked function: a Warning at its header (or
+// at the construct that stopped it); null for the other statuses.
+json statusDiagnostic(const CheckReport& check, const std::string& path, const std::string& text) {
+  const std::string status = statusName(check.result.status);
+  const std::string function = check.function;
+  if (status == "bounded" || status == "timeout")
+    return diagnostic(check, rangeIn(path, path, text, check.line, check.column), 2, status,
+                      "`" + function + "`: " + check.result.message + " (" + boundsText(check) + ")");
+  if (status != "error") return nullptr;
+  const bool at = check.errorAt && check.errorAt->line;
+  const uint32_t line = at ? check.errorAt->line : check.line, col = at ? check.errorAt->column : check.column;
+  return diagnostic(check, rangeIn(path, path, text, line, col), 2, "unsupported",
+                    "`" + function + "` was not checked: " + check.result.message);
 }
 
 }  // namespace
 
-std::string staleReadExplanation(const json& check) { return staleReadIn(traceOf(check)); }
+std::string staleReadExplanation(const CheckReport& check) {
+  return check.result.violation ? staleReadIn(check.result.violation->trace) : std::string();
+}
 
-json checkDiagnostics(const json& check, const std::string& path, const std::string& text) {
+std::string staleReadExplanation(const json& check) { return staleReadExplanation(checkFromJson(check)); }
+
+json checkDiagnostics(const CheckReport& check, const std::string& path, const std::string& text) {
   json out = json::array();
-  const std::string status = str(check, "status"), function = str(check, "function");
-  const json data = {{"function", function}};
-  auto diag = [&](json range, int severity, std::string code, std::string message) {
-    json d = {{"range", std::move(range)}, {"severity", severity}, {"source", "tsocheck"},
-              {"code", std::move(code)}, {"message", std::move(message)}, {"data", data}};
-    return d;
-  };
-  // One diagnostic per kind found: an Error, or a Warning for a deadlock or
-  // non-termination under deadlocks=warning.
-  for (const json& v : violationsOf(check)) {
-    if (!v.is_object()) continue;
-    const std::string kind = str(v, "kind");
-    const json trace = v.contains("trace") && v["trace"].is_array() ? v["trace"] : json::array();
-    std::string what = kind == "assertion"        ? "assertion fails"
-                       : kind == "deadlock"       ? "deadlock"
-                       : kind == "nontermination" ? "non-termination"
-                       : kind == "race"           ? "data race"
-                                                  : str(v, "message");
-    std::string msg = what + " " + boundsText(check);
-    const bool race = kind == "race";
-    std::string why = kind == "deadlock" || kind == "nontermination" || race ? std::string() : staleReadIn(trace);
-    msg += ": " + (why.empty() ? str(v, "message") : why);
-    if (kind == "assertion" && !why.empty()) msg += " (" + str(v, "message") + ")";
-    // The summary comes before the steps (relatedInformation, which editors
-    // list below the message): the store buffers when it failed.
-    if (!race && !trace.empty() && trace.back().contains("buffers") && trace.back()["buffers"].is_array()) {
-      std::string bufs;
-      const json& b = trace.back()["buffers"];
-      for (size_t th = 0; th < b.size(); ++th) {
-        if (!b[th].is_array() || b[th].empty()) continue;
-        bufs += (bufs.empty() ? "" : "; ") + std::string("T") + std::to_string(th) + " [";
-        for (size_t k = 0; k < b[th].size(); ++k)
-          bufs += (k ? ", " : "") + str(b[th][k], "address") + " = " + valueText(b[th][k]["value"]);
-        bufs += "]";
-      }
-      if (!bufs.empty()) msg += "\nstore buffers when it failed: " + bufs;
-    }
-    const bool warning = str(v, "severity") == "warning";
-    json d = diag(rangeIn(str(v, "file"), path, text, num(v, "line"), num(v, "column")), warning ? 2 : 1,
-                  codeOf(check, v), msg);
-    d["relatedInformation"] = relatedSteps(trace, path, text);
-    const json& other = member(v, "other");
-    if (other.is_object()) {  // a race: the other access first
-      const std::string file = str(other, "file");
-      d["relatedInformation"].insert(
-          d["relatedInformation"].begin(),
-          json{{"location", {{"uri", pathToUri(sameFile(file, path) ? path : file)},
-                             {"range", rangeIn(file, path, text, num(other, "line"), num(other, "column"))}}},
-               {"message", "the other access (T" + std::to_string(num(other, "thread")) + ")"}});
-    }
-    out.push_back(d);
-  }
-  if (status == "bounded" || status == "timeout") {
-    out.push_back(diag(rangeIn(path, path, text, num(check, "line"), num(check, "column")), 2, status,
-                       "`" + function + "`: " + str(check, "message") + " (" + boundsText(check) + ")"));
-  } else if (status == "error") {
-    const json e = check.contains("error") ? check["error"] : json::object();
-    uint32_t line = e.is_object() && num(e, "line") ? num(e, "line") : num(check, "line");
-    uint32_t col = e.is_object() && num(e, "line") ? num(e, "column") : num(check, "column");
-    out.push_back(diag(rangeIn(path, path, text, line, col), 2, "unsupported",
-                       "`" + function + "` was not checked: " + str(check, "message")));
-  }
+  const std::string function = check.function;
+  // One diagnostic per kind found.
+  for (const Violation* v : violationsOf(check)) out.push_back(violationDiagnostic(check, *v, path, text));
+  if (json d = statusDiagnostic(check, path, text); !d.is_null()) out.push_back(std::move(d));
   // Robustness: a Warning at the witness's first stale read, with its steps,
   // unless the witness is the violation already shown as an Error.
-  const json* w = robustnessWitness(check);
-  if (w && !check["robustness"].value("witness_is_violation", false)) {
-    const json trace = w->value("trace", json::array());
-    std::string why = staleReadIn(trace);
-    json d = diag(rangeIn(str(*w, "file"), path, text, num(*w, "line"), num(*w, "column")), 2, robustnessCode(check),
-                  "`" + function + "` is not robust under " + str(check, "model") + ": " +
-                      (why.empty() ? std::string("an execution SC does not allow") : why) +
-                      " — SC does not allow this execution");
-    d["relatedInformation"] = relatedSteps(trace, path, text);
+  const Violation* w = robustnessWitness(check);
+  if (w && !check.result.robustness->witnessIsViolation) {
+    std::string why = staleReadIn(w->trace);
+    json d = diagnostic(check, rangeIn(fileOf(check, w->loc), path, text, w->loc.line, w->loc.column), 2,
+                        robustnessCode(check),
+                        "`" + function + "` is not robust under " + modelName(check.model) + ": " +
+                            (why.empty() ? std::string("an execution SC does not allow") : why) +
+                            " — SC does not allow this execution");
+    d["relatedInformation"] = relatedSteps(check, w->trace, path, text);
     out.push_back(d);
   }
   // Hints where the synthesized fences go (they fix the violation, or make
   // the check robust).
-  if (check.contains("fences") && check["fences"].is_array())
-    for (const json& f : check["fences"]) {
-      if (!sameFile(str(f, "file"), path)) continue;
-      // On the statement (from its first character), not the indentation.
-      const uint32_t line = num(f, "line");
-      out.push_back(diag(rangeIn(path, path, text, line, firstColumn(text, line)), 4, "fence",
-                         std::string("a fence after this statement ") +
-                             (status == "violation" ? "fixes `" : "makes `") + function +
-                             (status == "violation" ? "`: " : "` robust: ") + str(f, "text")));
-    }
+  const bool violation = check.result.status == Status::Violation;
+  for (const FenceEdit& f : check.fences) {
+    if (!sameFile(f.file, path)) continue;
+    // On the statement (from its first character), not the indentation.
+    out.push_back(diagnostic(check, rangeIn(path, path, text, f.line, firstColumn(text, f.line)), 4, "fence",
+                             std::string("a fence after this statement ") + (violation ? "fixes `" : "makes `") +
+                                 function + (violation ? "`: " : "` robust: ") + f.text));
+  }
   return out;
+}
+
+json checkDiagnostics(const json& check, const std::string& path, const std::string& text) {
+  return checkDiagnostics(checkFromJson(check), path, text);
 }
 
 namespace {
@@ -246,79 +246,106 @@ std::optional<json> includeEdit(const std::string& text, const std::string& fenc
 
 }  // namespace
 
-json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range,
-                  const TextOf& textOf) {
+namespace {
+
+// Whether fence actions belong at `range`: it touches the function header,
+// the violation (or the robustness witness) or a fence position here.
+bool fencesRelevant(const CheckReport& check, const std::string& path, const json& range) {
+  const Violation* witness = robustnessWitness(check);
+  const bool violation = check.result.status == Status::Violation;
+  bool relevant = touches(range, check.line) ||
+                  (violation && touches(range, check.result.violation ? check.result.violation->loc.line : 0)) ||
+                  (witness && touches(range, witness->loc.line));
+  for (const FenceEdit& f : check.fences) relevant = relevant || (sameFile(f.file, path) && touches(range, f.line));
+  return relevant;
+}
+
+// The diagnostic the fences fix: the violation's Error, else the robustness
+// Warning (as a list of at most one).
+json fixedDiagnostic(const CheckReport& check, const std::string& path, const std::string& text) {
+  const bool violation = check.result.status == Status::Violation;
+  std::string fixedCode = robustnessCode(check);
+  if (violation) fixedCode = check.result.violation ? codeOf(check, *check.result.violation) : "violation";
   json out = json::array();
-  // Fences fix a violation, or make a non-robust check robust.
-  const json* witness = robustnessWitness(check);
-  const bool violation = str(check, "status") == "violation";
-  if ((!violation && !witness) || !check.contains("fences") || !check["fences"].is_array()) return out;
-  const json& fences = check["fences"];
-  if (fences.empty()) return out;
-  const std::string path = uriToPath(uri);
-  bool relevant = touches(range, num(check, "line")) ||
-                  (violation && touches(range, num(check["violation"], "line"))) ||
-                  (witness && touches(range, num(*witness, "line")));
-  for (const json& f : fences) relevant = relevant || (sameFile(str(f, "file"), path) && touches(range, num(f, "line")));
-  if (!relevant) return out;
-  // The diagnostic the fences fix: the violation's Error, else the robustness Warning.
-  const std::string fixedCode = violation ? codeFor(check) : robustnessCode(check);
-  json errorDiag = json::array();
   for (const json& d : checkDiagnostics(check, path, text))
-    if (str(d, "code") == fixedCode) {
-      errorDiag.push_back(d);
+    if (d["code"].is_string() && d["code"] == fixedCode) {
+      out.push_back(d);
       break;
     }
-  // Each fence's file: this document, or another file of the program (a
-  // header) with its own URI and text. This document's fences come first.
-  struct Target {
-    std::string uri;
-    std::string text;
-    bool here = false;
-  };
-  std::map<std::string, Target> targets;  // by the fence's "file"
-  std::vector<const json*> all;
-  bool complete = true;  // every fence's file could be read
+  return out;
+}
+
+// Each fence's file: this document, or another file of the program (a
+// header) with its own URI and text.
+struct Target {
+  std::string uri;
+  std::string text;
+  bool here = false;
+};
+
+// The fences whose file could be read, this document's first, with their
+// files' targets; *complete: every fence's file could be read.
+std::vector<const FenceEdit*> fenceTargets(const CheckReport& check, const std::string& uri, const std::string& path,
+                                           const std::string& text, const TextOf& textOf,
+                                           std::map<std::string, Target>& targets, bool* complete) {
+  std::vector<const FenceEdit*> all;
+  *complete = true;
   for (int pass = 0; pass < 2; ++pass)
-    for (const json& f : fences) {
-      const std::string file = str(f, "file");
-      const bool here = sameFile(file, path);
+    for (const FenceEdit& f : check.fences) {
+      const bool here = sameFile(f.file, path);
       if (here != (pass == 0)) continue;
-      if (!targets.count(file)) {
+      if (!targets.count(f.file)) {
         std::optional<std::string> t;
         if (here) {
           t = text;
         } else if (textOf) {
-          t = textOf(file);
-        } else if (std::ifstream in(file, std::ios::binary); in) {
+          t = textOf(f.file);
+        } else if (std::ifstream in(f.file, std::ios::binary); in) {
           t = std::string(std::istreambuf_iterator<char>(in), {});
         }
         if (!t) {
-          complete = false;
+          *complete = false;
           continue;
         }
         std::error_code ec;
-        const std::filesystem::path abs = std::filesystem::absolute(file, ec);
-        targets[file] = Target{here ? uri : pathToUri(ec ? file : abs.lexically_normal().string()), *t, here};
+        const std::filesystem::path abs = std::filesystem::absolute(f.file, ec);
+        targets[f.file] = Target{here ? uri : pathToUri(ec ? f.file : abs.lexically_normal().string()), *t, here};
       }
       all.push_back(&f);
     }
+  return all;
+}
+
+}  // namespace
+
+json fenceActions(const CheckReport& check, const std::string& uri, const std::string& text, const json& range,
+                  const TextOf& textOf) {
+  json out = json::array();
+  // Fences fix a violation, or make a non-robust check robust.
+  const bool violation = check.result.status == Status::Violation;
+  if ((!violation && !robustnessWitness(check)) || check.fences.empty()) return out;
+  const std::string path = uriToPath(uri);
+  if (!fencesRelevant(check, path, range)) return out;
+  const json errorDiag = fixedDiagnostic(check, path, text);
+  std::map<std::string, Target> targets;  // by the fence's file
+  bool complete = true;
+  const std::vector<const FenceEdit*> all = fenceTargets(check, uri, path, text, textOf, targets, &complete);
   if (all.empty()) return out;
-  auto needsInclude = [&](const std::vector<const json*>& which) {
-    for (const json* f : which)
-      if (includeEdit(targets[str(*f, "file")].text, str(*f, "text"))) return true;
+  auto needsInclude = [&](const std::vector<const FenceEdit*>& which) {
+    for (const FenceEdit* f : which)
+      if (includeEdit(targets[f->file].text, f->text)) return true;
     return false;
   };
-  auto action = [&](const std::string& title, const std::vector<const json*>& which, bool preferred) {
+  auto action = [&](const std::string& title, const std::vector<const FenceEdit*>& which, bool preferred) {
     json changes = json::object();
-    for (const json* f : which) {
-      const Target& t = targets[str(*f, "file")];
+    for (const FenceEdit* f : which) {
+      const Target& t = targets[f->file];
       json& edits = changes[t.uri];
       if (edits.is_null()) {
         edits = json::array();
-        if (auto inc = includeEdit(t.text, str(*f, "text"))) edits.push_back(*inc);
+        if (auto inc = includeEdit(t.text, f->text)) edits.push_back(*inc);
       }
-      edits.push_back(fenceEdit(t.text, num(*f, "line"), str(*f, "text")));
+      edits.push_back(fenceEdit(t.text, f->line, f->text));
     }
     return json{{"title", title}, {"kind", "quickfix"}, {"diagnostics", errorDiag},
                 {"isPreferred", preferred}, {"edit", {{"changes", changes}}}};
@@ -328,18 +355,17 @@ json fenceActions(const json& check, const std::string& uri, const std::string& 
   // every file it edits could be read: a part of the set fixes nothing).
   // Titles say what gets inserted and where: "Insert atomic_thread_fence(memory_order_seq_cst)
   // after line 21 (+ #include <stdatomic.h>)", "... after handshake.h line 11".
-  auto fenceName = [](const json& f) {
-    std::string t = str(f, "text");
+  auto fenceName = [](const FenceEdit& f) {
+    std::string t = f.text;
     while (!t.empty() && (t.back() == ';' || t.back() == ' ')) t.pop_back();
     return t;
   };
-  auto where = [&](const json& f) {
-    const std::string file = str(f, "file");
-    return (targets[file].here ? std::string() : std::filesystem::path(file).filename().string() + " ") + "line " +
-           std::to_string(num(f, "line"));
+  auto where = [&](const FenceEdit& f) {
+    return (targets[f.file].here ? std::string() : std::filesystem::path(f.file).filename().string() + " ") + "line " +
+           std::to_string(f.line);
   };
   const std::string include = " (+ #include <stdatomic.h>)";
-  for (const json* f : all)
+  for (const FenceEdit* f : all)
     out.push_back(action("Insert " + fenceName(*f) + " after " + where(*f) + (needsInclude({f}) ? include : ""), {f},
                          complete && all.size() == 1));
   if (all.size() > 1 && complete)
@@ -349,10 +375,15 @@ json fenceActions(const json& check, const std::string& uri, const std::string& 
   return out;
 }
 
-json checkLenses(const json& check, const std::string& uri, const std::string& text, long long checking) {
+json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range,
+                  const TextOf& textOf) {
+  return fenceActions(checkFromJson(check), uri, text, range, textOf);
+}
+
+json checkLenses(const CheckReport& check, const std::string& uri, const std::string& text, long long checking) {
   json out = json::array();
-  const std::string fn = str(check, "function"), status = str(check, "status"), model = str(check, "model");
-  json range = lineRange(text, num(check, "line"), 1);
+  const std::string fn = check.function, status = statusName(check.result.status), model = modelName(check.model);
+  json range = lineRange(text, check.line, 1);
   range["end"] = range["start"];
   auto lens = [&](const std::string& title, const std::string& command, json args) {
     out.push_back({{"range", range}, {"command", {{"title", title}, {"command", command}, {"arguments", args}}}});
@@ -363,16 +394,14 @@ json checkLenses(const json& check, const std::string& uri, const std::string& t
     for (int i = int(n.size()) - 3; i > 0; i -= 3) n.insert(size_t(i), ",");
     title = "checking… " + n + (checking == 1 ? " execution" : " executions");
   } else if (status == "verified" || status == "bounded") {
-    auto e = check.find("executions");
-    const uint64_t n = e != check.end() && e->is_number_integer() && e->get<int64_t>() > 0 ? e->get<uint64_t>() : 0;
     title = std::string(status == "verified" ? "✓ verified" : "✓ no violation (bounded)") + " under " + model +
-            " · " + countText(n, "execution") + " · " + durationText(check.value("elapsed_ms", 0.0));
+            " · " + countText(check.result.executions, "execution") + " · " + durationText(check.result.elapsedMs);
   } else if (status == "violation") {
     title = "✗ " + model + " violation — show trace";
   } else if (status == "timeout") {
     title = "⧗ time limit under " + model;
   } else {
-    title = "not checked: " + str(check, "message");
+    title = "not checked: " + check.result.message;
   }
   lens(title, status == "violation" && checking < 0 ? "tsocheck.showTrace" : "tsocheck.recheck", json::array({uri, fn}));
   if (checking < 0) {
@@ -384,28 +413,37 @@ json checkLenses(const json& check, const std::string& uri, const std::string& t
   return out;
 }
 
-std::string traceHover(const json& check, const std::string& path, uint32_t line) {
-  if (!check["violation"].is_object()) return "";
-  json t = tracePayload(check);
+json checkLenses(const json& check, const std::string& uri, const std::string& text, long long checking) {
+  return checkLenses(checkFromJson(check), uri, text, checking);
+}
+
+std::string traceHover(const CheckReport& check, const std::string& path, uint32_t line) {
+  if (!check.result.violation) return "";
+  const std::vector<TraceStep>& trace = check.result.violation->trace;
+  const std::vector<KnownMemory> memory = knownMemory(trace, check.model);
   std::string md;
-  for (const json& s : t["violation"]["trace"]) {
-    if (!sameFile(str(s, "file"), path) || num(s, "line") != line) continue;
-    md += "**" + stepLabel(s) + "** (`" + str(check, "function") + "`, " + str(check, "model") + ")\n\n";
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const TraceStep& s = trace[i];
+    if (!sameFile(fileOf(check, s.loc), path) || s.loc.line != line) continue;
+    md += "**" + stepLabel(s) + "** (`" + check.function + "`, " + modelName(check.model) + ")\n\n";
     std::string bufs;
-    const json& b = s["buffers"];
-    for (size_t th = 0; th < b.size(); ++th) {
-      if (b[th].empty()) continue;
+    for (size_t th = 0; th < s.buffers.size(); ++th) {
+      if (s.buffers[th].empty()) continue;
       bufs += " T" + std::to_string(th) + "[";
-      for (size_t k = 0; k < b[th].size(); ++k)
-        bufs += (k ? ", " : "") + str(b[th][k], "address") + "=" + dumpJson(b[th][k]["value"]);
+      for (size_t k = 0; k < s.buffers[th].size(); ++k)
+        bufs += (k ? ", " : "") + s.buffers[th][k].name + "=" + std::to_string(s.buffers[th][k].value);
       bufs += "]";
     }
     md += "- buffers:" + (bufs.empty() ? std::string(" all empty") : bufs) + "\n";
     std::string mem;
-    for (const auto& [a, v] : s["memory"].items()) mem += " " + a + "=" + dumpJson(v);
+    for (const auto& [a, v] : memory[i]) mem += " " + a + "=" + std::to_string(v);
     md += "- memory:" + (mem.empty() ? std::string(" initial values") : mem) + "\n\n";
   }
   return md;
+}
+
+std::string traceHover(const json& check, const std::string& path, uint32_t line) {
+  return traceHover(checkFromJson(check), path, line);
 }
 
 }  // namespace tsocheck::lsp

@@ -50,7 +50,7 @@ struct RpcError {
 
 struct Results {
   int64_t version = 0;
-  std::vector<json> checks;
+  std::vector<CheckReport> checks;  // fresh from the runner, or read back from the cache
   json inputDiagnostics = json::array();
 };
 
@@ -300,7 +300,7 @@ class Server {
     const auto t0 = Clock::now();
     const std::string settingsKey = outcomeSettings(s);
     std::map<std::string, std::string> keys;
-    std::map<std::string, json> reused;
+    std::map<std::string, CheckReport> reused;
     RunOptions opts = s.run;
     opts.contents = doc.text;
     opts.cancel = r.cancel.get();
@@ -343,15 +343,15 @@ class Server {
       if (fresh) return false;
       auto j = cache_.get(k);
       if (!j) return false;
-      reused[rep.function] = std::move(*j);
+      reused[rep.function] = checkFromJson(*j);
       return true;
     };
     // The answer first: a check's diagnostic is published as soon as its
     // verdict is known; fence hints and code actions follow (the publish at
     // the end) when synthesis ends.
-    std::vector<json> done;  // this run's finished checks, in order
+    std::vector<CheckReport> done;  // this run's finished checks, in order
     opts.onCheckDone = [&](const CheckReport& c) {
-      done.push_back(c.reused && reused.count(c.function) ? reused[c.function] : checkJson(c));
+      done.push_back(c.reused && reused.count(c.function) ? reused[c.function] : c);
     };
     opts.onVerdict = [&](const CheckReport& c) {
       if (r.cancel->load()) return;
@@ -360,15 +360,15 @@ class Server {
       Results early;
       early.version = doc.version;
       early.checks = done;
-      early.checks.push_back(checkJson(c));
+      early.checks.push_back(c);
       {
         std::lock_guard<std::mutex> l(mu_);
         // Checks not reached yet keep what they showed for this very text.
         auto it = results_.find(doc.uri);
         if (it != results_.end() && it->second.version == doc.version)
-          for (const json& old : it->second.checks) {
+          for (const CheckReport& old : it->second.checks) {
             bool known = false;
-            for (const json& k : early.checks) known = known || k.value("function", "") == old.value("function", "");
+            for (const CheckReport& k : early.checks) known = known || k.function == old.function;
             if (!known) early.checks.push_back(old);
           }
         results_[doc.uri] = early;
@@ -392,39 +392,11 @@ class Server {
       fr.inputMessage = std::string("internal error: ") + e.what();
     }
     if (begun) notify("$/progress", {{"token", token}, {"value", {{"kind", "end"}}}});
-    if (r.cancel->load()) {
-      Clock::time_point at = Clock::now();
-      std::string why = "a newer request";
-      if (std::optional<Running> now = sched_.running(doc.uri)) {
-        at = now->cancelledAt;
-        if (*now->cancelledBy) why = now->cancelledBy;
-      }
-      log(4, "check of " + doc.path + " v" + std::to_string(doc.version) + " replaced by " + why + " (stopped " +
-                 std::to_string(int(msSince(at))) + " ms later)");
-      return;
-    }
+    if (r.cancel->load()) return logReplaced(doc);
     std::optional<Document> cur = docs_.get(doc.uri);
     if (!cur || cur->version != doc.version || cur->text != doc.text) return;  // stale: a newer check follows
-    Results res;
-    res.version = doc.version;
     int checked = 0, cachedN = 0;
-    for (const CheckReport& c : fr.checks) {
-      json j;
-      if (c.reused) {
-        j = reused[c.function];
-        ++cachedN;
-      } else {
-        j = checkJson(c);
-        if (c.result.status == Status::Timeout && s.run.timeLimit) {
-          char limit[64];
-          std::snprintf(limit, sizeof limit, " (raise tsocheck.timeLimit, now %g s)", *s.run.timeLimit);
-          j["message"] = j.value("message", "") + limit;
-        }
-        ++checked;
-        if (c.result.status != Status::Timeout && keys.count(c.function)) cache_.put(keys[c.function], j);
-      }
-      res.checks.push_back(std::move(j));
-    }
+    Results res = collect(doc, fr, s, reused, keys, &checked, &cachedN);
     if (fr.inputError && !fr.checks.empty()) fr.inputError = false;
     if (fr.inputError && fr.inputMessage.find("no check function") == std::string::npos)
       res.inputDiagnostics = compileDiagnostics(doc, fr);
@@ -434,18 +406,62 @@ class Server {
     }
     sched_.done(doc.uri, r);  // lenses show the result from now on
     publish(doc, res);
-    json summary = json::array();
-    long long total = 0;
-    for (const json& c : res.checks) {
-      total += c.value("executions", 0LL);
-      summary.push_back({{"function", c.value("function", "")}, {"status", c.value("status", "")},
-                         {"executions", c.value("executions", 0LL)}, {"model", c.value("model", "")}});
-    }
-    notifyStatus(doc.uri, false, total, summary);
+    notifyChecked(doc.uri, res);
     // Lenses show the new status: ask clients that support it to re-request them.
     if (clientLensRefresh_) request("workspace/codeLens/refresh", nullptr, [](const json&) {});
     log(4, "checked " + doc.path + " v" + std::to_string(doc.version) + ": " + std::to_string(checked) +
                " checked, " + std::to_string(cachedN) + " from cache, " + std::to_string(int(msSince(t0))) + " ms");
+  }
+
+  // A cancelled check: what replaced it and how long it took to stop.
+  void logReplaced(const Document& doc) {
+    Clock::time_point at = Clock::now();
+    std::string why = "a newer request";
+    if (std::optional<Running> now = sched_.running(doc.uri)) {
+      at = now->cancelledAt;
+      if (*now->cancelledBy) why = now->cancelledBy;
+    }
+    log(4, "check of " + doc.path + " v" + std::to_string(doc.version) + " replaced by " + why + " (stopped " +
+               std::to_string(int(msSince(at))) + " ms later)");
+  }
+
+  // This run's checks as the document's results: the fresh ones (a timeout
+  // names the setting to raise) go into the cache, reused ones are as the
+  // cache had them.
+  Results collect(const Document& doc, const FileReport& fr, const Settings& s,
+                  std::map<std::string, CheckReport>& reused, std::map<std::string, std::string>& keys, int* checked,
+                  int* cachedN) {
+    Results res;
+    res.version = doc.version;
+    for (const CheckReport& c : fr.checks) {
+      if (c.reused) {
+        res.checks.push_back(reused[c.function]);
+        ++*cachedN;
+        continue;
+      }
+      res.checks.push_back(c);
+      if (c.result.status == Status::Timeout && s.run.timeLimit) {
+        char limit[64];
+        std::snprintf(limit, sizeof limit, " (raise tsocheck.timeLimit, now %g s)", *s.run.timeLimit);
+        res.checks.back().result.message += limit;
+      }
+      ++*checked;
+      if (c.result.status != Status::Timeout && keys.count(c.function)) cache_.put(keys[c.function], checkJson(c));
+    }
+    return res;
+  }
+
+  // tsocheck/status at the end of a check: each check's verdict, the executions in total.
+  void notifyChecked(const std::string& uri, const Results& res) {
+    json summary = json::array();
+    long long total = 0;
+    for (const CheckReport& c : res.checks) {
+      const long long executions = (long long)c.result.executions;
+      total += executions;
+      summary.push_back({{"function", c.function}, {"status", statusName(c.result.status)},
+                         {"executions", executions}, {"model", modelName(c.model)}});
+    }
+    notifyStatus(uri, false, total, summary);
   }
 
   // A file that cannot be checked: the compiler's errors (and warnings) in
@@ -506,7 +522,7 @@ class Server {
 
   void publish(const Document& doc, const Results& res) {
     json diags = res.inputDiagnostics;
-    for (const json& c : res.checks)
+    for (const CheckReport& c : res.checks)
       for (json& d : checkDiagnostics(c, doc.path, doc.text)) diags.push_back(std::move(d));
     notify("textDocument/publishDiagnostics", {{"uri", doc.uri}, {"version", doc.version}, {"diagnostics", diags}});
   }
@@ -527,10 +543,10 @@ class Server {
     return out;
   }
 
-  std::vector<json> resultsOf(const std::string& uri) {
+  std::vector<CheckReport> resultsOf(const std::string& uri) {
     std::lock_guard<std::mutex> l(mu_);
     auto it = results_.find(uri);
-    return it == results_.end() ? std::vector<json>() : it->second.checks;
+    return it == results_.end() ? std::vector<CheckReport>() : it->second.checks;
   }
 
   json codeActions(const CodeActionParams& p) {
@@ -543,7 +559,7 @@ class Server {
       if (!in) return std::nullopt;
       return std::string(std::istreambuf_iterator<char>(in), {});
     };
-    for (const json& c : resultsOf(d.uri))
+    for (const CheckReport& c : resultsOf(d.uri))
       for (json& a : fenceActions(c, d.uri, d.text, p.rangeJson, textOf)) out.push_back(std::move(a));
     return out;
   }
@@ -553,7 +569,7 @@ class Server {
     long long checking = -1;
     if (std::optional<Running> r = sched_.running(d.uri)) checking = r->executions->load();
     json out = json::array();
-    for (const json& c : resultsOf(d.uri))
+    for (const CheckReport& c : resultsOf(d.uri))
       for (json& lens : checkLenses(c, d.uri, d.text, checking)) out.push_back(std::move(lens));
     return out;
   }
@@ -561,14 +577,14 @@ class Server {
   json hover(const HoverParams& p) {
     Document d = openDoc(p.uri);
     std::string md;
-    for (const json& c : resultsOf(d.uri)) md += traceHover(c, d.path, p.position.line + 1);
+    for (const CheckReport& c : resultsOf(d.uri)) md += traceHover(c, d.path, p.position.line + 1);
     if (md.empty()) return nullptr;
     return {{"contents", {{"kind", "markdown"}, {"value", md}}}};
   }
 
   json trace(const std::string& uri, const std::string& function) {
-    for (const json& c : resultsOf(uri))
-      if (c.value("function", "") == function) return tracePayload(c);
+    for (const CheckReport& c : resultsOf(uri))
+      if (c.function == function) return tracePayload(c);
     throw RpcError{kInvalidParams, "no result for function " + function};
   }
 
@@ -615,10 +631,11 @@ class Server {
             if (cancel->load()) return replyError(id, {kRequestCancelled, "cancelled"});
             for (const CheckReport& c : fr.checks)
               if (c.function == fn) {
-                json j = checkJson(c);
-                notify("window/showMessage", {{"type", 3}, {"message", "`" + fn + "` under " + modelName(*opts.forceModel) +
-                                                                          ": " + j.value("status", "") + " — " + j.value("message", "")}});
-                return reply(id, tracePayload(j));
+                notify("window/showMessage",
+                       {{"type", 3},
+                        {"message", "`" + fn + "` under " + modelName(*opts.forceModel) + ": " +
+                                        statusName(c.result.status) + " — " + c.result.message}});
+                return reply(id, tracePayload(c));
               }
             replyError(id, {kInvalidParams, "no check function " + fn});
           } catch (const std::exception& e) {

@@ -1,7 +1,8 @@
-// The check JSON, version 1: the only writer of the shape the CLI prints with
-// `--json`, the language server stores in its result cache and serves in
-// tsocheck/trace, and the debug adapter replays (service/report_reader.h reads
-// it back).
+// The check JSON, version 1: the only writer and reader of the shape the CLI
+// prints with `--json`, the language server stores in its result cache and
+// serves in tsocheck/trace, and the debug adapter replays. Every front end
+// reads it through checkFromJson into the typed CheckReport
+// (service/report_reader.h words the typed steps).
 #pragma once
 
 #include <string>
@@ -28,9 +29,29 @@ inline constexpr uint32_t kCheckJsonRevision = 4;
 //               store_step} of that thread's newest such entry (else null);
 //   "label":    "step 3 · T1 · load flag[1] → 0 (memory)" (report_reader.h).
 nlohmann::json traceStepJson(const Program& prog, const TraceStep& s);
+// One violation (without "trace" unless withTrace).
+nlohmann::json violationJson(const Program& prog, const Violation& v, bool withTrace = true);
 nlohmann::json checkJson(const CheckReport& r);
 // {"version":1,"results":[...],"errors":[...]} over every file checked.
 nlohmann::json resultsJson(const std::vector<FileReport>& files);
+
+// The reader: the check JSON back into a CheckReport. Tolerant: a missing or
+// mistyped member reads as its default (a non-object step or entry is left
+// out), never an exception. Names the JSON gives as text (files, functions,
+// the function a spawn starts) are kept in `program`, a name table the
+// writer and report_reader.h read them from (it holds no code to run).
+// checkJson(checkFromJson(j)) == j for every j checkJson wrote; the typed
+// report does not come back with what the JSON leaves out (annotation,
+// reused, addresses as numbers, the steps' event and pc numbers, severity of
+// `warnings` and `error`, CheckResult::nondetLimited).
+CheckReport checkFromJson(const nlohmann::json& j);
+// resultsJson read back: one FileReport per file of `results` (in order) and
+// one per entry of `errors`.
+std::vector<FileReport> resultsFromJson(const nlohmann::json& j);
+// Whether j has every member checkJson writes that the front ends read, each
+// with its type (result cache entries read back from disk are input: anything
+// else is a miss).
+bool completeCheckJson(const nlohmann::json& j);
 
 // The file a source location of the program names ("" when unknown).
 std::string fileOf(const Program& prog, const SourceLoc& l);

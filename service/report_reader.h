@@ -1,32 +1,44 @@
-// Reading the check JSON (service/report_json.h writes it; the result cache
-// stores it) in the front ends that render a stored result: the language
-// server, the debug adapter. Tolerant: a missing or mistyped member reads as
-// "" / 0, never an exception.
+// What a typed check report says, worded once for every front end that
+// renders one (the CLI's JSON, the language server, the debug adapter): the
+// names behind a trace step, its label, and the stepping payload. Reports read
+// back from JSON (service/report_json.h checkFromJson) and fresh ones from the
+// runner read the same way.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "service/check_report.h"
+
 namespace tsocheck {
 
-using nlohmann::json;
-
-// Members of the check / trace-step JSON: a string ("" when missing or not a
-// string) and a non-negative integer (0 otherwise).
-std::string str(const json& j, const char* key);
-uint32_t num(const json& j, const char* key);
-// Any member, or null when missing (or j is not an object).
-const json& member(const json& j, const char* key);
+// The function the step's instruction is in (nullptr when unknown or prog is).
+const Function* stepFunction(const Program* prog, const TraceStep& s);
+// For a direct spawn: the function the new thread starts in.
+std::optional<std::string> spawnsFunction(const Program* prog, const TraceStep& s);
+// The file a source location names ("" when unknown or prog is null).
+std::string fileIn(const Program* prog, const SourceLoc& l);
+// A step's value as the labels show it ("?" when it has none).
+std::string valueText(const TraceStep& s);
 
 // "step 3 · T1 · load flag[1] → 0 (memory)"
-std::string stepLabel(const json& step);
-// A value as the labels show it ("?" for null).
-std::string valueText(const json& v);
+std::string stepLabel(const TraceStep& s);
 
-// The structured trace for stepping UIs: the check JSON plus, per step, the
-// memory values known so far ("memory") next to the buffers.
-json tracePayload(const json& check);
+// Per step of a trace, the memory values known after it (by address name):
+// a flush writes memory, a load from memory reads it, an RMW leaves its value
+// there; without store buffers (SC) a store writes memory at once.
+using KnownMemory = std::map<std::string, Value>;
+std::vector<KnownMemory> knownMemory(const std::vector<TraceStep>& trace, Model model);
+
+// A trace step for stepping UIs: traceStepJson plus the memory known after it
+// ("memory").
+nlohmann::json payloadStep(const Program& prog, const TraceStep& s, const KnownMemory& memory);
+// The structured trace for stepping UIs: the check JSON with payload steps.
+nlohmann::json tracePayload(const CheckReport& check);
 
 }  // namespace tsocheck
