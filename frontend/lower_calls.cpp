@@ -478,11 +478,7 @@ bool FunctionLowering::emitSpawn(llvm::CallInst& I, unsigned tidArg, unsigned fn
     in.b = a;
     in.c = fr;
   }
-  Instr& st = emit(Op::Store);
-  st.b = tidAddr;
-  st.c = tid;
-  st.size = 8;
-  st.name = addrName(I.getArgOperand(tidArg));
+  emitStore(tidAddr, tid, 8, addrName(I.getArgOperand(tidArg)));
   return true;
 }
 
@@ -500,11 +496,7 @@ void FunctionLowering::emitJoin(llvm::CallInst& I, uint8_t resultSize) {
   int lSt = newLabel(), lEnd = newLabel();
   br(p, lSt, lEnd);
   bind(lSt);
-  Instr& st = emit(Op::Store);
-  st.b = p;
-  st.c = r;
-  st.size = resultSize;
-  st.name = addrName(retp);
+  emitStore(p, r, resultSize, addrName(retp));
   bind(lEnd);
 }
 
@@ -694,10 +686,7 @@ void FunctionLowering::lowerRealloc(llvm::CallInst& I, const std::string& name) 
   }
   Reg to = bin(BinOp::Add, q, i);
   {
-    Instr& st = emit(Op::Store);
-    st.b = to;
-    st.c = v;
-    st.size = uint8_t(esz);
+    emitStore(to, v, esz);
   }
   mov(i, next);
   jmp(lLoop);

@@ -19,6 +19,15 @@ Instr& FunctionLowering::emit(Op op) {
   return body_.back();
 }
 
+Instr& FunctionLowering::emitStore(Reg at, Reg value, unsigned size, uint32_t name) {
+  Instr& st = emit(Op::Store);
+  st.b = at;
+  st.c = value;
+  st.size = uint8_t(size);
+  st.name = name;
+  return st;
+}
+
 void FunctionLowering::jmp(int l) {
   fixups_.push_back({body_.size(), l, false});
   emit(Op::Jmp);

@@ -31,11 +31,7 @@ Reg FunctionLowering::loadByte(Reg base, Reg index, uint32_t name) {
 
 void FunctionLowering::storeByte(Reg base, Reg index, Reg value, uint32_t name) {
   Reg at = bin(BinOp::Add, base, index);
-  Instr& in = emit(Op::Store);
-  in.b = at;
-  in.c = value;
-  in.size = 1;
-  in.name = name;
+  emitStore(at, value, 1, name);
 }
 
 void FunctionLowering::lowerStringCall(llvm::CallInst& I, Ext k, const std::string& name) {
@@ -172,11 +168,7 @@ void FunctionLowering::lowerAlignedAlloc(llvm::CallInst& I, Ext k, const std::st
     in.a = p;
     in.b = n;
   }
-  Instr& st = emit(Op::Store);
-  st.b = out;
-  st.c = p;
-  st.size = 8;
-  st.name = addrName(I.getArgOperand(0));
+  emitStore(out, p, 8, addrName(I.getArgOperand(0)));
   setCallResult(I, constVal(0));
 }
 

@@ -98,11 +98,7 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
       st.sub = order;
     }
   } else {
-    Instr& in = emit(Op::Store);
-    in.b = addr;
-    in.c = v;
-    in.size = uint8_t(size);
-    in.name = addrName(I.getPointerOperand());
+    Instr& in = emitStore(addr, v, size, addrName(I.getPointerOperand()));
     in.sub = order;
   }
   emitFence(ml_.opts_.memoryModel().fenceAfterStore(memOrder(I.getOrdering())));
@@ -342,10 +338,7 @@ void FunctionLowering::lowerMemset(llvm::MemSetInst& ms, Reg dst, const MemLeave
       v = bin(BinOp::Mul, val(byteV), constVal(ones));
     }
     Reg at = addOffset(dst, int64_t(o));
-    Instr& st = emit(Op::Store);
-    st.b = at;
-    st.c = v;
-    st.size = uint8_t(n);
+    Instr& st = emitStore(at, v, n);
     if (!ms.isVolatile()) st.sub = kPlainAccess;
   }
 }
@@ -376,10 +369,7 @@ void FunctionLowering::lowerMemTransfer(llvm::MemTransferInst& mt, Reg dst, cons
   }
   for (size_t i = 0; i < leaves.size(); ++i) {
     Reg at = addOffset(dst, int64_t(leaves[i].first));
-    Instr& st = emit(Op::Store);
-    st.b = at;
-    st.c = vals[i];
-    st.size = uint8_t(leaves[i].second);
+    Instr& st = emitStore(at, vals[i], leaves[i].second);
     if (!mt.isVolatile()) st.sub = kPlainAccess;
   }
 }

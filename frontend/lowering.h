@@ -197,6 +197,8 @@ class FunctionLowering {
  private:
   // Emission.
   Instr& emit(Op op);
+  // A store of `size` bytes of `value` to `at` (name: address name hint); the caller may set its sub.
+  Instr& emitStore(Reg at, Reg value, unsigned size, uint32_t name = 0);
   Reg newReg() { return Reg(out_->numRegs++); }
   int newLabel() {
     labels_.push_back(-1);
