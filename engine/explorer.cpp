@@ -303,9 +303,7 @@ bool Explorer::timeUp() {
 
 bool Explorer::outOfTime() const {
   if (par_ && par_->stop.load(std::memory_order_relaxed)) return true;
-  if (opts_.cancel && opts_.cancel->load(std::memory_order_relaxed)) return true;
-  return opts_.limits.deadline != std::chrono::steady_clock::time_point::max() &&
-         std::chrono::steady_clock::now() >= opts_.limits.deadline;
+  return opts_.limits.timeUp();
 }
 
 CheckResult Explorer::run() {
@@ -317,11 +315,7 @@ CheckResult Explorer::run() {
   }
   // Threads poll the deadline and the cancel flag while they run (interp.h).
   // (A deadline the caller set, e.g. for a whole check with fence synthesis, stays if earlier.)
-  if (opts_.timeLimitSeconds > 0)
-    opts_.limits.deadline = std::min(opts_.limits.deadline,
-                                     start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                  std::chrono::duration<double>(opts_.timeLimitSeconds)));
-  opts_.limits.cancel = opts_.cancel;
+  opts_.limits.startClock(start_, opts_.timeLimitSeconds, opts_.cancel);
   State s;
   ThreadInfo main;
   main.alive = true;

@@ -268,10 +268,7 @@ void ThreadState::run() {
       return;
     }
     // A long run between visible actions still honours the time limit.
-    if ((steps_ & 0xffff) == 0 &&
-        ((limits_.cancel && limits_.cancel->load(std::memory_order_relaxed)) ||
-         (limits_.deadline != std::chrono::steady_clock::time_point::max() &&
-          std::chrono::steady_clock::now() >= limits_.deadline))) {
+    if ((steps_ & 0xffff) == 0 && limits_.timeUp()) {
       stop(ActionKind::Limit, in);
       pending_.message = "time limit reached";
       stoppedByTime_ = true;

@@ -7,6 +7,7 @@
 // and feeding it the same results reproduces exactly the same actions.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -104,6 +105,21 @@ struct Limits {
   // and stops with a Limit action ("time limit reached") once either fires.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   const std::atomic<bool>* cancel = nullptr;
+  // The one time check of both searches (graph explorer, state space) and of
+  // a thread's long run: the deadline passed or the check was cancelled.
+  bool timeUp() const {
+    if (cancel && cancel->load(std::memory_order_relaxed)) return true;
+    return deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= deadline;
+  }
+  // A search starting at `start` with a time limit of `seconds` (0: none)
+  // and a cancel flag: the deadline becomes the earlier of the one already
+  // set (e.g. for a whole check with fence synthesis) and start + seconds.
+  void startClock(std::chrono::steady_clock::time_point start, double seconds, const std::atomic<bool>* cancelFlag) {
+    if (seconds > 0)
+      deadline = std::min(deadline, start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                std::chrono::duration<double>(seconds)));
+    cancel = cancelFlag;
+  }
   // Memory the explicit-state searches (engine/state_space.h: --stateful,
   // buffer-bound deepening) may hold in visited states, queued states and
   // fixpoint projections, estimated from their sizes: reaching it cuts the

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "engine/graph.h"
+#include "engine/interp.h"
 
 namespace tsocheck {
 
@@ -38,8 +39,11 @@ const char* modelChoices() {
   return choices.c_str();
 }
 
-bool MemoryModel::drainsBuffer(const Event& e) {
-  switch (e.kind) {
+namespace {
+
+// The rule, on the kind of event a step records (and its fence kind).
+bool drains(EvKind k, FenceKind fence) {
+  switch (k) {
     case EvKind::Rmw:
     case EvKind::Lock:
     case EvKind::TryLock:
@@ -49,10 +53,45 @@ bool MemoryModel::drainsBuffer(const Event& e) {
     case EvKind::Exit:
       return true;
     case EvKind::Fence:
-      return e.fence == FenceKind::Full;
+      return fence == FenceKind::Full;
     default:
       return false;
   }
+}
+
+// The event a thread's pending action becomes in the graph explorer
+// (Explorer::visit), or none for an action that adds no event (an error, a
+// limit, a blocked thread, entering an atomic section).
+std::optional<EvKind> eventOf(ActionKind k) {
+  switch (k) {
+    case ActionKind::Load: return EvKind::Load;
+    case ActionKind::Store: return EvKind::Store;
+    case ActionKind::Rmw: return EvKind::Rmw;
+    case ActionKind::Fence: return EvKind::Fence;
+    case ActionKind::Spawn: return EvKind::Spawn;
+    case ActionKind::Join: return EvKind::Join;
+    case ActionKind::Exit: return EvKind::Exit;
+    case ActionKind::Lock: return EvKind::Lock;
+    case ActionKind::TryLock: return EvKind::TryLock;
+    case ActionKind::Unlock: return EvKind::Unlock;
+    case ActionKind::Free: return EvKind::Free;
+    case ActionKind::BlockSize: return EvKind::Query;
+    case ActionKind::Choice: return EvKind::Choice;
+    case ActionKind::Error:
+    case ActionKind::Blocked:
+    case ActionKind::Limit:
+    case ActionKind::AtomicBegin: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool MemoryModel::drainsBuffer(const Event& e) { return drains(e.kind, e.fence); }
+
+bool MemoryModel::drainsBuffer(const Action& a) {
+  const std::optional<EvKind> k = eventOf(a.kind);
+  return k && drains(*k, a.fence);
 }
 
 }  // namespace tsocheck

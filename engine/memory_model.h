@@ -36,6 +36,7 @@ enum class FenceKind : uint8_t { Full, StoreStore };
 enum class MemOrder : uint8_t { Relaxed, Acquire, Release, AcqRel, SeqCst };
 
 struct Event;
+struct Action;
 
 struct MemoryModel {
   Model model = kDefaultModel;
@@ -67,7 +68,11 @@ struct MemoryModel {
   constexpr bool storeStoreBarrierOrdersFlushes() const { return model == Model::PSO; }
   // Events that wait for their thread's buffer(s) to be empty before they
   // act: locked RMWs, mutex operations, spawn, free, exit and full fences.
+  // One rule for both searches: the graph explorer's events (consistency
+  // checker) and the state-space search's pending actions, which wait under
+  // the same rule for the event each becomes (memory_model.cpp).
   static bool drainsBuffer(const Event& e);
+  static bool drainsBuffer(const Action& a);
 
   // --- Lowering (C11 orders to the fences a compiler emits for the model;
   // depends on the model only, not on the bound).

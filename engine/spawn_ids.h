@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,14 @@ class SpawnIds {
       if (key.first == parent && key.second == ordinal) return id;
     ids_.push_back({{parent, ordinal}, next_});
     return next_++;
+  }
+  // The thread that spawned thread `child` (reverse of id()), or none when
+  // no spawn has been given that id yet (or child is the main thread, 0).
+  std::optional<uint32_t> parentOf(uint32_t child) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [key, id] : ids_)
+      if (id == child) return key.first;
+    return std::nullopt;
   }
 
  private:

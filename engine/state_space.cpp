@@ -9,6 +9,7 @@
 
 #include "engine/hangs.h"
 #include "engine/memory_check.h"
+#include "engine/spawn_ids.h"
 #include "engine/state_dpor.h"
 
 namespace tsocheck {
@@ -192,7 +193,6 @@ class Search {
   sdpor::Op describe(const State& s, uint32_t t, int owner);
   uint32_t actorId(uint32_t thread, bool flush, Addr addr);
   uint32_t actorOf(const Node& x);
-  uint32_t spawnId(uint32_t parent, uint32_t ordinal);
 
   // Memory: a cell for (a, size), created on first access; nullptr after an
   // engine error (mixed sizes) was reported.
@@ -209,7 +209,6 @@ class Search {
                    const std::string& msg, const SourceLoc& loc, bool deadlock);
   void engineError(const std::string& msg, const SourceLoc& loc);
   void noteLimit(const std::string& what);
-  bool timeUp() const;
 
   const Program& prog_;
   const StateSpaceOptions& opts_;
@@ -225,8 +224,7 @@ class Search {
   uint64_t heldBytes_ = 0, queuedBytes_ = 0, peakBytes_ = 0;
   std::vector<Node> nodes_;
   std::deque<std::pair<State, uint32_t>> queue_;
-  std::vector<std::pair<std::pair<uint32_t, uint32_t>, uint32_t>> spawnIds_;
-  uint32_t nextThreadId_ = 1;
+  SpawnIds spawnIds_;
   bool stopped_ = false, timedOut_ = false, stateLimit_ = false, memoryLimit_ = false;
   std::chrono::steady_clock::time_point start_;
   Limits limits_;  // opts_.limits with the deadline and cancel flag the threads poll
@@ -241,19 +239,6 @@ class Search {
   std::vector<int32_t> lastEvent_;  // per actor: frame of its latest event on the stack, -1 none
   sdpor::OpGraph graph_;
 };
-
-bool Search::timeUp() const {
-  if (opts_.cancel && opts_.cancel->load(std::memory_order_relaxed)) return true;
-  return limits_.deadline != std::chrono::steady_clock::time_point::max() &&
-         std::chrono::steady_clock::now() >= limits_.deadline;
-}
-
-uint32_t Search::spawnId(uint32_t parent, uint32_t ordinal) {
-  for (auto& [k, id] : spawnIds_)
-    if (k.first == parent && k.second == ordinal) return id;
-  spawnIds_.push_back({{parent, ordinal}, nextThreadId_});
-  return nextThreadId_++;
-}
 
 uint32_t Search::localId(const ThreadState& ts) {
   // Light-weight local-state ids (seed 004): a thread's local state is interned
@@ -532,6 +517,7 @@ bool Search::expand(const State& s, uint32_t node) {
 bool Search::stepThread(const State& s, uint32_t node, uint32_t t, bool& any, bool& cutHere) {
   const Thread& th = s.th[t];
   const Action& a = th.ts->pending();
+  if (!th.buf.empty() && MemoryModel::drainsBuffer(a)) return true;  // waits for its buffer(s) to drain
   switch (a.kind) {
     case ActionKind::AtomicBegin: {
       State c = s;
@@ -580,11 +566,9 @@ bool Search::stepThread(const State& s, uint32_t node, uint32_t t, bool& any, bo
     case ActionKind::Fence: {
       State c = s;
       Thread& ct = c.th[t];
-      if (a.fence == FenceKind::Full) {
-        if (!th.buf.empty()) return true;
-      } else if (opts_.memoryModel().storeStoreBarrierOrdersFlushes() && !ct.buf.empty()) {
+      if (a.fence == FenceKind::StoreStore && opts_.memoryModel().storeStoreBarrierOrdersFlushes() &&
+          !ct.buf.empty())
         ++ct.epoch;
-      }
       ct.recentReads.clear();
       ct.ts->complete(0);
       any = true;
@@ -649,7 +633,6 @@ bool Search::stepAccess(const State& s, uint32_t node, uint32_t t, bool& any) {
 bool Search::stepLocked(const State& s, uint32_t node, uint32_t t, bool& any) {
   const Thread& th = s.th[t];
   const Action& a = th.ts->pending();
-  if (!th.buf.empty()) return true;  // locked operations drain the buffer first
   if (!validAccess(s, node, t, a)) return false;
   State c = s;
   Cell* cl = cell(c, a.addr, a.size, a.loc);
@@ -719,14 +702,12 @@ bool Search::stepThreadControl(const State& s, uint32_t node, uint32_t t, bool& 
       return false;
     }
     if (!s.th[tgt].exited) return true;
-  } else if (!th.buf.empty()) {
-    return true;  // spawn and exit drain the buffer first
   }
   State c = s;
   Thread* ct = &c.th[t];
   Node x = stepNode(node, t, StepKind::Exit, a);
   if (a.kind == ActionKind::Spawn) {
-    const uint32_t child = spawnId(t, ct->spawned);
+    const uint32_t child = spawnIds_.id(t, ct->spawned);
     if (c.th.size() <= child) c.th.resize(child + 1);
     ct = &c.th[t];  // (the resize may have moved it)
     Thread& ch = c.th[child];
@@ -766,7 +747,6 @@ bool Search::stepFree(const State& s, uint32_t node, uint32_t t, bool& any) {
   const Thread& th = s.th[t];
   const Action& a = th.ts->pending();
   const bool isFree = a.kind == ActionKind::Free;
-  if (isFree && !th.buf.empty()) return true;
   const Addr p = a.addr;
   const HeapBlock* b = heapBlock(s, p);
   const char* what = isFree ? "free() of a pointer that malloc did not return ("
@@ -1089,6 +1069,7 @@ sdpor::Op Search::describe(const State& s, uint32_t t, int owner) {
   o.section = owner == int(t) || a.kind == ActionKind::AtomicBegin;
   o.addr = a.addr;
   o.size = a.size;
+  o.needsEmpty = MemoryModel::drainsBuffer(a);
   switch (a.kind) {
     case ActionKind::Load:
       o.cls = OpClass::Read;
@@ -1104,17 +1085,14 @@ sdpor::Op Search::describe(const State& s, uint32_t t, int owner) {
     case ActionKind::TryLock:
     case ActionKind::Unlock:
       o.cls = OpClass::Update;
-      o.needsEmpty = true;
       break;
     case ActionKind::Fence:
       o.cls = OpClass::Fence;
-      o.needsEmpty = a.fence == FenceKind::Full;
       o.size = 0;
       break;
     case ActionKind::Spawn:
       o.cls = OpClass::Spawn;
-      o.other = spawnId(t, th.spawned);
-      o.needsEmpty = true;
+      o.other = spawnIds_.id(t, th.spawned);
       o.size = 0;
       break;
     case ActionKind::Join:
@@ -1124,14 +1102,12 @@ sdpor::Op Search::describe(const State& s, uint32_t t, int owner) {
       break;
     case ActionKind::Exit:
       o.cls = opts_.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc) ? OpClass::Global : OpClass::Exit;
-      o.needsEmpty = true;
       o.size = 0;
       break;
     case ActionKind::Free:
     case ActionKind::BlockSize: {
       const HeapBlock* b = heapBlock(s, a.addr);
       o.cls = a.kind == ActionKind::Free ? OpClass::Free : OpClass::BlockSize;
-      o.needsEmpty = a.kind == ActionKind::Free;
       o.size = a.kind == ActionKind::Free && b ? std::max<uint64_t>(b->size, 1) : 1;
       break;
     }
@@ -1234,8 +1210,7 @@ int32_t Search::futureCause(const State& s, const sdpor::Op& q) {
       if (!opts_.memoryModel().perLocationBuffers() || e.addr == q.addr) return e.storeDepth;
     return lastEvent_[actorId(q.thread, false, 0)];
   }
-  for (const auto& [k, child] : spawnIds_)
-    if (child == q.thread) return lastEvent_[actorId(k.first, false, 0)];
+  if (const std::optional<uint32_t> parent = spawnIds_.parentOf(q.thread)) return lastEvent_[actorId(*parent, false, 0)];
   return -1;
 }
 
@@ -1402,7 +1377,7 @@ void Search::runDpor(State&& init) {
   nodes_.push_back(Node{});
   enterState(std::move(init), 0, Frame::kNone);
   while (!frames_.empty() && !stopped_) {
-    if (timeUp()) {
+    if (limits_.timeUp()) {
       timedOut_ = stopped_ = true;
       break;
     }
@@ -1428,7 +1403,7 @@ void Search::runBfs(State&& init) {
   queue_.emplace_back(std::move(init), 0);
   while (!queue_.empty() && !stopped_) {
     // Every expansion polls the clock (cheap next to copying and hashing states).
-    if (timeUp()) {
+    if (limits_.timeUp()) {
       timedOut_ = stopped_ = true;
       break;
     }
@@ -1446,11 +1421,7 @@ void Search::runBfs(State&& init) {
 StateSpaceResult Search::run() {
   start_ = std::chrono::steady_clock::now();
   limits_ = opts_.limits;
-  if (opts_.timeLimitSeconds > 0)
-    limits_.deadline = std::min(limits_.deadline,
-                                start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                             std::chrono::duration<double>(opts_.timeLimitSeconds)));
-  limits_.cancel = opts_.cancel;
+  limits_.startClock(start_, opts_.timeLimitSeconds, opts_.cancel);
   State init;
   init.th.resize(1);
   init.th[0].ts.emplace(prog_, 0, prog_.entry, 0, limits_);

@@ -6,158 +6,212 @@
 namespace tsocheck::frontend::lowering {
 
 // ---------------------------------------------------------------------------
-// Classification of external functions and inline assembly.
+// Classification of external functions and inline assembly: one table per
+// family of calls.
 
+namespace {
 
+using ExtEntry = std::pair<const char*, Ext>;
+
+// Threads: POSIX and C11 creation, joining and identity, and the calls with
+// no effect on a model (detach, yield, attributes).
+const ExtEntry kThreadCalls[] = {
+    {"pthread_create", Ext::PthreadCreate},
+    {"pthread_join", Ext::PthreadJoin},
+    {"pthread_exit", Ext::PthreadExit},
+    {"pthread_self", Ext::PthreadSelf},
+    {"pthread_equal", Ext::PthreadEqual},
+    {"pthread_detach", Ext::Ignored},
+    {"thrd_create", Ext::ThrdCreate},
+    {"thrd_join", Ext::ThrdJoin},
+    {"thrd_exit", Ext::PthreadExit},
+    {"thrd_yield", Ext::Ignored},
+    {"thrd_current", Ext::PthreadSelf},
+    {"thrd_equal", Ext::PthreadEqual},
+    {"thrd_detach", Ext::Ignored},
+    {"pthread_attr_init", Ext::Ignored},
+    {"pthread_attr_destroy", Ext::Ignored},
+    {"pthread_attr_setdetachstate", Ext::Ignored},
+    {"pthread_yield", Ext::Ignored},
+    {"sched_yield", Ext::Ignored},
+};
+
+// Mutexes, spinlocks and read-write locks (POSIX and C11).
+const ExtEntry kLockCalls[] = {
+    {"pthread_mutex_lock", Ext::MutexLock},
+    {"pthread_mutex_unlock", Ext::MutexUnlock},
+    {"pthread_mutex_trylock", Ext::MutexTryLock},
+    {"pthread_spin_lock", Ext::MutexLock},
+    {"pthread_spin_unlock", Ext::MutexUnlock},
+    {"pthread_spin_trylock", Ext::MutexTryLock},
+    {"pthread_rwlock_init", Ext::RwInit},
+    {"pthread_rwlock_rdlock", Ext::RwRdLock},
+    {"pthread_rwlock_tryrdlock", Ext::RwTryRdLock},
+    {"pthread_rwlock_wrlock", Ext::RwWrLock},
+    {"pthread_rwlock_trywrlock", Ext::RwTryWrLock},
+    {"pthread_rwlock_unlock", Ext::RwUnlock},
+    {"pthread_rwlock_destroy", Ext::Ignored},
+    {"pthread_rwlockattr_init", Ext::Ignored},
+    {"pthread_rwlockattr_destroy", Ext::Ignored},
+    {"mtx_init", Ext::MutexInit},
+    {"mtx_lock", Ext::MutexLock},
+    {"mtx_unlock", Ext::MutexUnlock},
+    {"mtx_trylock", Ext::MtxTryLock},
+    {"mtx_destroy", Ext::MutexDestroy},
+    {"pthread_mutex_init", Ext::MutexInit},
+    {"pthread_mutex_destroy", Ext::MutexDestroy},
+    {"pthread_mutexattr_init", Ext::Ignored},
+    {"pthread_mutexattr_destroy", Ext::Ignored},
+    {"pthread_mutexattr_settype", Ext::Ignored},
+    {"pthread_spin_init", Ext::MutexInit},
+    {"pthread_spin_destroy", Ext::MutexDestroy},
+};
+
+// Condition variables, barriers, semaphores and once-initialisation (POSIX and C11).
+const ExtEntry kWaitCalls[] = {
+    {"pthread_cond_wait", Ext::CondWait},
+    {"pthread_barrier_init", Ext::BarrierInit},
+    {"pthread_barrier_wait", Ext::BarrierWait},
+    {"pthread_barrier_destroy", Ext::Ignored},
+    {"pthread_barrierattr_init", Ext::Ignored},
+    {"pthread_barrierattr_destroy", Ext::Ignored},
+    {"sem_init", Ext::SemInit},
+    {"sem_wait", Ext::SemWait},
+    {"sem_trywait", Ext::SemTryWait},
+    {"sem_post", Ext::SemPost},
+    {"sem_getvalue", Ext::SemGetValue},
+    {"sem_destroy", Ext::Ignored},
+    {"pthread_once", Ext::Once},
+    {"pthread_cond_timedwait", Ext::CondTimedWait},
+    {"cnd_init", Ext::Ignored},
+    {"cnd_destroy", Ext::Ignored},
+    {"cnd_signal", Ext::Ignored},
+    {"cnd_broadcast", Ext::Ignored},
+    {"cnd_wait", Ext::CondWait},
+    {"cnd_timedwait", Ext::CondTimedWait},
+    {"call_once", Ext::Once},
+    {"pthread_cond_init", Ext::Ignored},
+    {"pthread_cond_destroy", Ext::Ignored},
+    {"pthread_cond_signal", Ext::Ignored},
+    {"pthread_cond_broadcast", Ext::Ignored},
+};
+
+// Thread-specific data (POSIX keys, C11 tss).
+const ExtEntry kThreadSpecificCalls[] = {
+    {"pthread_key_create", Ext::KeyCreate},
+    {"pthread_setspecific", Ext::KeySet},
+    {"pthread_getspecific", Ext::KeyGet},
+    {"pthread_key_delete", Ext::KeyDelete},
+    {"tss_create", Ext::KeyCreate},
+    {"tss_set", Ext::KeySet},
+    {"tss_get", Ext::KeyGet},
+    {"tss_delete", Ext::KeyDelete},
+};
+
+// libc: strings, memory allocation, output and sleeping (output and sleep
+// have no effect on a model).
+const ExtEntry kLibcCalls[] = {
+    {"memcmp", Ext::Memcmp},
+    {"strlen", Ext::Strlen},
+    {"strcmp", Ext::Strcmp},
+    {"strncmp", Ext::Strncmp},
+    {"strcpy", Ext::Strcpy},
+    {"strncpy", Ext::Strncpy},
+    {"aligned_alloc", Ext::AlignedAlloc},
+    {"posix_memalign", Ext::PosixMemalign},
+    {"usleep", Ext::Ignored},
+    {"sleep", Ext::Ignored},
+    {"nanosleep", Ext::Ignored},
+    {"printf", Ext::Ignored},
+    {"fprintf", Ext::Ignored},
+    {"dprintf", Ext::Ignored},
+    {"vprintf", Ext::Ignored},
+    {"vfprintf", Ext::Ignored},
+    {"puts", Ext::Ignored},
+    {"fputs", Ext::Ignored},
+    {"putchar", Ext::Ignored},
+    {"putc", Ext::Ignored},
+    {"fputc", Ext::Ignored},
+    {"fflush", Ext::Ignored},
+    {"perror", Ext::Ignored},
+    {"__printf_chk", Ext::Ignored},
+    {"__fprintf_chk", Ext::Ignored},
+    {"malloc", Ext::Malloc},
+    {"calloc", Ext::Calloc},
+    {"realloc", Ext::Realloc},
+    {"free", Ext::Free},
+};
+
+// Calls that end the thread or the program: failed assertions, abort, exit.
+const ExtEntry kEndCalls[] = {
+    {"__assert_fail", Ext::AssertFail},
+    {"__assert_rtn", Ext::AssertFail},
+    {"__assert", Ext::AssertFail},
+    {"abort", Ext::Abort},
+    {"exit", Ext::Exit},
+    {"_exit", Ext::Exit},
+    {"_Exit", Ext::Exit},
+};
+
+// SV-COMP's verifier calls: assume, error, atomic sections and nondeterministic values.
+const ExtEntry kVerifierCalls[] = {
+    {"__VERIFIER_assume", Ext::Assume},
+    {"__tsocheck_assume", Ext::Assume},
+    {"__VERIFIER_error", Ext::VerifierError},
+    {"__VERIFIER_atomic_begin", Ext::AtomicBegin},
+    {"__VERIFIER_atomic_end", Ext::AtomicEnd},
+    {"reach_error", Ext::VerifierError},
+    {"__VERIFIER_nondet_bool", Ext::NondetBool},
+    {"__VERIFIER_nondet__Bool", Ext::NondetBool},
+    {"__VERIFIER_nondet_char", Ext::NondetSigned},  // char is signed on x86-64
+    {"__VERIFIER_nondet_schar", Ext::NondetSigned},
+    {"__VERIFIER_nondet_short", Ext::NondetSigned},
+    {"__VERIFIER_nondet_int", Ext::NondetSigned},
+    {"__VERIFIER_nondet_long", Ext::NondetSigned},
+    {"__VERIFIER_nondet_longlong", Ext::NondetSigned},
+    {"__VERIFIER_nondet_pointer", Ext::NondetSigned},  // the range's integers as addresses
+    {"__VERIFIER_nondet_float", Ext::NondetSigned},    // the range's integers as floats
+    {"__VERIFIER_nondet_double", Ext::NondetSigned},
+    {"__VERIFIER_nondet_uchar", Ext::NondetUnsigned},
+    {"__VERIFIER_nondet_ushort", Ext::NondetUnsigned},
+    {"__VERIFIER_nondet_uint", Ext::NondetUnsigned},
+    {"__VERIFIER_nondet_unsigned", Ext::NondetUnsigned},
+    {"__VERIFIER_nondet_ulong", Ext::NondetUnsigned},
+    {"__VERIFIER_nondet_ulonglong", Ext::NondetUnsigned},
+    {"__VERIFIER_nondet_size_t", Ext::NondetUnsigned},
+};
+
+// setjmp / longjmp (refused).
+const ExtEntry kSetJmpCalls[] = {
+    {"setjmp", Ext::SetJmp},
+    {"_setjmp", Ext::SetJmp},
+    {"__sigsetjmp", Ext::SetJmp},
+    {"sigsetjmp", Ext::SetJmp},
+    {"longjmp", Ext::SetJmp},
+    {"_longjmp", Ext::SetJmp},
+    {"siglongjmp", Ext::SetJmp},
+    {"__longjmp_chk", Ext::SetJmp},
+};
+
+}  // namespace
+
+// The family tables above, as one map from name to kind.
 Ext classifyExternal(llvm::StringRef n) {
-  static const std::unordered_map<std::string, Ext> table = {
-      {"pthread_create", Ext::PthreadCreate},
-      {"pthread_join", Ext::PthreadJoin},
-      {"pthread_exit", Ext::PthreadExit},
-      {"pthread_self", Ext::PthreadSelf},
-      {"pthread_equal", Ext::PthreadEqual},
-      {"pthread_mutex_lock", Ext::MutexLock},
-      {"pthread_mutex_unlock", Ext::MutexUnlock},
-      {"pthread_mutex_trylock", Ext::MutexTryLock},
-      {"pthread_spin_lock", Ext::MutexLock},
-      {"pthread_spin_unlock", Ext::MutexUnlock},
-      {"pthread_spin_trylock", Ext::MutexTryLock},
-      {"pthread_cond_wait", Ext::CondWait},
-      {"pthread_barrier_init", Ext::BarrierInit},
-      {"pthread_barrier_wait", Ext::BarrierWait},
-      {"pthread_barrier_destroy", Ext::Ignored},
-      {"pthread_barrierattr_init", Ext::Ignored},
-      {"pthread_barrierattr_destroy", Ext::Ignored},
-      {"sem_init", Ext::SemInit},
-      {"sem_wait", Ext::SemWait},
-      {"sem_trywait", Ext::SemTryWait},
-      {"sem_post", Ext::SemPost},
-      {"sem_getvalue", Ext::SemGetValue},
-      {"sem_destroy", Ext::Ignored},
-      {"pthread_rwlock_init", Ext::RwInit},
-      {"pthread_rwlock_rdlock", Ext::RwRdLock},
-      {"pthread_rwlock_tryrdlock", Ext::RwTryRdLock},
-      {"pthread_rwlock_wrlock", Ext::RwWrLock},
-      {"pthread_rwlock_trywrlock", Ext::RwTryWrLock},
-      {"pthread_rwlock_unlock", Ext::RwUnlock},
-      {"pthread_rwlock_destroy", Ext::Ignored},
-      {"pthread_rwlockattr_init", Ext::Ignored},
-      {"pthread_rwlockattr_destroy", Ext::Ignored},
-      {"pthread_once", Ext::Once},
-      {"pthread_cond_timedwait", Ext::CondTimedWait},
-      {"pthread_detach", Ext::Ignored},
-      {"thrd_create", Ext::ThrdCreate},
-      {"thrd_join", Ext::ThrdJoin},
-      {"thrd_exit", Ext::PthreadExit},
-      {"thrd_yield", Ext::Ignored},
-      {"thrd_current", Ext::PthreadSelf},
-      {"thrd_equal", Ext::PthreadEqual},
-      {"thrd_detach", Ext::Ignored},
-      {"mtx_init", Ext::MutexInit},
-      {"mtx_lock", Ext::MutexLock},
-      {"mtx_unlock", Ext::MutexUnlock},
-      {"mtx_trylock", Ext::MtxTryLock},
-      {"mtx_destroy", Ext::MutexDestroy},
-      {"cnd_init", Ext::Ignored},
-      {"cnd_destroy", Ext::Ignored},
-      {"cnd_signal", Ext::Ignored},
-      {"cnd_broadcast", Ext::Ignored},
-      {"cnd_wait", Ext::CondWait},
-      {"cnd_timedwait", Ext::CondTimedWait},
-      {"call_once", Ext::Once},
-      {"pthread_key_create", Ext::KeyCreate},
-      {"pthread_setspecific", Ext::KeySet},
-      {"pthread_getspecific", Ext::KeyGet},
-      {"pthread_key_delete", Ext::KeyDelete},
-      {"tss_create", Ext::KeyCreate},
-      {"tss_set", Ext::KeySet},
-      {"tss_get", Ext::KeyGet},
-      {"tss_delete", Ext::KeyDelete},
-      {"memcmp", Ext::Memcmp},
-      {"strlen", Ext::Strlen},
-      {"strcmp", Ext::Strcmp},
-      {"strncmp", Ext::Strncmp},
-      {"strcpy", Ext::Strcpy},
-      {"strncpy", Ext::Strncpy},
-      {"aligned_alloc", Ext::AlignedAlloc},
-      {"posix_memalign", Ext::PosixMemalign},
-      {"pthread_mutex_init", Ext::MutexInit},
-      {"pthread_mutex_destroy", Ext::MutexDestroy},
-      {"pthread_mutexattr_init", Ext::Ignored},
-      {"pthread_mutexattr_destroy", Ext::Ignored},
-      {"pthread_mutexattr_settype", Ext::Ignored},
-      {"pthread_spin_init", Ext::MutexInit},
-      {"pthread_spin_destroy", Ext::MutexDestroy},
-      {"pthread_cond_init", Ext::Ignored},
-      {"pthread_cond_destroy", Ext::Ignored},
-      {"pthread_cond_signal", Ext::Ignored},
-      {"pthread_cond_broadcast", Ext::Ignored},
-      {"pthread_attr_init", Ext::Ignored},
-      {"pthread_attr_destroy", Ext::Ignored},
-      {"pthread_attr_setdetachstate", Ext::Ignored},
-      {"pthread_yield", Ext::Ignored},
-      {"sched_yield", Ext::Ignored},
-      {"usleep", Ext::Ignored},
-      {"sleep", Ext::Ignored},
-      {"nanosleep", Ext::Ignored},
-      {"printf", Ext::Ignored},
-      {"fprintf", Ext::Ignored},
-      {"dprintf", Ext::Ignored},
-      {"vprintf", Ext::Ignored},
-      {"vfprintf", Ext::Ignored},
-      {"puts", Ext::Ignored},
-      {"fputs", Ext::Ignored},
-      {"putchar", Ext::Ignored},
-      {"putc", Ext::Ignored},
-      {"fputc", Ext::Ignored},
-      {"fflush", Ext::Ignored},
-      {"perror", Ext::Ignored},
-      {"__printf_chk", Ext::Ignored},
-      {"__fprintf_chk", Ext::Ignored},
-      {"malloc", Ext::Malloc},
-      {"calloc", Ext::Calloc},
-      {"realloc", Ext::Realloc},
-      {"free", Ext::Free},
-      {"__assert_fail", Ext::AssertFail},
-      {"__assert_rtn", Ext::AssertFail},
-      {"__assert", Ext::AssertFail},
-      {"abort", Ext::Abort},
-      {"exit", Ext::Exit},
-      {"_exit", Ext::Exit},
-      {"_Exit", Ext::Exit},
-      {"__VERIFIER_assume", Ext::Assume},
-      {"__tsocheck_assume", Ext::Assume},
-      {"__VERIFIER_error", Ext::VerifierError},
-      {"__VERIFIER_atomic_begin", Ext::AtomicBegin},
-      {"__VERIFIER_atomic_end", Ext::AtomicEnd},
-      {"reach_error", Ext::VerifierError},
-      {"__VERIFIER_nondet_bool", Ext::NondetBool},
-      {"__VERIFIER_nondet__Bool", Ext::NondetBool},
-      {"__VERIFIER_nondet_char", Ext::NondetSigned},  // char is signed on x86-64
-      {"__VERIFIER_nondet_schar", Ext::NondetSigned},
-      {"__VERIFIER_nondet_short", Ext::NondetSigned},
-      {"__VERIFIER_nondet_int", Ext::NondetSigned},
-      {"__VERIFIER_nondet_long", Ext::NondetSigned},
-      {"__VERIFIER_nondet_longlong", Ext::NondetSigned},
-      {"__VERIFIER_nondet_pointer", Ext::NondetSigned},  // the range's integers as addresses
-      {"__VERIFIER_nondet_float", Ext::NondetSigned},    // the range's integers as floats
-      {"__VERIFIER_nondet_double", Ext::NondetSigned},
-      {"__VERIFIER_nondet_uchar", Ext::NondetUnsigned},
-      {"__VERIFIER_nondet_ushort", Ext::NondetUnsigned},
-      {"__VERIFIER_nondet_uint", Ext::NondetUnsigned},
-      {"__VERIFIER_nondet_unsigned", Ext::NondetUnsigned},
-      {"__VERIFIER_nondet_ulong", Ext::NondetUnsigned},
-      {"__VERIFIER_nondet_ulonglong", Ext::NondetUnsigned},
-      {"__VERIFIER_nondet_size_t", Ext::NondetUnsigned},
-      {"setjmp", Ext::SetJmp},
-      {"_setjmp", Ext::SetJmp},
-      {"__sigsetjmp", Ext::SetJmp},
-      {"sigsetjmp", Ext::SetJmp},
-      {"longjmp", Ext::SetJmp},
-      {"_longjmp", Ext::SetJmp},
-      {"siglongjmp", Ext::SetJmp},
-      {"__longjmp_chk", Ext::SetJmp},
-  };
+  static const std::unordered_map<std::string, Ext> table = [] {
+    std::unordered_map<std::string, Ext> t;
+    auto add = [&t](const auto& family) {
+      for (const auto& [name, kind] : family) t.emplace(name, kind);
+    };
+    add(kThreadCalls);
+    add(kLockCalls);
+    add(kWaitCalls);
+    add(kThreadSpecificCalls);
+    add(kLibcCalls);
+    add(kEndCalls);
+    add(kVerifierCalls);
+    add(kSetJmpCalls);
+    return t;
+  }();
   auto it = table.find(n.str());
   return it == table.end() ? Ext::Unknown : it->second;
 }
@@ -424,11 +478,7 @@ bool FunctionLowering::emitSpawn(llvm::CallInst& I, unsigned tidArg, unsigned fn
     in.b = a;
     in.c = fr;
   }
-  Instr& st = emit(Op::Store);
-  st.b = tidAddr;
-  st.c = tid;
-  st.size = 8;
-  st.name = addrName(I.getArgOperand(tidArg));
+  emitStore(tidAddr, tid, 8, addrName(I.getArgOperand(tidArg)));
   return true;
 }
 
@@ -446,11 +496,7 @@ void FunctionLowering::emitJoin(llvm::CallInst& I, uint8_t resultSize) {
   int lSt = newLabel(), lEnd = newLabel();
   br(p, lSt, lEnd);
   bind(lSt);
-  Instr& st = emit(Op::Store);
-  st.b = p;
-  st.c = r;
-  st.size = resultSize;
-  st.name = addrName(retp);
+  emitStore(p, r, resultSize, addrName(retp));
   bind(lEnd);
 }
 
@@ -640,10 +686,7 @@ void FunctionLowering::lowerRealloc(llvm::CallInst& I, const std::string& name) 
   }
   Reg to = bin(BinOp::Add, q, i);
   {
-    Instr& st = emit(Op::Store);
-    st.b = to;
-    st.c = v;
-    st.size = uint8_t(esz);
+    emitStore(to, v, esz);
   }
   mov(i, next);
   jmp(lLoop);
@@ -690,7 +733,34 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       return lowerHeapCall(I, k, name);
     case Ext::Realloc:
       return lowerRealloc(I, name);
+    case Ext::AssertFail:
+    case Ext::Abort:
+    case Ext::AtomicBegin:
+    case Ext::AtomicEnd:
+    case Ext::VerifierError:
+    case Ext::Exit:
+    case Ext::Assume:
+      return lowerVerifierCall(I, k, name);
+    case Ext::NondetBool:
+    case Ext::NondetSigned:
+    case Ext::NondetUnsigned:
+      return lowerNondetCall(I, k, name);
+    case Ext::SetJmp:
+      unsupported("setjmp/longjmp is not supported (" + name + ")");
+      return;
+    case Ext::Unknown:
+      if (lowerMathCall(I, callee)) return;
+      break;
+    default:  // isPrimitive / isStringCall kinds: lowered above
+      break;
+  }
+  unsupported("call to external function '" + name + "' is not supported (no definition in this file)");
+}
 
+// assert failures, abort, exit, the verifier's error / assume calls and
+// atomic sections.
+void FunctionLowering::lowerVerifierCall(llvm::CallInst& I, Ext k, const std::string& name) {
+  switch (k) {
     case Ext::AssertFail: {
       std::string expr;
       if (I.arg_size() >= 1) {
@@ -743,6 +813,14 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       in.sub = 0;
       return;
     }
+    default:
+      break;
+  }
+}
+
+// __VERIFIER_nondet_*: one value of the check's nondet range per branch.
+void FunctionLowering::lowerNondetCall(llvm::CallInst& I, Ext k, const std::string& name) {
+  switch (k) {
     case Ext::NondetBool: {
       Instr& in = emit(Op::Nondet);
       in.a = I.getType()->isVoidTy() ? kNoReg : resultReg(I);
@@ -787,16 +865,9 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       markEffect();
       return;
     }
-    case Ext::SetJmp:
-      unsupported("setjmp/longjmp is not supported (" + name + ")");
-      return;
-    case Ext::Unknown:
-      if (lowerMathCall(I, callee)) return;
-      break;
-    default:  // isPrimitive / isStringCall kinds: lowered above
+    default:
       break;
   }
-  unsupported("call to external function '" + name + "' is not supported (no definition in this file)");
 }
 
 }  // namespace tsocheck::frontend::lowering

@@ -19,6 +19,15 @@ Instr& FunctionLowering::emit(Op op) {
   return body_.back();
 }
 
+Instr& FunctionLowering::emitStore(Reg at, Reg value, unsigned size, uint32_t name) {
+  Instr& st = emit(Op::Store);
+  st.b = at;
+  st.c = value;
+  st.size = uint8_t(size);
+  st.name = name;
+  return st;
+}
+
 void FunctionLowering::jmp(int l) {
   fixups_.push_back({body_.size(), l, false});
   emit(Op::Jmp);
@@ -550,6 +559,13 @@ void FunctionLowering::lowerSwitch(llvm::SwitchInst& I) {
 void FunctionLowering::lowerInst(llvm::Instruction& I) {
   if (isa<llvm::PHINode>(I)) return;  // on edges
   if (!checkTypes(I)) return;
+  if (lowerComputation(I) || lowerMemoryInst(I) || lowerControlInst(I)) return;
+  unsupported(std::string("unsupported LLVM instruction '") + I.getOpcodeName() + "'");
+}
+
+// Integer and floating-point arithmetic, comparisons, casts, select, freeze
+// and address arithmetic. False: not one of these (or one not supported).
+bool FunctionLowering::lowerComputation(llvm::Instruction& I) {
   switch (I.getOpcode()) {
     case llvm::Instruction::Add:
     case llvm::Instruction::Sub:
@@ -565,10 +581,10 @@ void FunctionLowering::lowerInst(llvm::Instruction& I) {
     case llvm::Instruction::Or:
     case llvm::Instruction::Xor:
       lowerBinary(cast<llvm::BinaryOperator>(I));
-      return;
+      return true;
     case llvm::Instruction::ICmp:
       lowerICmp(cast<llvm::ICmpInst>(I));
-      return;
+      return true;
     case llvm::Instruction::FAdd:
     case llvm::Instruction::FSub:
     case llvm::Instruction::FMul:
@@ -576,10 +592,10 @@ void FunctionLowering::lowerInst(llvm::Instruction& I) {
     case llvm::Instruction::FRem:
     case llvm::Instruction::FNeg:
       lowerFloatBinary(I);
-      return;
+      return true;
     case llvm::Instruction::FCmp:
       lowerFCmp(cast<llvm::FCmpInst>(I));
-      return;
+      return true;
     case llvm::Instruction::SIToFP:
     case llvm::Instruction::UIToFP:
     case llvm::Instruction::FPToSI:
@@ -587,7 +603,7 @@ void FunctionLowering::lowerInst(llvm::Instruction& I) {
     case llvm::Instruction::FPExt:
     case llvm::Instruction::FPTrunc:
       lowerFloatCast(cast<llvm::CastInst>(I));
-      return;
+      return true;
     case llvm::Instruction::Trunc:
     case llvm::Instruction::ZExt:
     case llvm::Instruction::SExt:
@@ -596,52 +612,61 @@ void FunctionLowering::lowerInst(llvm::Instruction& I) {
     case llvm::Instruction::BitCast:
     case llvm::Instruction::AddrSpaceCast:
       lowerCast(cast<llvm::CastInst>(I));
-      return;
+      return true;
     case llvm::Instruction::Select: {
       auto& s = cast<llvm::SelectInst>(I);
-      if (s.getType()->isStructTy()) break;
+      if (s.getType()->isStructTy()) return false;
       Instr& in = emit(Op::Select);
       in.a = resultReg(I);
       in.b = val(s.getCondition());
       in.c = val(s.getTrueValue());
       in.d = val(s.getFalseValue());
-      return;
+      return true;
     }
     case llvm::Instruction::Freeze:
       setResult(I, val(I.getOperand(0)));
-      return;
+      return true;
     case llvm::Instruction::GetElementPtr:
       lowerGEP(cast<llvm::GetElementPtrInst>(I));
-      return;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Loads, stores, atomics, fences, a cmpxchg's success flag and stack slots.
+// False: not one of these (or one not supported).
+bool FunctionLowering::lowerMemoryInst(llvm::Instruction& I) {
+  switch (I.getOpcode()) {
     case llvm::Instruction::Load:
       lowerLoad(cast<llvm::LoadInst>(I));
-      return;
+      return true;
     case llvm::Instruction::Store:
       lowerStore(cast<llvm::StoreInst>(I));
-      return;
+      return true;
     case llvm::Instruction::AtomicRMW:
       lowerRmw(cast<llvm::AtomicRMWInst>(I));
-      return;
+      return true;
     case llvm::Instruction::AtomicCmpXchg:
       lowerCmpXchg(cast<llvm::AtomicCmpXchgInst>(I));
-      return;
+      return true;
     case llvm::Instruction::Fence:
       lowerFence(cast<llvm::FenceInst>(I));
-      return;
+      return true;
     case llvm::Instruction::ExtractValue: {
       auto& ev = cast<llvm::ExtractValueInst>(I);
       auto it = success_.find(ev.getAggregateOperand());
       if (it != success_.end() && ev.getNumIndices() == 1) {
         setResult(I, ev.getIndices()[0] == 0 ? val(ev.getAggregateOperand()) : it->second);
-        return;
+        return true;
       }
-      break;
+      return false;
     }
     case llvm::Instruction::Alloca: {
       auto& a = cast<llvm::AllocaInst>(I);
       if (!a.isStaticAlloca() && !isa<llvm::ConstantInt>(a.getArraySize())) {
         unsupported("variable-length arrays and alloca() with a non-constant size are not supported");
-        return;
+        return true;
       }
       uint64_t n = dl_.getTypeAllocSize(a.getAllocatedType()).getFixedValue();
       if (auto* c = dyn_cast<llvm::ConstantInt>(a.getArraySize())) n *= c->getZExtValue();
@@ -650,14 +675,23 @@ void FunctionLowering::lowerInst(llvm::Instruction& I) {
       in.imm = int64_t(std::max<uint64_t>(n, 1));
       in.sub = private_.count(&a) ? 1 : 0;
       markEffect();
-      return;
+      return true;
     }
+    default:
+      return false;
+  }
+}
+
+// Calls, switches, returns and the control flow that is refused. False: not
+// one of these.
+bool FunctionLowering::lowerControlInst(llvm::Instruction& I) {
+  switch (I.getOpcode()) {
     case llvm::Instruction::Call:
       lowerCall(cast<llvm::CallInst>(I));
-      return;
+      return true;
     case llvm::Instruction::Switch:
       lowerSwitch(cast<llvm::SwitchInst>(I));
-      return;
+      return true;
     case llvm::Instruction::Ret: {
       auto& r = cast<llvm::ReturnInst>(I);
       if (atomicSection()) emit(Op::AtomicEnd);
@@ -666,26 +700,25 @@ void FunctionLowering::lowerInst(llvm::Instruction& I) {
       if (r.getReturnValue() && r.getReturnValue()->getType()->isStructTy()) {
         unsupported("returning a struct value is not supported");
       }
-      return;
+      return true;
     }
     case llvm::Instruction::Unreachable: {
       Instr& in = emit(Op::Fail);
       in.name = ml_.p_.intern("unreachable code reached");
-      return;
+      return true;
     }
     case llvm::Instruction::VAArg:
       unsupported("variadic functions (va_arg) are not supported");
-      return;
+      return true;
     case llvm::Instruction::IndirectBr:
       unsupported("computed goto is not supported");
-      return;
+      return true;
     case llvm::Instruction::CallBr:
       unsupported("asm goto is not supported");
-      return;
+      return true;
     default:
-      break;
+      return false;
   }
-  unsupported(std::string("unsupported LLVM instruction '") + I.getOpcodeName() + "'");
 }
 
 void FunctionLowering::lowerBinary(llvm::BinaryOperator& I) {

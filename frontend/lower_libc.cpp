@@ -31,141 +31,145 @@ Reg FunctionLowering::loadByte(Reg base, Reg index, uint32_t name) {
 
 void FunctionLowering::storeByte(Reg base, Reg index, Reg value, uint32_t name) {
   Reg at = bin(BinOp::Add, base, index);
-  Instr& in = emit(Op::Store);
-  in.b = at;
-  in.c = value;
-  in.size = 1;
-  in.name = name;
+  emitStore(at, value, 1, name);
 }
 
 void FunctionLowering::lowerStringCall(llvm::CallInst& I, Ext k, const std::string& name) {
-  auto nameOf = [&](unsigned i) { return addrName(I.getArgOperand(i)); };
   markEffect();  // reads or writes memory other threads may write: never an idle iteration
   switch (k) {
-    case Ext::Strlen: {
-      // i = 0; while (s[i]) i++; return i.
-      if (!needArgs(I, 1, name)) return;
-      Reg s = argReg(I, 0), i = newReg(), r = newReg();
-      mov(i, constVal(0));
-      int lTop = newLabel(), lNext = newLabel(), lEnd = newLabel();
-      bind(lTop);
-      br(loadByte(s, i, nameOf(0)), lNext, lEnd);
-      bind(lNext);
-      bin(BinOp::Add, i, constVal(1), i);
-      jmp(lTop);
-      bind(lEnd);
-      mov(r, i);
-      setCallResult(I, r);
-      return;
-    }
+    case Ext::Strlen:
+      return lowerStrlen(I, name);
     case Ext::Memcmp:
     case Ext::Strcmp:
-    case Ext::Strncmp: {
-      // Byte by byte (unsigned char) until a difference, the end of the count
-      // (memcmp, strncmp) or a NUL in both (strcmp, strncmp): -1, 0 or 1.
-      const bool counted = k != Ext::Strcmp, strings = k != Ext::Memcmp;
-      if (!needArgs(I, counted ? 3 : 2, name)) return;
-      Reg a = argReg(I, 0), b = argReg(I, 1), n = counted ? argReg(I, 2) : kNoReg;
-      Reg i = newReg(), r = newReg();
-      mov(i, constVal(0));
-      int lTop = newLabel(), lBody = newLabel(), lDiff = newLabel(), lSame = newLabel(), lNext = newLabel(),
-          lEqual = newLabel(), lEnd = newLabel();
-      bind(lTop);
-      if (counted) br(cmp(CmpOp::Ult, i, n), lBody, lEqual);
-      else jmp(lBody);
-      bind(lBody);
-      Reg x = loadByte(a, i, nameOf(0)), y = loadByte(b, i, nameOf(1));
-      br(cmp(CmpOp::Ne, x, y), lDiff, lSame);
-      bind(lDiff);
-      {
-        // x < y ? -1 : 1, as the C int (registers hold it zero-extended)
-        Reg less = cmp(CmpOp::Ult, x, y), minus = constVal(Value(-1)), plus = constVal(1);
-        Instr& sel = emit(Op::Select);
-        sel.a = r;
-        sel.b = less;
-        sel.c = minus;
-        sel.d = plus;
-        jmp(lEnd);
-      }
-      bind(lSame);
-      if (strings) br(x, lNext, lEqual);
-      else jmp(lNext);
-      bind(lNext);
-      bin(BinOp::Add, i, constVal(1), i);
-      jmp(lTop);
-      bind(lEqual);
-      mov(r, constVal(0));
-      bind(lEnd);
-      setCallResult(I, r);
-      return;
-    }
+    case Ext::Strncmp:
+      return lowerStringCompare(I, k, name);
     case Ext::Strcpy:
-    case Ext::Strncpy: {
-      // strcpy: copy through the NUL. strncpy: exactly n bytes, NUL-padded
-      // after the source's end. Returns the destination.
-      const bool counted = k == Ext::Strncpy;
-      if (!needArgs(I, counted ? 3 : 2, name)) return;
-      Reg d = argReg(I, 0), s = argReg(I, 1), n = counted ? argReg(I, 2) : kNoReg;
-      Reg i = newReg(), ended = newReg(), c = newReg();
-      mov(i, constVal(0));
-      mov(ended, constVal(0));
-      int lTop = newLabel(), lBody = newLabel(), lRead = newLabel(), lPad = newLabel(), lWrite = newLabel(),
-          lEnd = newLabel();
-      bind(lTop);
-      if (counted) br(cmp(CmpOp::Ult, i, n), lBody, lEnd);
-      else jmp(lBody);
-      bind(lBody);
-      br(ended, lPad, lRead);
-      bind(lRead);
-      mov(c, loadByte(s, i, nameOf(1)));
-      jmp(lWrite);
-      bind(lPad);
-      mov(c, constVal(0));
-      bind(lWrite);
-      storeByte(d, i, c, nameOf(0));
-      if (counted) {
-        Reg nul = cmp(CmpOp::Eq, c, constVal(0));
-        bin(BinOp::Or, ended, nul, ended);
-        bin(BinOp::Add, i, constVal(1), i);
-        jmp(lTop);
-      } else {
-        int lNext = newLabel();
-        br(c, lNext, lEnd);
-        bind(lNext);
-        bin(BinOp::Add, i, constVal(1), i);
-        jmp(lTop);
-      }
-      bind(lEnd);
-      setCallResult(I, d);
-      return;
-    }
-    case Ext::AlignedAlloc: {  // (alignment, size): heap blocks are 16-byte aligned
-      if (!needArgs(I, 2, name)) return;
-      Reg n = argReg(I, 1), r = resultReg(I);
-      Instr& in = emit(Op::Malloc);
-      in.a = r;
-      in.b = n;
-      return;
-    }
-    case Ext::PosixMemalign: {  // (void **out, alignment, size) → 0
-      if (!needArgs(I, 3, name)) return;
-      Reg out = argReg(I, 0), n = argReg(I, 2), p = newReg();
-      {
-        Instr& in = emit(Op::Malloc);
-        in.a = p;
-        in.b = n;
-      }
-      Instr& st = emit(Op::Store);
-      st.b = out;
-      st.c = p;
-      st.size = 8;
-      st.name = nameOf(0);
-      setCallResult(I, constVal(0));
-      return;
-    }
+    case Ext::Strncpy:
+      return lowerStringCopy(I, k, name);
+    case Ext::AlignedAlloc:
+    case Ext::PosixMemalign:
+      return lowerAlignedAlloc(I, k, name);
     default:
       break;
   }
+}
+
+void FunctionLowering::lowerStrlen(llvm::CallInst& I, const std::string& name) {
+  // i = 0; while (s[i]) i++; return i.
+  if (!needArgs(I, 1, name)) return;
+  Reg s = argReg(I, 0), i = newReg(), r = newReg();
+  mov(i, constVal(0));
+  int lTop = newLabel(), lNext = newLabel(), lEnd = newLabel();
+  bind(lTop);
+  br(loadByte(s, i, addrName(I.getArgOperand(0))), lNext, lEnd);
+  bind(lNext);
+  bin(BinOp::Add, i, constVal(1), i);
+  jmp(lTop);
+  bind(lEnd);
+  mov(r, i);
+  setCallResult(I, r);
+}
+
+void FunctionLowering::lowerStringCompare(llvm::CallInst& I, Ext k, const std::string& name) {
+  auto nameOf = [&](unsigned i) { return addrName(I.getArgOperand(i)); };
+  // Byte by byte (unsigned char) until a difference, the end of the count
+  // (memcmp, strncmp) or a NUL in both (strcmp, strncmp): -1, 0 or 1.
+  const bool counted = k != Ext::Strcmp, strings = k != Ext::Memcmp;
+  if (!needArgs(I, counted ? 3 : 2, name)) return;
+  Reg a = argReg(I, 0), b = argReg(I, 1), n = counted ? argReg(I, 2) : kNoReg;
+  Reg i = newReg(), r = newReg();
+  mov(i, constVal(0));
+  int lTop = newLabel(), lBody = newLabel(), lDiff = newLabel(), lSame = newLabel(), lNext = newLabel(),
+      lEqual = newLabel(), lEnd = newLabel();
+  bind(lTop);
+  if (counted) br(cmp(CmpOp::Ult, i, n), lBody, lEqual);
+  else jmp(lBody);
+  bind(lBody);
+  Reg x = loadByte(a, i, nameOf(0)), y = loadByte(b, i, nameOf(1));
+  br(cmp(CmpOp::Ne, x, y), lDiff, lSame);
+  bind(lDiff);
+  {
+    // x < y ? -1 : 1, as the C int (registers hold it zero-extended)
+    Reg less = cmp(CmpOp::Ult, x, y), minus = constVal(Value(-1)), plus = constVal(1);
+    Instr& sel = emit(Op::Select);
+    sel.a = r;
+    sel.b = less;
+    sel.c = minus;
+    sel.d = plus;
+    jmp(lEnd);
+  }
+  bind(lSame);
+  if (strings) br(x, lNext, lEqual);
+  else jmp(lNext);
+  bind(lNext);
+  bin(BinOp::Add, i, constVal(1), i);
+  jmp(lTop);
+  bind(lEqual);
+  mov(r, constVal(0));
+  bind(lEnd);
+  setCallResult(I, r);
+}
+
+void FunctionLowering::lowerStringCopy(llvm::CallInst& I, Ext k, const std::string& name) {
+  auto nameOf = [&](unsigned i) { return addrName(I.getArgOperand(i)); };
+  // strcpy: copy through the NUL. strncpy: exactly n bytes, NUL-padded
+  // after the source's end. Returns the destination.
+  const bool counted = k == Ext::Strncpy;
+  if (!needArgs(I, counted ? 3 : 2, name)) return;
+  Reg d = argReg(I, 0), s = argReg(I, 1), n = counted ? argReg(I, 2) : kNoReg;
+  Reg i = newReg(), ended = newReg(), c = newReg();
+  mov(i, constVal(0));
+  mov(ended, constVal(0));
+  int lTop = newLabel(), lBody = newLabel(), lRead = newLabel(), lPad = newLabel(), lWrite = newLabel(),
+      lEnd = newLabel();
+  bind(lTop);
+  if (counted) br(cmp(CmpOp::Ult, i, n), lBody, lEnd);
+  else jmp(lBody);
+  bind(lBody);
+  br(ended, lPad, lRead);
+  bind(lRead);
+  mov(c, loadByte(s, i, nameOf(1)));
+  jmp(lWrite);
+  bind(lPad);
+  mov(c, constVal(0));
+  bind(lWrite);
+  storeByte(d, i, c, nameOf(0));
+  if (counted) {
+    Reg nul = cmp(CmpOp::Eq, c, constVal(0));
+    bin(BinOp::Or, ended, nul, ended);
+    bin(BinOp::Add, i, constVal(1), i);
+    jmp(lTop);
+  } else {
+    int lNext = newLabel();
+    br(c, lNext, lEnd);
+    bind(lNext);
+    bin(BinOp::Add, i, constVal(1), i);
+    jmp(lTop);
+  }
+  bind(lEnd);
+  setCallResult(I, d);
+}
+
+// aligned_alloc (alignment, size): heap blocks are 16-byte aligned.
+// posix_memalign (void **out, alignment, size) -> 0.
+void FunctionLowering::lowerAlignedAlloc(llvm::CallInst& I, Ext k, const std::string& name) {
+  if (k == Ext::AlignedAlloc) {
+    if (!needArgs(I, 2, name)) return;
+    Reg n = argReg(I, 1), r = resultReg(I);
+    Instr& in = emit(Op::Malloc);
+    in.a = r;
+    in.b = n;
+    return;
+  }
+  if (!needArgs(I, 3, name)) return;
+  Reg out = argReg(I, 0), n = argReg(I, 2), p = newReg();
+  {
+    Instr& in = emit(Op::Malloc);
+    in.a = p;
+    in.b = n;
+  }
+  emitStore(out, p, 8, addrName(I.getArgOperand(0)));
+  setCallResult(I, constVal(0));
 }
 
 }  // namespace tsocheck::frontend::lowering

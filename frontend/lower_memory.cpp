@@ -98,11 +98,7 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
       st.sub = order;
     }
   } else {
-    Instr& in = emit(Op::Store);
-    in.b = addr;
-    in.c = v;
-    in.size = uint8_t(size);
-    in.name = addrName(I.getPointerOperand());
+    Instr& in = emitStore(addr, v, size, addrName(I.getPointerOperand()));
     in.sub = order;
   }
   emitFence(ml_.opts_.memoryModel().fenceAfterStore(memOrder(I.getOrdering())));
@@ -245,54 +241,69 @@ void FunctionLowering::lowerMemIntrinsic(llvm::MemIntrinsic& I) {
                 " bytes is too large (at most 4096)");
     return;
   }
-  // Scalar leaves (offset, size) of a type.
-  std::function<bool(llvm::Type*, uint64_t, std::vector<std::pair<uint64_t, unsigned>>&)> flatten =
-      [&](llvm::Type* t, uint64_t base, std::vector<std::pair<uint64_t, unsigned>>& out) -> bool {
-    if (t->isIntegerTy() || t->isPointerTy() || t->isFloatingPointTy()) {
-      uint64_t n = dl_.getTypeStoreSize(t);
-      if (n != 1 && n != 2 && n != 4 && n != 8) return false;
-      out.push_back({base, unsigned(n)});
-      return true;
-    }
-    if (auto* at = dyn_cast<llvm::ArrayType>(t)) {
-      uint64_t esz = dl_.getTypeAllocSize(at->getElementType());
-      if (at->getNumElements() > 4096) return false;
-      for (uint64_t i = 0; i < at->getNumElements(); ++i)
-        if (!flatten(at->getElementType(), base + i * esz, out)) return false;
-      return true;
-    }
-    if (auto* st = dyn_cast<llvm::StructType>(t)) {
-      const llvm::StructLayout* sl = dl_.getStructLayout(st);
-      for (unsigned i = 0; i < st->getNumElements(); ++i)
-        if (!flatten(st->getElementType(i), base + sl->getElementOffset(i), out)) return false;
-      return true;
-    }
-    return false;
-  };
-  auto typeOf = [&](const llvm::Value* p, uint64_t& off) -> llvm::Type* {
-    llvm::APInt o(64, 0);
-    const llvm::Value* b = p->stripAndAccumulateConstantOffsets(dl_, o, true);
-    off = o.getZExtValue();
-    if (auto* a = dyn_cast<llvm::AllocaInst>(b)) {
-      llvm::Type* t = a->getAllocatedType();
-      if (auto* c = dyn_cast<llvm::ConstantInt>(a->getArraySize()); c && c->getZExtValue() != 1)
-        t = llvm::ArrayType::get(t, c->getZExtValue());
-      return t;
-    }
-    if (auto* g = ml_.resolveGlobal(b)) return g->getValueType();
-    return nullptr;
-  };
-  std::vector<std::pair<uint64_t, unsigned>> leaves;  // relative to the start of the copy
-  bool found = false;
+  MemLeaves leaves;
+  if (!memIntrinsicLeaves(I, len, leaves)) return;
+  Reg dst = val(I.getRawDest());
+  if (auto* ms = dyn_cast<llvm::MemSetInst>(&I)) lowerMemset(*ms, dst, leaves);
+  else lowerMemTransfer(cast<llvm::MemTransferInst>(I), dst, leaves);
+  markEffect();
+}
+
+// Scalar leaves (offset, size) of a type; false when one is not 1, 2, 4 or
+// 8 bytes or an array is too long.
+bool FunctionLowering::flattenType(llvm::Type* t, uint64_t base, MemLeaves& out) {
+  if (t->isIntegerTy() || t->isPointerTy() || t->isFloatingPointTy()) {
+    uint64_t n = dl_.getTypeStoreSize(t);
+    if (n != 1 && n != 2 && n != 4 && n != 8) return false;
+    out.push_back({base, unsigned(n)});
+    return true;
+  }
+  if (auto* at = dyn_cast<llvm::ArrayType>(t)) {
+    uint64_t esz = dl_.getTypeAllocSize(at->getElementType());
+    if (at->getNumElements() > 4096) return false;
+    for (uint64_t i = 0; i < at->getNumElements(); ++i)
+      if (!flattenType(at->getElementType(), base + i * esz, out)) return false;
+    return true;
+  }
+  if (auto* st = dyn_cast<llvm::StructType>(t)) {
+    const llvm::StructLayout* sl = dl_.getStructLayout(st);
+    for (unsigned i = 0; i < st->getNumElements(); ++i)
+      if (!flattenType(st->getElementType(i), base + sl->getElementOffset(i), out)) return false;
+    return true;
+  }
+  return false;
+}
+
+// The type of the stack slot or global p points into (off: p's offset in
+// it), or null when p's object is not known.
+llvm::Type* FunctionLowering::objectTypeAt(const llvm::Value* p, uint64_t& off) {
+  llvm::APInt o(64, 0);
+  const llvm::Value* b = p->stripAndAccumulateConstantOffsets(dl_, o, true);
+  off = o.getZExtValue();
+  if (auto* a = dyn_cast<llvm::AllocaInst>(b)) {
+    llvm::Type* t = a->getAllocatedType();
+    if (auto* c = dyn_cast<llvm::ConstantInt>(a->getArraySize()); c && c->getZExtValue() != 1)
+      t = llvm::ArrayType::get(t, c->getZExtValue());
+    return t;
+  }
+  if (auto* g = ml_.resolveGlobal(b)) return g->getValueType();
+  return nullptr;
+}
+
+// The scalar accesses of a copy or fill of len bytes, relative to its start:
+// the fields of the destination's (else the source's) object that it covers
+// whole; else one access when len is a scalar size. False (reported) when
+// neither works.
+bool FunctionLowering::memIntrinsicLeaves(llvm::MemIntrinsic& I, uint64_t len, MemLeaves& leaves) {
   std::vector<const llvm::Value*> ptrs{I.getRawDest()};
   if (auto* mt = dyn_cast<llvm::MemTransferInst>(&I)) ptrs.push_back(mt->getRawSource());
   for (const llvm::Value* p : ptrs) {
     uint64_t off = 0;
-    llvm::Type* t = typeOf(p, off);
+    llvm::Type* t = objectTypeAt(p, off);
     if (!t) continue;
-    std::vector<std::pair<uint64_t, unsigned>> all;
-    if (!flatten(t, 0, all)) continue;
-    std::vector<std::pair<uint64_t, unsigned>> in;
+    MemLeaves all;
+    if (!flattenType(t, 0, all)) continue;
+    MemLeaves in;
     bool partial = false;
     for (auto& [o, n] : all) {
       if (o + n <= off || o >= off + len) continue;
@@ -301,48 +312,44 @@ void FunctionLowering::lowerMemIntrinsic(llvm::MemIntrinsic& I) {
     }
     if (partial || in.empty()) continue;
     leaves = std::move(in);
-    found = true;
-    break;
+    return true;
   }
-  if (!found) {
-    if (len == 1 || len == 2 || len == 4 || len == 8) {
-      leaves.push_back({0, unsigned(len)});
+  if (len == 1 || len == 2 || len == 4 || len == 8) {
+    leaves.push_back({0, unsigned(len)});
+    return true;
+  }
+  unsupported(std::string(isa<llvm::MemSetInst>(I) ? "memset" : "memcpy") + " of " + std::to_string(len) +
+              " bytes through a pointer of unknown element type is not supported (copy field by field)");
+  return false;
+}
+
+// memset: the byte repeated over each leaf, stored.
+void FunctionLowering::lowerMemset(llvm::MemSetInst& ms, Reg dst, const MemLeaves& leaves) {
+  llvm::Value* byteV = ms.getValue();
+  for (auto& [o, n] : leaves) {
+    Reg v;
+    if (auto* c = dyn_cast<llvm::ConstantInt>(byteV)) {
+      uint64_t b = c->getZExtValue() & 0xff, pat = 0;
+      for (unsigned i = 0; i < n; ++i) pat |= b << (8 * i);
+      v = constVal(pat);
     } else {
-      unsupported(std::string(isa<llvm::MemSetInst>(I) ? "memset" : "memcpy") + " of " + std::to_string(len) +
-                  " bytes through a pointer of unknown element type is not supported (copy field by field)");
-      return;
+      uint64_t ones = 0;
+      for (unsigned i = 0; i < n; ++i) ones |= uint64_t(1) << (8 * i);
+      v = bin(BinOp::Mul, val(byteV), constVal(ones));
     }
+    Reg at = addOffset(dst, int64_t(o));
+    Instr& st = emitStore(at, v, n);
+    if (!ms.isVolatile()) st.sub = kPlainAccess;
   }
-  Reg dst = val(I.getRawDest());
-  if (auto* ms = dyn_cast<llvm::MemSetInst>(&I)) {
-    llvm::Value* byteV = ms->getValue();
-    for (auto& [o, n] : leaves) {
-      Reg v;
-      if (auto* c = dyn_cast<llvm::ConstantInt>(byteV)) {
-        uint64_t b = c->getZExtValue() & 0xff, pat = 0;
-        for (unsigned i = 0; i < n; ++i) pat |= b << (8 * i);
-        v = constVal(pat);
-      } else {
-        uint64_t ones = 0;
-        for (unsigned i = 0; i < n; ++i) ones |= uint64_t(1) << (8 * i);
-        v = bin(BinOp::Mul, val(byteV), constVal(ones));
-      }
-      Reg at = addOffset(dst, int64_t(o));
-      Instr& st = emit(Op::Store);
-      st.b = at;
-      st.c = v;
-      st.size = uint8_t(n);
-      if (!ms->isVolatile()) st.sub = kPlainAccess;
-    }
-    markEffect();
-    return;
-  }
-  auto& mt = cast<llvm::MemTransferInst>(I);
+}
+
+// memcpy / memmove: every leaf read first (constant bytes of a constant
+// global folded), then written.
+void FunctionLowering::lowerMemTransfer(llvm::MemTransferInst& mt, Reg dst, const MemLeaves& leaves) {
   llvm::APInt soff(64, 0);
   const llvm::Value* sbase = mt.getRawSource()->stripAndAccumulateConstantOffsets(dl_, soff, true);
   const llvm::GlobalVariable* sg = ml_.resolveGlobal(sbase);
   Reg src = val(mt.getRawSource());
-  // memmove: read everything first, then write.
   std::vector<Reg> vals;
   for (auto& [o, n] : leaves) {
     uint64_t cv = 0;
@@ -362,13 +369,9 @@ void FunctionLowering::lowerMemIntrinsic(llvm::MemIntrinsic& I) {
   }
   for (size_t i = 0; i < leaves.size(); ++i) {
     Reg at = addOffset(dst, int64_t(leaves[i].first));
-    Instr& st = emit(Op::Store);
-    st.b = at;
-    st.c = vals[i];
-    st.size = uint8_t(leaves[i].second);
+    Instr& st = emitStore(at, vals[i], leaves[i].second);
     if (!mt.isVolatile()) st.sub = kPlainAccess;
   }
-  markEffect();
 }
 
 }  // namespace tsocheck::frontend::lowering

@@ -177,11 +177,7 @@ void FunctionLowering::lowerSemaphore(llvm::CallInst& I, Ext k, const std::strin
       if (!needArgs(I, 2, name)) return;
       Reg v = syncLoad(argReg(I, 0), 0, addrName(I.getArgOperand(0)));
       Reg out = argReg(I, 1);
-      Instr& st = emit(Op::Store);
-      st.b = out;
-      st.c = v;
-      st.size = 4;
-      st.name = addrName(I.getArgOperand(1));
+      emitStore(out, v, 4, addrName(I.getArgOperand(1)));
       setCallResult(I, constVal(0));
       return;
     }
@@ -422,11 +418,7 @@ void FunctionLowering::lowerThreadSpecific(llvm::CallInst& I, Ext k, const std::
       int lOk = newLabel(), lFull = newLabel(), lEnd = newLabel();
       br(ok, lOk, lFull);
       bind(lOk);
-      Instr& st = emit(Op::Store);
-      st.b = out;
-      st.c = key;
-      st.size = 4;
-      st.name = addrName(I.getArgOperand(0));
+      emitStore(out, key, 4, addrName(I.getArgOperand(0)));
       mov(r, constVal(c11 ? kThrdSuccess : 0));
       jmp(lEnd);
       bind(lFull);
@@ -439,11 +431,7 @@ void FunctionLowering::lowerThreadSpecific(llvm::CallInst& I, Ext k, const std::
       if (!needArgs(I, 2, name)) return;
       Reg value = argReg(I, 1);
       setCallResult(I, inSlot(argReg(I, 0), c11 ? kThrdError : kEINVAL, [&](Reg at) {
-        Instr& st = emit(Op::Store);
-        st.b = at;
-        st.c = value;
-        st.size = 8;
-        st.name = ml_.p_.intern("thread-specific value");
+        emitStore(at, value, 8, ml_.p_.intern("thread-specific value"));
         return constVal(c11 ? kThrdSuccess : 0);
       }));
       return;

@@ -197,6 +197,8 @@ class FunctionLowering {
  private:
   // Emission.
   Instr& emit(Op op);
+  // A store of `size` bytes of `value` to `at` (name: address name hint); the caller may set its sub.
+  Instr& emitStore(Reg at, Reg value, unsigned size, uint32_t name = 0);
   Reg newReg() { return Reg(out_->numRegs++); }
   int newLabel() {
     labels_.push_back(-1);
@@ -236,6 +238,9 @@ class FunctionLowering {
   // Lowering.
   void lowerBlock(llvm::BasicBlock* bb, llvm::BasicBlock* next);
   void lowerInst(llvm::Instruction& I);
+  bool lowerComputation(llvm::Instruction& I);  // lowerInst's families; false: not one of them
+  bool lowerMemoryInst(llvm::Instruction& I);
+  bool lowerControlInst(llvm::Instruction& I);
   void lowerBinary(llvm::BinaryOperator& I);
   void lowerICmp(llvm::ICmpInst& I);
   void lowerCast(llvm::CastInst& I);
@@ -259,6 +264,8 @@ class FunctionLowering {
   void lowerSyncCall(llvm::CallInst& I, Ext k, const std::string& name);    // mutexes, spinlocks, cond_wait
   void lowerHeapCall(llvm::CallInst& I, Ext k, const std::string& name);    // malloc, calloc, free
   void lowerRealloc(llvm::CallInst& I, const std::string& name);
+  void lowerVerifierCall(llvm::CallInst& I, Ext k, const std::string& name);  // assert, abort, exit, assume, ...
+  void lowerNondetCall(llvm::CallInst& I, Ext k, const std::string& name);    // __VERIFIER_nondet_*
   bool emitSpawn(llvm::CallInst& I, unsigned tidArg, unsigned fnArg, unsigned argArg);  // false: refused
   void emitCondWait(llvm::CallInst& I);  // release and re-acquire the mutex (argument 1)
   void emitJoin(llvm::CallInst& I, uint8_t resultSize);  // join argument 0, result through argument 1
@@ -276,6 +283,10 @@ class FunctionLowering {
   void syncAwait(Reg cond, const std::string& what);
   // memcmp, strlen, strcmp, strncmp, strcpy, strncpy, aligned_alloc, posix_memalign (lower_libc.cpp).
   void lowerStringCall(llvm::CallInst& I, Ext k, const std::string& name);
+  void lowerStrlen(llvm::CallInst& I, const std::string& name);
+  void lowerStringCompare(llvm::CallInst& I, Ext k, const std::string& name);  // memcmp, strcmp, strncmp
+  void lowerStringCopy(llvm::CallInst& I, Ext k, const std::string& name);     // strcpy, strncpy
+  void lowerAlignedAlloc(llvm::CallInst& I, Ext k, const std::string& name);   // aligned_alloc, posix_memalign
   Reg loadByte(Reg base, Reg index, uint32_t name);
   void storeByte(Reg base, Reg index, Reg value, uint32_t name);  // Op::Assume sub=3: a wait; never ending is a deadlock
   Reg argReg(llvm::CallInst& I, unsigned i);
@@ -283,6 +294,12 @@ class FunctionLowering {
   void resultZero(llvm::CallInst& I);  // a non-void call's result is 0
   void setCallResult(llvm::CallInst& I, Reg r);  // a non-void call's result, cut to its C type
   void lowerMemIntrinsic(llvm::MemIntrinsic& I);
+  using MemLeaves = std::vector<std::pair<uint64_t, unsigned>>;  // (offset, size) of scalar accesses
+  bool flattenType(llvm::Type* t, uint64_t base, MemLeaves& out);
+  llvm::Type* objectTypeAt(const llvm::Value* p, uint64_t& off);
+  bool memIntrinsicLeaves(llvm::MemIntrinsic& I, uint64_t len, MemLeaves& leaves);
+  void lowerMemset(llvm::MemSetInst& ms, Reg dst, const MemLeaves& leaves);
+  void lowerMemTransfer(llvm::MemTransferInst& mt, Reg dst, const MemLeaves& leaves);
   void lowerBranch(llvm::BranchInst& I, llvm::BasicBlock* next);
   void lowerSwitch(llvm::SwitchInst& I);
   void countRead(const llvm::Value* ptr);

@@ -3,8 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 
 #include "engine/graph.h"
+#include "engine/interp.h"
 #include "engine/memory_model.h"
 
 using namespace tsocheck;
@@ -62,6 +64,45 @@ TEST_CASE("which events drain a store buffer", "[memory-model]") {
   CHECK(MemoryModel::drainsBuffer(e));
   e.fence = FenceKind::StoreStore;
   CHECK_FALSE(MemoryModel::drainsBuffer(e));
+}
+
+// The state-space search asks the same rule of a thread's pending action
+// (before it becomes a step), the graph explorer of the event it records.
+TEST_CASE("which pending actions wait for an empty store buffer", "[memory-model]") {
+  Action a;
+  for (ActionKind k : {ActionKind::Rmw, ActionKind::Lock, ActionKind::TryLock, ActionKind::Unlock, ActionKind::Spawn,
+                       ActionKind::Free, ActionKind::Exit}) {
+    a.kind = k;
+    CHECK(MemoryModel::drainsBuffer(a));
+  }
+  for (ActionKind k : {ActionKind::Load, ActionKind::Store, ActionKind::Join, ActionKind::BlockSize,
+                       ActionKind::Choice, ActionKind::Error, ActionKind::Blocked, ActionKind::Limit,
+                       ActionKind::AtomicBegin}) {
+    a.kind = k;
+    CHECK_FALSE(MemoryModel::drainsBuffer(a));
+  }
+  a.kind = ActionKind::Fence;
+  a.fence = FenceKind::Full;
+  CHECK(MemoryModel::drainsBuffer(a));
+  a.fence = FenceKind::StoreStore;
+  CHECK_FALSE(MemoryModel::drainsBuffer(a));
+
+  // The same answer as the event each action becomes.
+  const std::pair<ActionKind, EvKind> same[] = {
+      {ActionKind::Load, EvKind::Load},       {ActionKind::Store, EvKind::Store},     {ActionKind::Rmw, EvKind::Rmw},
+      {ActionKind::Lock, EvKind::Lock},       {ActionKind::TryLock, EvKind::TryLock}, {ActionKind::Unlock, EvKind::Unlock},
+      {ActionKind::Spawn, EvKind::Spawn},     {ActionKind::Join, EvKind::Join},       {ActionKind::Free, EvKind::Free},
+      {ActionKind::Exit, EvKind::Exit},       {ActionKind::BlockSize, EvKind::Query}, {ActionKind::Choice, EvKind::Choice},
+      {ActionKind::Fence, EvKind::Fence}};
+  for (FenceKind f : {FenceKind::Full, FenceKind::StoreStore})
+    for (auto [ak, ek] : same) {
+      Event e;
+      e.kind = ek;
+      e.fence = f;
+      a.kind = ak;
+      a.fence = f;
+      CHECK(MemoryModel::drainsBuffer(a) == MemoryModel::drainsBuffer(e));
+    }
 }
 
 TEST_CASE("the fences lowering puts around C11 stores and fences", "[memory-model]") {
