@@ -168,7 +168,8 @@ class Explorer {
     uint32_t end;
     uint32_t t;
     EventId id;            // Read/Write/Choice: the event; RevisitRead: the write
-    const void* items;     // Read: vector<EventId> writes; Write: vector<int> co positions;
+    const void* items;     // Read: vector<EventId> writes; Write: vector<int> co positions (a child
+                           // past them: the backward revisits, ExploreOrder::Forward/StaleFirst);
                            // Choice: the Action; RevisitRead: vector<EventId> reads;
                            // RmwCandidate: vector<EventId> writes; else none
     bool completeT = true;  // RevisitRead
