@@ -30,6 +30,21 @@ const char* deadlockModeName(DeadlockMode m) {
   return "?";
 }
 
+const char* exploreOrderName(ExploreOrder o) {
+  switch (o) {
+    case ExploreOrder::Forward: return "forward";
+    case ExploreOrder::RevisitsFirst: return "revisits-first";
+    case ExploreOrder::StaleFirst: return "stale-first";
+  }
+  return "?";
+}
+
+std::optional<ExploreOrder> parseExploreOrder(const std::string& s) {
+  for (ExploreOrder o : {ExploreOrder::Forward, ExploreOrder::RevisitsFirst, ExploreOrder::StaleFirst})
+    if (s == exploreOrderName(o)) return o;
+  return std::nullopt;
+}
+
 bool isHang(ErrorKind k) { return k == ErrorKind::Deadlock || k == ErrorKind::NonTermination; }
 
 int severity(ErrorKind k) {

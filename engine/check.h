@@ -51,6 +51,27 @@ enum class DeadlockMode : uint8_t {
 };
 const char* deadlockModeName(DeadlockMode m);  // "error", "warning", "ignore"
 
+// The order in which the graph explorer visits a branch point's children
+// (CheckOptions::exploreOrder). Every order explores the same executions,
+// each once; only which comes first changes, and with it how soon a
+// violation is found and which counterexample is reported.
+enum class ExploreOrder : uint8_t {
+  // A read takes the co-newest write first; a new write takes its coherence
+  // positions (newest first) before its backward revisits, so the execution
+  // under way runs on before the exploration goes back to earlier reads (the
+  // order of GenMC's work list).
+  Forward,
+  // As Forward, but a write's backward revisits come before its positions
+  // (the order before issue 14's "bugs early").
+  RevisitsFirst,
+  // As Forward, but a read takes stale values first (the oldest write it may
+  // read, other threads' writes before its own thread's) and a write its
+  // oldest coherence position first.
+  StaleFirst,
+};
+const char* exploreOrderName(ExploreOrder o);  // "forward", "revisits-first", "stale-first"
+std::optional<ExploreOrder> parseExploreOrder(const std::string& s);
+
 struct CheckOptions {
   Model model = kDefaultModel;
   int bufferBound = -1;        // pending stores per thread; -1 = unbounded; 0 = SC
@@ -105,6 +126,7 @@ struct CheckOptions {
   // Tests: every incremental consistency answer is compared with a sort
   // from scratch (consistency.h setSelfCheck).
   bool checkOrders = false;
+  ExploreOrder exploreOrder = ExploreOrder::Forward;  // graph explorer only
 };
 
 enum class StepKind : uint8_t {

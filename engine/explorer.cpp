@@ -167,7 +167,12 @@ void Explorer::giveAway() {
         break;
       }
       case FrameKind::Write: {
-        const int p = (*static_cast<const std::vector<int>*>(f->items))[i];
+        const auto& positions = *static_cast<const std::vector<int>*>(f->items);
+        if (i == positions.size()) {  // the child after the positions: the write's backward revisits
+          k->kind = FrameKind::Revisits;
+          break;
+        }
+        const int p = positions[i];
         auto& co = c.g.findLoc(c.g.ev(f->id).addr)->co;
         co.insert(co.begin() + p, f->id);
         break;
@@ -882,6 +887,11 @@ void Explorer::handleRead(State& s, uint32_t t) {
     ev.rf = w;
     if (consistentWith(s.g, id)) ok.push_back(w);
   }
+  if (opts_.exploreOrder == ExploreOrder::StaleFirst) {
+    // The oldest write first, other threads' before t's own.
+    std::reverse(ok.begin(), ok.end());
+    std::stable_partition(ok.begin(), ok.end(), [&](EventId w) { return w.isInit() || w.thread != t; });
+  }
   // Every branch but the last works on a copy; the last one takes s over, so
   // a thread that runs alone costs no copies at all.
   FrameScope frame(*this, FrameKind::Read, s, uint32_t(ok.size()), t, id, &ok);
@@ -908,10 +918,8 @@ void Explorer::handleWrite(State& s, uint32_t t) {
   e.wval = maskToSize(a.value, a.size);
   const int low = coLowerBound(s, t, a.addr);
   EventId id = append(s, t, e);
-  // Backward revisits first (they copy s), then every coherence position after
-  // what the thread saw, newest first; the last position takes s over. (The
-  // positions are known before the revisits, so that other workers can take
-  // them while this one revisits.)
+  // Every coherence position after what the thread saw, newest first
+  // (ExploreOrder::StaleFirst: oldest first), and the backward revisits.
   std::vector<int> ok;
   for (int p = int(s.g.findLoc(a.addr)->co.size()); p > low && !stopped_; --p) {
     auto& co = s.g.findLoc(a.addr)->co;
@@ -920,23 +928,47 @@ void Explorer::handleWrite(State& s, uint32_t t) {
     auto& co2 = s.g.findLoc(a.addr)->co;
     co2.erase(co2.begin() + p);
   }
-  FrameScope frame(*this, FrameKind::Write, s, uint32_t(ok.size()), t, id, &ok);
-  frame.f.pathBase = 1;  // (0: the backward revisits)
-  {
-    PathScope path(*this, 0);
-    revisits(s, t, id);
-  }
-  bool last = false;
-  for (uint32_t i = 0; !stopped_ && frame.begin(i, &last); ++i) {
-    PathScope path(*this, frame.f.pathBase + i);
+  if (opts_.exploreOrder == ExploreOrder::StaleFirst) std::reverse(ok.begin(), ok.end());
+  auto position = [&](uint32_t i, bool last) {
     State copy;
     if (!last) copy = s;
     State& c = last ? s : copy;
     auto& co = c.g.findLoc(a.addr)->co;
     co.insert(co.begin() + ok[i], id);
     complete(c, t);
-    if (useAfterFree(c, id)) continue;
-    visit(c);
+    if (!useAfterFree(c, id)) visit(c);
+  };
+  bool last = false;
+  if (opts_.exploreOrder == ExploreOrder::RevisitsFirst) {
+    // The revisits first (they copy s), then the positions; the last position
+    // takes s over. (The positions are known before the revisits, so that
+    // other workers can take them while this one revisits.)
+    FrameScope frame(*this, FrameKind::Write, s, uint32_t(ok.size()), t, id, &ok);
+    frame.f.pathBase = 1;  // (0: the backward revisits)
+    {
+      PathScope path(*this, 0);
+      revisits(s, t, id);
+    }
+    for (uint32_t i = 0; !stopped_ && frame.begin(i, &last); ++i) {
+      PathScope path(*this, frame.f.pathBase + i);
+      position(i, last);
+    }
+    return;
+  }
+  // The positions first, so that the execution under way runs on before the
+  // exploration turns back to earlier reads; then the revisits, as one more
+  // child (index ok.size()) when there is a read to revisit. The last child
+  // takes s over: a position when there is none (no copy for a thread that
+  // runs alone), else the revisits.
+  const bool back = anyRevisit(s, id);
+  FrameScope frame(*this, FrameKind::Write, s, uint32_t(ok.size() + (back ? 1 : 0)), t, id, &ok);
+  for (uint32_t i = 0; i < ok.size() && !stopped_ && frame.begin(i, &last); ++i) {
+    PathScope path(*this, i);
+    position(i, last);
+  }
+  if (back && !stopped_ && frame.begin(uint32_t(ok.size()), &last)) {
+    PathScope path(*this, uint32_t(ok.size()));
+    revisits(s, t, id);
   }
 }
 
@@ -1094,23 +1126,71 @@ bool Explorer::maximallyAdded(const Graph& g, EventId e, EventId w, const std::v
   return true;
 }
 
-void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT) {
-  const std::vector<uint32_t> view = s.g.porfView(w);
-  const Addr addr = s.g.ev(w).addr;
-  const uint32_t nThreads = uint32_t(s.g.threads.size());
-  // Candidate reads first: the loop below copies states.
+std::vector<EventId> Explorer::revisitCandidates(const Graph& g, EventId w, const std::vector<uint32_t>& view) const {
+  // The reads of w's location outside w's porf-prefix.
+  const Addr addr = g.ev(w).addr;
   std::vector<EventId> reads;
-  for (uint32_t u = 0; u < nThreads; ++u) {
-    const auto& evs = s.g.threads[u].events;
+  for (uint32_t u = 0; u < g.threads.size(); ++u) {
+    const auto& evs = g.threads[u].events;
     for (uint32_t i = view[u]; i < evs.size(); ++i)
       if (evs[i].reads && evs[i].addr == addr) reads.push_back(EventId{u, i});
   }
+  return reads;
+}
+
+bool Explorer::anyRevisit(const State& s, EventId w) const {
+  if (!mayRevisit(s, w.thread, w)) return false;
+  const std::vector<uint32_t> view = s.g.porfView(w);
+  std::vector<uint32_t> keep;
+  for (EventId r : revisitCandidates(s.g, w, view))
+    if (revisitKeeps(s.g, w, r, view, keep)) return true;
+  return false;
+}
+
+void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT) {
+  const std::vector<uint32_t> view = s.g.porfView(w);
+  // Candidate reads first: the loop below copies states.
+  const std::vector<EventId> reads = revisitCandidates(s.g, w, view);
   FrameScope frame(*this, FrameKind::RevisitRead, s, uint32_t(reads.size()), t, w, &reads, completeT);
   bool last = false;
   for (uint32_t i = 0; !stopped_ && frame.begin(i, &last); ++i) {
     PathScope path(*this, i);
     revisitRead(s, t, w, reads[i], view, completeT);
   }
+}
+
+bool Explorer::revisitKeeps(const Graph& g, EventId w, EventId r, const std::vector<uint32_t>& view,
+                            std::vector<uint32_t>& keep) const {
+  const uint32_t nThreads = uint32_t(g.threads.size());
+  keep.assign(nThreads, 0);
+  const uint32_t sr = g.stampOf(r);
+  auto kept = [&](EventId x) {
+    return x.isInit() || x == w || g.stampOf(x) <= sr || x.index < view[x.thread];
+  };
+  // Kept events form a prefix of every thread.
+  for (uint32_t u = 0; u < nThreads; ++u) {
+    const auto& evs = g.threads[u].events;
+    uint32_t n = 0;
+    while (n < evs.size() && kept(EventId{u, n})) ++n;
+    for (uint32_t i = n; i < evs.size(); ++i)
+      if (kept(EventId{u, i})) return false;
+    keep[u] = n;
+  }
+  auto keptIdx = [&](EventId x) { return x.isInit() || x.index < keep[x.thread]; };
+  const bool rWrites = g.ev(r).writes;
+  // Kept reads must keep their writes (and not read r, whose write changes).
+  for (uint32_t u = 0; u < nThreads; ++u)
+    for (uint32_t i = 0; i < keep[u]; ++i) {
+      const Event& x = g.threads[u].events[i];
+      if (x.reads && EventId{u, i} != r && (!keptIdx(x.rf) || (rWrites && x.rf == r))) return false;
+      if (x.kind == EvKind::Join && keep[x.aux] != g.threads[x.aux].events.size()) return false;
+    }
+  // The deleted part (and r) must have been added maximally.
+  if (!maximallyAdded(g, r, w, view)) return false;
+  for (uint32_t u = 0; u < nThreads; ++u)
+    for (uint32_t i = keep[u]; i < g.threads[u].events.size(); ++i)
+      if (!maximallyAdded(g, EventId{u, i}, w, view)) return false;
+  return true;
 }
 
 // One read r of w's location made to read w (revisits): the graph keeps what
@@ -1120,38 +1200,11 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
                            bool completeT) {
   const Addr addr = s.g.ev(w).addr;
   const uint32_t nThreads = uint32_t(s.g.threads.size());
-  std::vector<uint32_t> keep(nThreads);
+  std::vector<uint32_t> keep;
+  if (!revisitKeeps(s.g, w, r, view, keep)) return;
   const uint32_t sr = s.g.stampOf(r);
-  auto kept = [&](EventId x) {
-    return x.isInit() || x == w || s.g.stampOf(x) <= sr || x.index < view[x.thread];
-  };
-  // Kept events form a prefix of every thread.
-  bool ok = true;
-  for (uint32_t u = 0; u < nThreads && ok; ++u) {
-    const auto& evs = s.g.threads[u].events;
-    uint32_t n = 0;
-    while (n < evs.size() && kept(EventId{u, n})) ++n;
-    for (uint32_t i = n; i < evs.size(); ++i)
-      if (kept(EventId{u, i})) ok = false;
-    keep[u] = n;
-  }
-  if (!ok) return;
   auto keptIdx = [&](EventId x) { return x.isInit() || x.index < keep[x.thread]; };
   const bool rWrites = s.g.ev(r).writes;
-  // Kept reads must keep their writes (and not read r, whose write changes).
-  for (uint32_t u = 0; u < nThreads && ok; ++u)
-    for (uint32_t i = 0; i < keep[u] && ok; ++i) {
-      const Event& x = s.g.threads[u].events[i];
-      if (x.reads && EventId{u, i} != r && (!keptIdx(x.rf) || (rWrites && x.rf == r))) ok = false;
-      if (x.kind == EvKind::Join && keep[x.aux] != s.g.threads[x.aux].events.size()) ok = false;
-    }
-  if (!ok) return;
-  // The deleted part (and r) must have been added maximally.
-  if (!maximallyAdded(s.g, r, w, view)) return;
-  for (uint32_t u = 0; u < nThreads && ok; ++u)
-    for (uint32_t i = keep[u]; i < s.g.threads[u].events.size() && ok; ++i)
-      if (!maximallyAdded(s.g, EventId{u, i}, w, view)) ok = false;
-  if (!ok) return;
 
   // Build the revisited graph.
   // Events are deleted and a read changes its write: the preemption

@@ -86,6 +86,13 @@ class Explorer {
   // result to thread t in each revisited state (false when t already has it:
   // the re-added write of a revisited RMW).
   void revisits(State& s, uint32_t t, EventId w, bool completeT = true);
+  // The reads revisits(s, t, w) considers (view: w's porf-prefix).
+  std::vector<EventId> revisitCandidates(const Graph& g, EventId w, const std::vector<uint32_t>& view) const;
+  // Whether w may revisit r, and the events of each thread the revisited
+  // graph keeps (a prefix of each); anyRevisit: whether w has a read to revisit.
+  bool revisitKeeps(const Graph& g, EventId w, EventId r, const std::vector<uint32_t>& view,
+                    std::vector<uint32_t>& keep) const;
+  bool anyRevisit(const State& s, EventId w) const;
   bool maximallyAdded(const Graph& g, EventId e, EventId w, const std::vector<uint32_t>& view) const;
 
   Event makeEvent(const State& s, uint32_t t, EvKind kind) const;
@@ -163,7 +170,8 @@ class Explorer {
     uint32_t end;
     uint32_t t;
     EventId id;            // Read/Write/Choice: the event; RevisitRead: the write
-    const void* items;     // Read: vector<EventId> writes; Write: vector<int> co positions;
+    const void* items;     // Read: vector<EventId> writes; Write: vector<int> co positions (a child
+                           // past them: the backward revisits, ExploreOrder::Forward/StaleFirst);
                            // Choice: the Action; RevisitRead: vector<EventId> reads;
                            // RmwCandidate: vector<EventId> writes; else none
     bool completeT = true;  // RevisitRead

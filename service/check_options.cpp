@@ -146,6 +146,8 @@ const std::vector<OptionSpec> kSchema = {
      clearFields<&V::nondetRange>},
     {"keepGoing", nullptr, "--keep-going", nullptr, ValueKind::Switch, nullptr, 0, storeSwitch<&V::keepGoing>,
      clearFields<&V::keepGoing>},
+    {"exploreOrder", nullptr, "--explore-order", nullptr, ValueKind::Choice, "forward|revisits-first|stale-first", 0,
+     storeParsed<&V::exploreOrder, parseExploreOrder>, clearFields<&V::exploreOrder>},
     {"main", nullptr, "--main", nullptr, ValueKind::Switch, nullptr, 0, storeSwitch<&V::mainHarness>,
      clearFields<&V::mainHarness>},
     {"compileCommandsDir", nullptr, "--compile-commands-dir", nullptr, ValueKind::Path, nullptr, 0,
@@ -293,6 +295,7 @@ nlohmann::json optionsJson(const OptionValues& v) {
   put("abortEnds", v.abortEnds);
   if (v.nondetRange) j["nondetRange"] = {v.nondetRange->first, v.nondetRange->second};
   put("keepGoing", v.keepGoing);
+  if (v.exploreOrder) j["exploreOrder"] = exploreOrderName(*v.exploreOrder);
   put("main", v.mainHarness);
   put("compileCommandsDir", v.compileCommandsDir);
   return j;

@@ -126,6 +126,7 @@ void applyOptions(const OptionValues& v, RunOptions& r) {
   if (v.abortEnds) r.abortEnds = v.abortEnds;
   if (v.nondetRange) r.nondetRange = v.nondetRange;
   if (v.keepGoing) r.keepGoing = *v.keepGoing;
+  if (v.exploreOrder) r.exploreOrder = *v.exploreOrder;
   if (v.mainHarness) r.mainHarness = *v.mainHarness;
   if (v.compileCommandsDir) r.compileCommandsDir = *v.compileCommandsDir;
 }
@@ -258,6 +259,7 @@ CheckOptions engineOptions(const RunOptions& opts, const CheckPlan& plan, const 
   co.limits.nondetLo = rep.nondetRange.first;
   co.limits.nondetHi = rep.nondetRange.second;
   co.stopAtFirstError = !opts.keepGoing;
+  co.exploreOrder = opts.exploreOrder;
   co.deadlocks = rep.deadlocks;
   co.raceCheck = rep.raceCheck;
   co.exitEndsProgram = rep.exitEndsProgram;

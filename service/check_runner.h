@@ -48,6 +48,7 @@ struct RunOptions {
   std::optional<std::string> contents;    // unsaved buffer contents
   Limits limits;
   bool keepGoing = false;                 // explore everything after the first violation
+  ExploreOrder exploreOrder = ExploreOrder::Forward;  // --explore-order: which executions come first
   std::optional<DeadlockMode> deadlocks;  // --deadlocks / setting; overrides the annotation
   std::optional<bool> raceCheck;          // --[no-]race-check / setting; overrides the annotation (default on)
   std::optional<bool> exitEndsProgram;    // --[no-]exit-ends-program; overrides the annotation (default on, as C)

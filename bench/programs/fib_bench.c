@@ -1,6 +1,8 @@
 /* Bench program: "fib_bench" (SV-COMP pthreads, TACAS'15 benchmarks): two
  * threads add each other's counter NUM times with plain accesses. GenMC
  * reports 218,243 executions under SC and 525,630 under TSO for NUM = 5.
+ * -DBOUND=B adds SV-COMP's check that neither counter reaches B (the
+ * "false" variant: NUM = 5, B = 144 fails in one interleaving only).
  */
 #include <assert.h>
 #include <pthread.h>
@@ -27,4 +29,7 @@ TSOCHECK void fib_bench(void) {
   pthread_create(&b, NULL, t2, NULL);
   pthread_join(a, NULL);
   pthread_join(b, NULL);
+#ifdef BOUND
+  assert(i < BOUND && j < BOUND);
+#endif
 }

@@ -159,6 +159,33 @@ TEST_CASE("command-line flags override the annotation's options", "[cli]") {
   CHECK(b["results"][0]["status"] == "bounded");
 }
 
+TEST_CASE("--explore-order: which execution comes first, never the verdict or what is explored", "[cli]") {
+  // Szymanski's lock without fences, under TSO: the orders reach the
+  // violation after different numbers of executions (issue 14, "bugs early":
+  // the default runs the execution under way on before backward revisits),
+  // and going on past it every order explores the same executions.
+  const std::string f = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/szymanski_buggy.c") + " --model tso --no-fences";
+  std::map<std::string, uint64_t> first, all;
+  for (const char* o : {"forward", "revisits-first", "stale-first"}) {
+    INFO(o);
+    json a = checkJson(f + " --jobs 1 --explore-order " + o)["results"][0];
+    CHECK(a["status"] == "violation");
+    first[o] = a["executions"].get<uint64_t>();
+    json b = checkJson(f + " --keep-going --explore-order " + o)["results"][0];
+    CHECK(b["status"] == "violation");
+    all[o] = b["executions"].get<uint64_t>();
+  }
+  CHECK(all["forward"] == all["revisits-first"]);
+  CHECK(all["forward"] == all["stale-first"]);
+  CHECK(first["forward"] < first["revisits-first"]);
+  CHECK(first["stale-first"] < first["forward"]);
+  CHECK(checkJson(f)["results"][0]["executions"] == first["forward"]);  // the default
+  Run bad = tsocheck("check " + f + " --explore-order sideways");
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.out.find("--explore-order must be forward, revisits-first or stale-first, got `sideways`") !=
+        std::string::npos);
+}
+
 TEST_CASE("exit status and messages for bad input", "[cli]") {
   SECTION("missing file") {
     Run r = tsocheck("check /nonexistent/file.c");

@@ -54,6 +54,7 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
       opts.limits = c.limits;
       opts.stopAtFirstError = stop;
       opts.checkOrders = true;
+      opts.exploreOrder = c.order;
       if (mode == 2) opts.preemptionBound = 1;
       if (i == 1) {
         opts.jobs = stop ? 2 : 3;
@@ -68,7 +69,8 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
     const char* m = modelName(c.model);
     auto differ = [&](const char* what, auto a, auto b) {
       if (a != b) why << "jobs (" << m << " bound " << c.bound << (stop ? ", stop at first error" : "")
-                      << (mode == 2 ? ", preemption bound 1" : "") << "): " << what
+                      << (mode == 2 ? ", preemption bound 1" : "") << ", order " << exploreOrderName(c.order)
+                      << "): " << what
                       << " " << a << " sequential, " << b << " parallel; ";
     };
     differ("status", statusName(r[0].status), statusName(r[1].status));
@@ -99,6 +101,52 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
     if (!why.str().empty()) return why.str();
   }
   return "";
+}
+
+std::string orderDifferential(const Program& prog, const DiffConfig& c) {
+  auto run = [&](ExploreOrder order, bool stop, std::multiset<std::string>* keys) {
+    CheckOptions opts;
+    opts.model = c.model;
+    opts.bufferBound = c.bound;
+    opts.limits = c.limits;
+    opts.stopAtFirstError = stop;
+    opts.exploreOrder = order;
+    opts.checkOrders = true;
+    opts.onExecution = [keys](const ExecutionInfo& info) {
+      keys->insert((info.blocked ? "blocked\n" : "") + info.traceKey);
+    };
+    return check(prog, opts);
+  };
+  std::multiset<std::string> baseKeys, scratch;
+  const CheckResult all = run(c.order, false, &baseKeys);
+  const CheckResult first = run(c.order, true, &scratch);
+  std::ostringstream why;
+  for (ExploreOrder o : {ExploreOrder::Forward, ExploreOrder::RevisitsFirst, ExploreOrder::StaleFirst}) {
+    if (o == c.order) continue;
+    std::multiset<std::string> keys;
+    const CheckResult r = run(o, false, &keys);
+    const CheckResult s = run(o, true, &scratch);
+    auto differ = [&](const char* what, auto a, auto b) {
+      if (a != b) why << "order " << exploreOrderName(o) << " vs " << exploreOrderName(c.order) << " ("
+                      << modelName(c.model) << " bound " << c.bound << "): " << what << " " << b << " vs " << a << "; ";
+    };
+    differ("status", statusName(all.status), statusName(r.status));
+    differ("status (stop at first error)", statusName(first.status), statusName(s.status));
+    differ("executions", all.executions, r.executions);
+    // Nested spawners (compareTraces off): thread ids are given in the order
+    // threads are met, so another order may name them otherwise.
+    if (c.compareTraces) {
+      differ("blocked", all.blocked, r.blocked);
+      differ("cut", all.cut, r.cut);
+      differ("events", all.events, r.events);
+      differ("violations", all.violations.size(), r.violations.size());
+      if (keys != baseKeys) why << "order " << exploreOrderName(o) << ": the executions reported differ; ";
+    }
+    DiffConfig other = c;
+    other.order = o;
+    why << parallelDifferential(prog, other);
+  }
+  return why.str();
 }
 
 DiffOutcome differential(const Program& prog, const DiffConfig& c) {
@@ -190,6 +238,7 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
     }
   }
   if (std::string p = parallelDifferential(prog, c); !p.empty()) fail(p);
+  if (std::string p = orderDifferential(prog, c); !p.empty()) fail(p);
   out.why = why.str();
   return out;
 }

@@ -30,6 +30,7 @@ struct DiffConfig {
   // comparison (DiffOutcome::statefulSkipped) instead of being waited for.
   uint64_t maxStates = 30000;
   Limits limits{};  // for all three (the nondet range of typed nondeterministic inputs)
+  ExploreOrder order = ExploreOrder::Forward;  // the graph explorer's (parallelDifferential)
 };
 
 struct DiffOutcome {
@@ -62,6 +63,12 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c);
 // violations and traces, and the same executions reported. "" when they
 // agree, else what differs. (differential() runs it too.)
 std::string parallelDifferential(const Program& prog, const DiffConfig& c);
+
+// Every ExploreOrder against c.order: going on past errors, the same status,
+// counts (executions, blocked, cut, events, violations) and executions
+// reported; stopping at the first error, the same verdict; and each order's
+// parallelDifferential. "" when they agree. (differential() runs it too.)
+std::string orderDifferential(const Program& prog, const DiffConfig& c);
 
 // Programs with atomic sections are explored by the state space only
 // (check.h): both of its searches must agree with the naive explorer on the

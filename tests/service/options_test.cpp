@@ -145,6 +145,23 @@ TEST_CASE("jobs: a worker count up to 256 at every door, reaching the run option
   CHECK(err.find("jobs") != std::string::npos);
 }
 
+TEST_CASE("exploreOrder: the command line, settings and launch (not annotations), reaching the run options") {
+  OptionValues v = viaText(Door::CommandLine, "--explore-order", "stale-first");
+  CHECK(v.exploreOrder == ExploreOrder::StaleFirst);
+  CHECK(optionsJson(viaJson(Door::Settings, "exploreOrder", "stale-first")) == optionsJson(v));
+  CHECK(optionsJson(viaJson(Door::Launch, "exploreOrder", "stale-first")) == optionsJson(v));
+  CHECK_FALSE(findOption(Door::Annotation, "explore_order"));
+  RunOptions r;
+  CHECK(r.exploreOrder == ExploreOrder::Forward);  // the default
+  applyOptions(v, r);
+  CHECK(r.exploreOrder == ExploreOrder::StaleFirst);
+  applyOptions(OptionValues{}, r);
+  CHECK(r.exploreOrder == ExploreOrder::StaleFirst);  // unset leaves it
+  std::string err;
+  viaText(Door::CommandLine, "--explore-order", "backwards", &err);
+  CHECK(err == "--explore-order must be forward, revisits-first or stale-first, got `backwards`");
+}
+
 TEST_CASE("applyOptions: a time limit of 0 is none, unset values leave the run as it was") {
   RunOptions r;
   r.timeLimit = 10;
