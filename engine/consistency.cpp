@@ -38,19 +38,15 @@ bool ConsistencyChecker::run(const Graph& g, std::vector<OrderNode>* order, Even
   return buildEdges(g, extraFrom, extraTo) && sortNodes(g, order, false);
 }
 
-bool ConsistencyChecker::buildEdges(const Graph& g, EventId extraFrom, EventId extraTo) {
-  const bool sc = !mm_.buffersStores();  // every event timed in program order
-  const bool perLocation = mm_.perLocationBuffers();
-  const bool barrierOrders = mm_.storeStoreBarrierOrdersFlushes();
-  const bool forwards = mm_.forwardsFromBuffer();
-  const int k = mm_.bufferBound;
+void ConsistencyChecker::edge(uint32_t a, uint32_t b) {
+  if (a != kNone && b != kNone) edges_.emplace_back(a, b);
+}
 
+bool ConsistencyChecker::buildEdges(const Graph& g, EventId extraFrom, EventId extraTo) {
   const uint32_t nThreads = uint32_t(g.threads.size());
   base_.assign(nThreads + 1, 0);
   for (uint32_t t = 0; t < nThreads; ++t) base_[t + 1] = base_[t] + uint32_t(g.threads[t].events.size());
   const uint32_t nEvents = base_[nThreads];
-  auto node = [&](EventId id) { return base_[id.thread] + id.index; };
-
   // Coherence position of every write (-2: not in co), for O(1) lookups.
   coPos_.assign(nEvents, -2);
   coNext_.resize(nEvents);
@@ -59,131 +55,134 @@ bool ConsistencyChecker::buildEdges(const Graph& g, EventId extraFrom, EventId e
       coPos_[node(l.co[i])] = int(i);
       coNext_[node(l.co[i])] = i + 1 < l.co.size() ? node(l.co[i + 1]) : kNone;
     }
-  auto coIndex = [&](EventId w) { return w.isInit() ? -1 : coPos_[node(w)]; };
-
   edges_.clear();
   gateThread_.clear();
   gateNeed_.clear();
   gateOf_.clear();  // gate -> (thread, store index) for ordering output
-  auto edge = [&](uint32_t a, uint32_t b) {
-    if (a != kNone && b != kNone) edges_.emplace_back(a, b);
-  };
-
-  auto& lastStoreLoc = lastStoreLoc_;
-  auto& ownLatest = ownLatest_;
-  auto& sinceBarrier = sinceBarrier_;
-  for (uint32_t t = 0; t < nThreads; ++t) {
-    const ThreadInfo& th = g.threads[t];
-    if (th.events.empty()) continue;
-    uint32_t prevTimed = kNone;
-    if (t != 0) prevTimed = base_[th.parent] + th.spawnIndex;
-    uint32_t lastStore = kNone, lastBarrier = kNone, lastGate = kNone, gatePending = kNone;
-    uint32_t storeCount = 0;
-    lastStoreLoc.clear();
-    ownLatest.clear();
-    sinceBarrier.clear();
-    for (uint32_t i = 0; i < th.events.size(); ++i) {
-      const Event& e = th.events[i];
-      const uint32_t n = base_[t] + i;
-      if (sc) {
-        edge(prevTimed, n);
-        prevTimed = n;
-      } else if (e.kind == EvKind::Store) {
-        edge(prevTimed, n);
-        edge(lastBarrier, n);
-        if (perLocation) {
-          if (uint32_t* p = findLocNode(lastStoreLoc, e.addr)) edge(*p, n);
-        } else {
-          edge(lastStore, n);
-        }
-        ++storeCount;
-        if (k > 0 && storeCount > uint32_t(k)) {
-          uint32_t gnode = nEvents + uint32_t(gateThread_.size());
-          gateThread_.push_back(t);
-          gateNeed_.push_back(storeCount - uint32_t(k));
-          gateOf_.push_back(i);
-          edge(lastGate, gnode);
-          edge(gnode, n);
-          lastGate = gnode;
-          gatePending = gnode;
-        }
-        lastStore = n;
-        if (uint32_t* p = findLocNode(lastStoreLoc, e.addr)) *p = n;
-        else lastStoreLoc.push_back({e.addr, n});
-        if (barrierOrders) sinceBarrier.push_back(n);
-      } else if (e.kind == EvKind::Fence && e.fence == FenceKind::StoreStore) {
-        // A barrier node outside the chain of timed events.
-        edge(prevTimed, n);
-        edge(lastBarrier, n);
-        for (uint32_t s : sinceBarrier) edge(s, n);
-        sinceBarrier.clear();
-        lastBarrier = n;
-      } else {
-        edge(prevTimed, n);
-        edge(gatePending, n);
-        gatePending = kNone;
-        if (MemoryModel::drainsBuffer(e)) {
-          if (perLocation) {
-            for (const LocNode& ln : lastStoreLoc) edge(ln.node, n);
-          } else {
-            edge(lastStore, n);
-          }
-          lastStoreLoc.clear();
-          lastStore = kNone;
-          sinceBarrier.clear();
-        }
-        prevTimed = n;
-      }
-      if (e.kind == EvKind::Join) {
-        const ThreadInfo& tgt = g.threads[e.aux];
-        if (tgt.events.empty() || tgt.events.back().kind != EvKind::Exit) return false;
-        edge(base_[e.aux] + uint32_t(tgt.events.size()) - 1, n);
-      }
-      if (e.reads) {
-        if (!e.rf.isInit() && !g.contains(e.rf)) return false;
-        int wi = coIndex(e.rf);
-        if (!e.rf.isInit() && g.ev(e.rf).addr != e.addr) return false;
-        if (wi == -2) return false;
-        // The read sits before the co-successor of what it reads (for a
-        // writing RMW that successor is itself; atomicity is checked below).
-        // Only a read of the initial value needs its location.
-        uint32_t succ = kNone;
-        if (e.rf.isInit()) {
-          const Location* loc = g.locOf(e);
-          if (!loc) return false;
-          if (!e.writes && !loc->co.empty()) succ = node(loc->co.front());
-        } else if (!e.writes) {
-          succ = coNext_[node(e.rf)];
-        }
-        const uint32_t* own = sc ? nullptr : findLocNode(ownLatest, e.addr);
-        bool forwarded = forwards && e.kind == EvKind::Load && !e.rf.isInit() && e.rf.thread == t &&
-                         g.ev(e.rf).kind == EvKind::Store;
-        if (forwarded) {
-          // Only the newest own store to the location can be forwarded.
-          if (!own || *own != node(e.rf)) return false;
-          edge(n, succ);
-        } else {
-          if (!e.rf.isInit()) edge(node(e.rf), n);
-          edge(n, succ);
-          if (own) edge(*own, n);
-        }
-        if (e.writes) {
-          // Atomicity: the write part immediately follows the write read from.
-          int me = coPos_[n];
-          if (me != wi + 1) return false;
-        }
-      }
-      if (!sc && e.kind == EvKind::Store) {
-        uint32_t* p = findLocNode(ownLatest, e.addr);
-        if (p) *p = n;
-        else ownLatest.push_back({e.addr, n});
-      }
-    }
-  }
+  for (uint32_t t = 0; t < nThreads; ++t)
+    if (!threadEdges(g, t)) return false;
   for (const Location& l : g.locs)
     for (size_t i = 0; i + 1 < l.co.size(); ++i) edge(node(l.co[i]), node(l.co[i + 1]));
   if (!extraFrom.isInit() && !extraTo.isInit()) edge(node(extraFrom), node(extraTo));
   return true;
+}
+
+bool ConsistencyChecker::threadEdges(const Graph& g, uint32_t t) {
+  const bool sc = !mm_.buffersStores();  // every event timed in program order
+  const bool perLocation = mm_.perLocationBuffers();
+  const bool barrierOrders = mm_.storeStoreBarrierOrdersFlushes();
+  const int k = mm_.bufferBound;
+  const uint32_t nEvents = base_[g.threads.size()];
+  const ThreadInfo& th = g.threads[t];
+  if (th.events.empty()) return true;
+  uint32_t prevTimed = kNone;
+  if (t != 0) prevTimed = base_[th.parent] + th.spawnIndex;
+  uint32_t lastStore = kNone, lastBarrier = kNone, lastGate = kNone, gatePending = kNone;
+  uint32_t storeCount = 0;
+  auto& lastStoreLoc = lastStoreLoc_;
+  auto& sinceBarrier = sinceBarrier_;
+  lastStoreLoc.clear();
+  ownLatest_.clear();
+  sinceBarrier.clear();
+  for (uint32_t i = 0; i < th.events.size(); ++i) {
+    const Event& e = th.events[i];
+    const uint32_t n = base_[t] + i;
+    if (sc) {
+      edge(prevTimed, n);
+      prevTimed = n;
+    } else if (e.kind == EvKind::Store) {
+      edge(prevTimed, n);
+      edge(lastBarrier, n);
+      if (perLocation) {
+        if (uint32_t* p = findLocNode(lastStoreLoc, e.addr)) edge(*p, n);
+      } else {
+        edge(lastStore, n);
+      }
+      ++storeCount;
+      if (k > 0 && storeCount > uint32_t(k)) {
+        uint32_t gnode = nEvents + uint32_t(gateThread_.size());
+        gateThread_.push_back(t);
+        gateNeed_.push_back(storeCount - uint32_t(k));
+        gateOf_.push_back(i);
+        edge(lastGate, gnode);
+        edge(gnode, n);
+        lastGate = gnode;
+        gatePending = gnode;
+      }
+      lastStore = n;
+      if (uint32_t* p = findLocNode(lastStoreLoc, e.addr)) *p = n;
+      else lastStoreLoc.push_back({e.addr, n});
+      if (barrierOrders) sinceBarrier.push_back(n);
+    } else if (e.kind == EvKind::Fence && e.fence == FenceKind::StoreStore) {
+      // A barrier node outside the chain of timed events.
+      edge(prevTimed, n);
+      edge(lastBarrier, n);
+      for (uint32_t s : sinceBarrier) edge(s, n);
+      sinceBarrier.clear();
+      lastBarrier = n;
+    } else {
+      edge(prevTimed, n);
+      edge(gatePending, n);
+      gatePending = kNone;
+      if (MemoryModel::drainsBuffer(e)) {
+        if (perLocation) {
+          for (const LocNode& ln : lastStoreLoc) edge(ln.node, n);
+        } else {
+          edge(lastStore, n);
+        }
+        lastStoreLoc.clear();
+        lastStore = kNone;
+        sinceBarrier.clear();
+      }
+      prevTimed = n;
+    }
+    if (e.kind == EvKind::Join) {
+      const ThreadInfo& tgt = g.threads[e.aux];
+      if (tgt.events.empty() || tgt.events.back().kind != EvKind::Exit) return false;
+      edge(base_[e.aux] + uint32_t(tgt.events.size()) - 1, n);
+    }
+    if (e.reads && !readEdges(g, EventId{t, i})) return false;
+    if (!sc && e.kind == EvKind::Store) {
+      if (uint32_t* p = findLocNode(ownLatest_, e.addr)) *p = n;
+      else ownLatest_.push_back({e.addr, n});
+    }
+  }
+  return true;
+}
+
+bool ConsistencyChecker::readEdges(const Graph& g, EventId id) {
+  const Event& e = g.ev(id);
+  const uint32_t n = node(id);
+  if (!e.rf.isInit() && !g.contains(e.rf)) return false;
+  const int wi = e.rf.isInit() ? -1 : coPos_[node(e.rf)];
+  if (!e.rf.isInit() && g.ev(e.rf).addr != e.addr) return false;
+  if (wi == -2) return false;
+  // The read sits before the co-successor of what it reads (for a writing
+  // RMW that successor is itself; atomicity is checked below). Only a read of
+  // the initial value needs its location.
+  uint32_t succ = kNone;
+  if (e.rf.isInit()) {
+    const Location* loc = g.locOf(e);
+    if (!loc) return false;
+    if (!e.writes && !loc->co.empty()) succ = node(loc->co.front());
+  } else if (!e.writes) {
+    succ = coNext_[node(e.rf)];
+  }
+  const bool sc = !mm_.buffersStores();
+  const uint32_t* own = sc ? nullptr : findLocNode(ownLatest_, e.addr);
+  const bool forwarded = mm_.forwardsFromBuffer() && e.kind == EvKind::Load && !e.rf.isInit() &&
+                         e.rf.thread == id.thread && g.ev(e.rf).kind == EvKind::Store;
+  if (forwarded) {
+    // Only the newest own store to the location can be forwarded.
+    if (!own || *own != node(e.rf)) return false;
+    edge(n, succ);
+  } else {
+    if (!e.rf.isInit()) edge(node(e.rf), n);
+    edge(n, succ);
+    if (own) edge(*own, n);
+  }
+  // Atomicity: the write part immediately follows the write read from.
+  return !e.writes || coPos_[n] == wi + 1;
 }
 
 bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order, bool byStamp) {

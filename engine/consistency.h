@@ -91,8 +91,14 @@ class ConsistencyChecker {
 
  private:
   bool run(const Graph& g, std::vector<OrderNode>* order, EventId extraFrom, EventId extraTo);
-  // The constraint edges of g (false: g breaks a rule no order can mend).
+  // The constraint edges of g (false: g breaks a rule no order can mend):
+  // per thread (program order, buffers, gates, joins), per read (reads-from,
+  // from-read, forwarding, atomicity), then coherence.
   bool buildEdges(const Graph& g, EventId extraFrom, EventId extraTo);
+  bool threadEdges(const Graph& g, uint32_t t);
+  bool readEdges(const Graph& g, EventId read);  // (after threadEdges saw the thread's earlier stores)
+  uint32_t node(EventId id) const { return base_[id.thread] + id.index; }
+  void edge(uint32_t a, uint32_t b);
   // A topological sort of the edges honouring the gates; false on a cycle.
   // The nodes sorted go to *order (trace order: flushes late), or to fifo_:
   // by the order events were added (byStamp; for keys) or as found.

@@ -493,6 +493,15 @@ Event Explorer::makeEvent(const State& s, uint32_t t, EvKind kind) const {
   return e;
 }
 
+namespace {
+// The thread whose shared stack slots or thread-local copies hold address a.
+std::optional<uint32_t> windowOwner(Addr a) {
+  if (a >= layout::kStackBase && a < layout::kPrivateBase) return uint32_t((a - layout::kStackBase) / layout::kThreadStride);
+  if (a >= layout::kTlsBase && a < layout::kStackBase) return uint32_t((a - layout::kTlsBase) / layout::kTlsStride);
+  return std::nullopt;
+}
+}  // namespace
+
 EventId Explorer::append(State& s, uint32_t t, Event e) {
   e.stamp = e.wstamp = s.g.nextStamp++;
   e.orderKey = 0;
@@ -500,6 +509,10 @@ EventId Explorer::append(State& s, uint32_t t, Event e) {
   auto& evs = s.g.threads[t].events;
   const bool memory = e.reads || e.writes;
   if (e.kind == EvKind::Fence && e.fence == FenceKind::StoreStore) s.g.storeStoreFences = true;
+  if (memory && !s.g.foreignWindowAccess) {
+    const std::optional<uint32_t> owner = windowOwner(e.addr);
+    if (owner && *owner != t) s.g.foreignWindowAccess = true;
+  }
   evs.push_back(std::move(e));
   const EventId id{t, uint32_t(evs.size() - 1)};
   // An event with no memory access has nothing after it in any order: it
@@ -817,6 +830,7 @@ bool Explorer::stackUsedAfterExit(State& s, EventId exitId) {
   // When this exit ends the program no thread runs after it: nothing of the
   // exiting thread's can be used later.
   if (endsProgram(s.g.ev(exitId), exitId.thread)) return false;
+  if (!s.g.foreignWindowAccess) return false;  // no thread touched another's slots
   const Addr lo = layout::kStackBase + Addr(exitId.thread) * layout::kThreadStride, hi = lo + layout::kThreadStride;
   const Addr tlo = layout::kTlsBase + Addr(exitId.thread) * layout::kTlsStride, thi = tlo + layout::kTlsStride;
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {

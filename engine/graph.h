@@ -78,13 +78,36 @@ struct Event {
 // True for plain stores (the only events that enter a store buffer).
 inline bool isBufferedStore(const Event& e) { return e.kind == EvKind::Store; }
 
+// A thread's events. A copy keeps room for a few more, so that the event a
+// branch's copy adds next does not move them all again (the explorer copies a
+// state at each branch point and then appends to it).
+class EventList : public std::vector<Event> {
+ public:
+  static constexpr size_t kSpare = 8;
+  EventList() = default;
+  EventList(const EventList& o) : std::vector<Event>() { copyFrom(o); }
+  EventList(EventList&&) noexcept = default;
+  EventList& operator=(const EventList& o) {
+    if (this != &o) copyFrom(o);
+    return *this;
+  }
+  EventList& operator=(EventList&&) noexcept = default;
+
+ private:
+  void copyFrom(const EventList& o) {
+    clear();
+    reserve(o.size() + kSpare);
+    insert(end(), o.begin(), o.end());
+  }
+};
+
 struct ThreadInfo {
   bool alive = false;      // spawned in this graph
   uint32_t parent = 0;     // spawning thread (main: itself)
   uint32_t spawnIndex = 0; // index of the Spawn event in the parent
   uint32_t func = 0;
   Value arg = 0;
-  std::vector<Event> events;
+  EventList events;
 };
 
 struct Location {
@@ -107,6 +130,9 @@ class Graph {
   uint64_t maxOrderKey = 0;
   uint32_t unplaced = 0;
   bool storeStoreFences = false;
+  // Whether a thread ever accessed another thread's stack slots or
+  // thread-local copies (only then can one be used after its owner ends).
+  bool foreignWindowAccess = false;
 
   Event& ev(EventId id) { return threads[id.thread].events[id.index]; }
   const Event& ev(EventId id) const { return threads[id.thread].events[id.index]; }

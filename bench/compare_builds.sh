@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Two builds of tsocheck side by side on the comparison programs (bench/programs/,
+# the same list as bench/peers.sh): executions (they must be equal), blocked,
+# CPU seconds of each and the ratio new/old, peak RSS of each. Figures only.
+#   BASE=/path/to/old/tsocheck bench/compare_builds.sh [--quick] [--runs N]
+# (e.g. build an older commit in a worktree: git worktree add /tmp/base REV &&
+#  cmake -S /tmp/base -B /tmp/base/build -G Ninja && cmake --build /tmp/base/build --target tsocheck)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+new=${NEW:-build/lsp/tsocheck}
+old=${BASE:?set BASE to the tsocheck binary to compare with}
+quick=0 runs=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --runs) runs=$2; shift ;;
+  esac
+  shift
+done
+# label | file | model | tsocheck args | -D defines
+programs=(
+  "readers(13)|readers.c|tso||-DN=13"
+  "indexer(15)|indexer_classic.c|sc||-DN=15"
+  "indexer(15)|indexer_classic.c|tso||-DN=15"
+  "lastzero(15)|lastzero.c|sc|--loop-bound 17|-DN=15"
+  "lastzero(15)|lastzero.c|tso|--loop-bound 17|-DN=15"
+  "fib_bench(5)|fib_bench.c|sc||-DNUM=5"
+  "fib_bench(5)|fib_bench.c|tso||-DNUM=5"
+  "fib_bench(5)|fib_bench.c|pso||-DNUM=5"
+  "idx_mutex(3)|indexer_mutex.c|sc||-DN=3"
+  "lamport|lamport_plain.c|tso||"
+  "szymanski|szymanski_plain.c|tso||"
+)
+[ "$quick" = 1 ] && programs=("${programs[@]:0:4}")
+
+measure() {  # binary args... -> "cpu_s rss_kb" (best CPU of $runs runs)
+  local best="" rss=0
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -f "%U %S %M" -o /tmp/tsocheck-cmp.$$ "$@" >/dev/null 2>&1 || true
+    read -r u s m < <(tail -1 /tmp/tsocheck-cmp.$$)  # (a failing check adds a line before)
+    c=$(python3 -c "print('%.2f' % ($u + $s))")
+    if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $c < $best else 1)"; then best=$c; fi
+    rss=$m
+  done
+  rm -f /tmp/tsocheck-cmp.$$
+  echo "$best $rss"
+}
+execs() {  # binary check args... -> "executions blocked"
+  "$1" "$2" --json "${@:3}" 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["executions"], r.get("blocked", 0))' 2>/dev/null || echo "? ?"
+}
+
+printf '%-14s %-4s %10s %8s %5s %8s %8s %7s %8s %8s\n' program model execs blocked same old_s new_s new/old old_MB new_MB
+for p in "${programs[@]}"; do
+  IFS='|' read -r label file model args defines <<<"$p"
+  src="bench/programs/$file"
+  # shellcheck disable=SC2086
+  common=(check "$src" --no-fences --jobs 1 --model "$model" $args -- $defines)
+  read -r e1 b1 < <(execs "$old" "${common[@]}")
+  read -r e2 b2 < <(execs "$new" "${common[@]}")
+  same=yes
+  [ "$e1 $b1" = "$e2 $b2" ] || same=NO
+  read -r so ro < <(measure "$old" "${common[@]}")
+  read -r sn rn < <(measure "$new" "${common[@]}")
+  ratio=$(python3 -c "print('%.2f' % ($sn / max($so, 0.01)))")
+  printf '%-14s %-4s %10s %8s %5s %8s %8s %7s %8.1f %8.1f\n' "$label" "$model" "$e2" "$b2" "$same" "$so" "$sn" "$ratio" \
+    "$(python3 -c "print($ro / 1024)")" "$(python3 -c "print($rn / 1024)")"
+done
