@@ -227,7 +227,7 @@ class Search {
   SpawnIds spawnIds_;
   bool stopped_ = false, timedOut_ = false, stateLimit_ = false, memoryLimit_ = false;
   std::chrono::steady_clock::time_point start_;
-  Limits limits_;  // opts_.limits with the deadline and cancel flag the threads poll
+  Limits limits_;  // opts_.check.limits with the deadline and cancel flag the threads poll
   std::vector<Child>* sink_ = nullptr;
   // Stateful DPOR: states by key (id = Tarjan index), the search stack,
   // Tarjan's stack, actors, operations and their dependency graph.
@@ -359,7 +359,7 @@ std::string Search::accessError(const State& s, Addr a, uint64_t size) const {
   std::string err = invalidAccess(
       prog_, a, size,
       [&](uint64_t t) -> const ThreadState* { return t < s.th.size() && s.th[t].ts ? &*s.th[t].ts : nullptr; },
-      opts_.exitEndsProgram);
+      opts_.check.exitEndsProgram);
   if (!err.empty()) return err;
   for (const auto& [p, n] : s.freed)
     if (a >= p && a < p + std::max<uint64_t>(n, 1))
@@ -441,7 +441,7 @@ bool Search::reducedStep(const State& s, uint32_t node) {
     if (!th.ts || th.exited) continue;
     const Action& a = th.ts->pending();
     const bool store = a.kind == ActionKind::Store &&
-                       (opts_.bufferBound < 0 || th.buf.size() < size_t(opts_.bufferBound)) &&
+                       (opts_.check.bufferBound < 0 || th.buf.size() < size_t(opts_.check.bufferBound)) &&
                        accessError(s, a.addr, a.size).empty();
     const bool fence = a.kind == ActionKind::Fence && a.fence == FenceKind::Full && th.buf.empty();
     if (!store && !fence) continue;
@@ -542,7 +542,7 @@ bool Search::stepThread(const State& s, uint32_t node, uint32_t t, bool& any, bo
     case ActionKind::Choice:
       if (a.limited && !res_.result.nondetLimited) {
         res_.result.nondetLimited = true;
-        noteLimit(nondetRangeText(opts_.limits) + " at " + prog_.locString(a.loc));
+        noteLimit(nondetRangeText(opts_.check.limits) + " at " + prog_.locString(a.loc));
       }
       for (Value i = 0; i <= a.value; ++i) {
         const Value v = choiceValue(a, i);
@@ -598,7 +598,7 @@ bool Search::stepAccess(const State& s, uint32_t node, uint32_t t, bool& any) {
   const Thread& th = s.th[t];
   const Action& a = th.ts->pending();
   const bool load = a.kind == ActionKind::Load;
-  if (!load && buffered() && opts_.bufferBound > 0 && th.buf.size() >= size_t(opts_.bufferBound)) return true;
+  if (!load && buffered() && opts_.check.bufferBound > 0 && th.buf.size() >= size_t(opts_.check.bufferBound)) return true;
   if (!validAccess(s, node, t, a)) return false;
   State c = s;
   Cell* cl = cell(c, a.addr, a.size, a.loc);
@@ -730,7 +730,7 @@ bool Search::stepThreadControl(const State& s, uint32_t node, uint32_t t, bool& 
   } else {
     ct->exited = true;
     ct->recentReads.clear();
-    if (opts_.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc))
+    if (opts_.check.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc))
       for (Thread& o : c.th)  // the program ends: every thread stops, buffered stores die with it
         if (o.ts) {
           o.exited = true;
@@ -845,11 +845,11 @@ void Search::finalState(const State& s, uint32_t node, int owner) {
   for (const Thread& th : s.th)
     if (th.ts && !th.exited) allDone = false;
   auto record = [&](bool blocked) {
-    if (!opts_.onExecution) return;
+    if (!opts_.check.onExecution) return;
     ExecutionInfo info;
     info.blocked = blocked;
     for (const Cell& c : s.mem) info.finalMemory.emplace_back(c.addr, c.value);
-    opts_.onExecution(info);
+    opts_.check.onExecution(info);
   };
   if (allDone) {
     ++res_.result.executions;
@@ -933,9 +933,9 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
   // Deadlocks and non-termination end this path, not the search; the
   // erroneous execution counts (never "violation after 0 executions").
   const bool hang = isHang(kind);
-  if (opts_.stopAtFirstError && !hang) stopped_ = true;
+  if (opts_.check.stopAtFirstError && !hang) stopped_ = true;
   ++res_.result.executions;
-  if (hang && opts_.deadlocks == DeadlockMode::Ignore) return;
+  if (hang && opts_.check.deadlocks == DeadlockMode::Ignore) return;
   for (const Violation& o : res_.result.violations)
     if (o.kind == kind) return;
   std::vector<Node> path;
@@ -947,7 +947,7 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
   v.message = msg;
   v.thread = t;
   v.loc = loc;
-  v.warning = hang && opts_.deadlocks == DeadlockMode::Warning;
+  v.warning = hang && opts_.check.deadlocks == DeadlockMode::Warning;
   std::vector<std::vector<BufferEntry>> bufs(s.th.size());
   auto add = [&](uint32_t thread, StepKind k, const SourceLoc& l, const std::string& note,
                  uint32_t function = TraceStep::kNoEvent, uint32_t pc = 0) -> TraceStep& {
@@ -1078,7 +1078,7 @@ sdpor::Op Search::describe(const State& s, uint32_t t, int owner) {
       break;
     case ActionKind::Store:
       o.cls = buffered() ? OpClass::Buffered : OpClass::Write;
-      o.mayBlock = buffered() && opts_.bufferBound > 0;
+      o.mayBlock = buffered() && opts_.check.bufferBound > 0;
       break;
     case ActionKind::Rmw:
     case ActionKind::Lock:
@@ -1101,7 +1101,7 @@ sdpor::Op Search::describe(const State& s, uint32_t t, int owner) {
       o.size = 0;
       break;
     case ActionKind::Exit:
-      o.cls = opts_.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc) ? OpClass::Global : OpClass::Exit;
+      o.cls = opts_.check.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc) ? OpClass::Global : OpClass::Exit;
       o.size = 0;
       break;
     case ActionKind::Free:
@@ -1274,7 +1274,7 @@ void Search::enterState(State&& s, uint32_t node, uint32_t enteringOp) {
   f.node = node;
   f.pending = std::move(pend);
   ++res_.result.events;
-  if (opts_.onProgress && (res_.result.events & 255) == 0) opts_.onProgress(res_.result.executions);
+  if (opts_.check.onProgress && (res_.result.events & 255) == 0) opts_.check.onProgress(res_.result.executions);
   sink_ = &f.children;
   const bool ok = expand(s, node);
   sink_ = nullptr;
@@ -1411,7 +1411,7 @@ void Search::runBfs(State&& init) {
     queue_.pop_front();
     queuedBytes_ -= std::min(queuedBytes_, stateBytes(s));
     ++res_.result.events;
-    if (opts_.onProgress && (res_.result.events & 255) == 0) opts_.onProgress(res_.result.executions);
+    if (opts_.check.onProgress && (res_.result.events & 255) == 0) opts_.check.onProgress(res_.result.executions);
     expand(s, node);
   }
   queue_.clear();
@@ -1420,8 +1420,8 @@ void Search::runBfs(State&& init) {
 
 StateSpaceResult Search::run() {
   start_ = std::chrono::steady_clock::now();
-  limits_ = opts_.limits;
-  limits_.startClock(start_, opts_.timeLimitSeconds, opts_.cancel);
+  limits_ = opts_.check.limits;
+  limits_.startClock(start_, opts_.check.timeLimitSeconds, opts_.check.cancel);
   State init;
   init.th.resize(1);
   init.th[0].ts.emplace(prog_, 0, prog_.entry, 0, limits_);
@@ -1455,12 +1455,12 @@ StateSpaceResult Search::run() {
     r.message = "no complete execution: every execution was blocked";
   } else if (bufferCut) {
     r.status = Status::Bounded;
-    r.message = "no violation with store buffers of at most " + std::to_string(opts_.bufferBound) + " entries";
+    r.message = "no violation with store buffers of at most " + std::to_string(opts_.check.bufferBound) + " entries";
   } else {
     r.status = Status::Verified;
     r.message = "no violation in any reachable state";
   }
-  r.limitNondet(opts_.limits);
+  r.limitNondet(opts_.check.limits);
   if (r.status != Status::Violation) r.message += r.warningsNote();
   return std::move(res_);
 }
@@ -1513,16 +1513,14 @@ class Deepening {
 
 Deepening::Deepening(const Program& prog, const CheckOptions& opts, uint64_t maxStates)
     : prog_(prog), opts_(opts), t0_(std::chrono::steady_clock::now()) {
-  so_.model = opts.model;
+  so_.check = opts;  // the shared options; step() sets the bound and what is left of the time
+  so_.check.timeLimitSeconds = 0;
+  so_.check.onExecution = nullptr;
   so_.search = StateSearch::Bfs;  // the fixpoint needs every reachable state
-  so_.limits = opts.limits;
   so_.maxStates = maxStates;
-  so_.cancel = opts.cancel;
-  so_.stopAtFirstError = opts.stopAtFirstError;
-  so_.deadlocks = opts.deadlocks;
-  so_.exitEndsProgram = opts.exitEndsProgram;
   so_.collectProjections = opts.memoryModel().hasStoreBuffers();
-  if (opts.onProgress) so_.onProgress = [this](uint64_t n) { opts_.onProgress(total_.executions + n); };
+  so_.check.onProgress = nullptr;
+  if (opts.onProgress) so_.check.onProgress = [this](uint64_t n) { opts_.onProgress(total_.executions + n); };
 }
 
 // d_ becomes r's violation at bound k, with the counts of every k so far.
@@ -1616,10 +1614,10 @@ Deepening::Next Deepening::afterPass(StateSpaceResult& r, int k) {
 
 // One k: its search, then what it means for the deepening.
 Deepening::Next Deepening::step(int k) {
-  so_.bufferBound = k;
+  so_.check.bufferBound = k;
   if (opts_.timeLimitSeconds > 0) {
-    so_.timeLimitSeconds = opts_.timeLimitSeconds - elapsed() / 1000;
-    if (so_.timeLimitSeconds <= 0) {
+    so_.check.timeLimitSeconds = opts_.timeLimitSeconds - elapsed() / 1000;
+    if (so_.check.timeLimitSeconds <= 0) {
       timeoutAt(k);
       return Next::Return;
     }
