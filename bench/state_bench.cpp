@@ -90,8 +90,8 @@ int main(int argc, char** argv) {
       co.timeLimitSeconds = limit;
       CheckResult a = check(r.stateless, co);
       StateSpaceOptions so;
-      so.model = m;
-      so.timeLimitSeconds = limit;
+      so.check.model = m;
+      so.check.timeLimitSeconds = limit;
       so.maxStates = 2000000;
       so.search = StateSearch::Bfs;
       StateSpaceResult b = exploreStates(r.stateful, so);
@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
     co.timeLimitSeconds = std::min(limit, 5.0);
     CheckResult a = check(r.stateful, co);
     StateSpaceOptions so;
-    so.model = Model::TSO;
+    so.check.model = Model::TSO;
     StateSpaceResult b = exploreStates(r.stateful, so);
     so.search = StateSearch::Dpor;
     StateSpaceResult d = exploreStates(r.stateful, so);

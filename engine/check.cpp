@@ -1,12 +1,9 @@
 #include "engine/check.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <sstream>
 
-#include "engine/explorer.h"
-#include "engine/state_space.h"
+#include "engine/search.h"
 
 namespace tsocheck {
 
@@ -158,65 +155,10 @@ const char* stepKindName(StepKind k) {
   return "?";
 }
 
-namespace {
-struct Job {
-  const Program* prog;
-  const CheckOptions* opts;
-  CheckResult result;
-};
-
-void* runJob(void* p) {
-  Job* job = static_cast<Job*>(p);
-  Explorer ex(*job->prog, *job->opts);
-  job->result = ex.run();
-  return nullptr;
-}
-}  // namespace
-
 CheckResult check(const Program& prog, const CheckOptions& opts) {
-  if (opts.stateful && opts.robustness) {
-    CheckResult r;
-    r.status = Status::Error;
-    r.message = "robustness checking works with the graph explorer only (not with the stateful search)";
-    return r;
-  }
-  // Atomic sections are exact in the explicit-state search only (the graph
-  // explorer has no notion of them): such programs are explored there.
-  const bool sections = !opts.stateful && hasAtomicSections(prog);
-  if (sections && (opts.robustness || opts.preemptionBound >= 0)) {
-    CheckResult r;
-    r.status = Status::Error;
-    r.message = std::string(opts.robustness ? "robustness checking" : "a preemption bound") +
-                " does not work with atomic sections (__VERIFIER_atomic_*), which the explicit-state search explores";
-    return r;
-  }
-  if (opts.stateful || sections) {
-    StateSpaceOptions so;
-    so.model = opts.model;
-    so.search = StateSearch::Dpor;
-    so.bufferBound = opts.bufferBound;
-    so.limits = opts.limits;
-    so.timeLimitSeconds = opts.timeLimitSeconds;
-    so.cancel = opts.cancel;
-    so.stopAtFirstError = opts.stopAtFirstError;
-    so.deadlocks = opts.deadlocks;
-    so.exitEndsProgram = opts.exitEndsProgram;
-    so.onExecution = opts.onExecution;
-    so.onProgress = opts.onProgress;
-    return exploreStates(prog, so).result;
-  }
-  // The exploration recurses once per event; give it a large stack (address
-  // space only: pages are committed as they are touched).
-  Job job{&prog, &opts, {}};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, size_t(1) << 30);
-  pthread_t th;
-  bool started = pthread_create(&th, &attr, runJob, &job) == 0;
-  pthread_attr_destroy(&attr);
-  if (started) pthread_join(th, nullptr);
-  else runJob(&job);
-  return job.result;
+  CheckResult refused;
+  std::unique_ptr<Search> search = chooseSearch(prog, opts, &refused);
+  return search ? search->run() : refused;
 }
 
 void annotateStaleReads(std::vector<TraceStep>& trace) {

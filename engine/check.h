@@ -275,6 +275,7 @@ struct CheckResult {
   void limitNondet(const Limits& l);
 };
 
+// Runs the search chooseSearch picks for opts (engine/search.h).
 CheckResult check(const Program& prog, const CheckOptions& opts);
 
 // Renders a violation trace as text, one line per step.

@@ -494,269 +494,339 @@ const Violation* violationNotUnderSc(const CheckResult& r, const CheckResult& sc
   return nullptr;
 }
 
-FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& opts, const CheckResult* initial,
-                                      const FenceSynthesisOptions& fopts) {
+namespace {
+
+// One run of synthesizeFences: the state its steps share.
+class FenceSynthesis {
+ public:
+  FenceSynthesis(const Program& prog, const CheckOptions& opts, const FenceSynthesisOptions& fopts)
+      : prog_(prog), opts_(opts), fopts_(fopts), start_(Clock::now()), robustGoal_(opts.robustness) {}
+
+  FenceSynthesisResult run(const CheckResult* initial);
+
+ private:
   using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  auto elapsed = [&]() { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  auto remaining = [&]() { return fopts.timeBudgetSeconds - elapsed(); };
+  // What a counterexample taught (learn).
+  enum class Learned { New, Known, UnderSc, Nothing };
+
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  double remaining() const { return fopts_.timeBudgetSeconds - elapsed(); }
+  FenceSynthesisResult finish() {
+    res_.seconds = elapsed();
+    return res_;
+  }
+  CheckResult checkProgram(const Program& p, Model model, bool* outOfTime,
+                           double cap = std::numeric_limits<double>::infinity());
+  const Violation* counterexample(const CheckResult& r) const;
+  bool checkSc(double cap);
+  bool settledBeforeSearch(const CheckResult& first);
+  Learned learn(const Program& checked, const std::vector<std::vector<uint32_t>>& back, const Violation& v);
+  bool learnFromFirst(const CheckResult& first);
+  bool nextSet(std::vector<FencePosition>* chosen);
+  bool tryFences(const std::vector<FencePosition>& chosen);
+  void reportRound(size_t fences, bool passed, uint64_t executions, double t0) const;
+  void fixedBy(const std::vector<FencePosition>& chosen);
+
+  const Program& prog_;
+  const CheckOptions& opts_;
+  const FenceSynthesisOptions& fopts_;
+  const Clock::time_point start_;
   // Robustness search in the checks: as asked for the first one, then only
   // when robustness is the goal (it would only slow the violation search).
-  bool robustGoal = opts.robustness;
-  uint64_t lastExecutions = 0;
-  // Every check below stops at the first error and reports nothing per
-  // execution; `cap` bounds it below what is left of the budget.
-  auto run = [&](const Program& p, Model model, bool* outOfTime, double cap = std::numeric_limits<double>::infinity()) {
-    CheckOptions o = opts;
-    o.model = model;
-    o.raceCheck = false;  // fences do not change data races
-    o.robustness = robustGoal;
-    o.stopAtFirstError = true;
-    o.onExecution = nullptr;
-    double left = std::min(remaining(), cap);
-    *outOfTime = left <= 0;
-    o.timeLimitSeconds = opts.timeLimitSeconds > 0 ? std::min(opts.timeLimitSeconds, left) : left;
-    if (!std::isfinite(o.timeLimitSeconds)) o.timeLimitSeconds = 0;  // no budget: no limit
-    if (*outOfTime) {
-      CheckResult none;
-      none.status = Status::Timeout;
-      none.message = "the synthesis time budget ran out";
-      return none;
-    }
-    CheckResult r = check(p, o);
-    lastExecutions = r.executions;
-    // The limit that stopped it was the budget's (not the check's own).
-    if (r.status == Status::Timeout && remaining() <= 0) *outOfTime = true;
-    return r;
-  };
+  bool robustGoal_;
+  uint64_t lastExecutions_ = 0;
+  FenceSynthesisResult res_;
+  bool outOfTime_ = false;
+  std::vector<std::vector<FencePosition>> sets_;  // candidate sets of the counterexamples seen
+  std::vector<FencePosition> placement_;          // the growing seed (critical-cycle placement)
+  bool seeding_ = false;
+  std::vector<FencePosition> good_;  // a set whose fenced program passed (seeding's result)
+  std::vector<FencePosition> lastTried_;
+  CheckResult passed_;  // the re-check of `good_` (then of the answer)
+};
 
-  FenceSynthesisResult res;
-  auto finish = [&]() {
-    res.seconds = elapsed();
-    return res;
+// Every check of the synthesis stops at the first error and reports nothing
+// per execution; `cap` bounds it below what is left of the budget.
+CheckResult FenceSynthesis::checkProgram(const Program& p, Model model, bool* outOfTime, double cap) {
+  CheckOptions o = opts_;
+  o.model = model;
+  o.raceCheck = false;  // fences do not change data races
+  o.robustness = robustGoal_;
+  o.stopAtFirstError = true;
+  o.onExecution = nullptr;
+  double left = std::min(remaining(), cap);
+  *outOfTime = left <= 0;
+  o.timeLimitSeconds = opts_.timeLimitSeconds > 0 ? std::min(opts_.timeLimitSeconds, left) : left;
+  if (!std::isfinite(o.timeLimitSeconds)) o.timeLimitSeconds = 0;  // no budget: no limit
+  if (*outOfTime) {
+    CheckResult none;
+    none.status = Status::Timeout;
+    none.message = "the synthesis time budget ran out";
+    return none;
+  }
+  CheckResult r = check(p, o);
+  lastExecutions_ = r.executions;
+  // The limit that stopped it was the budget's (not the check's own).
+  if (r.status == Status::Timeout && remaining() <= 0) *outOfTime = true;
+  return r;
+}
+
+const Violation* FenceSynthesis::counterexample(const CheckResult& r) const {
+  if (robustGoal_) return r.robustness && r.robustness->witness ? &*r.robustness->witness : nullptr;
+  return r.status == Status::Violation ? violationNotUnderSc(r, res_.scCheck) : nullptr;
+}
+
+// Checks the program under SC to the end with what is left of the budget
+// (once); false when it did not finish.
+bool FenceSynthesis::checkSc(double cap) {
+  if (res_.scChecked) return true;
+  bool late = false;
+  CheckResult r = checkProgram(prog_, Model::SC, &late, cap);  // not a rule: SC is the reference a fix aims at
+  if (r.status == Status::Timeout || r.status == Status::Error) return false;
+  res_.scCheck = std::move(r);
+  res_.scChecked = true;
+  return true;
+}
+
+// The cases decided before any fence is tried (no violation, a model without
+// store buffers, a violation SC has too). True: res_ is final.
+bool FenceSynthesis::settledBeforeSearch(const CheckResult& first) {
+  if (robustGoal_) {
+    // SC is robust by definition: nothing to pre-check; every fenced check looks for a witness.
+    res_.lastCheck = first;
+    return false;
+  }
+  if (first.status != Status::Violation || !first.violation) {
+    res_.outcome = outOfTime_ || first.status == Status::Timeout ? FenceOutcome::GaveUp : FenceOutcome::NotNeeded;
+    res_.message = res_.outcome == FenceOutcome::NotNeeded ? "the check does not fail: no fence is needed"
+                                                           : "synthesis gave up: the check did not finish in time";
+    res_.outOfTime = outOfTime_;
+    res_.lastCheck = first;
+    return true;
+  }
+  if (!opts_.memoryModel().hasStoreBuffers()) {
+    res_.outcome = FenceOutcome::ScViolation;
+    res_.message = "the violation occurs under SC: no fence can fix it";
+    res_.lastCheck = first;
+    return true;
+  }
+  // SC first, with a share of the budget: a program that fails under SC
+  // usually does so quickly; one that passes may take long, and then SC is
+  // asked only when a counterexample needs it (learn).
+  const double share = fopts_.scShare * std::max(0.0, fopts_.timeBudgetSeconds);
+  checkSc(std::isfinite(share) ? std::max(share, 0.0) : share);
+  // Fences cannot fix what SC shows too; only the same error (kind and
+  // location) counts: an SC deadlock does not excuse a TSO-only assertion failure.
+  if (res_.scChecked && res_.scCheck.status == Status::Violation && !counterexample(first)) {
+    res_.outcome = FenceOutcome::ScViolation;
+    res_.message = "the violation also occurs under SC: no fence can fix it";
+    res_.lastCheck = res_.scCheck;
+    return true;
+  }
+  return false;
+}
+
+// What a counterexample of `checked` teaches, in positions of prog_ (`back`
+// maps checked's pcs to prog_'s): a new candidate set, a known one, nothing,
+// or that the error is one SC has (not a target after all).
+FenceSynthesis::Learned FenceSynthesis::learn(const Program& checked, const std::vector<std::vector<uint32_t>>& back,
+                                              const Violation& v) {
+  CandidateAnalysis a = analyseCounterexample(checked, opts_.model, v);
+  auto mapBack = [&](std::vector<FencePosition>& c) {
+    for (FencePosition& p : c) {
+      if (p.function < back.size() && p.pc < back[p.function].size()) p.pc = back[p.function][p.pc];
+      if (p.function < prog_.functions.size() && p.pc < prog_.functions[p.function].code.size())
+        p.loc = prog_.functions[p.function].code[p.pc].loc;
+    }
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
   };
-  bool outOfTime = false;
-  CheckResult first = initial ? *initial : run(prog, opts.model, &outOfTime);
+  mapBack(a.all);
+  mapBack(a.critical);
+  mapBack(a.placement);
+  if (a.critical.empty() && !robustGoal_ && !a.all.empty()) {
+    // No delay of this trace is on a critical cycle: the execution is one
+    // SC has too, unless the analysis missed an edge. Ask SC.
+    if (!res_.scChecked) checkSc(std::numeric_limits<double>::infinity());
+    if (res_.scChecked && res_.scCheck.status == Status::Violation) {
+      bool same = false;
+      for (const Violation& o : res_.scCheck.violations) same = same || sameError(v, o);
+      if (same) return Learned::UnderSc;
+    }
+    a.critical = a.all;  // conservative
+    a.placement = a.all;
+  } else if (a.critical.empty()) {
+    a.critical = a.all;  // a robustness witness is never SC: the analysis missed an edge; be conservative
+    a.placement = a.all;
+  }
+  if (a.critical.empty()) return Learned::Nothing;
+  placement_.insert(placement_.end(), a.placement.begin(), a.placement.end());
+  std::sort(placement_.begin(), placement_.end());
+  placement_.erase(std::unique(placement_.begin(), placement_.end()), placement_.end());
+  if (std::find(sets_.begin(), sets_.end(), a.critical) != sets_.end()) return Learned::Known;
+  sets_.push_back(std::move(a.critical));
+  return Learned::New;
+}
+
+// Learns from the first check's counterexample. False: res_ is final.
+bool FenceSynthesis::learnFromFirst(const CheckResult& first) {
+  std::vector<std::vector<uint32_t>> identity(prog_.functions.size());
+  for (size_t f = 0; f < prog_.functions.size(); ++f)
+    for (uint32_t pc = 0; pc < prog_.functions[f].code.size(); ++pc) identity[f].push_back(pc);
+  const Learned l = learn(prog_, identity, *counterexample(first));
+  if (l == Learned::UnderSc) {
+    res_.outcome = FenceOutcome::ScViolation;
+    res_.message = "the violation also occurs under SC: no fence can fix it";
+    res_.lastCheck = res_.scCheck;
+    return false;
+  }
+  if (l == Learned::Nothing) {
+    res_.message = "synthesis gave up: the counterexample has no store delayed past a later access";
+    return false;
+  }
+  return true;
+}
+
+void FenceSynthesis::fixedBy(const std::vector<FencePosition>& chosen) {
+  res_.outcome = FenceOutcome::Fixed;
+  res_.fences = chosen;
+  res_.message = std::to_string(chosen.size()) + (chosen.size() == 1 ? " fence makes" : " fences make") +
+                 (robustGoal_ ? " the check robust (" : " the check pass (") + std::to_string(res_.rounds) +
+                 (res_.rounds == 1 ? " round" : " rounds") + ")";
+}
+
+// The next set to try: the seed while it is seeding, else a smallest hitting
+// set of the candidate sets. False: the loop ends (res_ says how).
+bool FenceSynthesis::nextSet(std::vector<FencePosition>* chosen) {
+  // The seed grows past a useful size: minimise from what was learned instead.
+  if (seeding_ && placement_.size() > 3 * fopts_.maxFences) seeding_ = false;
+  if (seeding_) {
+    *chosen = placement_;
+    return true;
+  }
+  const size_t cap = good_.empty() ? fopts_.maxFences : std::min(fopts_.maxFences, good_.size() - 1);
+  bool exact = true;
+  if (cap > 0) *chosen = minimumHittingSet(sets_, cap, fopts_.maxCombinations, &exact);
+  if (chosen->empty() && !good_.empty()) {
+    // No hitting set smaller than the seed: the seed is a smallest one
+    // (when the search was exact).
+    res_.minimal = res_.minimal && exact;
+    fixedBy(good_);
+    return false;
+  }
+  res_.minimal = res_.minimal && exact;
+  if (chosen->empty()) {
+    res_.message = "synthesis gave up: more than " + std::to_string(fopts_.maxFences) + " fences would be needed";
+    return false;
+  }
+  return true;
+}
+
+void FenceSynthesis::reportRound(size_t fences, bool passed, uint64_t executions, double t0) const {
+  if (!fopts_.onRound) return;
+  FenceRound fr;
+  fr.round = res_.rounds;
+  fr.phase = seeding_ ? "seed" : "minimise";
+  fr.fences = fences;
+  fr.passed = passed;
+  fr.executions = executions;
+  fr.seconds = elapsed() - t0;
+  fr.elapsed = elapsed();
+  fopts_.onRound(fr);
+}
+
+// One round: checks the program with `chosen` inserted and learns from its
+// counterexample. False: the loop ends (res_ says how).
+bool FenceSynthesis::tryFences(const std::vector<FencePosition>& chosen) {
+  std::vector<std::vector<uint32_t>> back;
+  Program fenced = insertFences(prog_, chosen, &back);
+  ++res_.rounds;
+  const double t0 = elapsed();
+  CheckResult r = checkProgram(fenced, opts_.model, &outOfTime_);
+  const uint64_t roundExecutions = lastExecutions_;  // (learning may check SC below)
+  res_.lastCheck = r;
+  lastTried_ = chosen;
+  const bool unfinished = r.status == Status::Timeout || r.status == Status::Error;
+  const Violation* cex = unfinished ? nullptr : counterexample(r);
+  const size_t placed = placement_.size();
+  Learned l = Learned::Nothing;
+  if (cex) {
+    l = learn(fenced, back, *cex);
+    if (l == Learned::UnderSc) cex = counterexample(r);  // SC has it: the next one SC does not have, if any
+    while (cex && l == Learned::UnderSc) {
+      l = learn(fenced, back, *cex);
+      if (l == Learned::UnderSc) cex = nullptr;
+    }
+  }
+  reportRound(chosen.size(), !unfinished && !cex, roundExecutions, t0);
+  if (unfinished) {
+    res_.message = "synthesis gave up: the check of the fenced program did not finish (" +
+                   std::string(statusName(r.status)) + ")";
+    return false;
+  }
+  if (!cex) {
+    passed_ = r;
+    if (seeding_) {
+      // A correct set: now look for the smallest.
+      good_ = chosen;
+      res_.seedFences = good_.size();
+      seeding_ = false;
+      return true;
+    }
+    fixedBy(chosen);
+    return false;
+  }
+  if (seeding_ && (l == Learned::Nothing || placement_.size() == placed)) {
+    seeding_ = false;  // the seed does not grow: minimise from what was learned
+    if (l == Learned::Nothing) {
+      res_.message = "synthesis gave up: a counterexample of the fenced program has no new delayed store";
+      return false;
+    }
+    return true;
+  }
+  if (l == Learned::Nothing || (l == Learned::Known && !seeding_)) {
+    res_.message = "synthesis gave up: a counterexample of the fenced program has no new delayed store";
+    return false;
+  }
+  return true;
+}
+
+FenceSynthesisResult FenceSynthesis::run(const CheckResult* initial) {
+  CheckResult first = initial ? *initial : checkProgram(prog_, opts_.model, &outOfTime_);
   // The goal: no violation; or, with CheckOptions::robustness and a check that
   // does not fail but has a non-SC witness, robustness (no witness).
-  robustGoal = opts.robustness && first.status != Status::Violation && first.robustness &&
-               first.robustness->witness;
-  res.forRobustness = robustGoal;
-  CheckResult& sc = res.scCheck;  // the program under SC (violation goal)
-  auto counterexample = [&](const CheckResult& r) -> const Violation* {
-    if (robustGoal) return r.robustness && r.robustness->witness ? &*r.robustness->witness : nullptr;
-    return r.status == Status::Violation ? violationNotUnderSc(r, sc) : nullptr;
-  };
-  // Checks the program under SC to the end with what is left of the budget
-  // (once); false when it did not finish.
-  auto checkSc = [&](double cap) {
-    if (res.scChecked) return true;
-    bool late = false;
-    CheckResult r = run(prog, Model::SC, &late, cap);  // not a rule: SC is the reference a fix aims at
-    if (r.status == Status::Timeout || r.status == Status::Error) return false;
-    sc = std::move(r);
-    res.scChecked = true;
-    return true;
-  };
-  if (robustGoal) {
-    // SC is robust by definition: nothing to pre-check; every fenced check looks for a witness.
-    res.lastCheck = first;
-  } else {
-    if (first.status != Status::Violation || !first.violation) {
-      res.outcome = outOfTime || first.status == Status::Timeout ? FenceOutcome::GaveUp : FenceOutcome::NotNeeded;
-      res.message = res.outcome == FenceOutcome::NotNeeded ? "the check does not fail: no fence is needed"
-                                                           : "synthesis gave up: the check did not finish in time";
-      res.outOfTime = outOfTime;
-      res.lastCheck = first;
-      return finish();
-    }
-    if (!opts.memoryModel().hasStoreBuffers()) {
-      res.outcome = FenceOutcome::ScViolation;
-      res.message = "the violation occurs under SC: no fence can fix it";
-      res.lastCheck = first;
-      return finish();
-    }
-    // SC first, with a share of the budget: a program that fails under SC
-    // usually does so quickly; one that passes may take long, and then SC is
-    // asked only when a counterexample needs it (below).
-    const double share = fopts.scShare * std::max(0.0, fopts.timeBudgetSeconds);
-    checkSc(std::isfinite(share) ? std::max(share, 0.0) : share);
-    // Fences cannot fix what SC shows too; only the same error (kind and
-    // location) counts: an SC deadlock does not excuse a TSO-only assertion failure.
-    if (res.scChecked && sc.status == Status::Violation && !counterexample(first)) {
-      res.outcome = FenceOutcome::ScViolation;
-      res.message = "the violation also occurs under SC: no fence can fix it";
-      res.lastCheck = sc;
-      return finish();
-    }
-  }
+  robustGoal_ = opts_.robustness && first.status != Status::Violation && first.robustness &&
+                first.robustness->witness;
+  res_.forRobustness = robustGoal_;
+  if (settledBeforeSearch(first)) return finish();
+  res_.lastCheck = first;
+  if (!learnFromFirst(first)) return finish();
 
-  std::vector<std::vector<FencePosition>> sets;  // candidate sets of the counterexamples seen
-  std::vector<FencePosition> placement;          // the growing seed (critical-cycle placement)
-  std::vector<std::vector<uint32_t>> identity(prog.functions.size());
-  for (size_t f = 0; f < prog.functions.size(); ++f)
-    for (uint32_t pc = 0; pc < prog.functions[f].code.size(); ++pc) identity[f].push_back(pc);
-  // What a counterexample of `checked` teaches, in positions of prog. Returns
-  // "" (learned), "sc" (the error is one SC has: not a target after all) or why not.
-  enum class Learned { New, Known, UnderSc, Nothing };
-  auto learn = [&](const Program& checked, const std::vector<std::vector<uint32_t>>& back, const Violation& v) {
-    CandidateAnalysis a = analyseCounterexample(checked, opts.model, v);
-    auto mapBack = [&](std::vector<FencePosition>& c) {
-      for (FencePosition& p : c) {
-        if (p.function < back.size() && p.pc < back[p.function].size()) p.pc = back[p.function][p.pc];
-        if (p.function < prog.functions.size() && p.pc < prog.functions[p.function].code.size())
-          p.loc = prog.functions[p.function].code[p.pc].loc;
-      }
-      std::sort(c.begin(), c.end());
-      c.erase(std::unique(c.begin(), c.end()), c.end());
-    };
-    mapBack(a.all);
-    mapBack(a.critical);
-    mapBack(a.placement);
-    if (a.critical.empty() && !robustGoal && !a.all.empty()) {
-      // No delay of this trace is on a critical cycle: the execution is one
-      // SC has too, unless the analysis missed an edge. Ask SC.
-      if (!res.scChecked) checkSc(std::numeric_limits<double>::infinity());
-      if (res.scChecked && sc.status == Status::Violation) {
-        bool same = false;
-        for (const Violation& o : sc.violations) same = same || sameError(v, o);
-        if (same) return Learned::UnderSc;
-      }
-      a.critical = a.all;  // conservative
-      a.placement = a.all;
-    } else if (a.critical.empty()) {
-      a.critical = a.all;  // a robustness witness is never SC: the analysis missed an edge; be conservative
-      a.placement = a.all;
-    }
-    if (a.critical.empty()) return Learned::Nothing;
-    placement.insert(placement.end(), a.placement.begin(), a.placement.end());
-    std::sort(placement.begin(), placement.end());
-    placement.erase(std::unique(placement.begin(), placement.end()), placement.end());
-    if (std::find(sets.begin(), sets.end(), a.critical) != sets.end()) return Learned::Known;
-    sets.push_back(std::move(a.critical));
-    return Learned::New;
-  };
-  res.lastCheck = first;
-  {
-    const Learned l = learn(prog, identity, *counterexample(first));
-    if (l == Learned::UnderSc) {
-      res.outcome = FenceOutcome::ScViolation;
-      res.message = "the violation also occurs under SC: no fence can fix it";
-      res.lastCheck = sc;
-      return finish();
-    }
-    if (l == Learned::Nothing) {
-      res.message = "synthesis gave up: the counterexample has no store delayed past a later access";
-      return finish();
-    }
-  }
-
-  bool seeding = fopts.seed;
-  std::vector<FencePosition> good;  // a set whose fenced program passed (seeding's result)
-  std::vector<FencePosition> lastTried;
-  CheckResult passed;  // the re-check of `good` (then of the answer)
-  auto fixedBy = [&](const std::vector<FencePosition>& chosen) {
-    res.outcome = FenceOutcome::Fixed;
-    res.fences = chosen;
-    res.message = std::to_string(chosen.size()) + (chosen.size() == 1 ? " fence makes" : " fences make") +
-                  (robustGoal ? " the check robust (" : " the check pass (") + std::to_string(res.rounds) +
-                  (res.rounds == 1 ? " round" : " rounds") + ")";
-  };
+  seeding_ = fopts_.seed;
   while (true) {
-    if (res.rounds >= fopts.maxRounds) {
-      res.message = "synthesis gave up after " + std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds");
+    if (res_.rounds >= fopts_.maxRounds) {
+      res_.message =
+          "synthesis gave up after " + std::to_string(res_.rounds) + (res_.rounds == 1 ? " round" : " rounds");
       break;
     }
     std::vector<FencePosition> chosen;
-    // The seed grows past a useful size: minimise from what was learned instead.
-    if (seeding && placement.size() > 3 * fopts.maxFences) seeding = false;
-    if (seeding) {
-      chosen = placement;
-    } else {
-      const size_t cap = good.empty() ? fopts.maxFences : std::min(fopts.maxFences, good.size() - 1);
-      bool exact = true;
-      if (cap > 0) chosen = minimumHittingSet(sets, cap, fopts.maxCombinations, &exact);
-      if (chosen.empty() && !good.empty()) {
-        // No hitting set smaller than the seed: the seed is a smallest one
-        // (when the search was exact).
-        res.minimal = res.minimal && exact;
-        fixedBy(good);
-        break;
-      }
-      res.minimal = res.minimal && exact;
-      if (chosen.empty()) {
-        res.message = "synthesis gave up: more than " + std::to_string(fopts.maxFences) + " fences would be needed";
-        break;
-      }
-    }
-    std::vector<std::vector<uint32_t>> back;
-    Program fenced = insertFences(prog, chosen, &back);
-    ++res.rounds;
-    const double t0 = elapsed();
-    CheckResult r = run(fenced, opts.model, &outOfTime);
-    const uint64_t roundExecutions = lastExecutions;  // (learning may check SC below)
-    res.lastCheck = r;
-    lastTried = chosen;
-    const Violation* cex = r.status == Status::Timeout || r.status == Status::Error ? nullptr : counterexample(r);
-    const size_t placed = placement.size();
-    Learned l = Learned::Nothing;
-    if (cex) {
-      l = learn(fenced, back, *cex);
-      if (l == Learned::UnderSc) cex = counterexample(r);  // SC has it: the next one SC does not have, if any
-      while (cex && l == Learned::UnderSc) {
-        l = learn(fenced, back, *cex);
-        if (l == Learned::UnderSc) cex = nullptr;
-      }
-    }
-    if (fopts.onRound) {
-      FenceRound fr;
-      fr.round = res.rounds;
-      fr.phase = seeding ? "seed" : "minimise";
-      fr.fences = chosen.size();
-      fr.passed = r.status != Status::Timeout && r.status != Status::Error && !cex;
-      fr.executions = roundExecutions;
-      fr.seconds = elapsed() - t0;
-      fr.elapsed = elapsed();
-      fopts.onRound(fr);
-    }
-    if (r.status == Status::Timeout || r.status == Status::Error) {
-      res.message = "synthesis gave up: the check of the fenced program did not finish (" +
-                    std::string(statusName(r.status)) + ")";
-      break;
-    }
-    if (!cex) {
-      passed = r;
-      if (seeding) {
-        // A correct set: now look for the smallest.
-        good = chosen;
-        res.seedFences = good.size();
-        seeding = false;
-        continue;
-      }
-      fixedBy(chosen);
-      break;
-    }
-    if (seeding && (l == Learned::Nothing || placement.size() == placed)) {
-      seeding = false;  // the seed does not grow: minimise from what was learned
-      if (l == Learned::Nothing) {
-        res.message = "synthesis gave up: a counterexample of the fenced program has no new delayed store";
-        break;
-      }
-      continue;
-    }
-    if (l == Learned::Nothing || (l == Learned::Known && !seeding)) {
-      res.message = "synthesis gave up: a counterexample of the fenced program has no new delayed store";
-      break;
-    }
+    if (!nextSet(&chosen) || !tryFences(chosen)) break;
   }
-  res.outOfTime = outOfTime || (res.outcome != FenceOutcome::Fixed && remaining() <= 0);
-  res.passedCheck = std::move(passed);
-  if (res.outcome != FenceOutcome::Fixed) {
-    res.correct = good;
-    if (good.empty()) res.partial = lastTried;
+  res_.outOfTime = outOfTime_ || (res_.outcome != FenceOutcome::Fixed && remaining() <= 0);
+  res_.passedCheck = std::move(passed_);
+  if (res_.outcome != FenceOutcome::Fixed) {
+    res_.correct = good_;
+    if (good_.empty()) res_.partial = lastTried_;
   }
-  res.counterexamples = sets.size();
+  res_.counterexamples = sets_.size();
   return finish();
+}
+
+}  // namespace
+
+FenceSynthesisResult synthesizeFences(const Program& prog, const CheckOptions& opts, const CheckResult* initial,
+                                      const FenceSynthesisOptions& fopts) {
+  return FenceSynthesis(prog, opts, fopts).run(initial);
 }
 
 }  // namespace tsocheck

@@ -227,7 +227,7 @@ class Search {
   SpawnIds spawnIds_;
   bool stopped_ = false, timedOut_ = false, stateLimit_ = false, memoryLimit_ = false;
   std::chrono::steady_clock::time_point start_;
-  Limits limits_;  // opts_.limits with the deadline and cancel flag the threads poll
+  Limits limits_;  // opts_.check.limits with the deadline and cancel flag the threads poll
   std::vector<Child>* sink_ = nullptr;
   // Stateful DPOR: states by key (id = Tarjan index), the search stack,
   // Tarjan's stack, actors, operations and their dependency graph.
@@ -359,7 +359,7 @@ std::string Search::accessError(const State& s, Addr a, uint64_t size) const {
   std::string err = invalidAccess(
       prog_, a, size,
       [&](uint64_t t) -> const ThreadState* { return t < s.th.size() && s.th[t].ts ? &*s.th[t].ts : nullptr; },
-      opts_.exitEndsProgram);
+      opts_.check.exitEndsProgram);
   if (!err.empty()) return err;
   for (const auto& [p, n] : s.freed)
     if (a >= p && a < p + std::max<uint64_t>(n, 1))
@@ -441,7 +441,7 @@ bool Search::reducedStep(const State& s, uint32_t node) {
     if (!th.ts || th.exited) continue;
     const Action& a = th.ts->pending();
     const bool store = a.kind == ActionKind::Store &&
-                       (opts_.bufferBound < 0 || th.buf.size() < size_t(opts_.bufferBound)) &&
+                       (opts_.check.bufferBound < 0 || th.buf.size() < size_t(opts_.check.bufferBound)) &&
                        accessError(s, a.addr, a.size).empty();
     const bool fence = a.kind == ActionKind::Fence && a.fence == FenceKind::Full && th.buf.empty();
     if (!store && !fence) continue;
@@ -542,7 +542,7 @@ bool Search::stepThread(const State& s, uint32_t node, uint32_t t, bool& any, bo
     case ActionKind::Choice:
       if (a.limited && !res_.result.nondetLimited) {
         res_.result.nondetLimited = true;
-        noteLimit(nondetRangeText(opts_.limits) + " at " + prog_.locString(a.loc));
+        noteLimit(nondetRangeText(opts_.check.limits) + " at " + prog_.locString(a.loc));
       }
       for (Value i = 0; i <= a.value; ++i) {
         const Value v = choiceValue(a, i);
@@ -598,7 +598,7 @@ bool Search::stepAccess(const State& s, uint32_t node, uint32_t t, bool& any) {
   const Thread& th = s.th[t];
   const Action& a = th.ts->pending();
   const bool load = a.kind == ActionKind::Load;
-  if (!load && buffered() && opts_.bufferBound > 0 && th.buf.size() >= size_t(opts_.bufferBound)) return true;
+  if (!load && buffered() && opts_.check.bufferBound > 0 && th.buf.size() >= size_t(opts_.check.bufferBound)) return true;
   if (!validAccess(s, node, t, a)) return false;
   State c = s;
   Cell* cl = cell(c, a.addr, a.size, a.loc);
@@ -730,7 +730,7 @@ bool Search::stepThreadControl(const State& s, uint32_t node, uint32_t t, bool& 
   } else {
     ct->exited = true;
     ct->recentReads.clear();
-    if (opts_.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc))
+    if (opts_.check.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc))
       for (Thread& o : c.th)  // the program ends: every thread stops, buffered stores die with it
         if (o.ts) {
           o.exited = true;
@@ -845,11 +845,11 @@ void Search::finalState(const State& s, uint32_t node, int owner) {
   for (const Thread& th : s.th)
     if (th.ts && !th.exited) allDone = false;
   auto record = [&](bool blocked) {
-    if (!opts_.onExecution) return;
+    if (!opts_.check.onExecution) return;
     ExecutionInfo info;
     info.blocked = blocked;
     for (const Cell& c : s.mem) info.finalMemory.emplace_back(c.addr, c.value);
-    opts_.onExecution(info);
+    opts_.check.onExecution(info);
   };
   if (allDone) {
     ++res_.result.executions;
@@ -933,9 +933,9 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
   // Deadlocks and non-termination end this path, not the search; the
   // erroneous execution counts (never "violation after 0 executions").
   const bool hang = isHang(kind);
-  if (opts_.stopAtFirstError && !hang) stopped_ = true;
+  if (opts_.check.stopAtFirstError && !hang) stopped_ = true;
   ++res_.result.executions;
-  if (hang && opts_.deadlocks == DeadlockMode::Ignore) return;
+  if (hang && opts_.check.deadlocks == DeadlockMode::Ignore) return;
   for (const Violation& o : res_.result.violations)
     if (o.kind == kind) return;
   std::vector<Node> path;
@@ -947,7 +947,7 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
   v.message = msg;
   v.thread = t;
   v.loc = loc;
-  v.warning = hang && opts_.deadlocks == DeadlockMode::Warning;
+  v.warning = hang && opts_.check.deadlocks == DeadlockMode::Warning;
   std::vector<std::vector<BufferEntry>> bufs(s.th.size());
   auto add = [&](uint32_t thread, StepKind k, const SourceLoc& l, const std::string& note,
                  uint32_t function = TraceStep::kNoEvent, uint32_t pc = 0) -> TraceStep& {
@@ -1078,7 +1078,7 @@ sdpor::Op Search::describe(const State& s, uint32_t t, int owner) {
       break;
     case ActionKind::Store:
       o.cls = buffered() ? OpClass::Buffered : OpClass::Write;
-      o.mayBlock = buffered() && opts_.bufferBound > 0;
+      o.mayBlock = buffered() && opts_.check.bufferBound > 0;
       break;
     case ActionKind::Rmw:
     case ActionKind::Lock:
@@ -1101,7 +1101,7 @@ sdpor::Op Search::describe(const State& s, uint32_t t, int owner) {
       o.size = 0;
       break;
     case ActionKind::Exit:
-      o.cls = opts_.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc) ? OpClass::Global : OpClass::Exit;
+      o.cls = opts_.check.exitEndsProgram && endsProgram(prog_, t, a.function, a.pc) ? OpClass::Global : OpClass::Exit;
       o.size = 0;
       break;
     case ActionKind::Free:
@@ -1274,7 +1274,7 @@ void Search::enterState(State&& s, uint32_t node, uint32_t enteringOp) {
   f.node = node;
   f.pending = std::move(pend);
   ++res_.result.events;
-  if (opts_.onProgress && (res_.result.events & 255) == 0) opts_.onProgress(res_.result.executions);
+  if (opts_.check.onProgress && (res_.result.events & 255) == 0) opts_.check.onProgress(res_.result.executions);
   sink_ = &f.children;
   const bool ok = expand(s, node);
   sink_ = nullptr;
@@ -1411,7 +1411,7 @@ void Search::runBfs(State&& init) {
     queue_.pop_front();
     queuedBytes_ -= std::min(queuedBytes_, stateBytes(s));
     ++res_.result.events;
-    if (opts_.onProgress && (res_.result.events & 255) == 0) opts_.onProgress(res_.result.executions);
+    if (opts_.check.onProgress && (res_.result.events & 255) == 0) opts_.check.onProgress(res_.result.executions);
     expand(s, node);
   }
   queue_.clear();
@@ -1420,8 +1420,8 @@ void Search::runBfs(State&& init) {
 
 StateSpaceResult Search::run() {
   start_ = std::chrono::steady_clock::now();
-  limits_ = opts_.limits;
-  limits_.startClock(start_, opts_.timeLimitSeconds, opts_.cancel);
+  limits_ = opts_.check.limits;
+  limits_.startClock(start_, opts_.check.timeLimitSeconds, opts_.check.cancel);
   State init;
   init.th.resize(1);
   init.th[0].ts.emplace(prog_, 0, prog_.entry, 0, limits_);
@@ -1455,12 +1455,12 @@ StateSpaceResult Search::run() {
     r.message = "no complete execution: every execution was blocked";
   } else if (bufferCut) {
     r.status = Status::Bounded;
-    r.message = "no violation with store buffers of at most " + std::to_string(opts_.bufferBound) + " entries";
+    r.message = "no violation with store buffers of at most " + std::to_string(opts_.check.bufferBound) + " entries";
   } else {
     r.status = Status::Verified;
     r.message = "no violation in any reachable state";
   }
-  r.limitNondet(opts_.limits);
+  r.limitNondet(opts_.check.limits);
   if (r.status != Status::Violation) r.message += r.warningsNote();
   return std::move(res_);
 }
@@ -1472,139 +1472,211 @@ StateSpaceResult exploreStates(const Program& prog, const StateSpaceOptions& opt
   return s.run();
 }
 
-DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts, int fromK, int toK,
-                                  uint64_t maxStates) {
-  DeepeningResult d;
-  auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  };
-  StateSpaceOptions so;
-  so.model = opts.model;
-  so.search = StateSearch::Bfs;  // the fixpoint needs every reachable state
-  so.limits = opts.limits;
-  so.maxStates = maxStates;
-  so.cancel = opts.cancel;
-  so.stopAtFirstError = opts.stopAtFirstError;
-  so.deadlocks = opts.deadlocks;
-  so.exitEndsProgram = opts.exitEndsProgram;
-  so.collectProjections = opts.memoryModel().hasStoreBuffers();
-  fromK = std::max(fromK, 0);
-  if (!opts.memoryModel().hasStoreBuffers()) toK = fromK;  // k does not matter under SC
-  std::optional<std::unordered_set<std::string>> prev;  // projections of k-1 (exhaustive only)
-  CheckResult total;
-  bool anyCut = false;
-  if (opts.onProgress) so.onProgress = [&](uint64_t n) { opts.onProgress(total.executions + n); };
+namespace {
+
+// Buffer-bound deepening (deepenBufferBound): one breadth-first search per k,
+// the counts summed, a fixpoint looked for between consecutive k.
+class Deepening {
+ public:
+  Deepening(const Program& prog, const CheckOptions& opts, uint64_t maxStates);
+  DeepeningResult run(int fromK, int toK);
+
+ private:
+  // After one k: look at a larger one, stop deepening (the verdict follows),
+  // or return d_ as it is.
+  enum class Next { Deeper, Stop, Return };
+
+  double elapsed() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+  }
+  Next step(int k);
+  void violationAt(CheckResult&& r, int k);
+  void timeoutAt(int k);
+  void accumulate(const StateSpaceResult& r);
+  Next afterError(StateSpaceResult& r, int k, bool hangOnly);
+  Next afterPass(StateSpaceResult& r, int k);
+  void verdict();
+
+  const Program& prog_;
+  const CheckOptions& opts_;
+  const std::chrono::steady_clock::time_point t0_;
+  DeepeningResult d_;
+  StateSpaceOptions so_;
+  std::optional<std::unordered_set<std::string>> prev_;  // projections of k-1 (exhaustive only)
+  CheckResult total_;
+  bool anyCut_ = false;
   // A deadlock or non-termination does not end the deepening: a larger k may
   // still show an assertion or memory error. The first k with one is kept.
-  std::optional<CheckResult> hang;
-  int hangK = -1;
-  auto violationAt = [&](CheckResult&& r, int k) {
-    d.result = std::move(r);
-    d.result.executions = total.executions;
-    d.result.blocked = total.blocked;
-    d.result.cut = total.cut;
-    d.result.events = total.events;
-    for (const Violation& v : total.violations) d.result.addViolation(v);  // warnings of smaller k
-    d.result.elapsedMs = elapsed();
-    d.violationK = k;
-    d.result.status = Status::Violation;
-    d.result.message += !opts.memoryModel().withBound(k).buffersStores()
-                            ? " (the bug exists under sequential consistency)"
-                            : " (needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry)" : " entries)");
-    return d;
-  };
-  for (int k = fromK; k <= toK; ++k) {
-    so.bufferBound = k;
-    if (opts.timeLimitSeconds > 0) {
-      so.timeLimitSeconds = opts.timeLimitSeconds - elapsed() / 1000;
-      if (so.timeLimitSeconds <= 0) {
-        if (hang) return violationAt(std::move(*hang), hangK);
-        d.result = total;
-        d.result.status = Status::Timeout;
-        d.result.message = "time limit reached at buffer bound " + std::to_string(k) + "; no violation so far";
-        d.result.elapsedMs = elapsed();
-        return d;
-      }
-    }
-    StateSpaceResult r = exploreStates(prog, so);
-    d.steps.push_back({k, r.states, r.projections.size(), r.result.elapsedMs, r.result.status});
-    total.executions += r.result.executions;
-    total.blocked += r.result.blocked;
-    total.cut += r.result.cut;
-    total.events += r.result.events;
-    total.nondetLimited = total.nondetLimited || r.result.nondetLimited;
-    for (const std::string& l : r.result.limitsHit)
-      if (std::find(total.limitsHit.begin(), total.limitsHit.end(), l) == total.limitsHit.end())
-        total.limitsHit.push_back(l);
-    for (const Violation& v : r.result.violations)
-      if (v.warning) total.addViolation(v);
-    const bool hangOnly = r.result.status == Status::Violation && !r.result.hasHardError();
-    if (hangOnly && !hang) {
-      hang = r.result;
-      hangK = k;
-      d.hangK = k;
-    }
-    if (r.result.status == Status::Timeout && hang) return violationAt(std::move(*hang), hangK);
-    if ((r.result.status == Status::Violation && !hangOnly) || r.result.status == Status::Error ||
-        r.result.status == Status::Timeout) {
-      if (r.result.status != Status::Violation) {
-        d.result = std::move(r.result);
-        d.result.executions = total.executions;
-        d.result.blocked = total.blocked;
-        d.result.cut = total.cut;
-        d.result.events = total.events;
-        d.result.elapsedMs = elapsed();
-        return d;
-      }
-      CheckResult hard = std::move(r.result);
-      if (hang)
-        for (const Violation& v : hang->violations) hard.addViolation(v);
-      return violationAt(std::move(hard), k);
-    }
-    anyCut = anyCut || !r.exhaustive;
-    if (r.stateLimitHit) break;  // this k is not fully checked; larger ones are bigger still
-    d.largestK = k;
-    if (!opts.memoryModel().hasStoreBuffers() && r.exhaustive && r.result.executions > 0) {
-      d.fixpointK = k;
-      break;
-    }
-    if (r.exhaustive && prev && prev->size() == r.projections.size() &&
-        std::all_of(r.projections.begin(), r.projections.end(),
-                    [&](const std::string& p) { return prev->count(p) > 0; })) {
-      d.fixpointK = k - 1;
-      break;
-    }
-    if (r.exhaustive) {
-      prev = std::move(r.projections);
-      so.memoryInUse = 0;  // held for the next k's comparison
-      for (const std::string& p : *prev) so.memoryInUse += entryBytes(p.size());
-    } else {
-      prev.reset();
-      so.memoryInUse = 0;
-    }
+  std::optional<CheckResult> hang_;
+  int hangK_ = -1;
+};
+
+Deepening::Deepening(const Program& prog, const CheckOptions& opts, uint64_t maxStates)
+    : prog_(prog), opts_(opts), t0_(std::chrono::steady_clock::now()) {
+  so_.check = opts;  // the shared options; step() sets the bound and what is left of the time
+  so_.check.timeLimitSeconds = 0;
+  so_.check.onExecution = nullptr;
+  so_.search = StateSearch::Bfs;  // the fixpoint needs every reachable state
+  so_.maxStates = maxStates;
+  so_.collectProjections = opts.memoryModel().hasStoreBuffers();
+  so_.check.onProgress = nullptr;
+  if (opts.onProgress) so_.check.onProgress = [this](uint64_t n) { opts_.onProgress(total_.executions + n); };
+}
+
+// d_ becomes r's violation at bound k, with the counts of every k so far.
+void Deepening::violationAt(CheckResult&& r, int k) {
+  d_.result = std::move(r);
+  d_.result.executions = total_.executions;
+  d_.result.blocked = total_.blocked;
+  d_.result.cut = total_.cut;
+  d_.result.events = total_.events;
+  for (const Violation& v : total_.violations) d_.result.addViolation(v);  // warnings of smaller k
+  d_.result.elapsedMs = elapsed();
+  d_.violationK = k;
+  d_.result.status = Status::Violation;
+  d_.result.message += !opts_.memoryModel().withBound(k).buffersStores()
+                           ? " (the bug exists under sequential consistency)"
+                           : " (needs a store buffer of " + std::to_string(k) + (k == 1 ? " entry)" : " entries)");
+}
+
+void Deepening::timeoutAt(int k) {
+  if (hang_) return violationAt(std::move(*hang_), hangK_);
+  d_.result = total_;
+  d_.result.status = Status::Timeout;
+  d_.result.message = "time limit reached at buffer bound " + std::to_string(k) + "; no violation so far";
+  d_.result.elapsedMs = elapsed();
+}
+
+void Deepening::accumulate(const StateSpaceResult& r) {
+  total_.executions += r.result.executions;
+  total_.blocked += r.result.blocked;
+  total_.cut += r.result.cut;
+  total_.events += r.result.events;
+  total_.nondetLimited = total_.nondetLimited || r.result.nondetLimited;
+  for (const std::string& l : r.result.limitsHit)
+    if (std::find(total_.limitsHit.begin(), total_.limitsHit.end(), l) == total_.limitsHit.end())
+      total_.limitsHit.push_back(l);
+  for (const Violation& v : r.result.violations)
+    if (v.warning) total_.addViolation(v);
+}
+
+// A hard error, an error status or a time-out at k ends the deepening.
+Deepening::Next Deepening::afterError(StateSpaceResult& r, int k, bool hangOnly) {
+  if (r.result.status == Status::Timeout && hang_) {
+    violationAt(std::move(*hang_), hangK_);
+    return Next::Return;
   }
-  if (hang) return violationAt(std::move(*hang), hangK);
-  d.result = total;
-  d.result.elapsedMs = elapsed();
-  if (d.fixpointK && !anyCut && total.executions > 0) {
-    d.result.status = Status::Verified;
-    d.result.message = !opts.memoryModel().hasStoreBuffers()
-                           ? "no violation in any reachable state"
-                           : "verified for unbounded store buffers (fixpoint at k=" + std::to_string(*d.fixpointK) + ")";
+  if (!((r.result.status == Status::Violation && !hangOnly) || r.result.status == Status::Error ||
+        r.result.status == Status::Timeout))
+    return Next::Deeper;
+  if (r.result.status != Status::Violation) {
+    d_.result = std::move(r.result);
+    d_.result.executions = total_.executions;
+    d_.result.blocked = total_.blocked;
+    d_.result.cut = total_.cut;
+    d_.result.events = total_.events;
+    d_.result.elapsedMs = elapsed();
+    return Next::Return;
+  }
+  CheckResult hard = std::move(r.result);
+  if (hang_)
+    for (const Violation& v : hang_->violations) hard.addViolation(v);
+  violationAt(std::move(hard), k);
+  return Next::Return;
+}
+
+// k passed (or only hangs): a state limit or a fixpoint stops the deepening;
+// else k's projections are kept for the comparison with k+1.
+Deepening::Next Deepening::afterPass(StateSpaceResult& r, int k) {
+  anyCut_ = anyCut_ || !r.exhaustive;
+  if (r.stateLimitHit) return Next::Stop;  // this k is not fully checked; larger ones are bigger still
+  d_.largestK = k;
+  if (!opts_.memoryModel().hasStoreBuffers() && r.exhaustive && r.result.executions > 0) {
+    d_.fixpointK = k;
+    return Next::Stop;
+  }
+  if (r.exhaustive && prev_ && prev_->size() == r.projections.size() &&
+      std::all_of(r.projections.begin(), r.projections.end(),
+                  [&](const std::string& p) { return prev_->count(p) > 0; })) {
+    d_.fixpointK = k - 1;
+    return Next::Stop;
+  }
+  if (r.exhaustive) {
+    prev_ = std::move(r.projections);
+    so_.memoryInUse = 0;  // held for the next k's comparison
+    for (const std::string& p : *prev_) so_.memoryInUse += entryBytes(p.size());
   } else {
-    d.fixpointK.reset();
-    d.result.status = Status::Bounded;
-    d.result.message = d.largestK < 0 ? "no violation found"
-                                      : "no violation with store buffers of up to " + std::to_string(d.largestK) +
-                                            " entries";
-    if (anyCut) d.result.message += ", but a limit cut the state space";
-    else if (total.executions == 0) d.result.message += ", but every execution was blocked";
-    else d.result.message += "; no fixpoint reached";
+    prev_.reset();
+    so_.memoryInUse = 0;
   }
-  d.result.limitNondet(opts.limits);
-  d.result.message += d.result.warningsNote();
-  return d;
+  return Next::Deeper;
+}
+
+// One k: its search, then what it means for the deepening.
+Deepening::Next Deepening::step(int k) {
+  so_.check.bufferBound = k;
+  if (opts_.timeLimitSeconds > 0) {
+    so_.check.timeLimitSeconds = opts_.timeLimitSeconds - elapsed() / 1000;
+    if (so_.check.timeLimitSeconds <= 0) {
+      timeoutAt(k);
+      return Next::Return;
+    }
+  }
+  StateSpaceResult r = exploreStates(prog_, so_);
+  d_.steps.push_back({k, r.states, r.projections.size(), r.result.elapsedMs, r.result.status});
+  accumulate(r);
+  const bool hangOnly = r.result.status == Status::Violation && !r.result.hasHardError();
+  if (hangOnly && !hang_) {
+    hang_ = r.result;
+    hangK_ = k;
+    d_.hangK = k;
+  }
+  const Next n = afterError(r, k, hangOnly);
+  if (n != Next::Deeper) return n;
+  return afterPass(r, k);
+}
+
+// The verdict when no k ended the deepening with its own result.
+void Deepening::verdict() {
+  if (hang_) return violationAt(std::move(*hang_), hangK_);
+  d_.result = total_;
+  d_.result.elapsedMs = elapsed();
+  if (d_.fixpointK && !anyCut_ && total_.executions > 0) {
+    d_.result.status = Status::Verified;
+    d_.result.message = !opts_.memoryModel().hasStoreBuffers()
+                            ? "no violation in any reachable state"
+                            : "verified for unbounded store buffers (fixpoint at k=" + std::to_string(*d_.fixpointK) + ")";
+  } else {
+    d_.fixpointK.reset();
+    d_.result.status = Status::Bounded;
+    d_.result.message = d_.largestK < 0 ? "no violation found"
+                                        : "no violation with store buffers of up to " + std::to_string(d_.largestK) +
+                                              " entries";
+    if (anyCut_) d_.result.message += ", but a limit cut the state space";
+    else if (total_.executions == 0) d_.result.message += ", but every execution was blocked";
+    else d_.result.message += "; no fixpoint reached";
+  }
+  d_.result.limitNondet(opts_.limits);
+  d_.result.message += d_.result.warningsNote();
+}
+
+DeepeningResult Deepening::run(int fromK, int toK) {
+  fromK = std::max(fromK, 0);
+  if (!opts_.memoryModel().hasStoreBuffers()) toK = fromK;  // k does not matter under SC
+  for (int k = fromK; k <= toK; ++k) {
+    const Next n = step(k);
+    if (n == Next::Return) return std::move(d_);
+    if (n == Next::Stop) break;
+  }
+  verdict();
+  return std::move(d_);
+}
+
+}  // namespace
+
+DeepeningResult deepenBufferBound(const Program& prog, const CheckOptions& opts, int fromK, int toK,
+                                  uint64_t maxStates) {
+  return Deepening(prog, opts, maxStates).run(fromK, toK);
 }
 
 }  // namespace tsocheck

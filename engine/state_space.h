@@ -33,30 +33,26 @@ namespace tsocheck {
 enum class StateSearch : uint8_t { Bfs, Dpor };
 
 struct StateSpaceOptions {
-  Model model = kDefaultModel;
+  // The options every search shares (search.h): the state-space search reads
+  // model, bufferBound (-1 = unbounded: may not terminate, see maxStates),
+  // limits (step and call-depth limits, stateMemoryBytes), timeLimitSeconds,
+  // cancel, stopAtFirstError (deadlocks and non-termination never stop it),
+  // deadlocks, exitEndsProgram, onExecution (complete and blocked final
+  // states, traceKey empty) and onProgress (called every 256 expanded states
+  // with the distinct final states so far); the others are the graph explorer's.
+  CheckOptions check;
+  MemoryModel memoryModel() const { return check.memoryModel(); }
   StateSearch search = StateSearch::Bfs;  // Dpor never collects projections
-  int bufferBound = -1;           // -1 = unbounded (may not terminate: see maxStates)
-  MemoryModel memoryModel() const { return {model, bufferBound}; }
-  Limits limits;                  // step and call-depth limits per thread; stateMemoryBytes
-  double timeLimitSeconds = 0;    // 0 = none
-  const std::atomic<bool>* cancel = nullptr;  // set by another thread: stop (result `timeout`)
   // Distinct states; reaching it cuts the search. The state memory limit
   // (limits.stateMemoryBytes) is what normally ends a search that does not end.
   uint64_t maxStates = 50000000;
   // Bytes the caller already holds for this search (the deepening's previous
   // projections): counted against limits.stateMemoryBytes.
   uint64_t memoryInUse = 0;
-  bool stopAtFirstError = true;     // deadlocks and non-termination never stop it
-  DeadlockMode deadlocks = DeadlockMode::Error;
-  bool exitEndsProgram = false;     // CheckOptions::exitEndsProgram
   bool collectProjections = false;  // fill StateSpaceResult::projections (for the fixpoint)
   // Partial-order reduction: buffered stores and fences on an empty buffer
   // run alone when that is safe (state_space.cpp). Never with projections.
   bool reduce = true;
-  ExecutionCallback onExecution;    // complete and blocked final states (traceKey empty)
-  // Called every 256 expanded states with the distinct final states so far
-  // (CheckOptions::onProgress: the editor's progress for stateful checks).
-  std::function<void(uint64_t)> onProgress;
 };
 
 struct StateSpaceResult {

@@ -135,30 +135,34 @@ std::string includeNote(size_t fences, const std::vector<std::string>& includeIn
   return s + " (added in " + list + ")";
 }
 
-// Lowers and re-checks the edited source. Returns why it does not do what
-// the fences promise ("" when it does, with rep.fenceNote saying so). When
-// the edited source lowers to exactly the fenced program a re-check already
-// passed (`passed`, fences `fences`), that check answers for it.
-std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const FenceSynthesisResult& syn,
-                          const std::vector<FencePosition>& fences, const CheckResult& passed,
-                          const std::vector<FenceEdit>& edits, bool robustGoal, double secondsForRecheck,
-                          const std::string& found) {
-  // Every file with an edit, the checked one included, is edited in memory
-  // and the whole set is re-lowered together. A seq_cst fence needs
-  // <stdatomic.h>: each edited file that does not include it gets the
-  // include as its first line (harmless twice, so a header stays
-  // self-contained).
-  const bool c11 = in.style.empty() || in.style == "seq_cst";
+// The edited sources: every file with an edit, the checked one included, with
+// its fences (and the include, when it needs one) applied in memory.
+struct EditedSources {
   std::map<std::string, EditedFile> files;  // by FenceEdit::file
-  for (const FenceEdit& e : edits) files[e.file].edits.push_back(e);
-  std::string mainText = in.source;
+  std::string mainText;                     // the checked file, edited
   std::map<std::string, std::string> others;
   std::vector<std::string> includeIn;  // files that get the include, in the edits' order
+
+  // The edited file a program file name is, if any.
+  const EditedFile* editedFile(const std::string& name) const {
+    for (const auto& [file, f] : files)
+      if (sameFile(name, file)) return &f;
+    return nullptr;
+  }
+};
+
+// Applies the edits in memory. A seq_cst fence needs <stdatomic.h>: each
+// edited file that does not include it gets the include as its first line
+// (harmless twice, so a header stays self-contained). Returns why not ("" when done).
+std::string editSources(const FenceFixInput& in, const std::vector<FenceEdit>& edits, EditedSources& out) {
+  const bool c11 = in.style.empty() || in.style == "seq_cst";
+  for (const FenceEdit& e : edits) out.files[e.file].edits.push_back(e);
+  out.mainText = in.source;
   std::vector<std::string> order;
   for (const FenceEdit& e : edits)
     if (std::find(order.begin(), order.end(), e.file) == order.end()) order.push_back(e.file);
   for (const std::string& file : order) {
-    EditedFile& f = files[file];
+    EditedFile& f = out.files[file];
     const bool isMain = sameFile(file, in.path);
     if (isMain) {
       f.original = in.source;
@@ -174,19 +178,17 @@ std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const Fence
     std::string edited = applyFenceEdits(f.original, file, f.edits);
     if (f.needInclude) {
       edited = "#include <stdatomic.h>\n" + edited;
-      includeIn.push_back(std::filesystem::path(file).filename().string());
+      out.includeIn.push_back(std::filesystem::path(file).filename().string());
     }
-    (isMain ? mainText : others[file]) = std::move(edited);
+    (isMain ? out.mainText : out.others[file]) = std::move(edited);
   }
-  // The edited file a program file name is, if any.
-  auto editedFile = [&](const std::string& name) -> const EditedFile* {
-    for (const auto& [file, f] : files)
-      if (sameFile(name, file)) return &f;
-    return nullptr;
-  };
-  if (secondsLeft(in.options.limits) <= 0)
-    return "the check's time limit was reached before the edited source was re-checked";
-  frontend::FrontendResult low = frontend::lowerSources(in.path, mainText, others, in.lowering);
+  return "";
+}
+
+// Lowers the edited sources together into `p` (entry: the check rep names).
+// Returns why not ("" when done).
+std::string lowerEdited(const CheckReport& rep, const FenceFixInput& in, const EditedSources& src, Program& p) {
+  frontend::FrontendResult low = frontend::lowerSources(in.path, src.mainText, src.others, in.lowering);
   if (!low.ok) {
     std::string failure = "the edited source does not lower";
     for (const auto& d : low.diagnostics)
@@ -197,32 +199,77 @@ std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const Fence
   for (size_t i = 0; i < low.module.checks.size(); ++i)
     if (low.module.checks[i].name == rep.function) idx = i;
   if (idx == low.module.checks.size()) return "the edited source has no check " + rep.function;
-  Program p = low.module.program;
+  p = low.module.program;
   p.entry = low.module.entryOf[idx];
+  return "";
+}
+
+// Re-checks the lowered edited source `p` into `r`. Returns why it did not
+// finish ("" when it did).
+std::string recheckEdited(const FenceFixInput& in, const Program& p, bool robustGoal, double secondsForRecheck,
+                          CheckResult& r) {
+  if (secondsForRecheck <= 0) return "the fence time limit was reached before the edited source was re-checked";
+  CheckOptions co = in.options;
+  co.stopAtFirstError = true;
+  co.onExecution = nullptr;
+  co.robustness = robustGoal;
+  co.raceCheck = false;  // fences do not change data races
+  if (std::isfinite(secondsForRecheck))
+    co.timeLimitSeconds = co.timeLimitSeconds > 0 ? std::min(co.timeLimitSeconds, secondsForRecheck) : secondsForRecheck;
+  r = check(p, co);
+  if (r.status == Status::Timeout && secondsLeft(co.limits) > 0 && std::isfinite(secondsForRecheck))
+    return "the fence time limit was reached before the re-check of the edited source finished";
+  return "";
+}
+
+// The note that says what the validated fences do.
+std::string validatedNote(const CheckReport& rep, const CheckResult& r, const EditedSources& src, size_t fences,
+                          bool robustGoal, bool same, const std::string& remains, const std::string& found) {
+  const std::string model = modelName(rep.model);
+  return countText(fences, "fence") + (robustGoal || remains.empty() ? " make" : " remove") +
+         (fences == 1 ? "s" : "") +
+         (robustGoal        ? " this check robust under " + model
+          : remains.empty() ? " this check pass under " + model
+                            : " the errors SC does not have under " + model + "; the " + remains +
+                                  " also occurs under SC and stays") +
+         " (" + found +
+         (same ? "; the edited source lowers to the fenced program that check passed: "
+               : "; re-checked on the edited source: ") +
+         statusName(r.status) + ")" + includeNote(fences, src.includeIn, src.files.size() > 1) +
+         (robustGoal && r.robustness && !r.robustness->complete
+              ? "; within the check's bounds only: " + r.robustness->message
+              : std::string());
+}
+
+// Lowers and re-checks the edited source. Returns why it does not do what
+// the fences promise ("" when it does, with rep.fenceNote saying so). When
+// the edited source lowers to exactly the fenced program a re-check already
+// passed (`passed`, fences `fences`), that check answers for it.
+std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const FenceSynthesisResult& syn,
+                          const std::vector<FencePosition>& fences, const CheckResult& passed,
+                          const std::vector<FenceEdit>& edits, bool robustGoal, double secondsForRecheck,
+                          const std::string& found) {
+  // Every file with an edit, the checked one included, is edited in memory
+  // and the whole set is re-lowered together.
+  EditedSources src;
+  if (std::string why = editSources(in, edits, src); !why.empty()) return why;
+  if (secondsLeft(in.options.limits) <= 0)
+    return "the check's time limit was reached before the edited source was re-checked";
+  Program p;
+  if (std::string why = lowerEdited(rep, in, src, p); !why.empty()) return why;
   const bool same = sameProgram(p, insertFences(*in.program, fences));
   CheckResult r;
   if (same) {
     r = passed;
-  } else {
-    if (secondsForRecheck <= 0)
-      return "the fence time limit was reached before the edited source was re-checked";
-    CheckOptions co = in.options;
-    co.stopAtFirstError = true;
-    co.onExecution = nullptr;
-    co.robustness = robustGoal;
-    co.raceCheck = false;  // fences do not change data races
-    if (std::isfinite(secondsForRecheck))
-      co.timeLimitSeconds = co.timeLimitSeconds > 0 ? std::min(co.timeLimitSeconds, secondsForRecheck) : secondsForRecheck;
-    r = check(p, co);
-    if (r.status == Status::Timeout && secondsLeft(co.limits) > 0 && std::isfinite(secondsForRecheck))
-      return "the fence time limit was reached before the re-check of the edited source finished";
+  } else if (std::string why = recheckEdited(in, p, robustGoal, secondsForRecheck, r); !why.empty()) {
+    return why;
   }
   // What remains must be errors SC has too (syn.scCheck), located in the
   // original source (the passed check ran on the original's locations).
   const Program& where = same ? *in.program : p;
   auto underSc = [&](const Violation& v) {
     const std::string file = v.loc.file < where.files.size() ? where.files[v.loc.file] : std::string();
-    const EditedFile* ef = same ? nullptr : editedFile(file);
+    const EditedFile* ef = same ? nullptr : src.editedFile(file);
     const SourceLoc at = ef ? originalLoc(v.loc, *ef) : v.loc;
     for (const Violation& o : syn.scCheck.violations) {
       if (o.kind != v.kind) continue;
@@ -244,20 +291,7 @@ std::string validateEdits(CheckReport& rep, const FenceFixInput& in, const Fence
     return std::string("the edited source still gives ") + statusName(r.status) +
            (left ? " (" + left->message + ")" : std::string());
   if (robustGoal && (!r.robustness || !r.robustness->robust)) return "the edited source is still not robust";
-  const std::string model = modelName(rep.model);
-  rep.fenceNote = countText(edits.size(), "fence") + (robustGoal || remains.empty() ? " make" : " remove") +
-                  (edits.size() == 1 ? "s" : "") +
-                  (robustGoal        ? " this check robust under " + model
-                   : remains.empty() ? " this check pass under " + model
-                                     : " the errors SC does not have under " + model + "; the " + remains +
-                                           " also occurs under SC and stays") +
-                  " (" + found +
-                  (same ? "; the edited source lowers to the fenced program that check passed: "
-                        : "; re-checked on the edited source: ") +
-                  statusName(r.status) + ")" + includeNote(edits.size(), includeIn, files.size() > 1) +
-                  (robustGoal && r.robustness && !r.robustness->complete
-                       ? "; within the check's bounds only: " + r.robustness->message
-                       : std::string());
+  rep.fenceNote = validatedNote(rep, r, src, edits.size(), robustGoal, same, remains, found);
   return "";
 }
 

@@ -28,13 +28,13 @@ std::string showFinals(const Finals& f) {
 StateSpaceResult exploreStatesWithFinals(const Program& prog, const DiffConfig& c, uint64_t maxStates,
                                          FinalStates* finals, StateSearch search) {
   StateSpaceOptions so;
-  so.model = c.model;
+  so.check.model = c.model;
   so.search = search;
-  so.bufferBound = c.bound;
-  so.limits = c.limits;
-  so.stopAtFirstError = false;
+  so.check.bufferBound = c.bound;
+  so.check.limits = c.limits;
+  so.check.stopAtFirstError = false;
   if (maxStates) so.maxStates = maxStates;
-  so.onExecution = [&](const ExecutionInfo& info) {
+  so.check.onExecution = [&](const ExecutionInfo& info) {
     if (!info.blocked) finals->insert(info.finalMemory);
   };
   return exploreStates(prog, so);

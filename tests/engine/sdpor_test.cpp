@@ -26,11 +26,11 @@ namespace {
 
 StateSpaceResult explore(const Program& p, Model m, StateSearch search, FinalStates* finals = nullptr) {
   StateSpaceOptions so;
-  so.model = m;
+  so.check.model = m;
   so.search = search;
-  so.stopAtFirstError = false;
+  so.check.stopAtFirstError = false;
   if (finals)
-    so.onExecution = [finals](const ExecutionInfo& e) {
+    so.check.onExecution = [finals](const ExecutionInfo& e) {
       if (!e.blocked) finals->insert(e.finalMemory);
     };
   return exploreStates(p, so);
@@ -231,13 +231,13 @@ TEST_CASE("stateful DPOR: visited states count against the state memory limit", 
   pb.setEntry(m.index());
   const Program p = pb.build();
   StateSpaceOptions so;
-  so.model = Model::TSO;
+  so.check.model = Model::TSO;
   so.search = StateSearch::Dpor;
   const StateSpaceResult whole = exploreStates(p, so);
   REQUIRE(whole.result.status == Status::Verified);
   REQUIRE(whole.states > 10000);
   REQUIRE(whole.peakBytes > whole.states * 64);  // at least the visited keys' entries
-  so.limits.stateMemoryBytes = whole.peakBytes / 2;
+  so.check.limits.stateMemoryBytes = whole.peakBytes / 2;
   const StateSpaceResult cut = exploreStates(p, so);
   REQUIRE(cut.memoryLimitHit);
   REQUIRE(cut.result.status == Status::Bounded);

@@ -10,6 +10,8 @@
 #include "engine/check.h"
 #include "engine/examples/litmus.h"
 #include "engine/examples/state_programs.h"
+#include "engine/explorer.h"
+#include "engine/search.h"
 #include "engine/state_space.h"
 #include "tests/engine/random_programs.h"
 
@@ -112,7 +114,7 @@ TEST_CASE("the state space agrees with the litmus expectations per model", "[sta
     for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
       CAPTURE(t.name, modelName(m));
       StateSpaceOptions so;
-      so.model = m;
+      so.check.model = m;
       StateSpaceResult r = exploreStates(t.program, so);
       const bool weak = m == Model::SC ? t.weakSC : m == Model::TSO ? t.weakTSO : t.weakPSO;
       REQUIRE((r.result.status == Status::Violation) == weak);
@@ -184,8 +186,8 @@ TEST_CASE("no fixpoint within K gives bounded with the largest k", "[state]") {
 TEST_CASE("cut state spaces are never verified", "[state]") {
   // A state limit too small for the program.
   StateSpaceOptions so;
-  so.model = Model::TSO;
-  so.bufferBound = 2;
+  so.check.model = Model::TSO;
+  so.check.bufferBound = 2;
   so.maxStates = 20;
   StateSpaceResult r = exploreStates(xchgSpinlock(2, 1), so);
   REQUIRE(r.result.status == Status::Bounded);
@@ -207,18 +209,18 @@ TEST_CASE("cut state spaces are never verified", "[state]") {
   w.jmp(top);
   pr.setEntry(w.index());
   StateSpaceOptions ru;
-  ru.limits.stateMemoryBytes = 4 << 20;
+  ru.check.limits.stateMemoryBytes = 4 << 20;
   const Program runaway = pr.build();
   StateSpaceResult rr = exploreStates(runaway, ru);
   REQUIRE(rr.result.status == Status::Bounded);
   REQUIRE(rr.stateLimitHit);
   REQUIRE(rr.memoryLimitHit);
-  REQUIRE(rr.peakBytes <= ru.limits.stateMemoryBytes);
-  REQUIRE(rr.peakBytes > ru.limits.stateMemoryBytes / 2);
+  REQUIRE(rr.peakBytes <= ru.check.limits.stateMemoryBytes);
+  REQUIRE(rr.peakBytes > ru.check.limits.stateMemoryBytes / 2);
   REQUIRE(rr.result.limitsHit.at(0).find("state memory limit (4 MiB") != std::string::npos);
   // Twice the memory holds more states.
   StateSpaceOptions twice = ru;
-  twice.limits.stateMemoryBytes *= 2;
+  twice.check.limits.stateMemoryBytes *= 2;
   StateSpaceResult r2 = exploreStates(runaway, twice);
   REQUIRE(r2.memoryLimitHit);
   REQUIRE(r2.states > rr.states * 3 / 2);
@@ -247,7 +249,7 @@ TEST_CASE("exchange-loop spinlock: the visited table ends the spinning", "[state
   for (Model m : {Model::SC, Model::TSO}) {
     CAPTURE(modelName(m));
     StateSpaceOptions so;
-    so.model = m;
+    so.check.model = m;
     StateSpaceResult r = exploreStates(xchgSpinlock(3, 2), so);
     CAPTURE(r.result.message, r.result.limitsHit, r.result.executions, r.result.blocked, r.states);
     REQUIRE(r.result.status == Status::Verified);
@@ -330,10 +332,10 @@ TEST_CASE("property: state space and graph explorer agree on random programs", "
         };
         CheckResult g = check(p, co);
         StateSpaceOptions so;
-        so.model = m;
-        so.bufferBound = k;
-        so.stopAtFirstError = false;
-        so.onExecution = [&](const ExecutionInfo& e) {
+        so.check.model = m;
+        so.check.bufferBound = k;
+        so.check.stopAtFirstError = false;
+        so.check.onExecution = [&](const ExecutionInfo& e) {
           if (!e.blocked) fromStates.insert(e.finalMemory);
         };
         StateSpaceResult s = exploreStates(p, so);
@@ -452,4 +454,77 @@ TEST_CASE("stateful checks and deepening report progress like the graph explorer
     CHECK(std::is_sorted(reports.begin(), reports.end()));
     CHECK(reports.back() <= executions);
   }
+}
+
+// engine/search.h: the one place that picks the search. Its choice shows in
+// the counts: the graph explorer counts graphs and their events, the
+// explicit-state search distinct final states and transitions.
+TEST_CASE("chooseSearch runs the explicit-state search for stateful checks and atomic sections, else the explorer",
+          "[state][search]") {
+  const Program& sb = litmus::byName("SB").program;
+  CheckOptions o = opts(Model::TSO);
+  o.stopAtFirstError = false;
+  StateSpaceOptions so;
+  so.check = o;
+  so.search = StateSearch::Dpor;
+  const CheckResult graph = Explorer(sb, o).run();
+  const CheckResult states = exploreStates(sb, so).result;
+  REQUIRE(graph.events != states.events);  // the two are told apart
+
+  CheckResult refused;
+  std::unique_ptr<Search> s = chooseSearch(sb, o, &refused);
+  REQUIRE(s);
+  CheckResult r = s->run();
+  CHECK(r.status == graph.status);
+  CHECK(r.executions == graph.executions);
+  CHECK(r.events == graph.events);
+
+  o.stateful = true;
+  s = chooseSearch(sb, o, &refused);
+  REQUIRE(s);
+  r = s->run();
+  CHECK(r.status == states.status);
+  CHECK(r.executions == states.executions);
+  CHECK(r.events == states.events);
+  CHECK(check(sb, o).events == states.events);
+
+  // Atomic sections: the explicit-state search without --stateful.
+  ProgramBuilder pb("sec.c");
+  auto x = pb.global("x");
+  auto& t = pb.function("inc", 1);
+  t.at(2).atomicBegin();
+  Reg v = t.at(3).loadGlobal(x);
+  t.at(4).storeGlobalReg(x, t.binImm(BinOp::Add, v, 1));
+  t.at(5).atomicEnd();
+  t.at(6).ret(t.constant(0));
+  auto& m = pb.function("main");
+  Reg a = m.at(8).spawn(t.index());
+  Reg b = m.at(9).spawn(t.index());
+  m.at(10).joinDiscard(a);
+  m.at(11).joinDiscard(b);
+  m.ret();
+  pb.setEntry(m.index());
+  const Program sec = pb.build();
+  CheckOptions os = opts(Model::SC);
+  os.stopAtFirstError = false;
+  so.check = os;
+  s = chooseSearch(sec, os, &refused);
+  REQUIRE(s);
+  r = s->run();
+  const CheckResult secStates = exploreStates(sec, so).result;
+  CHECK(r.status == secStates.status);
+  CHECK(r.executions == secStates.executions);
+  CHECK(r.events == secStates.events);
+
+  // What neither supports: no search, an Error result that says why.
+  os.preemptionBound = 1;
+  CheckResult why;
+  CHECK_FALSE(chooseSearch(sec, os, &why));
+  CHECK(why.status == Status::Error);
+  CHECK(why.message.find("atomic sections") != std::string::npos);
+  o.robustness = true;
+  CheckResult why2;
+  CHECK_FALSE(chooseSearch(sb, o, &why2));
+  CHECK(why2.status == Status::Error);
+  CHECK(why2.message.find("robustness") != std::string::npos);
 }

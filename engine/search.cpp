@@ -1,0 +1,81 @@
+#include "engine/search.h"
+
+#include <pthread.h>
+
+#include "engine/explorer.h"
+#include "engine/state_space.h"
+
+namespace tsocheck {
+
+namespace {
+
+// The graph explorer, run on a thread with a large stack: the exploration
+// recurses once per event (address space only: pages are committed as they
+// are touched).
+class GraphSearch : public Search {
+ public:
+  GraphSearch(const Program& prog, const CheckOptions& opts) : prog_(prog), opts_(opts) {}
+
+  CheckResult run() override {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, size_t(1) << 30);
+    pthread_t th;
+    bool started = pthread_create(&th, &attr, explore, this) == 0;
+    pthread_attr_destroy(&attr);
+    if (started) pthread_join(th, nullptr);
+    else explore(this);
+    return std::move(result_);
+  }
+
+ private:
+  static void* explore(void* self) {
+    GraphSearch* s = static_cast<GraphSearch*>(self);
+    Explorer ex(s->prog_, s->opts_);
+    s->result_ = ex.run();
+    return nullptr;
+  }
+
+  const Program& prog_;
+  const CheckOptions& opts_;
+  CheckResult result_;
+};
+
+// The explicit-state search, stateful DPOR (StateSearch::Dpor).
+class StateSpaceSearch : public Search {
+ public:
+  StateSpaceSearch(const Program& prog, const CheckOptions& opts) : prog_(prog) {
+    so_.check = opts;
+    so_.search = StateSearch::Dpor;
+  }
+
+  CheckResult run() override { return exploreStates(prog_, so_).result; }
+
+ private:
+  const Program& prog_;
+  StateSpaceOptions so_;
+};
+
+}  // namespace
+
+std::unique_ptr<Search> chooseSearch(const Program& prog, const CheckOptions& opts, CheckResult* refusal) {
+  if (opts.stateful && opts.robustness) {
+    refusal->status = Status::Error;
+    refusal->message = "robustness checking works with the graph explorer only (not with the stateful search)";
+    return nullptr;
+  }
+  // Atomic sections are exact in the explicit-state search only (the graph
+  // explorer has no notion of them): such programs are explored there.
+  const bool sections = !opts.stateful && hasAtomicSections(prog);
+  if (sections && (opts.robustness || opts.preemptionBound >= 0)) {
+    refusal->status = Status::Error;
+    refusal->message =
+        std::string(opts.robustness ? "robustness checking" : "a preemption bound") +
+        " does not work with atomic sections (__VERIFIER_atomic_*), which the explicit-state search explores";
+    return nullptr;
+  }
+  if (opts.stateful || sections) return std::make_unique<StateSpaceSearch>(prog, opts);
+  return std::make_unique<GraphSearch>(prog, opts);
+}
+
+}  // namespace tsocheck
