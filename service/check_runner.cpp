@@ -294,9 +294,12 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
   Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds};
   std::shared_ptr<Program> graphProg;
   if (plan.deepenFrom || plan.stateful) {
-    // Synthesis reads delayed stores off graph-explorer traces and must fix
-    // the bug for unbounded buffers: run it on the graph explorer, with the
-    // default loop bound (the state search's lowering has none).
+    // Fences must fix the bug for unbounded buffers, and the state search
+    // with unbounded buffers need not end on a loop that stores (its states
+    // grow with the buffers): synthesis re-checks on the graph explorer, with
+    // the default loop bound (the state search's lowering has none). Its
+    // traces would do (they name each step's event, function and pc); the
+    // search they come from would not.
     const Lowerings::Key graphKey{rep.model, defaultLoopBound, rep.abortEnds};
     frontend::FrontendResult& lb = lowerings.get(graphKey);
     if (lb.ok) {
