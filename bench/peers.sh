@@ -4,7 +4,10 @@
 # for the same shapes. Prints per program and model: executions (and whether
 # they match the expected count), CPU seconds, executions/s and peak RSS —
 # blocked executions (driven toward 0, issue 14) — and, when peer binaries are found ($GENMC / $NIDHUGGC, or genmc / nidhuggc
-# on PATH), their CPU seconds and the ratio tsocheck/peer in the same run.
+# on PATH), their CPU seconds and the ratio tsocheck/peer in the same run
+# (measured with GenMC v0.10.3 and Nidhugg 0.4 built against LLVM 14; the
+# peers compile bench/peer_include/tsocheck.h and start at the check function:
+# GenMC's --program-entry-function, Nidhugg's -D<check>=main).
 # Figures only: nothing passes or fails.
 #   bench/peers.sh [--quick]     (--quick: the smaller parameters only)
 set -euo pipefail
@@ -40,14 +43,27 @@ fi
 
 cpu() {  # command... -> prints "user+sys seconds peakKB"
   /usr/bin/time -f "%U %S %M" -o /tmp/tsocheck-peers.$$ "$@" >/dev/null 2>&1 || true
-  awk '{printf "%.2f %d\n", $1 + $2, $3}' /tmp/tsocheck-peers.$$
+  tail -1 /tmp/tsocheck-peers.$$ | awk '{printf "%.2f %d\n", $1 + $2, $3}'
   rm -f /tmp/tsocheck-peers.$$
+}
+# A peer's CPU seconds, or "" when it ran into the time limit (PEER_TIMEOUT,
+# default 120 s: Nidhugg's default search takes hours on lastzero(15)).
+peer_cpu() {
+  local out
+  out=$(cpu timeout "${PEER_TIMEOUT:-120}" "$@")
+  read -r s _ <<<"$out"
+  python3 -c "import sys; sys.exit(0 if $s < ${PEER_TIMEOUT:-120} - 0.5 else 1)" && echo "$s" || echo ""
+}
+ratio() {  # tsocheck seconds, peer seconds ("" = timed out) -> "0.42" or "<0.02"
+  if [ -z "$2" ]; then python3 -c "print('<%.3f' % ($1 / ${PEER_TIMEOUT:-120}))"
+  else python3 -c "print('%.2f' % ($1 / max($2, 0.01)))"; fi
 }
 
 printf '%-14s %-4s %10s %8s %10s %-5s %8s %10s %8s %9s %9s\n' program model execs blocked expected ok cpu_s execs/s rss_MB genmc_x nidhugg_x
 for p in "${programs[@]}"; do
   IFS='|' read -r label file model expected args defines <<<"$p"
   src="bench/programs/$file"
+  entry=$(basename "$file" .c)  # each program's TSOCHECK function is named after its file
   # shellcheck disable=SC2086
   json=$("$bin" check "$src" --json --no-fences --model "$model" $args -- $defines 2>/dev/null || true)
   read -r execs blocked < <(printf '%s' "$json" | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["executions"], r.get("blocked", 0))' 2>/dev/null || echo "? ?")
@@ -59,13 +75,15 @@ for p in "${programs[@]}"; do
   gx="-"; nx="-"
   if [ -n "$genmc" ]; then
     # shellcheck disable=SC2086
-    read -r gs _ < <(cpu "$genmc" "--$model" --disable-estimation --disable-mm-detector --disable-race-detection -- -I frontend/include $defines "$src")
-    gx=$(python3 -c "print('%.2f' % ($secs / max($gs, 0.01)))")
+    gs=$(peer_cpu "$genmc" "--$model" --disable-estimation --disable-mm-detector --disable-race-detection \
+      --program-entry-function="$entry" -- -I bench/peer_include $defines "$src")
+    gx=$(ratio "$secs" "$gs")
   fi
   if [ -n "$nidhugg" ]; then
     # shellcheck disable=SC2086
-    read -r ns _ < <(cpu "$nidhugg" -O0 -I frontend/include $defines -- "--$model" "$src")
-    nx=$(python3 -c "print('%.2f' % ($secs / max($ns, 0.01)))")
+    # (Nidhugg always starts at main.)
+    ns=$(peer_cpu "$nidhugg" -O0 -I bench/peer_include $defines "-D$entry=main" -- "--$model" --no-check-mutex-init "$src")
+    nx=$(ratio "$secs" "$ns")
   fi
   printf '%-14s %-4s %10s %8s %10s %-5s %8s %10s %8.1f %9s %9s\n' "$label" "$model" "$execs" "$blocked" "$expected" "$ok" "$secs" "$rate" \
     "$(python3 -c "print($rss / 1024)")" "$gx" "$nx"
