@@ -23,6 +23,18 @@ std::string showFinals(const Finals& f) {
   }
   return o.str();
 }
+// The graph explorer's options for a configuration; every incremental
+// consistency answer is checked against a sort from scratch.
+CheckOptions graphOptions(const DiffConfig& c, bool stopAtFirstError, ExploreOrder order) {
+  CheckOptions opts;
+  opts.model = c.model;
+  opts.bufferBound = c.bound;
+  opts.limits = c.limits;
+  opts.stopAtFirstError = stopAtFirstError;
+  opts.exploreOrder = order;
+  opts.checkOrders = true;
+  return opts;
+}
 }  // namespace
 
 StateSpaceResult exploreStatesWithFinals(const Program& prog, const DiffConfig& c, uint64_t maxStates,
@@ -48,13 +60,7 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
     CheckResult r[2];
     std::multiset<std::string> keys[2];
     for (int i = 0; i < 2; ++i) {
-      CheckOptions opts;
-      opts.model = c.model;
-      opts.bufferBound = c.bound;
-      opts.limits = c.limits;
-      opts.stopAtFirstError = stop;
-      opts.checkOrders = true;
-      opts.exploreOrder = c.order;
+      CheckOptions opts = graphOptions(c, stop, c.order);
       if (mode == 2) opts.preemptionBound = 1;
       if (i == 1) {
         opts.jobs = stop ? 2 : 3;
@@ -105,13 +111,7 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
 
 std::string orderDifferential(const Program& prog, const DiffConfig& c) {
   auto run = [&](ExploreOrder order, bool stop, std::multiset<std::string>* keys) {
-    CheckOptions opts;
-    opts.model = c.model;
-    opts.bufferBound = c.bound;
-    opts.limits = c.limits;
-    opts.stopAtFirstError = stop;
-    opts.exploreOrder = order;
-    opts.checkOrders = true;
+    CheckOptions opts = graphOptions(c, stop, order);
     opts.onExecution = [keys](const ExecutionInfo& info) {
       keys->insert((info.blocked ? "blocked\n" : "") + info.traceKey);
     };
@@ -160,12 +160,7 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
   std::set<std::string> keys;
   uint64_t callbacks = 0;
   Finals graphFinals, stateFinals;
-  CheckOptions opts;
-  opts.model = c.model;
-  opts.bufferBound = c.bound;
-  opts.limits = c.limits;
-  opts.stopAtFirstError = false;
-  opts.checkOrders = true;
+  CheckOptions opts = graphOptions(c, false, c.order);
   opts.onExecution = [&](const ExecutionInfo& info) {
     if (info.blocked) return;
     ++callbacks;
