@@ -159,7 +159,7 @@ TEST_CASE("command-line flags override the annotation's options", "[cli]") {
   CHECK(b["results"][0]["status"] == "bounded");
 }
 
-TEST_CASE("--explore-order: which execution comes first, never the verdict or what is explored", "[cli]") {
+TEST_CASE("the exploration order option (--explore-order) changes which execution comes first, never the verdict or what is explored", "[cli]") {
   // Szymanski's lock without fences, under TSO: the orders reach the
   // violation after different numbers of executions (issue 14, "bugs early":
   // the default runs the execution under way on before backward revisits),
