@@ -377,11 +377,12 @@ uint64_t ConsistencyChecker::slot(const Graph& g, EventId added) const {
   const Event& e = evs[added.index];
   if (e.orderKey) return 0;
   auto keyOf = [&](EventId id) { return id.isInit() ? uint64_t(0) : g.ev(id).orderKey; };
+  // (Events with no memory access go last when added: placeLast.)
   const Location* loc = (e.reads || e.writes) ? g.locOf(e) : nullptr;
-  if ((e.reads || e.writes) && !loc) return 0;
+  if (!loc) return 0;
   const uint64_t kNoBound = ~uint64_t(0);
   uint64_t high = kNoBound;  // the smallest key of a node that must follow
-  const auto& co = loc ? loc->co : std::vector<EventId>{};
+  const std::vector<EventId>& co = loc->co;
   int me = -2;
   if (e.writes) {
     me = Graph::coIndex(*loc, added);
@@ -450,13 +451,13 @@ bool ConsistencyChecker::threadPreds(const Graph& g, EventId added, bool forward
     *low = k;
     return added.index == 0 ? (added.thread == 0 || k != 0) : k != 0;
   }
+  // (added is a memory access: never a store-store barrier.)
   const bool perLocation = mm_.perLocationBuffers();
   const bool isStore = e.kind == EvKind::Store;
-  const bool isBarrier = e.kind == EvKind::Fence && e.fence == FenceKind::StoreStore;
-  const bool drains = !isStore && !isBarrier && MemoryModel::drainsBuffer(e);
+  const bool drains = !isStore && MemoryModel::drainsBuffer(e);
   const bool ownStore = e.reads && !forwarded;  // its newest own store to the location
-  bool needBarrier = (isStore || isBarrier) && g.storeStoreFences;
-  bool havePrev = false, drained = false, barrierSeen = false;
+  bool needBarrier = isStore && g.storeStoreFences;
+  bool havePrev = false, drained = false;
   uint32_t scanned = 0;
   for (uint32_t j = added.index; j-- > 0;) {
     if (++scanned > kScanLimit) return false;
@@ -464,15 +465,12 @@ bool ConsistencyChecker::threadPreds(const Graph& g, EventId added, bool forward
     if (x.kind == EvKind::Store) {
       if (drained) continue;
       const bool sameLoc = x.addr == e.addr;
-      if ((isStore && (!perLocation || sameLoc)) || (isBarrier && !barrierSeen) || drains ||
-          (ownStore && sameLoc))
-        k = std::max(k, x.orderKey);
+      if ((isStore && (!perLocation || sameLoc)) || drains || (ownStore && sameLoc)) k = std::max(k, x.orderKey);
     } else if (x.kind == EvKind::Fence && x.fence == FenceKind::StoreStore) {
       if (needBarrier) {
         k = std::max(k, x.orderKey);
         needBarrier = false;
       }
-      barrierSeen = true;
     } else {
       if (!havePrev) {
         k = std::max(k, x.orderKey);

@@ -526,8 +526,7 @@ EventId Explorer::append(State& s, uint32_t t, Event e) {
 void Explorer::complete(State& s, uint32_t t) {
   ++res_.events;
   const Event& e = s.g.threads[t].events.back();
-  if ((e.reads || e.writes) && !e.orderKey)
-    checker_.place(s.g, EventId{t, uint32_t(s.g.threads[t].events.size() - 1)});
+  if (e.reads || e.writes) checker_.place(s.g, EventId{t, uint32_t(s.g.threads[t].events.size() - 1)});
   if (e.kind == EvKind::Exit) return;
   if (e.kind == EvKind::Lock && !e.writes) return;  // blocked on a held mutex
   s.ts[t]->complete(e.result);
@@ -831,15 +830,13 @@ bool Explorer::stackUsedAfterExit(State& s, EventId exitId) {
   // exiting thread's can be used later.
   if (endsProgram(s.g.ev(exitId), exitId.thread)) return false;
   if (!s.g.foreignWindowAccess) return false;  // no thread touched another's slots
-  const Addr lo = layout::kStackBase + Addr(exitId.thread) * layout::kThreadStride, hi = lo + layout::kThreadStride;
-  const Addr tlo = layout::kTlsBase + Addr(exitId.thread) * layout::kTlsStride, thi = tlo + layout::kTlsStride;
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
     if (u == exitId.thread) continue;
     const auto& evs = s.g.threads[u].events;
     for (uint32_t i = 0; i < evs.size(); ++i) {
       const Event& x = evs[i];
-      const bool tls = x.addr >= tlo && x.addr < thi;
-      if (!(x.reads || x.writes) || ((x.addr < lo || x.addr >= hi) && !tls)) continue;
+      if (!(x.reads || x.writes) || windowOwner(x.addr) != exitId.thread) continue;
+      const bool tls = x.addr < layout::kStackBase;  // (the thread-local windows lie below the stacks)
       if (checker_.canOrderBefore(s.g, exitId, EventId{u, i})) {
         reportError(s, u, ErrorKind::Memory,
                     tls ? "use of " + addressName(prog_, x.addr) + " after T" + std::to_string(exitId.thread) +
