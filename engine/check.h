@@ -124,7 +124,8 @@ struct CheckOptions {
   // from scratch (benchmarks compare the two).
   bool incrementalConsistency = true;
   // Tests: every incremental consistency answer is compared with a sort
-  // from scratch (consistency.h setSelfCheck).
+  // from scratch (consistency.h setSelfCheck), and every porf view from the
+  // kept clocks with a walk over the prefix (Graph::porfView).
   bool checkOrders = false;
   ExploreOrder exploreOrder = ExploreOrder::Forward;  // graph explorer only
 };

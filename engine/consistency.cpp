@@ -302,7 +302,7 @@ bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order
 
 void ConsistencyChecker::placeLast(Graph& g, EventId id) {
   g.maxOrderKey += kKeyGap;
-  g.ev(id).orderKey = g.maxOrderKey;
+  g.mut(id).orderKey = g.maxOrderKey;
 }
 
 bool ConsistencyChecker::consistentWith(Graph& g, EventId added) {
@@ -323,10 +323,9 @@ bool ConsistencyChecker::consistentWith(Graph& g, EventId added) {
 
 void ConsistencyChecker::place(Graph& g, EventId added) {
   if (!incremental()) return;
-  Event& e = g.ev(added);
-  if (e.orderKey) return;
+  if (g.ev(added).orderKey) return;
   if (uint64_t key = slot(g, added); key && key != kNever) {
-    e.orderKey = key;
+    g.mut(added).orderKey = key;
     g.maxOrderKey = std::max(g.maxOrderKey, key);
     --g.unplaced;
   } else {
@@ -346,11 +345,13 @@ void ConsistencyChecker::rekey(Graph& g, EventId added) {
   g.unplaced = 0;
   for (uint32_t t = 0; t < nThreads; ++t) {
     auto& evs = g.threads[t].events;
-    for (uint32_t i = 0; i < evs.size(); ++i) evs[i].orderKey = rank_[base_[t] + i] * kKeyGap;
+    // (Only keys that change are written: a write unshares the event's chunk.)
+    for (uint32_t i = 0; i < evs.size(); ++i)
+      if (const uint64_t k = rank_[base_[t] + i] * kKeyGap; evs[i].orderKey != k) evs.mut(i).orderKey = k;
   }
   g.maxOrderKey = uint64_t(fifo_.size()) * kKeyGap;
   if (!added.isInit()) {
-    g.ev(added).orderKey = 0;
+    g.mut(added).orderKey = 0;
     g.unplaced = 1;
   }
 }
@@ -382,7 +383,7 @@ uint64_t ConsistencyChecker::slot(const Graph& g, EventId added) const {
   if (!loc) return 0;
   const uint64_t kNoBound = ~uint64_t(0);
   uint64_t high = kNoBound;  // the smallest key of a node that must follow
-  const std::vector<EventId>& co = loc->co;
+  const CoOrder& co = loc->co;
   int me = -2;
   if (e.writes) {
     me = Graph::coIndex(*loc, added);

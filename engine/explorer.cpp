@@ -153,6 +153,7 @@ void Explorer::giveAway() {
     k->path.assign(path_.begin(), path_.begin() + std::ptrdiff_t(f->depth));
     k->path.push_back(f->pathBase + i);
     k->s = *f->base;
+    k->s.g.detach();  // (it goes to another worker: no storage shared across threads)
     k->kind = f->kind;
     k->t = f->t;
     k->id = f->id;
@@ -161,8 +162,8 @@ void Explorer::giveAway() {
     switch (f->kind) {
       case FrameKind::Read: {
         const EventId w = (*static_cast<const std::vector<EventId>*>(f->items))[i];
-        Event& ev = c.g.ev(f->id);
-        ev.rf = w;
+        c.g.setRf(f->id, w);
+        Event& ev = c.g.mut(f->id);
         ev.rval = ev.result = c.g.valueOf(*c.g.findLoc(ev.addr), w);
         break;
       }
@@ -173,12 +174,11 @@ void Explorer::giveAway() {
           break;
         }
         const int p = positions[i];
-        auto& co = c.g.findLoc(c.g.ev(f->id).addr)->co;
-        co.insert(co.begin() + p, f->id);
+        c.g.findLoc(c.g.ev(f->id).addr)->co.insert(size_t(p), f->id);
         break;
       }
       case FrameKind::Choice:
-        c.g.ev(f->id).result = choiceValue(*static_cast<const Action*>(f->items), Value(i));
+        c.g.mut(f->id).result = choiceValue(*static_cast<const Action*>(f->items), Value(i));
         break;
       case FrameKind::RevisitRead:
         k->r = (*static_cast<const std::vector<EventId>*>(f->items))[i];
@@ -186,8 +186,7 @@ void Explorer::giveAway() {
       case FrameKind::RmwCandidate: {
         // The base is in the middle of another candidate: without its write.
         k->r = (*static_cast<const std::vector<EventId>*>(f->items))[i];
-        auto& co = c.g.findLoc(c.g.ev(f->id).addr)->co;
-        co.erase(std::remove(co.begin(), co.end(), f->id), co.end());
+        c.g.findLoc(c.g.ev(f->id).addr)->co.eraseIf([&](EventId x) { return x == f->id; });
         break;
       }
       case FrameKind::Visit:
@@ -222,7 +221,7 @@ void Explorer::runTask(Task& k) {
         visit(k.s);
         break;
       case FrameKind::RevisitRead:
-        revisitRead(k.s, k.t, k.id, k.r, k.s.g.porfView(k.id), k.completeT);
+        revisitRead(k.s, k.t, k.id, k.r, viewOf(k.s.g, k.id), k.completeT);
         break;
       case FrameKind::Visit:
         visit(k.s);
@@ -358,6 +357,7 @@ CheckResult Explorer::runParallel(const State& root) {
   }
   TaskBox first(new Task);
   first->s = root;
+  first->s.g.detach();
   first->kind = FrameKind::Visit;
   shared.queue.push_back(std::move(first));  // (a task of kind Read, ... is not made for the root)
   // Each worker recurses once per event like the sequential search: a large
@@ -680,7 +680,7 @@ void Explorer::addSpawn(State& s, uint32_t t, const Action& a) {
   th.spawnIndex = id.index;
   th.func = a.func;
   th.arg = a.value;
-  th.events.clear();
+  s.g.truncate(child, 0);
   s.ts[child].emplace(prog_, child, a.func, a.value, opts_.limits);
   complete(s, t);
 }
@@ -781,7 +781,7 @@ void Explorer::handleChoice(State& s, uint32_t t, const Action& a) {
     State copy;
     if (!last) copy = s;
     State& c = last ? s : copy;
-    c.g.ev(id).result = choiceValue(a, v);
+    c.g.mut(id).result = choiceValue(a, v);
     complete(c, t);
     visit(c);
   }
@@ -819,7 +819,7 @@ bool Explorer::endsProgram(const Event& e, uint32_t t) const {
 bool Explorer::programEnded(const Graph& g) const {
   if (!opts_.exitEndsProgram) return false;
   for (uint32_t u = 0; u < g.threads.size(); ++u) {
-    const std::vector<Event>& evs = g.threads[u].events;
+    const EventList& evs = g.threads[u].events;
     if (g.threads[u].alive && !evs.empty() && endsProgram(evs.back(), u)) return true;
   }
   return false;
@@ -857,9 +857,10 @@ int Explorer::coLowerBound(const State& s, uint32_t t, Addr a) const {
   const Location* loc = s.g.findLoc(a);
   int bound = -1;
   const auto& evs = s.g.threads[t].events;
-  for (auto it = evs.rbegin(); it != evs.rend(); ++it) {
+  for (uint32_t i = uint32_t(evs.size()); i-- > 0;) {
+    const Event* it = &evs[i];
     if (it->addr != a || !(it->reads || it->writes)) continue;
-    if (it->writes) bound = std::max(bound, Graph::coIndex(*loc, EventId{t, uint32_t(&*it - evs.data())}));
+    if (it->writes) bound = std::max(bound, Graph::coIndex(*loc, EventId{t, i}));
     if (it->reads) bound = std::max(bound, Graph::coIndex(*loc, it->rf));
     if (it->writes) break;  // an own write is co-after everything this thread saw before it
   }
@@ -894,8 +895,7 @@ void Explorer::handleRead(State& s, uint32_t t) {
   EventId id = append(s, t, e);
   std::vector<EventId> ok;
   for (EventId w : candidates(s, a.addr, low)) {
-    Event& ev = s.g.ev(id);
-    ev.rf = w;
+    s.g.setRf(id, w);
     if (consistentWith(s.g, id)) ok.push_back(w);
   }
   if (opts_.exploreOrder == ExploreOrder::StaleFirst) {
@@ -912,8 +912,8 @@ void Explorer::handleRead(State& s, uint32_t t) {
     State copy;
     if (!last) copy = s;
     State& c = last ? s : copy;
-    Event& ev = c.g.ev(id);
-    ev.rf = ok[i];
+    c.g.setRf(id, ok[i]);
+    Event& ev = c.g.mut(id);
     ev.rval = ev.result = c.g.valueOf(*c.g.findLoc(a.addr), ok[i]);
     complete(c, t);
     if (useAfterFree(c, id)) continue;  // (the error stops the search unless it goes on past errors)
@@ -933,19 +933,16 @@ void Explorer::handleWrite(State& s, uint32_t t) {
   // (ExploreOrder::StaleFirst: oldest first), and the backward revisits.
   std::vector<int> ok;
   for (int p = int(s.g.findLoc(a.addr)->co.size()); p > low && !stopped_; --p) {
-    auto& co = s.g.findLoc(a.addr)->co;
-    co.insert(co.begin() + p, id);
+    s.g.findLoc(a.addr)->co.insert(size_t(p), id);
     if (consistentWith(s.g, id)) ok.push_back(p);
-    auto& co2 = s.g.findLoc(a.addr)->co;
-    co2.erase(co2.begin() + p);
+    s.g.findLoc(a.addr)->co.erase(size_t(p));
   }
   if (opts_.exploreOrder == ExploreOrder::StaleFirst) std::reverse(ok.begin(), ok.end());
   auto position = [&](uint32_t i, bool last) {
     State copy;
     if (!last) copy = s;
     State& c = last ? s : copy;
-    auto& co = c.g.findLoc(a.addr)->co;
-    co.insert(co.begin() + ok[i], id);
+    c.g.findLoc(a.addr)->co.insert(size_t(ok[i]), id);
     complete(c, t);
     if (!useAfterFree(c, id)) visit(c);
   };
@@ -1008,7 +1005,7 @@ bool Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool la
   const Action a = s.ts[t]->pending();
   const EvKind kind = s.g.ev(id).kind;
   Location* loc = s.g.findLoc(a.addr);
-  Event& ev = s.g.ev(id);
+  Event& ev = s.g.mut(id);
   Value old = s.g.valueOf(*loc, w);
   // A lock that finds the mutex held blocks; reading a held value that is
   // not the newest one can only end in a blocked execution (the lock can
@@ -1024,7 +1021,7 @@ bool Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool la
     case EvKind::TryLock: writes = old == 0; wv = t + 1; result = writes ? 0 : kEBusy; break;
     default: wv = 0; break;  // Unlock
   }
-  ev.rf = w;
+  s.g.setRf(id, w);
   ev.rval = old;
   ev.writes = false;
   ev.wval = maskToSize(wv, a.size);
@@ -1033,7 +1030,7 @@ bool Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool la
   // another RMW that read w — a backward revisit below can resolve that.
   if (!consistentWith(s.g, id)) return false;
   ev.writes = writes;
-  if (writes) loc->co.insert(loc->co.begin() + (Graph::coIndex(*loc, w) + 1), id);
+  if (writes) loc->co.insert(size_t(Graph::coIndex(*loc, w) + 1), id);
   const bool allowed = !writes || consistentWith(s.g, id);
   const std::string err =
       allowed ? destroyedMutexUse(prog_, mutexOpName(kind), kind == EvKind::Rmw ? 0 : old, a.addr) : "";
@@ -1075,8 +1072,8 @@ bool Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool la
     }
   }
   if (writes) {
-    auto& co = s.g.findLoc(a.addr)->co;
-    co.erase(co.begin() + Graph::coIndex(*s.g.findLoc(a.addr), id));
+    Location* l = s.g.findLoc(a.addr);
+    l->co.erase(size_t(Graph::coIndex(*l, id)));
   }
   return false;
 }
@@ -1094,7 +1091,7 @@ bool Explorer::mayRevisit(const State& s, uint32_t t, EventId w) const {
           break;
         }
   if (!any) return false;
-  const std::vector<uint32_t> view = s.g.porfView(w);
+  const std::vector<uint32_t> view = viewOf(s.g, w);
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
     const auto& evs = s.g.threads[u].events;
     for (uint32_t i = view[u]; i < evs.size(); ++i)
@@ -1149,9 +1146,16 @@ std::vector<EventId> Explorer::revisitCandidates(const Graph& g, EventId w, cons
   return reads;
 }
 
+std::vector<uint32_t> Explorer::viewOf(const Graph& g, EventId e) const {
+  std::vector<uint32_t> view = g.porfView(e);
+  if (opts_.checkOrders && view != g.porfViewByWalk(e))
+    throw std::logic_error("porf clocks: the kept clocks disagree with the walk");
+  return view;
+}
+
 bool Explorer::anyRevisit(const State& s, EventId w) const {
   if (!mayRevisit(s, w.thread, w)) return false;
-  const std::vector<uint32_t> view = s.g.porfView(w);
+  const std::vector<uint32_t> view = viewOf(s.g, w);
   std::vector<uint32_t> keep;
   for (EventId r : revisitCandidates(s.g, w, view))
     if (revisitKeeps(s.g, w, r, view, keep)) return true;
@@ -1159,7 +1163,7 @@ bool Explorer::anyRevisit(const State& s, EventId w) const {
 }
 
 void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT) {
-  const std::vector<uint32_t> view = s.g.porfView(w);
+  const std::vector<uint32_t> view = viewOf(s.g, w);
   // Candidate reads first: the loop below copies states.
   const std::vector<EventId> reads = revisitCandidates(s.g, w, view);
   FrameScope frame(*this, FrameKind::RevisitRead, s, uint32_t(reads.size()), t, w, &reads, completeT);
@@ -1224,22 +1228,19 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
   if (opts_.preemptionBound >= 0) c.pb.revisited(sr);
   for (uint32_t u = 0; u < nThreads; ++u) {
     ThreadInfo& th = c.g.threads[u];
-    th.events.resize(keep[u]);
+    c.g.truncate(u, keep[u]);
     if (u != 0 && th.alive && keep[th.parent] <= th.spawnIndex) {
       th.alive = false;
       c.ts[u].reset();
     }
   }
   for (Location& l : c.g.locs) {
-    auto& co = l.co;
-    co.erase(std::remove_if(co.begin(), co.end(),
-                            [&](EventId x) { return !keptIdx(x) || x == w || (rWrites && x == r); }),
-             co.end());
+    l.co.eraseIf([&](EventId x) { return !keptIdx(x) || x == w || (rWrites && x == r); });
   }
-  Event& re = c.g.ev(r);
+  Event& re = c.g.mut(r);
   Location* loc = c.g.findLoc(addr);
   const Value old = c.g.ev(w).wval;
-  re.rf = w;
+  c.g.setRf(r, w);
   re.rval = old;
   bool rw = re.kind != EvKind::Load;
   switch (re.kind) {
@@ -1271,8 +1272,8 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
     // The last position takes c over (c is not used after the loop).
     State d = pi + 1 == positions.size() ? std::move(c) : c;
     Location* dl = d.g.findLoc(addr);
-    dl->co.insert(dl->co.begin() + p, w);
-    if (rw) dl->co.insert(dl->co.begin() + p + 1, r);
+    dl->co.insert(size_t(p), w);
+    if (rw) dl->co.insert(size_t(p) + 1, r);
     if (!consistentWith(d.g, kInit)) continue;
     PathScope path(*this, uint32_t(pi));
     for (uint32_t u = 0; u < nThreads; ++u) {

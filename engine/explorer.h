@@ -93,6 +93,9 @@ class Explorer {
   bool revisitKeeps(const Graph& g, EventId w, EventId r, const std::vector<uint32_t>& view,
                     std::vector<uint32_t>& keep) const;
   bool anyRevisit(const State& s, EventId w) const;
+  // g.porfView(e); with CheckOptions::checkOrders also by the walk, and a
+  // mismatch throws.
+  std::vector<uint32_t> viewOf(const Graph& g, EventId e) const;
   bool maximallyAdded(const Graph& g, EventId e, EventId w, const std::vector<uint32_t>& view) const;
 
   Event makeEvent(const State& s, uint32_t t, EvKind kind) const;

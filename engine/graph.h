@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/cow_vector.h"
 #include "engine/interp.h"
 #include "engine/ir.h"
 
@@ -78,28 +79,12 @@ struct Event {
 // True for plain stores (the only events that enter a store buffer).
 inline bool isBufferedStore(const Event& e) { return e.kind == EvKind::Store; }
 
-// A thread's events. A copy keeps room for a few more, so that the event a
-// branch's copy adds next does not move them all again (the explorer copies a
-// state at each branch point and then appends to it).
-class EventList : public std::vector<Event> {
- public:
-  static constexpr size_t kSpare = 8;
-  EventList() = default;
-  EventList(const EventList& o) : std::vector<Event>() { copyFrom(o); }
-  EventList(EventList&&) noexcept = default;
-  EventList& operator=(const EventList& o) {
-    if (this != &o) copyFrom(o);
-    return *this;
-  }
-  EventList& operator=(EventList&&) noexcept = default;
-
- private:
-  void copyFrom(const EventList& o) {
-    clear();
-    reserve(o.size() + kSpare);
-    insert(end(), o.begin(), o.end());
-  }
-};
+// A thread's events: copies share them until one writes (cow_vector.h), so
+// the explorer's state per branch point costs little more than the events
+// that differ.
+using EventList = CowVector<Event, 32>;
+// A location's writes in coherence order, shared the same way.
+using CoOrder = CowVector<EventId, 128>;
 
 struct ThreadInfo {
   bool alive = false;      // spawned in this graph
@@ -108,13 +93,17 @@ struct ThreadInfo {
   uint32_t func = 0;
   Value arg = 0;
   EventList events;
+  // The porf clocks of the first clocks.size() / Graph::clockStride events:
+  // a cache filled by Graph::porfView, cut back where events or reads-from
+  // change (Graph::setRf, Graph::truncate).
+  mutable CowVector<uint32_t, 256> clocks;
 };
 
 struct Location {
   Addr addr = 0;
   uint8_t size = 0;
   Value init = 0;
-  std::vector<EventId> co;  // writes in coherence order (init omitted)
+  CoOrder co;  // writes in coherence order (init omitted)
   // The co-latest write (the initial value while nothing is written).
   EventId newest() const { return co.empty() ? kInit : co.back(); }
 };
@@ -134,7 +123,8 @@ class Graph {
   // thread-local copies (only then can one be used after its owner ends).
   bool foreignWindowAccess = false;
 
-  Event& ev(EventId id) { return threads[id.thread].events[id.index]; }
+  // An event for writing (its storage becomes this graph's own: mut).
+  Event& mut(EventId id) { return threads[id.thread].events.mut(id.index); }
   const Event& ev(EventId id) const { return threads[id.thread].events[id.index]; }
   bool contains(EventId id) const {
     return id.isInit() || (id.thread < threads.size() && id.index < threads[id.thread].events.size());
@@ -162,9 +152,42 @@ class Graph {
 
   // Events po-before-or-equal / rf / spawn / join reachable backwards from `e`,
   // as a per-thread prefix length (view[t] = number of events of t included).
+  // Through per-event vector clocks computed once and kept with the graph
+  // (ThreadInfo::clocks): an event's clock is the maximum of its po
+  // predecessor's (a thread's first event: its spawn's), the write it reads
+  // and, for a join, the joined thread's last event, with its own position.
+  // Only a change of an event's reads-from or the deletion of events
+  // invalidates clocks: writes to rf go through setRf and deletions through
+  // truncate. (The explorer changes rf only of the newest event of a thread
+  // or of a revisited read, whose thread keeps nothing after it; events of
+  // other threads that are kept never depend on what changes.)
   std::vector<uint32_t> porfView(EventId e) const;
+  // The same by a walk over the prefix (the reference: tests, self-checks).
+  std::vector<uint32_t> porfViewByWalk(EventId e) const;
+  void setRf(EventId e, EventId w) {
+    mut(e).rf = w;
+    dropClocks(e.thread, e.index);
+  }
+  // Thread t keeps its first n events.
+  void truncate(uint32_t t, uint32_t n) {
+    threads[t].events.resize(n);
+    dropClocks(t, n);
+  }
 
   uint64_t numEvents() const;
+  // Gives this graph storage of its own (before it goes to another thread).
+  void detach();
+
+ private:
+  void dropClocks(uint32_t t, uint32_t from) const {
+    auto& c = threads[t].clocks;
+    if (c.size() > size_t(from) * clockStride) c.resize(size_t(from) * clockStride);
+  }
+  // Clocks of thread t's first `upto` events; `depth` counts the nested
+  // calls (more than the graph has events: a porf cycle, which only an
+  // inconsistent graph has).
+  void ensureClocks(uint32_t t, uint32_t upto, uint64_t depth, uint64_t maxDepth) const;
+  mutable uint32_t clockStride = 0;  // entries per clock (>= the thread count)
 };
 
 }  // namespace tsocheck

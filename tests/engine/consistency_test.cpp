@@ -59,7 +59,7 @@ struct GraphBuilder {
     g.locFor(a, 4, 0);
     return add(t, e);
   }
-  std::vector<EventId>& co(Addr a) { return g.findLoc(a)->co; }
+  CoOrder& co(Addr a) { return g.findLoc(a)->co; }
   // A store that goes last in co, or a load of rf, asked about and placed.
   EventId newestStore(ConsistencyChecker& c, uint32_t t, Addr a, Value v) {
     const EventId w = store(t, a, v);
@@ -70,7 +70,7 @@ struct GraphBuilder {
   }
   EventId loadOf(ConsistencyChecker& c, uint32_t t, Addr a, EventId rf) {
     const EventId r = load(t, a);
-    g.ev(r).rf = rf;
+    g.mut(r).rf = rf;
     REQUIRE(c.consistentWith(g, r));
     c.place(g, r);
     return r;
@@ -102,11 +102,11 @@ TEST_CASE("incremental consistency: events fit the kept order, or a sort from sc
     // (T0's own store is newer). The kept order has no place, the sort from
     // scratch says no; the graph's keys are untouched.
     const EventId r2 = b.load(0, kX);
-    b.g.ev(r2).rf = kInit;
+    b.g.mut(r2).rf = kInit;
     CHECK_FALSE(c.consistentWith(b.g, r2));
     CHECK(c.counts().fromScratch == 1);
     // Reading its own store instead is allowed (TSO: forwarded).
-    b.g.ev(r2).rf = w;
+    b.g.mut(r2).rf = w;
     CHECK(c.consistentWith(b.g, r2));
     c.place(b.g, r2);
     CHECK(c.keysHold(b.g));
@@ -126,9 +126,9 @@ TEST_CASE("incremental consistency: a stale read the kept order cannot hold is s
     b.loadOf(c, 0, kY, kInit);
     b.newestStore(c, 1, kY, 1);
     const EventId r1 = b.load(1, kX);
-    b.g.ev(r1).rf = kInit;
+    b.g.mut(r1).rf = kInit;
     CHECK(c.consistentWith(b.g, r1) == (m == Model::TSO));
-    b.g.ev(r1).rf = wx;
+    b.g.mut(r1).rf = wx;
     CHECK(c.consistentWith(b.g, r1));
   }
 }
@@ -145,18 +145,18 @@ TEST_CASE("incremental consistency: a write that splits an RMW from what it read
   rmw.size = 4;
   b.g.locFor(kX, 4, 0);
   const EventId u = b.add(0, rmw);
-  b.g.ev(u).rf = kInit;
+  b.g.mut(u).rf = kInit;
   b.co(kX).push_back(u);
   REQUIRE(c.consistentWith(b.g, u));
   c.place(b.g, u);
   // T1's store between the initial value and the RMW that read it.
   const EventId w = b.store(1, kX, 5);
-  b.co(kX).insert(b.co(kX).begin(), w);
+  b.co(kX).insert(0, w);
   const uint64_t before = c.counts().fromScratch;
   CHECK_FALSE(c.consistentWith(b.g, w));
   CHECK(c.counts().fromScratch == before);  // no sort needed to say no
   // After the RMW it is fine.
-  b.co(kX).erase(b.co(kX).begin());
+  b.co(kX).erase(0);
   b.co(kX).push_back(w);
   CHECK(c.consistentWith(b.g, w));
 }
