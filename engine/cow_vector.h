@@ -4,21 +4,24 @@
 // back to, so a state is alive per level of the recursion: copying every
 // thread's events and every location's coherence order there made memory
 // grow with the square of an execution's length. Here the elements live in
-// fixed-size chunks held by reference count: a copy copies the chunk
-// pointers only, and a write first gives the writer a chunk of its own
-// (copy on write). Reading is through `operator[]`/iterators (const only);
-// writing is explicit (`mut`, `push_back`, `insert`, `erase`, `eraseIf`,
-// `resize`), so a reader never makes a copy.
+// leaves of kChunk elements, and the leaves in blocks of kFan leaf pointers;
+// leaves and blocks are reference-counted. A copy copies the block pointers
+// only (one per kChunk * kFan elements), and a write first gives the writer
+// a block and a leaf of its own (copy on write): a copy that then changes a
+// few elements costs one block and a leaf or two, whatever its length.
+// Reading is through `operator[]`/iterators (const only); writing is explicit
+// (`mut`, `push_back`, `insert`, `erase`, `eraseIf`, `resize`), so a reader
+// never makes a copy.
 //
-// Chunks are counted without atomics and recycled through a per-thread free
-// list: copies that share chunks must stay on one thread. Before a copy goes
-// to another thread, `detach()` gives it chunks of its own. Elements must be
-// trivially copyable (they are copied as bytes, and only the used part of a
-// chunk is copied).
+// Counts are not atomic and freed leaves and blocks go to a per-thread free
+// list: copies that share storage must stay on one thread. Before a copy
+// goes to another thread, `detach()` gives it storage of its own. Elements
+// must be trivially copyable (they are copied as bytes, and only the used
+// part of a leaf is copied).
 #pragma once
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <iterator>
 #include <new>
@@ -27,15 +30,22 @@
 
 namespace tsocheck {
 
-template <class T, size_t kChunk>
+template <class T, size_t kChunk, size_t kFan = 64>
 class CowVector {
   static_assert(kChunk > 0 && (kChunk & (kChunk - 1)) == 0, "a power of two");
+  static_assert(kFan > 0 && (kFan & (kFan - 1)) == 0, "a power of two");
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
-  struct Chunk {
+  static constexpr size_t kBlockItems = kChunk * kFan;
+  struct Leaf {
     size_t refs;
     alignas(T) unsigned char raw[kChunk * sizeof(T)];  // the first `used` elements are valid
     T* items() { return std::launder(reinterpret_cast<T*>(raw)); }
     const T* items() const { return std::launder(reinterpret_cast<const T*>(raw)); }
+  };
+  struct Block {
+    size_t refs;
+    size_t n;  // leaves[0, n) are held (one reference each)
+    Leaf* leaves[kFan];
   };
 
  public:
@@ -50,8 +60,15 @@ class CowVector {
     using reference = const T&;
     const_iterator() = default;
     const_iterator(const CowVector* v, size_t i) : v_(v), i_(i) {}
-    reference operator*() const { return (*v_)[i_]; }
-    pointer operator->() const { return &(*v_)[i_]; }
+    reference operator*() const {
+      // The leaf of the last element read is kept: walking costs one look-up per leaf.
+      if (leaf_ == nullptr || i_ < base_ || i_ >= base_ + kChunk) {
+        base_ = i_ & ~(kChunk - 1);
+        leaf_ = &(*v_)[base_];
+      }
+      return leaf_[i_ - base_];
+    }
+    pointer operator->() const { return &**this; }
     reference operator[](difference_type d) const { return (*v_)[size_t(difference_type(i_) + d)]; }
     const_iterator& operator++() { ++i_; return *this; }
     const_iterator operator++(int) { const_iterator o = *this; ++i_; return o; }
@@ -75,41 +92,45 @@ class CowVector {
    private:
     const CowVector* v_ = nullptr;
     size_t i_ = 0;
+    mutable size_t base_ = 0;
+    mutable const T* leaf_ = nullptr;
   };
   using iterator = const_iterator;
 
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
   CowVector() = default;
-  CowVector(const CowVector& o) : chunks_(o.chunks_), size_(o.size_) {
-    for (Chunk* c : chunks_) ++c->refs;
+  CowVector(const CowVector& o) : blocks_(o.blocks_), size_(o.size_) {
+    for (Block* b : blocks_) ++b->refs;
   }
-  CowVector(CowVector&& o) noexcept : chunks_(std::move(o.chunks_)), size_(o.size_) {
-    o.chunks_.clear();
+  CowVector(CowVector&& o) noexcept : blocks_(std::move(o.blocks_)), size_(o.size_) {
+    o.blocks_.clear();
     o.size_ = 0;
   }
   CowVector& operator=(const CowVector& o) {
     if (this != &o) {
-      for (Chunk* c : o.chunks_) ++c->refs;
-      release(0);
-      chunks_ = o.chunks_;
+      for (Block* b : o.blocks_) ++b->refs;
+      dropBlocks(0);
+      blocks_ = o.blocks_;
       size_ = o.size_;
     }
     return *this;
   }
   CowVector& operator=(CowVector&& o) noexcept {
     if (this != &o) {
-      release(0);
-      chunks_ = std::move(o.chunks_);
+      dropBlocks(0);
+      blocks_ = std::move(o.blocks_);
       size_ = o.size_;
-      o.chunks_.clear();
+      o.blocks_.clear();
       o.size_ = 0;
     }
     return *this;
   }
-  ~CowVector() { release(0); }
+  ~CowVector() { dropBlocks(0); }
 
-  const T& operator[](size_t i) const { return chunks_[i / kChunk]->items()[i % kChunk]; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const T& operator[](size_t i) const {
+    return blocks_[i / kBlockItems]->leaves[(i / kChunk) % kFan]->items()[i % kChunk];
+  }
   const T& front() const { return (*this)[0]; }
   const T& back() const { return (*this)[size_ - 1]; }
   const_iterator begin() const { return {this, 0}; }
@@ -117,32 +138,57 @@ class CowVector {
   std::reverse_iterator<const_iterator> rbegin() const { return std::reverse_iterator<const_iterator>(end()); }
   std::reverse_iterator<const_iterator> rend() const { return std::reverse_iterator<const_iterator>(begin()); }
 
-  // Element i for writing (its chunk becomes this vector's own).
-  T& mut(size_t i) { return own(i / kChunk).items()[i % kChunk]; }
+  // Element i for writing (its leaf and block become this vector's own).
+  T& mut(size_t i) {
+    Block* b = blocks_[i / kBlockItems];
+    if (b->refs == 1) {  // (fast path: already this vector's own)
+      Leaf* l = b->leaves[(i / kChunk) % kFan];
+      if (l->refs == 1) return l->items()[i % kChunk];
+    }
+    return ownLeaf(i / kChunk).items()[i % kChunk];
+  }
   T& mutBack() { return mut(size_ - 1); }
 
   void push_back(const T& x) {
-    if (size_ == chunks_.size() * kChunk) {
-      chunks_.push_back(allocate());
-      chunks_.back()->refs = 1;
+    if (size_ % kChunk != 0) {  // (fast path: room in a leaf of this vector's own)
+      Block* b = blocks_.back();
+      Leaf* l = b->leaves[(size_ / kChunk) % kFan];
+      if (b->refs == 1 && l->refs == 1) {
+        new (l->items() + size_ % kChunk) T(x);
+        ++size_;
+        return;
+      }
     }
-    new (own(size_ / kChunk).items() + size_ % kChunk) T(x);
+    if (size_ == blocks_.size() * kBlockItems) {
+      Block* b = allocate<Block>();
+      b->refs = 1;
+      b->n = 0;
+      blocks_.push_back(b);
+    }
+    const size_t leaf = size_ / kChunk;
+    Block& b = ownBlock(leaf / kFan);
+    if (b.n == leaf % kFan) {  // (ownBlock holds exactly the leaves in use)
+      Leaf* l = allocate<Leaf>();
+      l->refs = 1;
+      b.leaves[b.n++] = l;
+    }
+    new (ownLeafIn(b, leaf).items() + size_ % kChunk) T(x);
     ++size_;
   }
   void pop_back() { resize(size_ - 1); }
   void resize(size_t n) {
     if (n <= size_) {
       size_ = n;
-      release((n + kChunk - 1) / kChunk);
+      dropBlocks((n + kBlockItems - 1) / kBlockItems);
       return;
     }
     while (size_ < n) push_back(T{});
   }
   void clear() {
-    release(0);
+    dropBlocks(0);
     size_ = 0;
   }
-  void reserve(size_t n) { chunks_.reserve((n + kChunk - 1) / kChunk); }
+  void reserve(size_t) {}
   // x at position pos (0..size), the elements from pos on one later.
   void insert(size_t pos, const T& x) {
     push_back(x);
@@ -158,66 +204,117 @@ class CowVector {
   void eraseIf(Pred pred) {
     size_t j = 0;
     for (size_t i = 0; i < size_; ++i) {
-      if (pred((*this)[i])) continue;
-      if (i != j) mut(j) = (*this)[i];
+      const T x = (*this)[i];
+      if (pred(x)) continue;
+      if (i != j) mut(j) = x;
       ++j;
     }
     resize(j);
   }
-  // Gives this copy chunks of its own (before it goes to another thread).
+  // Gives this copy storage of its own (before it goes to another thread).
   void detach() {
-    for (size_t c = 0; c < chunks_.size(); ++c) chunks_[c] = copyOf(c);
+    for (size_t bi = 0; bi < blocks_.size(); ++bi) {
+      Block* old = blocks_[bi];
+      Block* b = allocate<Block>();
+      b->refs = 1;
+      b->n = usedLeaves(bi);
+      for (size_t k = 0; k < b->n; ++k) b->leaves[k] = copyLeaf(old->leaves[k], bi * kFan + k);
+      unrefBlock(old);
+      blocks_[bi] = b;
+    }
   }
 
  private:
-  // Chunk c for writing: a copy of its own when it is shared.
-  Chunk& own(size_t c) {
-    if (chunks_[c]->refs != 1) chunks_[c] = copyOf(c);
-    return *chunks_[c];
+  // Leaves of block bi in use by this vector, and elements of leaf `leaf`.
+  size_t usedLeaves(size_t bi) const {
+    const size_t first = bi * kBlockItems;
+    return size_ <= first ? 0 : std::min(kFan, (size_ - first + kChunk - 1) / kChunk);
   }
-  // A new chunk (one reference) with chunk c's used elements; c loses this
-  // vector's reference.
-  Chunk* copyOf(size_t c) {
-    Chunk* old = chunks_[c];
-    Chunk* n = allocate();
+  size_t usedItems(size_t leaf) const {
+    const size_t first = leaf * kChunk;
+    return size_ <= first ? 0 : std::min(kChunk, size_ - first);
+  }
+  // Block bi for writing: this vector's own, holding exactly the leaves in use.
+  Block& ownBlock(size_t bi) {
+    Block*& p = blocks_[bi];
+    const size_t used = usedLeaves(bi);
+    if (p->refs != 1) {
+      Block* b = allocate<Block>();
+      b->refs = 1;
+      b->n = used;
+      for (size_t k = 0; k < used; ++k) {
+        b->leaves[k] = p->leaves[k];
+        ++b->leaves[k]->refs;
+      }
+      unrefBlock(p);
+      p = b;
+    } else {
+      for (size_t k = used; k < p->n; ++k) unrefLeaf(p->leaves[k]);
+      p->n = std::min(p->n, used);
+    }
+    return *p;
+  }
+  // Leaf `leaf` (an index over the whole vector) for writing.
+  Leaf& ownLeaf(size_t leaf) { return ownLeafIn(ownBlock(leaf / kFan), leaf); }
+  // The same in its block b, already this vector's own.
+  Leaf& ownLeafIn(Block& b, size_t leaf) {
+    Leaf*& l = b.leaves[leaf % kFan];
+    if (l->refs != 1) {
+      Leaf* n = copyLeaf(l, leaf);
+      unrefLeaf(l);
+      l = n;
+    }
+    return *l;
+  }
+  // A new leaf (one reference) with the used elements of `from` (leaf index `leaf`).
+  Leaf* copyLeaf(const Leaf* from, size_t leaf) {
+    Leaf* n = allocate<Leaf>();
     n->refs = 1;
-    const size_t used = std::min(kChunk, size_ - c * kChunk);
-    std::memcpy(static_cast<void*>(n->raw), static_cast<const void*>(old->raw), used * sizeof(T));
-    unref(old);
+    std::memcpy(static_cast<void*>(n->raw), static_cast<const void*>(from->raw), usedItems(leaf) * sizeof(T));
     return n;
   }
-  // Drops the chunks from index `keep` on.
-  void release(size_t keep) {
-    for (size_t c = keep; c < chunks_.size(); ++c) unref(chunks_[c]);
-    chunks_.resize(std::min(keep, chunks_.size()));
+  // Drops the blocks from index `keep` on.
+  void dropBlocks(size_t keep) {
+    for (size_t b = keep; b < blocks_.size(); ++b) unrefBlock(blocks_[b]);
+    blocks_.resize(std::min(keep, blocks_.size()));
   }
-  static void unref(Chunk* c) {
-    if (--c->refs == 0) freeList().put(c);
+  static void unrefLeaf(Leaf* l) {
+    if (--l->refs == 0) release(l);
   }
-  // Freed chunks of this thread, reused before asking malloc.
+  static void unrefBlock(Block* b) {
+    if (--b->refs != 0) return;
+    for (size_t k = 0; k < b->n; ++k) unrefLeaf(b->leaves[k]);
+    release(b);
+  }
+  // Freed leaves and blocks of this thread, reused before asking malloc.
+  template <class X>
   struct FreeList {
-    std::vector<Chunk*> chunks;
-    void put(Chunk* c) {
-      if (chunks.size() < 4096) chunks.push_back(c);
-      else ::operator delete(c);
-    }
+    std::vector<X*> items;
     ~FreeList() {
-      for (Chunk* c : chunks) ::operator delete(c);
+      for (X* x : items) ::operator delete(x);
     }
   };
-  static FreeList& freeList() {
-    thread_local FreeList list;
+  template <class X>
+  static FreeList<X>& freeList() {
+    thread_local FreeList<X> list;
     return list;
   }
-  static Chunk* allocate() {
-    FreeList& f = freeList();
-    if (f.chunks.empty()) return static_cast<Chunk*>(::operator new(sizeof(Chunk)));
-    Chunk* c = f.chunks.back();
-    f.chunks.pop_back();
-    return c;
+  template <class X>
+  static X* allocate() {
+    FreeList<X>& f = freeList<X>();
+    if (f.items.empty()) return static_cast<X*>(::operator new(sizeof(X)));
+    X* x = f.items.back();
+    f.items.pop_back();
+    return x;
+  }
+  template <class X>
+  static void release(X* x) {
+    FreeList<X>& f = freeList<X>();
+    if (f.items.size() < 4096) f.items.push_back(x);
+    else ::operator delete(x);
   }
 
-  std::vector<Chunk*> chunks_;
+  std::vector<Block*> blocks_;
   size_t size_ = 0;
 };
 

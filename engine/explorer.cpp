@@ -617,16 +617,16 @@ void Explorer::visit(State& s) {
         reportError(s, t, a.error, a.message, a.loc, true);
         return;
       case ActionKind::Load:
-        handleRead(s, t);
+        if (handleRead(s, t)) continue;
         return;
       case ActionKind::Store:
-        handleWrite(s, t);
+        if (handleWrite(s, t)) continue;
         return;
       case ActionKind::Rmw:
       case ActionKind::Lock:
       case ActionKind::TryLock:
       case ActionKind::Unlock:
-        handleRmw(s, t);
+        if (handleRmw(s, t)) continue;
         return;
       case ActionKind::Fence:
         append(s, t, makeEvent(s, t, EvKind::Fence));
@@ -886,9 +886,9 @@ std::vector<EventId> Explorer::candidates(const State& s, Addr a, int low) const
   return out;
 }
 
-void Explorer::handleRead(State& s, uint32_t t) {
+bool Explorer::handleRead(State& s, uint32_t t) {
   const Action a = s.ts[t]->pending();
-  if (!prepareAccess(s, t, a)) return;
+  if (!prepareAccess(s, t, a)) return false;
   Event e = makeEvent(s, t, EvKind::Load);
   e.reads = true;
   const int low = coLowerBound(s, t, a.addr);
@@ -902,6 +902,13 @@ void Explorer::handleRead(State& s, uint32_t t) {
     // The oldest write first, other threads' before t's own.
     std::reverse(ok.begin(), ok.end());
     std::stable_partition(ok.begin(), ok.end(), [&](EventId w) { return w.isInit() || w.thread != t; });
+  }
+  if (ok.size() == 1) {  // no branch point: visit goes on with s
+    s.g.setRf(id, ok[0]);
+    Event& ev = s.g.mut(id);
+    ev.rval = ev.result = s.g.valueOf(*s.g.findLoc(a.addr), ok[0]);
+    complete(s, t);
+    return !useAfterFree(s, id);
   }
   // Every branch but the last works on a copy; the last one takes s over, so
   // a thread that runs alone costs no copies at all.
@@ -919,11 +926,12 @@ void Explorer::handleRead(State& s, uint32_t t) {
     if (useAfterFree(c, id)) continue;  // (the error stops the search unless it goes on past errors)
     visit(c);
   }
+  return false;
 }
 
-void Explorer::handleWrite(State& s, uint32_t t) {
+bool Explorer::handleWrite(State& s, uint32_t t) {
   const Action a = s.ts[t]->pending();
-  if (!prepareAccess(s, t, a)) return;
+  if (!prepareAccess(s, t, a)) return false;
   Event e = makeEvent(s, t, EvKind::Store);
   e.writes = true;
   e.wval = maskToSize(a.value, a.size);
@@ -961,7 +969,7 @@ void Explorer::handleWrite(State& s, uint32_t t) {
       PathScope path(*this, frame.f.pathBase + i);
       position(i, last);
     }
-    return;
+    return false;
   }
   // The positions first, so that the execution under way runs on before the
   // exploration turns back to earlier reads; then the revisits, as one more
@@ -969,6 +977,11 @@ void Explorer::handleWrite(State& s, uint32_t t) {
   // takes s over: a position when there is none (no copy for a thread that
   // runs alone), else the revisits.
   const bool back = anyRevisit(s, id);
+  if (ok.size() == 1 && !back) {  // no branch point: visit goes on with s
+    s.g.findLoc(a.addr)->co.insert(size_t(ok[0]), id);
+    complete(s, t);
+    return !useAfterFree(s, id);
+  }
   FrameScope frame(*this, FrameKind::Write, s, uint32_t(ok.size() + (back ? 1 : 0)), t, id, &ok);
   for (uint32_t i = 0; i < ok.size() && !stopped_ && frame.begin(i, &last); ++i) {
     PathScope path(*this, i);
@@ -978,11 +991,12 @@ void Explorer::handleWrite(State& s, uint32_t t) {
     PathScope path(*this, uint32_t(ok.size()));
     revisits(s, t, id);
   }
+  return false;
 }
 
-void Explorer::handleRmw(State& s, uint32_t t) {
+bool Explorer::handleRmw(State& s, uint32_t t) {
   const Action a = s.ts[t]->pending();
-  if (!prepareAccess(s, t, a)) return;
+  if (!prepareAccess(s, t, a)) return false;
   EvKind kind = a.kind == ActionKind::Rmw ? EvKind::Rmw
               : a.kind == ActionKind::Lock ? EvKind::Lock
               : a.kind == ActionKind::TryLock ? EvKind::TryLock : EvKind::Unlock;
@@ -991,17 +1005,19 @@ void Explorer::handleRmw(State& s, uint32_t t) {
   const int low = coLowerBound(s, t, a.addr);
   EventId id = append(s, t, e);
   std::vector<EventId> cands = candidates(s, a.addr, low);
+  if (cands.size() == 1) return rmwCandidate(s, t, id, cands[0], true, true) == Taken::Completed;
   // One child per candidate; another worker may take the candidates this one
   // has not begun (runTask removes the write of the one begun here, if any).
   FrameScope frame(*this, FrameKind::RmwCandidate, s, uint32_t(cands.size()), t, id, &cands);
   bool last = false;
   for (uint32_t ci = 0; !stopped_ && frame.begin(ci, &last); ++ci) {
     PathScope path(*this, ci);
-    if (rmwCandidate(s, t, id, cands[ci], last)) return;
+    if (rmwCandidate(s, t, id, cands[ci], last) != Taken::No) return false;
   }
+  return false;
 }
 
-bool Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool last) {
+Explorer::Taken Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool last, bool only) {
   const Action a = s.ts[t]->pending();
   const EvKind kind = s.g.ev(id).kind;
   Location* loc = s.g.findLoc(a.addr);
@@ -1012,7 +1028,7 @@ bool Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool la
   // never be revisited: it was not added maximally). Only the newest write
   // is read when it holds the mutex; the unlock that frees it later
   // revisits the lock.
-  if (kind == EvKind::Lock && old != 0 && w != loc->newest()) return false;
+  if (kind == EvKind::Lock && old != 0 && w != loc->newest()) return Taken::No;
   bool writes = true;
   Value wv = 0, result = 0;
   switch (kind) {
@@ -1028,7 +1044,7 @@ bool Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool la
   ev.result = result;
   // The read part alone must be allowed; the write part may still clash with
   // another RMW that read w — a backward revisit below can resolve that.
-  if (!consistentWith(s.g, id)) return false;
+  if (!consistentWith(s.g, id)) return Taken::No;
   ev.writes = writes;
   if (writes) loc->co.insert(size_t(Graph::coIndex(*loc, w) + 1), id);
   const bool allowed = !writes || consistentWith(s.g, id);
@@ -1038,10 +1054,14 @@ bool Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool la
   if (allowed && err.empty() && !notHolder && last && (!writes || !mayRevisit(s, t, id))) {
     // The last candidate, and nothing of s is needed afterwards (no
     // backward revisit to make): it takes s over instead of a copy.
+    if (only) {  // no branch point at all: visit goes on with s
+      complete(s, t);
+      return useAfterFree(s, id) ? Taken::Visited : Taken::Completed;
+    }
     PathScope path(*this, 0);
     complete(s, t);
     if (!useAfterFree(s, id)) visit(s);
-    return true;
+    return Taken::Visited;
   }
   {
     // Child 0: this candidate; child 1: the backward revisits of its
@@ -1075,7 +1095,7 @@ bool Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool la
     Location* l = s.g.findLoc(a.addr);
     l->co.erase(size_t(Graph::coIndex(*l, id)));
   }
-  return false;
+  return Taken::No;
 }
 
 bool Explorer::mayRevisit(const State& s, uint32_t t, EventId w) const {
@@ -1147,7 +1167,8 @@ std::vector<EventId> Explorer::revisitCandidates(const Graph& g, EventId w, cons
 }
 
 std::vector<uint32_t> Explorer::viewOf(const Graph& g, EventId e) const {
-  std::vector<uint32_t> view = g.porfView(e);
+  // (Self-checks ask for the clocks on graphs of every size.)
+  std::vector<uint32_t> view = g.porfView(e, opts_.checkOrders);
   if (opts_.checkOrders && view != g.porfViewByWalk(e))
     throw std::logic_error("porf clocks: the kept clocks disagree with the walk");
   return view;

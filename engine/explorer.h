@@ -74,13 +74,19 @@ class Explorer {
   const HeapBlock* mallocBlock(State& s, uint32_t t, const Action& a, const char* call, const char* freedText,
                                const char* freedEnd);
   void handleChoice(State& s, uint32_t t, const Action& a);
-  void handleRead(State& s, uint32_t t);
-  void handleWrite(State& s, uint32_t t);
-  void handleRmw(State& s, uint32_t t);
+  // Each returns true when the access had one choice only: it is made on s
+  // and completed, and visit's loop goes on with s (no recursion, no branch
+  // point: deep executions of single-choice steps use no stack per step).
+  bool handleRead(State& s, uint32_t t);
+  bool handleWrite(State& s, uint32_t t);
+  bool handleRmw(State& s, uint32_t t);
   // One write w for the RMW (or lock, trylock, unlock) `id` of thread t to
-  // read from; `last`: nothing of s is needed afterwards. True when s was
-  // taken over.
-  bool rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool last);
+  // read from; `last`: nothing of s is needed afterwards; `only`: it is the
+  // one candidate (no branch point around it). Taken::Visited: s was taken
+  // over and visited; Taken::Completed (only with `only`): the candidate is
+  // made on s, for visit's loop to go on with.
+  enum class Taken : uint8_t { No, Visited, Completed };
+  Taken rmwCandidate(State& s, uint32_t t, EventId id, EventId w, bool last, bool only = false);
   // Backward revisits by the write w of thread t: every read of w's location
   // outside w's porf-prefix may be made to read w. `completeT`: deliver w's
   // result to thread t in each revisited state (false when t already has it:

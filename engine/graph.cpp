@@ -54,7 +54,9 @@ int Graph::coIndex(const Location& loc, EventId w) {
   return -2;
 }
 
-std::vector<uint32_t> Graph::porfView(EventId e) const {
+std::vector<uint32_t> Graph::porfView(EventId e, bool clocks) const {
+  const uint64_t n = numEvents();
+  if (!clocks && n < kClocksFrom) return porfViewByWalk(e);
   std::vector<uint32_t> view(threads.size(), 0);
   if (e.isInit()) return view;
   if (clockStride < threads.size()) {
@@ -63,7 +65,7 @@ std::vector<uint32_t> Graph::porfView(EventId e) const {
     while (clockStride < threads.size()) clockStride *= 2;
     for (const ThreadInfo& th : threads) th.clocks.clear();
   }
-  ensureClocks(e.thread, e.index + 1, 0, numEvents() + 1);
+  ensureClocks(e.thread, e.index + 1, 0, n + 1);
   const auto& c = threads[e.thread].clocks;
   const size_t at = size_t(e.index) * clockStride;
   for (uint32_t u = 0; u < threads.size(); ++u) view[u] = c[at + u];

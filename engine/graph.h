@@ -82,9 +82,9 @@ inline bool isBufferedStore(const Event& e) { return e.kind == EvKind::Store; }
 // A thread's events: copies share them until one writes (cow_vector.h), so
 // the explorer's state per branch point costs little more than the events
 // that differ.
-using EventList = CowVector<Event, 32>;
+using EventList = CowVector<Event, 8>;
 // A location's writes in coherence order, shared the same way.
-using CoOrder = CowVector<EventId, 128>;
+using CoOrder = CowVector<EventId, 32>;
 
 struct ThreadInfo {
   bool alive = false;      // spawned in this graph
@@ -96,7 +96,7 @@ struct ThreadInfo {
   // The porf clocks of the first clocks.size() / Graph::clockStride events:
   // a cache filled by Graph::porfView, cut back where events or reads-from
   // change (Graph::setRf, Graph::truncate).
-  mutable CowVector<uint32_t, 256> clocks;
+  mutable CowVector<uint32_t, 64> clocks;
 };
 
 struct Location {
@@ -161,7 +161,10 @@ class Graph {
   // truncate. (The explorer changes rf only of the newest event of a thread
   // or of a revisited read, whose thread keeps nothing after it; events of
   // other threads that are kept never depend on what changes.)
-  std::vector<uint32_t> porfView(EventId e) const;
+  // A graph of fewer than kClocksFrom events is walked instead (cheaper than
+  // keeping clocks); `clocks` asks for the clocks whatever the size (tests).
+  static constexpr uint64_t kClocksFrom = 512;
+  std::vector<uint32_t> porfView(EventId e, bool clocks = false) const;
   // The same by a walk over the prefix (the reference: tests, self-checks).
   std::vector<uint32_t> porfViewByWalk(EventId e) const;
   void setRf(EventId e, EventId w) {
