@@ -153,7 +153,7 @@ void Explorer::giveAway() {
     k->path.assign(path_.begin(), path_.begin() + std::ptrdiff_t(f->depth));
     k->path.push_back(f->pathBase + i);
     k->s = *f->base;
-    k->s.g.detach();  // (it goes to another worker: no storage shared across threads)
+    k->s.detach();  // (it goes to another worker: no storage shared across threads)
     k->kind = f->kind;
     k->t = f->t;
     k->id = f->id;
@@ -326,7 +326,8 @@ CheckResult Explorer::run() {
   main.parent = 0;
   main.func = prog_.entry;
   s.g.threads.push_back(main);
-  s.ts.emplace_back(std::in_place, prog_, 0, prog_.entry, 0, opts_.limits);
+  s.ts.emplace_back();
+  s.ts.back().emplace(prog_, 0, prog_.entry, 0, opts_.limits);
   if (opts_.jobs > 1 && !opts_.robustness) res_ = runParallel(s);
   else visit(s);
 
@@ -357,7 +358,7 @@ CheckResult Explorer::runParallel(const State& root) {
   }
   TaskBox first(new Task);
   first->s = root;
-  first->s.g.detach();
+  first->s.detach();
   first->kind = FrameKind::Visit;
   shared.queue.push_back(std::move(first));  // (a task of kind Read, ... is not made for the root)
   // Each worker recurses once per event like the sequential search: a large
@@ -529,7 +530,7 @@ void Explorer::complete(State& s, uint32_t t) {
   if (e.reads || e.writes) checker_.place(s.g, EventId{t, uint32_t(s.g.threads[t].events.size() - 1)});
   if (e.kind == EvKind::Exit) return;
   if (e.kind == EvKind::Lock && !e.writes) return;  // blocked on a held mutex
-  s.ts[t]->complete(e.result);
+  s.ts[t].mut().complete(e.result);
 }
 
 ThreadState Explorer::replay(const Graph& g, uint32_t u) const {
@@ -596,7 +597,7 @@ void Explorer::visit(State& s) {
         // and let the others go on, so that what they reach (an assertion
         // failure, ...) is still found. The execution ends as cut when
         // nothing else can move (finishExecution).
-        s.ts[t]->cut("event limit (" + std::to_string(opts_.limits.maxEvents) +
+        s.ts[t].mut().cut("event limit (" + std::to_string(opts_.limits.maxEvents) +
                      " events per thread) reached in T" + std::to_string(t));
         continue;
       }

@@ -47,10 +47,40 @@ class Explorer {
   CheckResult run();
 
  private:
+  // A thread's interpreter state, shared by the copies of a State until one
+  // of them runs the thread (copy on write: most threads do not move between
+  // two branch points). Copies stay on one worker: `detach` before a State
+  // goes to another.
+  class SharedThread {
+   public:
+    explicit operator bool() const { return bool(p_); }
+    const ThreadState& operator*() const { return *p_; }
+    const ThreadState* operator->() const { return p_.get(); }
+    ThreadState& mut() {
+      if (p_.use_count() != 1) p_ = std::make_shared<ThreadState>(*p_);
+      return *p_;
+    }
+    template <class... A>
+    void emplace(A&&... a) {
+      p_ = std::make_shared<ThreadState>(std::forward<A>(a)...);
+    }
+    void reset() { p_.reset(); }
+    void detach() {
+      if (p_) p_ = std::make_shared<ThreadState>(*p_);
+    }
+
+   private:
+    std::shared_ptr<ThreadState> p_;
+  };
   struct State {
     Graph g;
-    std::vector<std::optional<ThreadState>> ts;  // per thread id; empty when not alive
+    std::vector<SharedThread> ts;  // per thread id; empty when not alive
     PreemptionState pb;  // preemption bookkeeping (only with a preemption bound)
+    // Storage of its own (before it goes to another worker).
+    void detach() {
+      g.detach();
+      for (SharedThread& t : ts) t.detach();
+    }
   };
 
   void visit(State& s);
