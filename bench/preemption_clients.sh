@@ -33,6 +33,9 @@ if [ "$quick" = 0 ]; then
   clients+=(
     "2lockq(5+3)|bench/programs/twolock_queue.c|sc||-DE=5 -DD=3"
     "lastzero(15)|bench/programs/lastzero.c|sc tso|--loop-bound 17|-DN=15"
+    "treiber(4)/lb1|bench/programs/treiber.c|sc|--loop-bound 1|-DN=4"
+    # over 5 s unbounded (34 s here): issue 17's 25% target applies
+    "ttas(6)|bench/programs/ttas.c|sc||-DN=6"
   )
 fi
 

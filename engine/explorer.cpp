@@ -1245,9 +1245,10 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
 
   // Build the revisited graph.
   // Events are deleted and a read changes its write: the preemption
-  // bookkeeping keeps what was derived from events added before r only.
-  State c = s;
-  if (opts_.preemptionBound >= 0) c.pb.revisited(sr);
+  // bookkeeping keeps what was derived from events added before r only. It
+  // is copied from s once a position is consistent (c and its copies leave
+  // it empty).
+  State c{s.g, s.ts, {}};
   for (uint32_t u = 0; u < nThreads; ++u) {
     ThreadInfo& th = c.g.threads[u];
     c.g.truncate(u, keep[u]);
@@ -1297,6 +1298,7 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
     dl->co.insert(size_t(p), w);
     if (rw) dl->co.insert(size_t(p) + 1, r);
     if (!consistentWith(d.g, kInit)) continue;
+    if (opts_.preemptionBound >= 0) d.pb.copyRevisited(s.pb, sr);
     PathScope path(*this, uint32_t(pi));
     for (uint32_t u = 0; u < nThreads; ++u) {
       if (u == t || !d.g.threads[u].alive) continue;

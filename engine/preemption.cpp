@@ -322,9 +322,17 @@ void PreemptionCounter::Incoming::flushSources(const Graph& g, EventId b, const 
   for (uint32_t u = 0; u < st.threads.size() && u < g.threads.size(); ++u) {
     if (u == b.thread || u == t || !g.threads[u].alive) continue;
     const auto& evs = g.threads[u].events;
-    const uint32_t done = uint32_t(std::min<size_t>(evs.size(), st.processed(u)));
-    for (uint32_t i = 0; i < done; ++i)
-      if (evs[i].reads && evs[i].addr == be.addr && evs[i].rf == pred) from(EventId{u, i});
+    // The po-latest such read is enough: clocks and deps grow along po. A
+    // read of pred (another thread's write) has pred in its clock, so the
+    // scan stops at the first event whose clock does not have it.
+    const bool known = !pred.isInit() && pred.thread < st.width;
+    for (uint32_t i = uint32_t(std::min<size_t>(evs.size(), st.processed(u))); i-- > 0;) {
+      if (known && st.clock(u, i)[pred.thread] <= pred.index) break;
+      if (evs[i].reads && evs[i].addr == be.addr && evs[i].rf == pred) {
+        from(EventId{u, i});
+        break;
+      }
+    }
   }
 }
 

@@ -117,6 +117,12 @@ struct PreemptionState {
   std::vector<uint16_t> clocks;  // `width` entries per slot
   std::vector<Mark> marks;       // one per slot
   int total = 0;
+  // The state of o's graph after a backward revisit of a read stamped
+  // `stamp`: o copied, then revisited(stamp).
+  void copyRevisited(const PreemptionState& o, uint32_t stamp) {
+    *this = o;
+    revisited(stamp);
+  }
   uint32_t processed(uint32_t t) const { return t < threads.size() ? threads[t].count : 0; }
   uint16_t* clock(uint32_t t, uint32_t i) { return &clocks[size_t(threads[t].start + i) * width]; }
   Mark& mark(uint32_t t, uint32_t i) { return marks[threads[t].start + i]; }
@@ -183,7 +189,30 @@ class PreemptionCounter {
 };
 
 // Slack that keeps the bounded exploration complete (seed 002, Theorem 1):
-// N−2 for N threads in the graph (0 for fewer than 2).
+// N−2 for N threads in the graph (0 for fewer than 2). The theorem is stated
+// with N = the program's threads, which is not known while exploring; N_G =
+// threads alive in the graph is never larger. Why it still holds: take G in
+// the production sequence of a full G_f with preemptions(G_f) ≤ P, G not a
+// prefix of G_f, and Ĝ, r, t as in the seed's Prop. 1 (Ĝ ⊑ G_f, Ĝ →r→* G
+// by non-decreasing maximal steps, no event of thread t in G \ Ĝ). In the
+// proof of Lemma 2 a new preemption only appears at the last switch away
+// from a thread that has events in Ĝ's witness and is extended afterwards,
+// so preemptions(G) ≤ P + |A|, A = the threads with events in Ĝ that are
+// extended; each has events in G, so is alive in G. (1) If t is alive in G
+// (spawned), t ∉ A and |A| ≤ N_G − 1; at equality every other alive thread,
+// thread 0 included, is extended, so r's thread (the first extended, the
+// smallest) is thread 0, the leftmost, and the seed's closing argument (r's
+// thread is extended at no cost) gives P + N_G − 2. (2) If t is spawned only
+// after G, its spawn is in the porf-prefix of t's write w that revisits next,
+// and the thread q of G that (through spawns added after G) starts t has all
+// its G-events po-before that spawn, kept by w's revisit: q ∉ A, |A| ≤ N_G − 1,
+// and when q ≠ 0 the equality case again puts r in thread 0, as in (1).
+// Not shown: q = 0, i.e. main, unavailable when r was added (blocked on a
+// mutex: a blocked join would keep the joined thread out of A) and spawning
+// t after G; there the argument above only gives P + N_G − 1 (the theorem
+// with the program's N, ≥ N_G + 1 there, allows it). Every bench program and
+// sample spawns its threads before main blocks. The property tests and the
+// soak compare bounds 0..2 with the naive minimum on random programs.
 inline int preemptionSlack(const Graph& g) {
   int n = 0;
   for (const ThreadInfo& th : g.threads) n += th.alive;

@@ -424,3 +424,63 @@ TEST_CASE("preemptions: the cheap upper bounds never hide an exceeded limit", "[
     CHECK(positive > 0);
   }
 }
+
+// The slack counts the threads alive in the graph (preemptionSlack), not the
+// program's: threads spawned late, after main waited for a join or a mutex
+// held by another thread, are the case where the graph has fewer threads
+// than the program while revisits happen (engine/preemption.h). Every class
+// within bounds 0..2 (naive minimum) must still be reached.
+TEST_CASE("preemptions: threads spawned after main waits keep every class within the bound",
+          "[preemption]") {
+  for (int variant = 0; variant < 4; ++variant) {
+    ProgramBuilder pb("late.c");
+    const uint32_t x = pb.global("x"), y = pb.global("y"), mu = pb.global("m");
+    const uint32_t res = pb.global("res", 16, 0, 4);
+    auto& m = pb.function("main");
+    auto& t1 = pb.function("t1", 1);
+    auto& t2 = pb.function("t2", 1);
+    auto& t3 = pb.function("t3", 1);
+    pb.setEntry(m.index());
+    // t1 takes the mutex and reads y inside or after it; t2 writes x and
+    // reads y; t3 (spawned late) writes y and reads x.
+    t1.lock(t1.globalAddr(mu));
+    t1.storeGlobal(x, 1);
+    if (variant & 1) t1.unlock(t1.globalAddr(mu));
+    t1.storeGlobalReg(res, t1.loadGlobal(y), 4, 0);
+    if (!(variant & 1)) t1.unlock(t1.globalAddr(mu));
+    t1.ret();
+    t2.storeGlobalReg(res, t2.loadGlobal(y), 4, 4);
+    t2.storeGlobal(x, 2);
+    t2.ret();
+    t3.storeGlobal(y, 1);
+    t3.storeGlobalReg(res, t3.loadGlobal(x), 4, 8);
+    t3.storeGlobal(y, 2);
+    t3.ret();
+    Reg h1 = m.spawn(t1.index()), h2 = m.spawn(t2.index());
+    if (variant & 2) m.joinDiscard(h2);  // main waits for t2 first
+    m.lock(m.globalAddr(mu));             // may wait for t1
+    Reg h3 = m.spawn(t3.index());
+    m.storeGlobalReg(res, m.loadGlobal(y), 4, 12);
+    m.unlock(m.globalAddr(mu));
+    if (!(variant & 2)) m.joinDiscard(h2);
+    m.joinDiscard(h1);
+    m.joinDiscard(h3);
+    m.ret();
+    const Program prog = pb.build();
+    for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
+      std::map<std::string, int> minP = naiveMinPreemptions(prog, model, -1, 2);
+      REQUIRE_FALSE(minP.empty());
+      for (int bound = 0; bound <= 2; ++bound) {
+        Bounded b = runBounded(prog, model, bound);
+        const std::set<std::string> keys(b.keys.begin(), b.keys.end());
+        CAPTURE(variant, modelName(model), bound);
+        CHECK(keys.size() == b.keys.size());
+        for (const auto& [key, n] : minP) {
+          if (n <= bound) CHECK(keys.count(key));
+          auto it = b.lowerBounds.find(key);
+          if (it != b.lowerBounds.end()) CHECK(it->second <= n);
+        }
+      }
+    }
+  }
+}
