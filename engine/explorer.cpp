@@ -1561,35 +1561,26 @@ void Explorer::finishExecution(State& s) {
     if (!th.alive || (!th.events.empty() && th.events.back().kind == EvKind::Exit)) continue;
     const Action& p = s.ts[u]->pending();
     Waiter w;
-    w.thread = u;
-    w.loc = p.loc;
     if (!th.events.empty() && th.events.back().kind == EvKind::Lock && !th.events.back().writes) {
       const Event& l = th.events.back();
       if (!readsNewest(l)) stale = true;
+      w.thread = u;
       w.kind = Waiter::Kind::Mutex;
       w.mutex = l.addr;
       w.loc = l.loc;
-    } else if (p.kind == ActionKind::Blocked) {
-      if (p.value == 0) {
-        stale = true;  // a plain assume cut this execution on purpose
-        break;
-      }
-      // The idle iteration's reads (the thread's last p.target reads) must
-      // all have seen the newest value for the spin to last forever.
-      uint32_t want = std::max<uint32_t>(p.target, 1), seen = 0;
-      for (auto it = th.events.rbegin(); it != th.events.rend() && seen < want; ++it)
-        if (it->reads) {
-          ++seen;
-          if (!noOtherWriteAfter(*it, u)) stale = true;
-        }
-      if (stale) break;
-      w.kind = isWait(p) ? Waiter::Kind::Wait : Waiter::Kind::Spin;
-      if (isWait(p)) w.waits = waitText(p);
-    } else if (p.kind == ActionKind::Join) {
-      w.kind = Waiter::Kind::Join;
-      w.joins = p.target;
     } else {
-      continue;
+      // A spin lasts forever only if the idle iteration's reads (the
+      // thread's last n reads) all saw the newest value.
+      auto idleReadsStale = [&](uint32_t n) {
+        uint32_t seen = 0;
+        for (uint32_t i = uint32_t(th.events.size()); i-- > 0 && seen < n;)
+          if (th.events[i].reads) {
+            ++seen;
+            if (!noOtherWriteAfter(th.events[i], u)) return true;
+          }
+        return false;
+      };
+      if (!waiterAt(u, p, idleReadsStale, w, &stale)) continue;
     }
     waiters.push_back(std::move(w));
   }

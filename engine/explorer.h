@@ -4,9 +4,11 @@
 // a write tries every coherence position and then revisits earlier reads of
 // its location, deleting what was added after the read — but only when the
 // deleted part was itself added "maximally", which makes every complete graph
-// (= Shasha–Snir trace) reachable in exactly one way. Memory use is the
-// recursion depth times the graph size: nothing grows with the number of
-// executions explored.
+// (= Shasha–Snir trace) reachable in exactly one way. Memory use: one state
+// per branch point on the recursion (a step with one choice goes on in
+// visit's loop), the states sharing what they do not change (copy on write:
+// cow_vector.h, SharedThread); nothing grows with the number of executions
+// explored.
 #pragma once
 
 #include <chrono>

@@ -13,6 +13,7 @@
 //     values no other thread will change; the rest wait to join).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,6 +41,31 @@ struct ExecutionEnd {
   uint32_t thread = 0;                // Hang: the thread the report points at (first mutex/cond waiter, or first spinner)
   SourceLoc loc;
 };
+
+// Thread u stopped at its pending action p, when that is a spin or wait
+// (ActionKind::Blocked) or a join: the waiter, in w (true). A plain assume
+// that failed (p.value == 0), or a spin whose idle iteration may still read
+// another value — `idleReadsStale(n)`: one of the thread's last n reads may
+// (each search knows its own way to tell) — sets *stale instead (false).
+// Anything else is no wait (false). A wait for a held mutex is the caller's.
+template <class IdleReadsStale>
+bool waiterAt(uint32_t u, const Action& p, IdleReadsStale idleReadsStale, Waiter& w, bool* stale) {
+  w.thread = u;
+  w.loc = p.loc;
+  if (p.kind == ActionKind::Join) {
+    w.kind = Waiter::Kind::Join;
+    w.joins = p.target;
+    return true;
+  }
+  if (p.kind != ActionKind::Blocked) return false;
+  if (p.value == 0 || idleReadsStale(std::max<uint32_t>(p.target, 1))) {
+    *stale = true;
+    return false;
+  }
+  w.kind = isWait(p) ? Waiter::Kind::Wait : Waiter::Kind::Spin;
+  if (isWait(p)) w.waits = waitText(p);
+  return true;
+}
 
 // `stale`: some thread waits on a value another order would change (or a
 // plain assume failed). `programEnded`: see above.

@@ -892,29 +892,21 @@ void Search::finalState(const State& s, uint32_t node, int owner) {
     if (!th.ts || th.exited) continue;
     const Action& p = th.ts->pending();
     Waiter w;
-    w.thread = u;
-    w.loc = p.loc;
     if (p.kind == ActionKind::Lock) {
+      w.thread = u;
+      w.loc = p.loc;
       w.kind = Waiter::Kind::Mutex;
       w.mutex = p.addr;
-    } else if (p.kind == ActionKind::Blocked) {
-      if (p.value == 0) {
-        stale = true;
-        break;
-      }
+    } else {
       // The idle iteration's reads (reads only, so all in recentReads) must
       // all still see the current value for the spin to last forever.
-      const size_t want = std::min<size_t>(std::max<uint32_t>(p.target, 1), th.recentReads.size());
-      for (size_t i = th.recentReads.size() - want; i < th.recentReads.size(); ++i)
-        if (memValue(th.recentReads[i].first) != th.recentReads[i].second) stale = true;
-      if (stale) break;
-      w.kind = isWait(p) ? Waiter::Kind::Wait : Waiter::Kind::Spin;
-      if (isWait(p)) w.waits = waitText(p);
-    } else if (p.kind == ActionKind::Join) {
-      w.kind = Waiter::Kind::Join;
-      w.joins = p.target;
-    } else {
-      continue;
+      auto idleReadsStale = [&](uint32_t n) {
+        const size_t want = std::min<size_t>(n, th.recentReads.size());
+        for (size_t i = th.recentReads.size() - want; i < th.recentReads.size(); ++i)
+          if (memValue(th.recentReads[i].first) != th.recentReads[i].second) return true;
+        return false;
+      };
+      if (!waiterAt(u, p, idleReadsStale, w, &stale)) continue;
     }
     waiters.push_back(std::move(w));
   }
