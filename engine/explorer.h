@@ -180,7 +180,8 @@ class Explorer {
     return checker_.consistentWith(g, added);
   }
   bool timeUp();      // outOfTime(), and progress reports
-  bool outOfTime() const;  // the deadline passed or the check was cancelled
+  bool outOfTime() const;  // the deadline passed or the check was cancelled (read every 16th call)
+  mutable uint32_t timePolls_ = 0;
   // With a preemption bound: false (and counted) when g is pruned by it.
   bool withinPreemptionSlack(State& s);
 
