@@ -1523,6 +1523,12 @@ void Explorer::finishExecution(State& s) {
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
     if (!s.g.threads[u].alive || !s.ts[u]) continue;
     const Action& p = s.ts[u]->pending();
+    if (p.kind == ActionKind::Limit && s.ts[u]->stoppedByTime()) {
+      // The thread's own run met the deadline (the explorer reads the clock
+      // only on every 16th poll): the search ends here, as at a poll.
+      timedOut_ = stopped_ = true;
+      return;
+    }
     if (p.kind == ActionKind::Limit) {
       ++res_.cut;
       noteLimit(p.message, p.loc);
