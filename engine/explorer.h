@@ -180,8 +180,8 @@ class Explorer {
     return checker_.consistentWith(g, added);
   }
   bool timeUp();      // outOfTime(), and progress reports
-  bool outOfTime() const;  // the deadline passed or the check was cancelled (read every 16th call)
-  mutable uint32_t timePolls_ = 0;
+  bool outOfTime() const;  // the deadline passed or the check was cancelled
+  uint32_t timePolls_ = 0;    // timeUp's calls (the clock is read on every 16th)
   // With a preemption bound: false (and counted) when g is pruned by it.
   bool withinPreemptionSlack(State& s);
 
