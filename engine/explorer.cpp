@@ -906,13 +906,15 @@ bool Explorer::handleRead(State& s, uint32_t t) {
     std::reverse(ok.begin(), ok.end());
     std::stable_partition(ok.begin(), ok.end(), [&](EventId w) { return w.isInit() || w.thread != t; });
   }
-  if (ok.size() == 1) {  // no branch point: visit goes on with s
-    s.g.setRf(id, ok[0]);
-    Event& ev = s.g.mut(id);
-    ev.rval = ev.result = s.g.valueOf(*s.g.findLoc(a.addr), ok[0]);
-    complete(s, t);
-    return !useAfterFree(s, id);
-  }
+  // The read of ok[i] made on c (false: it was a use after free, reported).
+  auto take = [&](State& c, uint32_t i) {
+    c.g.setRf(id, ok[i]);
+    Event& ev = c.g.mut(id);
+    ev.rval = ev.result = c.g.valueOf(*c.g.findLoc(a.addr), ok[i]);
+    complete(c, t);
+    return !useAfterFree(c, id);
+  };
+  if (ok.size() == 1) return take(s, 0);  // no branch point: visit goes on with s
   // Every branch but the last works on a copy; the last one takes s over, so
   // a thread that runs alone costs no copies at all.
   FrameScope frame(*this, FrameKind::Read, s, uint32_t(ok.size()), t, id, &ok);
@@ -922,12 +924,7 @@ bool Explorer::handleRead(State& s, uint32_t t) {
     State copy;
     if (!last) copy = s;
     State& c = last ? s : copy;
-    c.g.setRf(id, ok[i]);
-    Event& ev = c.g.mut(id);
-    ev.rval = ev.result = c.g.valueOf(*c.g.findLoc(a.addr), ok[i]);
-    complete(c, t);
-    if (useAfterFree(c, id)) continue;  // (the error stops the search unless it goes on past errors)
-    visit(c);
+    if (take(c, i)) visit(c);  // (a use after free stops the search unless it goes on past errors)
   }
   return false;
 }
@@ -949,13 +946,17 @@ bool Explorer::handleWrite(State& s, uint32_t t) {
     s.g.findLoc(a.addr)->co.erase(size_t(p));
   }
   if (opts_.exploreOrder == ExploreOrder::StaleFirst) std::reverse(ok.begin(), ok.end());
+  // The coherence position ok[i] made on c (false: a use after free, reported).
+  auto take = [&](State& c, uint32_t i) {
+    c.g.findLoc(a.addr)->co.insert(size_t(ok[i]), id);
+    complete(c, t);
+    return !useAfterFree(c, id);
+  };
   auto position = [&](uint32_t i, bool last) {
     State copy;
     if (!last) copy = s;
     State& c = last ? s : copy;
-    c.g.findLoc(a.addr)->co.insert(size_t(ok[i]), id);
-    complete(c, t);
-    if (!useAfterFree(c, id)) visit(c);
+    if (take(c, i)) visit(c);
   };
   bool last = false;
   if (opts_.exploreOrder == ExploreOrder::RevisitsFirst) {
@@ -980,11 +981,7 @@ bool Explorer::handleWrite(State& s, uint32_t t) {
   // takes s over: a position when there is none (no copy for a thread that
   // runs alone), else the revisits.
   const bool back = anyRevisit(s, id);
-  if (ok.size() == 1 && !back) {  // no branch point: visit goes on with s
-    s.g.findLoc(a.addr)->co.insert(size_t(ok[0]), id);
-    complete(s, t);
-    return !useAfterFree(s, id);
-  }
+  if (ok.size() == 1 && !back) return take(s, 0);  // no branch point: visit goes on with s
   FrameScope frame(*this, FrameKind::Write, s, uint32_t(ok.size() + (back ? 1 : 0)), t, id, &ok);
   for (uint32_t i = 0; i < ok.size() && !stopped_ && frame.begin(i, &last); ++i) {
     PathScope path(*this, i);
@@ -1525,8 +1522,8 @@ void Explorer::finishExecution(State& s) {
     if (!s.g.threads[u].alive || !s.ts[u]) continue;
     const Action& p = s.ts[u]->pending();
     if (p.kind == ActionKind::Limit && s.ts[u]->stoppedByTime()) {
-      // The thread's own run met the deadline (the explorer reads the clock
-      // only on every 16th poll): the search ends here, as at a poll.
+      // The thread's own run met the deadline (visits read the clock only on
+      // every 16th): the search ends here, as at a visit that read it.
       timedOut_ = stopped_ = true;
       return;
     }
