@@ -29,6 +29,8 @@ programs=(
   "fib_bench(4)|fib_bench.c|sc|-||-DNUM=4"
   "fib_bench(4)|fib_bench.c|tso|-||-DNUM=4"
   "idx_mutex(3)|indexer_mutex.c|sc|-||-DN=3"
+  "2lockq(5+3)|twolock_queue.c|sc|-||-DE=5 -DD=3"
+  "2lockq(5+3)|twolock_queue.c|tso|-||-DE=5 -DD=3"
 )
 if [ "$quick" = 0 ]; then
   programs+=(

@@ -123,6 +123,12 @@ struct CheckOptions {
   // into it (consistency.h "Incremental checks"); off: every check sorts
   // from scratch (benchmarks compare the two).
   bool incrementalConsistency = true;
+  // Graph explorer, programs with pthread_mutex_lock: locks wait for their
+  // mutex (explorer.h `lockWaits`): the same executions, without the ones
+  // that end blocked on a mutex that is freed later; off: TruSt's plain
+  // treatment (tests and benchmarks compare the two). Not used with a
+  // preemption bound.
+  bool unblockLocks = true;
   // Tests: every incremental consistency answer is compared with a sort
   // from scratch (consistency.h setSelfCheck), and every porf view from the
   // kept clocks with a walk over the prefix (Graph::porfView).

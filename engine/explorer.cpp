@@ -83,6 +83,10 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
   raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
   checker_.setIncremental(opts.incrementalConsistency);
   checker_.setSelfCheck(opts.checkOrders);
+  bool locks = false;
+  for (const Function& f : prog.functions)
+    for (const Instr& in : f.code) locks = locks || in.op == Op::Lock;
+  unblockLocks_ = opts.unblockLocks && opts.preemptionBound < 0 && locks;
 }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par)
@@ -546,7 +550,24 @@ ThreadState Explorer::replay(const Graph& g, uint32_t u) const {
   return ts;
 }
 
+bool Explorer::lockWaits(const State& s, const Action& a) const {
+  if (!unblockLocks_ || a.kind != ActionKind::Lock) return false;
+  const Location* l = s.g.findLoc(a.addr);
+  if (!l) return false;  // (not accessed yet: the lock's own checks come first)
+  const Value v = s.g.valueOf(*l, l->newest());
+  return v != 0 && v != kMutexDestroyed;
+}
+
+void Explorer::settle(Graph& g, EventId w, const std::vector<uint32_t>& view) const {
+  for (uint32_t u = 0; u < g.threads.size() && u < view.size(); ++u) {
+    ThreadInfo& th = g.threads[u];
+    const uint32_t n = std::min<uint32_t>(view[u] + (u == w.thread ? 1 : 0), uint32_t(th.events.size()));
+    if (th.settled < n) th.settled = n;
+  }
+}
+
 int Explorer::pickThread(const State& s) const {
+  int waiting = -1;  // the first thread whose lock waits (lockWaits): run when no other can move
   for (uint32_t t = 0; t < s.g.threads.size(); ++t) {
     const ThreadInfo& th = s.g.threads[t];
     if (!th.alive || !s.ts[t]) continue;
@@ -569,11 +590,17 @@ int Explorer::pickThread(const State& s) const {
         if (endsProgram(te.back(), tgt)) continue;  // it called exit(): the program is over, the join never returns
         return int(t);
       }
+      case ActionKind::Lock:
+        if (lockWaits(s, a)) {
+          if (waiting < 0) waiting = int(t);
+          continue;
+        }
+        return int(t);
       default:
         return int(t);
     }
   }
-  return -1;
+  return waiting;
 }
 
 void Explorer::visit(State& s) {
@@ -1105,17 +1132,16 @@ bool Explorer::mayRevisit(const State& s, uint32_t t, EventId w) const {
   bool any = false;
   for (uint32_t u = 0; u < s.g.threads.size() && !any; ++u)
     if (u != t)
-      for (const Event& x : s.g.threads[u].events)
-        if (x.reads && x.addr == addr) {
-          any = true;
-          break;
-        }
+      for (uint32_t i = 0; i < s.g.threads[u].events.size() && !any; ++i) {
+        const Event& x = s.g.threads[u].events[i];
+        any = x.reads && x.addr == addr && !settled(s.g, u, i);
+      }
   if (!any) return false;
   const std::vector<uint32_t> view = viewOf(s.g, w);
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
     const auto& evs = s.g.threads[u].events;
     for (uint32_t i = view[u]; i < evs.size(); ++i)
-      if (evs[i].reads && evs[i].addr == addr) return true;
+      if (evs[i].reads && evs[i].addr == addr && !settled(s.g, u, i)) return true;
   }
   return false;
 }
@@ -1161,7 +1187,7 @@ std::vector<EventId> Explorer::revisitCandidates(const Graph& g, EventId w, cons
   for (uint32_t u = 0; u < g.threads.size(); ++u) {
     const auto& evs = g.threads[u].events;
     for (uint32_t i = view[u]; i < evs.size(); ++i)
-      if (evs[i].reads && evs[i].addr == addr) reads.push_back(EventId{u, i});
+      if (evs[i].reads && evs[i].addr == addr && !settled(g, u, i)) reads.push_back(EventId{u, i});
   }
   return reads;
 }
@@ -1211,6 +1237,7 @@ bool Explorer::revisitKeeps(const Graph& g, EventId w, EventId r, const std::vec
     for (uint32_t i = n; i < evs.size(); ++i)
       if (kept(EventId{u, i})) return false;
     keep[u] = n;
+    if (settled(g, u, n)) return false;  // (settled events are never deleted)
   }
   auto keptIdx = [&](EventId x) { return x.isInit() || x.index < keep[x.thread]; };
   const bool rWrites = g.ev(r).writes;
@@ -1279,6 +1306,9 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
   const std::string destroyed = mutexOp ? destroyedMutexUse(prog_, mutexOpName(re.kind), old, re.addr) : "";
   if (!destroyed.empty()) re.writes = rw = false;
   else if (re.kind == EvKind::Unlock && old != r.thread + 1) return;  // not an allowed outcome for a holder
+  // A lock that would now find its mutex held is removed: its thread waits
+  // and locks afresh (lockWaits).
+  if (unblockLocks_ && re.kind == EvKind::Lock && !rw && destroyed.empty()) c.g.truncate(r.thread, r.index);
   // r's write part carries a new value: it is added now, after everything
   // kept, and (below) revisits reads of its own like any new write.
   if (rw) re.wstamp = c.g.nextStamp++;
@@ -1298,6 +1328,7 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
     if (rw) dl->co.insert(size_t(p) + 1, r);
     if (!consistentWith(d.g, kInit)) continue;
     if (opts_.preemptionBound >= 0) d.pb.copyRevisited(s.pb, sr);
+    if (unblockLocks_) settle(d.g, w, view);
     PathScope path(*this, uint32_t(pi));
     for (uint32_t u = 0; u < nThreads; ++u) {
       if (u == t || !d.g.threads[u].alive) continue;

@@ -93,6 +93,11 @@ struct ThreadInfo {
   uint32_t func = 0;
   Value arg = 0;
   EventList events;
+  // The first `settled` events are in the porf-prefix of a write that made a
+  // backward revisit (or are that write): with waiting locks (explorer.h
+  // `lockWaits`) they are never revisited or deleted again. Deleting events
+  // cuts it back (truncate).
+  uint32_t settled = 0;
   // The porf clocks of the first clocks.size() / Graph::clockStride events:
   // a cache filled by Graph::porfView, cut back where events or reads-from
   // change (Graph::setRf, Graph::truncate).
@@ -174,6 +179,7 @@ class Graph {
   // Thread t keeps its first n events.
   void truncate(uint32_t t, uint32_t n) {
     threads[t].events.resize(n);
+    if (threads[t].settled > n) threads[t].settled = n;
     dropClocks(t, n);
   }
 

@@ -1949,7 +1949,7 @@ TEST_CASE("shared doubles and floats: message passing verifies under SC and TSO,
     // The CAS loop of `atotal += v` and the mutex: exact sums (0.5 + 0.25 + -0.0 in either order).
     CHECK(r["atomic_sum"]["status"] == "verified");
     CHECK(r["atomic_sum"]["executions"] == 8);
-    CHECK(r["atomic_sum"]["blocked"] == 4);
+    CHECK(r["atomic_sum"]["blocked"] == 0);  // (locks wait for their mutex: explorer.h lockWaits)
     CHECK(j["_exit"] == 1);
   }
 }

@@ -107,16 +107,22 @@ StressProgram stressProgram(uint64_t seed, StressFamily family) {
     case StressFamily::Mutex: {
       // Location 0 is the mutex; data in 1..2.
       p.hasMutex = true;
+      // Sometimes 4 threads with one short section each, or threads that
+      // lock twice (waiting locks: several waiters, re-made locks).
       p.locations = 1 + g.range(1, 2);
-      threads = g.range(2, 3);
+      threads = g.pick(4) == 0 ? 4 : g.range(2, 3);
+      const bool twice = threads <= 3 && g.pick(3) == 0;
       for (uint32_t t = 0; t < threads; ++t) {
         StressThread th;
         if (g.pick(3) == 0) th.ops.push_back(g.access(1, p.locations - 1, 2, true));
-        bool tryLock = g.pick(3) == 0;
-        th.ops.push_back(StressOp{tryLock ? StressOp::TryLockBegin : StressOp::Lock, 0, 0, 0});
-        uint32_t n = g.range(1, 2);
-        for (uint32_t i = 0; i < n; ++i) th.ops.push_back(g.access(1, p.locations - 1, 3, false));
-        th.ops.push_back(StressOp{tryLock ? StressOp::TryLockEnd : StressOp::Unlock, 0, 0, 0});
+        const uint32_t sections = twice && g.pick(3) != 0 ? 2 : 1;
+        for (uint32_t k = 0; k < sections; ++k) {
+          bool tryLock = g.pick(3) == 0;
+          th.ops.push_back(StressOp{tryLock ? StressOp::TryLockBegin : StressOp::Lock, 0, 0, 0});
+          uint32_t n = threads >= 4 || sections > 1 ? 1 : g.range(1, 2);
+          for (uint32_t i = 0; i < n; ++i) th.ops.push_back(g.access(1, p.locations - 1, 3, false));
+          th.ops.push_back(StressOp{tryLock ? StressOp::TryLockEnd : StressOp::Unlock, 0, 0, 0});
+        }
         if (g.pick(3) == 0) th.ops.push_back(g.access(1, p.locations - 1, 2, true));
         p.threads.push_back(th);
       }

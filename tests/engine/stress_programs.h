@@ -21,7 +21,7 @@ enum class StressFamily : uint8_t {
   OneLocation,  // 3-5 threads, every access to one location
   RmwHeavy,     // 4-6 threads, mostly fetch_add / xchg / CAS on 1-2 locations
   Mixed,        // 3-4 threads, 2-3 locations, stores/loads/RMWs/fences
-  Mutex,        // a mutex (lock/unlock, trylock) around some accesses
+  Mutex,        // a mutex (lock/unlock, trylock) around some accesses; up to 4 threads, sometimes two sections each
   Await,        // spin-waits (load + assume) on a flag that some thread sets
   Nested,       // a thread spawns and joins a child of its own
 };
