@@ -83,10 +83,7 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
   raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
   checker_.setIncremental(opts.incrementalConsistency);
   checker_.setSelfCheck(opts.checkOrders);
-  bool locks = false;
-  for (const Function& f : prog.functions)
-    for (const Instr& in : f.code) locks = locks || in.op == Op::Lock;
-  unblockLocks_ = opts.unblockLocks && opts.preemptionBound < 0 && locks;
+  unblockLocks_ = opts.unblockLocks && opts.preemptionBound < 0 && usesOp(prog, Op::Lock);
 }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par)
@@ -1132,16 +1129,13 @@ bool Explorer::mayRevisit(const State& s, uint32_t t, EventId w) const {
   bool any = false;
   for (uint32_t u = 0; u < s.g.threads.size() && !any; ++u)
     if (u != t)
-      for (uint32_t i = 0; i < s.g.threads[u].events.size() && !any; ++i) {
-        const Event& x = s.g.threads[u].events[i];
-        any = x.reads && x.addr == addr && !settled(s.g, u, i);
-      }
+      for (uint32_t i = 0; i < s.g.threads[u].events.size() && !any; ++i) any = revisitable(s.g, u, i, addr);
   if (!any) return false;
   const std::vector<uint32_t> view = viewOf(s.g, w);
   for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
     const auto& evs = s.g.threads[u].events;
     for (uint32_t i = view[u]; i < evs.size(); ++i)
-      if (evs[i].reads && evs[i].addr == addr && !settled(s.g, u, i)) return true;
+      if (revisitable(s.g, u, i, addr)) return true;
   }
   return false;
 }
@@ -1187,7 +1181,7 @@ std::vector<EventId> Explorer::revisitCandidates(const Graph& g, EventId w, cons
   for (uint32_t u = 0; u < g.threads.size(); ++u) {
     const auto& evs = g.threads[u].events;
     for (uint32_t i = view[u]; i < evs.size(); ++i)
-      if (evs[i].reads && evs[i].addr == addr && !settled(g, u, i)) reads.push_back(EventId{u, i});
+      if (revisitable(g, u, i, addr)) reads.push_back(EventId{u, i});
   }
   return reads;
 }

@@ -155,6 +155,12 @@ class Explorer {
   // and against plain TruSt (`unblockLocks` off) on the mutex programs.
   bool lockWaits(const State& s, const Action& a) const;
   bool settled(const Graph& g, uint32_t u, uint32_t i) const { return unblockLocks_ && i < g.threads[u].settled; }
+  // Whether event i of thread u is a read of addr that a write may revisit
+  // (not settled): mayRevisit and revisitCandidates ask it.
+  bool revisitable(const Graph& g, uint32_t u, uint32_t i, Addr addr) const {
+    const Event& x = g.threads[u].events[i];
+    return x.reads && x.addr == addr && !settled(g, u, i);
+  }
   void settle(Graph& g, EventId w, const std::vector<uint32_t>& view) const;
   bool unblockLocks_ = false;
   // The reads revisits(s, t, w) considers (view: w's porf-prefix).

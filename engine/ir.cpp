@@ -82,10 +82,10 @@ std::string addressName(const Program& p, Addr a) {
   return buf;
 }
 
-bool hasAtomicSections(const Program& p) {
+bool usesOp(const Program& p, Op op) {
   for (const Function& f : p.functions)
     for (const Instr& in : f.code)
-      if (in.op == Op::AtomicBegin) return true;
+      if (in.op == op) return true;
   return false;
 }
 

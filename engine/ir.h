@@ -192,9 +192,11 @@ struct Program {
   std::string locString(const SourceLoc& l) const;  // "file:line:col"
 };
 
+// Whether any function has an instruction with opcode `op`.
+bool usesOp(const Program& p, Op op);
 // Whether any function has an atomic section (Op::AtomicBegin): such programs
 // are explored by the explicit-state search (engine/check.h).
-bool hasAtomicSections(const Program& p);
+inline bool hasAtomicSections(const Program& p) { return usesOp(p, Op::AtomicBegin); }
 
 // Human-readable name of an address: "x", "arr[2]", "s+4", "heap@T1+8",
 // "counter@T2" (thread T2's copy of a thread-local variable).
