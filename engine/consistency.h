@@ -71,6 +71,20 @@ class ConsistencyChecker {
   // sort from scratch), `added` stays unplaced. With added = kInit: a sort
   // from scratch that keys every event when g is allowed.
   bool consistentWith(Graph& g, EventId added);
+  // Its two halves: the answer of the kept order (1 allowed, 0 ruled out, -1
+  // none: `added` finds no place in it, another order may still allow g), and
+  // the sort from scratch.
+  int byKeptOrder(const Graph& g, EventId added);
+  bool fromScratch(Graph& g, EventId added);
+  // False: a caller that ruled g out by an argument of its own (self-checks:
+  // a logic_error when a sort allows g).
+  bool ruledOut(const Graph& g);
+  // A backward revisit's graph: the kept events keep their keys, and w (the
+  // revisiting write) and r (the read now reading it; kInit when it was
+  // removed), each the newest of its thread, are placed anew, w first. When
+  // either finds no place, a sort from scratch. True when g is allowed; every
+  // event has a key then.
+  bool consistentRevisit(Graph& g, EventId w, EventId r);
   // `added`, now fixed (its choice made, g allowed), gets its key.
   void place(Graph& g, EventId added);
   // An event that nothing in g can follow (no memory read or write: fence,
@@ -105,7 +119,9 @@ class ConsistencyChecker {
   bool sortNodes(const Graph& g, std::vector<OrderNode>* order, bool byStamp);
   // The key `added` can take in g's kept order; 0: no place found (an order
   // from scratch may still allow g); ~0: g breaks a rule no order mends.
-  uint64_t slot(const Graph& g, EventId added) const;
+  // `later`: an unplaced event that will be placed after added (its own
+  // constraints with added are checked then).
+  uint64_t slot(const Graph& g, EventId added, EventId later = kInit) const;
   // The largest key of the nodes of added's own thread that must precede it
   // (0 when none), or false when the scan gives up.
   bool threadPreds(const Graph& g, EventId added, bool forwarded, uint64_t* low) const;
@@ -134,6 +150,10 @@ class ConsistencyChecker {
   std::vector<LocNode> lastStoreLoc_, ownLatest_;
   std::vector<uint32_t> sinceBarrier_, flushed_, fill_, fifo_;
   std::vector<std::vector<uint32_t>> waiting_;
+  std::vector<uint32_t> degCopy_;
+  std::vector<uint64_t> stampKeys_;
+  using HeapItem = std::pair<uint64_t, uint32_t>;
+  std::vector<HeapItem> heap_;
 };
 
 }  // namespace tsocheck

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <new>
@@ -314,7 +315,78 @@ class CowVector {
     else ::operator delete(x);
   }
 
-  std::vector<Block*> blocks_;
+  // The block pointers, the first held in place: copying a vector of up to
+  // kBlockItems elements (every graph but the longest) allocates nothing.
+  class BlockPtrs {
+   public:
+    BlockPtrs() = default;
+    BlockPtrs(const BlockPtrs& o) { assign(o); }
+    BlockPtrs(BlockPtrs&& o) noexcept { take(o); }
+    BlockPtrs& operator=(const BlockPtrs& o) {
+      if (this != &o) assign(o);
+      return *this;
+    }
+    BlockPtrs& operator=(BlockPtrs&& o) noexcept {
+      if (this != &o) {
+        freeHeap();
+        take(o);
+      }
+      return *this;
+    }
+    ~BlockPtrs() { freeHeap(); }
+    size_t size() const { return size_; }
+    Block*& operator[](size_t i) { return data_[i]; }
+    Block* operator[](size_t i) const { return data_[i]; }
+    Block* back() const { return data_[size_ - 1]; }
+    Block* const* begin() const { return data_; }
+    Block* const* end() const { return data_ + size_; }
+    void push_back(Block* b) {
+      if (size_ == cap_) reserve(2 * cap_);
+      data_[size_++] = b;
+    }
+    void resize(size_t n) { size_ = uint32_t(std::min<size_t>(n, size_)); }  // (shrinks only)
+    void clear() { size_ = 0; }
+
+   private:
+    bool onHeap() const { return data_ != &one_; }
+    void freeHeap() {
+      if (onHeap()) delete[] data_;
+      data_ = &one_;
+      cap_ = 1;
+      size_ = 0;
+    }
+    void reserve(size_t cap) {
+      if (cap <= cap_) return;
+      Block** d = new Block*[cap];
+      std::copy(data_, data_ + size_, d);
+      if (onHeap()) delete[] data_;
+      data_ = d;
+      cap_ = uint32_t(cap);
+    }
+    void assign(const BlockPtrs& o) {
+      size_ = 0;
+      reserve(o.size_);
+      std::copy(o.data_, o.data_ + o.size_, data_);
+      size_ = o.size_;
+    }
+    void take(BlockPtrs& o) {
+      if (o.onHeap()) {
+        data_ = o.data_;
+        cap_ = o.cap_;
+      } else {
+        one_ = o.one_;
+      }
+      size_ = o.size_;
+      o.data_ = &o.one_;
+      o.cap_ = 1;
+      o.size_ = 0;
+    }
+    Block* one_ = nullptr;
+    Block** data_ = &one_;
+    uint32_t size_ = 0, cap_ = 1;
+  };
+
+  BlockPtrs blocks_;
   size_t size_ = 0;
 };
 

@@ -894,6 +894,54 @@ int Explorer::coLowerBound(const State& s, uint32_t t, Addr a) const {
   return bound;
 }
 
+int Explorer::viewCoBound(const Graph& g, EventId r) const {
+  // Every path of program order and reads-from into r's thread keeps its
+  // order in time under SC, TSO and PSO when it ends in a read: it leaves a
+  // thread through a write (read -> later write is kept, and a write is read
+  // from memory only once flushed), a spawn or an exit (both drain the
+  // buffers), and reads keep their order. So a read of another thread in r's
+  // porf-prefix that took its value from memory, and an RMW or mutex
+  // operation there, happened before r: r reads what they read or wrote, or
+  // a later write (its own buffered store flushes later still). A plain store
+  // of another thread there was flushed before r under SC and TSO (FIFO
+  // buffers: the write the path leaves through flushes after it), not
+  // necessarily under PSO. (r's own thread: coLowerBound.)
+  const Event& re = g.ev(r);
+  const Location* loc = g.findLoc(re.addr);
+  std::vector<uint32_t> view;
+  if (r.index > 0) {
+    view = g.porfView(EventId{r.thread, r.index - 1});
+  } else if (r.thread != 0) {
+    const ThreadInfo& th = g.threads[r.thread];
+    view = g.porfView(EventId{th.parent, th.spawnIndex});
+  }
+  const bool buffers = mm_.buffersStores(), fifo = !mm_.perLocationBuffers();
+  int bound = -1;
+  for (uint32_t u = 0; u < view.size(); ++u) {
+    if (u == r.thread) continue;
+    const auto& evs = g.threads[u].events;
+    for (uint32_t i = 0; i < view[u]; ++i) {
+      const Event& x = evs[i];
+      if (x.addr != re.addr || !(x.reads || x.writes)) continue;
+      const bool loadOrStore = x.kind == EvKind::Load || x.kind == EvKind::Store;
+      if (x.writes && (!loadOrStore || !buffers || fifo)) bound = std::max(bound, Graph::coIndex(*loc, EventId{u, i}));
+      if (x.reads && (!loadOrStore || !buffers || x.rf.isInit() || x.rf.thread != u))
+        bound = std::max(bound, Graph::coIndex(*loc, x.rf));
+    }
+  }
+  return bound;
+}
+
+bool Explorer::consistentRead(Graph& g, EventId r, int* viewBound) {
+  if (!inTime()) return false;
+  if (const int kept = checker_.byKeptOrder(g, r); kept >= 0) return kept == 1;
+  // No place in the kept order: most such candidates are stale for r's view.
+  if (*viewBound == kNoBound) *viewBound = viewCoBound(g, r);
+  const EventId w = g.ev(r).rf;
+  if (Graph::coIndex(*g.locOf(g.ev(r)), w) < *viewBound) return checker_.ruledOut(g);
+  return checker_.fromScratch(g, r);
+}
+
 bool Explorer::prepareAccess(State& s, uint32_t t, const Action& a) {
   if (std::string err = checkAccess(s, a.addr, a.size); !err.empty()) {
     reportError(s, t, ErrorKind::Memory, err, a.loc, false);
@@ -921,9 +969,10 @@ bool Explorer::handleRead(State& s, uint32_t t) {
   const int low = coLowerBound(s, t, a.addr);
   EventId id = append(s, t, e);
   std::vector<EventId> ok;
+  int viewBound = kNoBound;
   for (EventId w : candidates(s, a.addr, low)) {
     s.g.setRf(id, w);
-    if (consistentWith(s.g, id)) ok.push_back(w);
+    if (consistentRead(s.g, id, &viewBound)) ok.push_back(w);
   }
   if (opts_.exploreOrder == ExploreOrder::StaleFirst) {
     // The oldest write first, other threads' before t's own.
@@ -1159,8 +1208,13 @@ bool Explorer::maximallyAdded(const Graph& g, EventId e, EventId w, const std::v
     // The read part reads the co-latest write added before it.
     if (!previous(ev.rf, ev.stamp)) return false;
     EventId maxW = kInit;
-    for (EventId x : loc->co)
-      if (x != e && previous(x, ev.stamp)) maxW = x;
+    for (size_t i = loc->co.size(); i-- > 0;) {
+      const EventId x = loc->co[i];
+      if (x != e && previous(x, ev.stamp)) {
+        maxW = x;
+        break;
+      }
+    }
     if (maxW != ev.rf) return false;
   }
   if (ev.writes) {
@@ -1320,7 +1374,7 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
     Location* dl = d.g.findLoc(addr);
     dl->co.insert(size_t(p), w);
     if (rw) dl->co.insert(size_t(p) + 1, r);
-    if (!consistentWith(d.g, kInit)) continue;
+    if (!consistentRevisit(d.g, w, r)) continue;
     if (opts_.preemptionBound >= 0) d.pb.copyRevisited(s.pb, sr);
     if (unblockLocks_) settle(d.g, w, view);
     PathScope path(*this, uint32_t(pi));
@@ -1508,6 +1562,17 @@ void Explorer::checkRaces(const State& s) {
                 " it (" + prog_.locString(a.loc) + ") and " + threadName(r.second.thread) + " " + what(b) +
                 " it, with nothing ordering the two";
     v.trace = traceOf(s.g);
+    // The trace ends with the later of the two accesses: what follows says
+    // nothing about the race (and through a very long execution it would be
+    // most of a long trace).
+    size_t end = 0;
+    for (const EventId x : {r.first, r.second}) {
+      const auto it = std::find_if(v.trace.begin(), v.trace.end(), [&](const TraceStep& st) {
+        return st.thread == x.thread && st.event == x.index;
+      });
+      end = std::max(end, it == v.trace.end() ? v.trace.size() : size_t(it - v.trace.begin()) + 1);
+    }
+    v.trace.resize(end);
     v.preemptions = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
     v.aboveBound = opts_.preemptionBound >= 0 && v.preemptions > opts_.preemptionBound;
     if (!addViolation(std::move(v))) continue;

@@ -94,6 +94,14 @@ class Explorer {
   // when an error was reported instead.
   bool prepareAccess(State& s, uint32_t t, const Action& a);
   int coLowerBound(const State& s, uint32_t t, Addr a) const;
+  // The co index below which no write is allowed for read r by what other
+  // threads in its porf-prefix (before rf) read or wrote (kNoBound: not yet
+  // computed).
+  static constexpr int kNoBound = -3;
+  int viewCoBound(const Graph& g, EventId r) const;
+  // A load's candidate (r reads g.ev(r).rf): the kept order, then that bound,
+  // then a sort.
+  bool consistentRead(Graph& g, EventId r, int* viewBound);
   std::vector<EventId> candidates(const State& s, Addr a, int low) const;
   // Events without a choice (false: an error ended the execution), and a
   // nondeterministic choice (one branch per value).
@@ -210,13 +218,14 @@ class Explorer {
   // cancelled) no candidate is accepted any more, so that loops over many
   // candidates in one long execution end promptly too.
   // `added` is g's new event (kInit: g changed otherwise); the check goes
-  // through the order kept in the graph (consistency.h "Incremental checks").
-  bool consistentWith(Graph& g, EventId added) {
-    if (outOfTime()) {
-      timedOut_ = stopped_ = true;
-      return false;
-    }
-    return checker_.consistentWith(g, added);
+  // through the order kept in the graph (consistency.h "Incremental checks"),
+  // for a backward revisit's graph through the kept keys of what it keeps.
+  bool consistentWith(Graph& g, EventId added) { return inTime() && checker_.consistentWith(g, added); }
+  bool consistentRevisit(Graph& g, EventId w, EventId r) { return inTime() && checker_.consistentRevisit(g, w, r); }
+  bool inTime() {
+    if (!outOfTime()) return true;
+    timedOut_ = stopped_ = true;
+    return false;
   }
   bool timeUp();      // outOfTime(), and progress reports
   bool outOfTime() const;  // the deadline passed or the check was cancelled

@@ -47,6 +47,13 @@ class TraceBuilder {
   std::vector<std::vector<Pending>> buf_;  // per thread: issued, not yet flushed
   std::vector<uint32_t> next_;             // per thread: the first event not yet shown
   std::vector<TraceStep> steps_;
+  // Every step carries a copy of every buffer: steps x buffered stores. A
+  // trace through a very long execution (thousands of stores in flight) stops
+  // copying them past this many entries in all; the first step without them
+  // says so.
+  static constexpr size_t kSnapshotBudget = 20000;
+  size_t copied_ = 0;
+  bool omitted_ = false;
 };
 
 std::vector<std::vector<BufferEntry>> TraceBuilder::snapshot() const {
@@ -58,7 +65,16 @@ std::vector<std::vector<BufferEntry>> TraceBuilder::snapshot() const {
 
 void TraceBuilder::push(TraceStep st) {
   st.step = uint32_t(steps_.size() + 1);
-  st.buffers = snapshot();
+  size_t entries = 0;
+  for (const auto& b : buf_) entries += b.size();
+  if (!omitted_ && copied_ + entries <= kSnapshotBudget) {
+    st.buffers = snapshot();
+    copied_ += entries;
+  } else if (!omitted_) {
+    omitted_ = true;
+    st.note += std::string(st.note.empty() ? "" : "; ") +
+               "store-buffer contents are not shown from this step on (a very long trace)";
+  }
   steps_.push_back(std::move(st));
 }
 

@@ -3,6 +3,7 @@
 // ends with, on random programs with random plain accesses.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <string>
@@ -268,4 +269,46 @@ TEST_CASE("races: the detector agrees with an all-pairs closure on random progra
   CHECK(graphs > 1000);
   CHECK(racy > 100);
   CHECK(racy < graphs);
+}
+
+TEST_CASE("races: a race's trace ends with the later of its two accesses", "[races]") {
+  // Two workers race on the counter, then each writes a location of its own
+  // many times: the traces stop at the racing pair.
+  ProgramBuilder pb("tail.c");
+  auto cnt = pb.global("counter");
+  auto& m = pb.function("main");
+  std::vector<uint32_t> workers;
+  for (int k = 0; k < 2; ++k) {
+    auto own = pb.global(k == 0 ? "own0" : "own1");
+    auto& w = pb.function(k == 0 ? "worker0" : "worker1", 1);
+    Reg v = w.at(6).loadGlobal(cnt);
+    w.markPlain();
+    w.at(7).storeGlobalReg(cnt, w.binImm(BinOp::Add, v, 1));
+    w.markPlain();
+    for (int i = 0; i < 30; ++i) w.at(9).storeGlobal(own, Value(i));
+    w.ret();
+    workers.push_back(w.index());
+  }
+  Reg a = m.at(12).spawn(workers[0]);
+  Reg b = m.at(12).spawn(workers[1]);
+  m.at(13).joinDiscard(a);
+  m.at(13).joinDiscard(b);
+  m.ret();
+  const Program prog = pb.build();
+  for (Model model : {Model::SC, Model::TSO}) {
+    CheckResult r = run(prog, model);
+    auto rs = racesOf(r);
+    REQUIRE(!rs.empty());
+    for (const Violation* x : rs) {
+      REQUIRE(!x->trace.empty());
+      const TraceStep& last = x->trace.back();
+      CAPTURE(modelName(model), x->message, last.loc.line);
+      CHECK(((last.thread == x->thread && last.loc.line == x->loc.line) ||
+             (last.thread == x->other->thread && last.loc.line == x->other->loc.line)));
+      // Both accesses are in it.
+      for (const auto& [t, line] : {std::pair{x->thread, x->loc.line}, std::pair{x->other->thread, x->other->loc.line}})
+        CHECK(std::any_of(x->trace.begin(), x->trace.end(),
+                          [&](const TraceStep& s) { return s.thread == t && s.loc.line == line; }));
+    }
+  }
 }

@@ -4,6 +4,9 @@
 // so no reader has to re-derive them.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include "engine/builder.h"
 #include "engine/check.h"
 #include "engine/examples/litmus.h"
 
@@ -72,4 +75,47 @@ TEST_CASE("trace steps carry their buffer entries' store steps, spawned threads 
           CHECK(stale);
         }
       }
+}
+
+TEST_CASE("a trace through many buffered stores stops copying the buffers, and says where") {
+  // 250 stores sit in main's buffer when the assertion fails: a copy of the
+  // buffer after every step would be 31,375 entries, above the budget.
+  auto build = [](int stores) {
+    ProgramBuilder pb("many_stores.c");
+    auto x = pb.global("x");
+    auto y = pb.global("y");
+    auto& m = pb.function("main");
+    for (int i = 0; i < stores; ++i) m.at(5).storeGlobal(x, Value(i + 1));
+    Reg v = m.at(6).loadGlobal(y);
+    m.at(6).assertTrue(m.cmpImm(CmpOp::Eq, v, 1), "y is 1");
+    m.ret();
+    return pb.build();
+  };
+  const std::string note = "store-buffer contents are not shown from this step on";
+  for (int stores : {20, 250}) {
+    CheckOptions o;
+    o.model = Model::TSO;
+    CheckResult r = check(build(stores), o);
+    REQUIRE(r.status == Status::Violation);
+    const std::vector<TraceStep>& trace = r.violations.front().trace;
+    checkMeaning(trace);
+    size_t withNote = 0, copied = 0, most = 0;
+    bool omitted = false;
+    for (const TraceStep& s : trace) {
+      if (s.note.find(note) != std::string::npos) {
+        ++withNote;
+        omitted = true;
+      }
+      if (omitted) CHECK(s.buffers.empty());
+      for (const auto& b : s.buffers) {
+        copied += b.size();
+        most = std::max(most, b.size());
+      }
+    }
+    CAPTURE(stores);
+    CHECK(withNote == (stores == 250 ? 1u : 0u));
+    CHECK(copied <= 20000u);
+    if (stores == 20) CHECK(most == 20u);  // (a short trace shows every buffer)
+    if (stores == 250) CHECK(most > 100u);  // (the first steps still show them)
+  }
 }
