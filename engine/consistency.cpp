@@ -208,30 +208,9 @@ bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order
   auto& waiting = waiting_;
   if (waiting.size() < nThreads) waiting.resize(nThreads);
   for (uint32_t t = 0; t < nThreads; ++t) waiting[t].clear();
-  if (byStamp && !order && nGates == 0) {
-    // Most graphs sorted here for keys are ruled out (a candidate the kept
-    // order has no room for): a plain sort says so first, at a fraction of
-    // the ordered sort's cost.
-    auto& deg = degCopy_;
-    deg = indeg_;
-    fifo_.clear();
-    for (uint32_t v = 0; v < nNodes; ++v)
-      if (deg[v] == 0) fifo_.push_back(v);
-    for (size_t p = 0; p < fifo_.size(); ++p)
-      for (uint32_t i = adjStart_[fifo_[p]]; i < adjStart_[fifo_[p] + 1]; ++i)
-        if (--deg[adj_[i]] == 0) fifo_.push_back(adj_[i]);
-    if (fifo_.size() != nNodes) return false;
-  }
-  if (byStamp && !order) {
-    // The ordered sort's keys: flushes late too, then the order the events
-    // were added in, so that the events added next fit the kept order most often.
-    stampKeys_.assign(nNodes, 0);
-    for (uint32_t t = 0; t < nThreads; ++t) {
-      uint32_t v = base_[t];
-      for (const Event& e : g.threads[t].events)
-        stampKeys_[v++] = (uint64_t(!sc && e.kind == EvKind::Store) << 63) | e.stamp;
-    }
-  }
+  // (For keys: most graphs are ruled out, which a plain sort finds cheaper.)
+  if (byStamp && !order && nGates == 0 && !acyclic(nNodes)) return false;
+  if (byStamp && !order) fillStampKeys(g, nNodes);
 
   // Thread of a node and whether it is a flush, for the output order.
   auto threadOf = [&](uint32_t v) -> uint32_t {
@@ -325,6 +304,29 @@ bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order
   return placed == nNodes;
 }
 
+bool ConsistencyChecker::acyclic(uint32_t nNodes) {
+  auto& deg = degCopy_;
+  deg = indeg_;
+  fifo_.clear();
+  for (uint32_t v = 0; v < nNodes; ++v)
+    if (deg[v] == 0) fifo_.push_back(v);
+  for (size_t p = 0; p < fifo_.size(); ++p)
+    for (uint32_t i = adjStart_[fifo_[p]]; i < adjStart_[fifo_[p] + 1]; ++i)
+      if (--deg[adj_[i]] == 0) fifo_.push_back(adj_[i]);
+  return fifo_.size() == nNodes;
+}
+
+void ConsistencyChecker::fillStampKeys(const Graph& g, uint32_t nNodes) {
+  // Flushes late too, then the order the events were added in, so that the
+  // events added next fit the kept order most often.
+  const bool sc = !mm_.buffersStores();
+  stampKeys_.assign(nNodes, 0);
+  for (uint32_t t = 0; t < g.threads.size(); ++t) {
+    uint32_t v = base_[t];
+    for (const Event& e : g.threads[t].events) stampKeys_[v++] = (uint64_t(!sc && e.kind == EvKind::Store) << 63) | e.stamp;
+  }
+}
+
 // ---- Incremental checks -------------------------------------------------
 
 void ConsistencyChecker::placeLast(Graph& g, EventId id) {
@@ -411,37 +413,34 @@ bool ConsistencyChecker::keysHold(const Graph& g) {
   return true;
 }
 
-bool ConsistencyChecker::consistentRevisit(Graph& g, EventId w, EventId r) {
-  if (incremental() && g.contains(w)) {
-    const bool withR = !r.isInit() && g.contains(r);
-    if (withR) g.mut(r).orderKey = 0;
-    g.mut(w).orderKey = 0;
-    g.unplaced = 1;
-    bool ok = false;
-    uint64_t key = slot(g, w, withR ? r : kInit);
-    if (key && key != kNever) {
-      g.mut(w).orderKey = key;
-      g.maxOrderKey = std::max(g.maxOrderKey, key);
-      if (withR) {
-        key = slot(g, r);
-        if (key && key != kNever) {
-          g.mut(r).orderKey = key;
-          g.maxOrderKey = std::max(g.maxOrderKey, key);
-        }
+int ConsistencyChecker::revisitByKeptOrder(Graph& g, EventId w, EventId r) {
+  if (!incremental() || !g.contains(w)) return -1;
+  const bool withR = !r.isInit() && g.contains(r);
+  if (withR) g.mut(r).orderKey = 0;
+  g.mut(w).orderKey = 0;
+  g.unplaced = 1;
+  bool ok = false;
+  uint64_t key = slot(g, w, withR ? r : kInit);
+  if (key && key != kNever) {
+    g.mut(w).orderKey = key;
+    g.maxOrderKey = std::max(g.maxOrderKey, key);
+    if (withR) {
+      key = slot(g, r);
+      if (key && key != kNever) {
+        g.mut(r).orderKey = key;
+        g.maxOrderKey = std::max(g.maxOrderKey, key);
       }
-      ok = key != kNever;
     }
-    if (key) {  // (a slot found, or a rule broken that no order mends)
-      if (ok) g.unplaced = 0;
-      if (selfCheck_ && run(g, nullptr, kInit, kInit) != ok)
-        throw std::logic_error(ok ? "incremental consistency: a revisited graph allowed by its kept order is not allowed"
-                                  : "incremental consistency: a revisited graph ruled out is allowed");
-      if (selfCheck_ && ok && !keysHold(g))
-        throw std::logic_error("incremental consistency: the revisited graph's keys break a constraint");
-      return ok;
-    }
+    ok = key != kNever;
   }
-  return consistentWith(g, kInit);
+  if (!key) return -1;  // (no slot found; a rule no order mends: kNever)
+  if (ok) g.unplaced = 0;
+  if (selfCheck_ && run(g, nullptr, kInit, kInit) != ok)
+    throw std::logic_error(ok ? "incremental consistency: a revisited graph allowed by its kept order is not allowed"
+                              : "incremental consistency: a revisited graph ruled out is allowed");
+  if (selfCheck_ && ok && !keysHold(g))
+    throw std::logic_error("incremental consistency: the revisited graph's keys break a constraint");
+  return ok ? 1 : 0;
 }
 
 uint64_t ConsistencyChecker::slot(const Graph& g, EventId added, EventId later) const {

@@ -79,12 +79,12 @@ class ConsistencyChecker {
   // False: a caller that ruled g out by an argument of its own (self-checks:
   // a logic_error when a sort allows g).
   bool ruledOut(const Graph& g);
-  // A backward revisit's graph: the kept events keep their keys, and w (the
-  // revisiting write) and r (the read now reading it; kInit when it was
-  // removed), each the newest of its thread, are placed anew, w first. When
-  // either finds no place, a sort from scratch. True when g is allowed; every
-  // event has a key then.
-  bool consistentRevisit(Graph& g, EventId w, EventId r);
+  // A backward revisit's graph by its kept order: the kept events keep their
+  // keys, and w (the revisiting write) and r (the read now reading it; kInit
+  // when it was removed), each the newest of its thread, are placed anew, w
+  // first. 1: allowed (every event has a key), 0: ruled out, -1: either found
+  // no place (fromScratch(g, kInit) decides and keys every event).
+  int revisitByKeptOrder(Graph& g, EventId w, EventId r);
   // `added`, now fixed (its choice made, g allowed), gets its key.
   void place(Graph& g, EventId added);
   // An event that nothing in g can follow (no memory read or write: fence,
@@ -117,6 +117,13 @@ class ConsistencyChecker {
   // The nodes sorted go to *order (trace order: flushes late), or to fifo_:
   // by the order events were added (byStamp; for keys) or as found.
   bool sortNodes(const Graph& g, std::vector<OrderNode>* order, bool byStamp);
+  // Of sortNodes' edges (indeg_, adjStart_, adj_; no gates): whether a
+  // plain sort places every node (it leaves indeg_ as it was). Most graphs
+  // sorted for keys are ruled out (a candidate the kept order has no room
+  // for): this says so at a fraction of the ordered sort's cost.
+  bool acyclic(uint32_t nNodes);
+  // stampKeys_ for the ordered sort (byStamp).
+  void fillStampKeys(const Graph& g, uint32_t nNodes);
   // The key `added` can take in g's kept order; 0: no place found (an order
   // from scratch may still allow g); ~0: g breaks a rule no order mends.
   // `later`: an unplaced event that will be placed after added (its own

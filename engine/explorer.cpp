@@ -905,7 +905,10 @@ int Explorer::viewCoBound(const Graph& g, EventId r) const {
   // a later write (its own buffered store flushes later still). A plain store
   // of another thread there was flushed before r under SC and TSO (FIFO
   // buffers: the write the path leaves through flushes after it), not
-  // necessarily under PSO. (r's own thread: coLowerBound.)
+  // necessarily under PSO. The same holds when r is a store or an RMW: the
+  // path enters r's thread at a timed event (a read, the thread's start, a
+  // join), and r reaches memory after every timed event before it, so it
+  // goes co-after all those writes. (r's own thread: coLowerBound.)
   const Event& re = g.ev(r);
   const Location* loc = g.findLoc(re.addr);
   std::vector<uint32_t> view;
@@ -932,14 +935,29 @@ int Explorer::viewCoBound(const Graph& g, EventId r) const {
   return bound;
 }
 
-bool Explorer::consistentRead(Graph& g, EventId r, int* viewBound) {
+bool Explorer::belowView(const Graph& g, EventId e, int viewBound) {
+  const Event& ev = g.ev(e);
+  const Location& loc = *g.locOf(ev);
+  if (ev.reads && Graph::coIndex(loc, ev.rf) < viewBound) return true;
+  return ev.writes && Graph::coIndex(loc, e) >= 0 && Graph::coIndex(loc, e) <= viewBound;
+}
+
+bool Explorer::consistentAccess(Graph& g, EventId e, int* viewBound) {
   if (!inTime()) return false;
-  if (const int kept = checker_.byKeptOrder(g, r); kept >= 0) return kept == 1;
-  // No place in the kept order: most such candidates are stale for r's view.
-  if (*viewBound == kNoBound) *viewBound = viewCoBound(g, r);
-  const EventId w = g.ev(r).rf;
-  if (Graph::coIndex(*g.locOf(g.ev(r)), w) < *viewBound) return checker_.ruledOut(g);
-  return checker_.fromScratch(g, r);
+  if (const int kept = checker_.byKeptOrder(g, e); kept >= 0) return kept == 1;
+  // No place in the kept order: most such candidates are stale for e's view.
+  if (*viewBound == kNoBound) *viewBound = viewCoBound(g, e);
+  if (belowView(g, e, *viewBound)) return checker_.ruledOut(g);
+  return checker_.fromScratch(g, e);
+}
+
+bool Explorer::consistentRevisit(Graph& g, EventId w, EventId r) {
+  if (!inTime()) return false;
+  if (const int kept = checker_.revisitByKeptOrder(g, w, r); kept >= 0) return kept == 1;
+  // The revisiting write and the revisited read against their views.
+  if (belowView(g, w, viewCoBound(g, w))) return checker_.ruledOut(g);
+  if (g.contains(r) && belowView(g, r, viewCoBound(g, r))) return checker_.ruledOut(g);
+  return checker_.fromScratch(g, kInit);
 }
 
 bool Explorer::prepareAccess(State& s, uint32_t t, const Action& a) {
@@ -972,7 +990,7 @@ bool Explorer::handleRead(State& s, uint32_t t) {
   int viewBound = kNoBound;
   for (EventId w : candidates(s, a.addr, low)) {
     s.g.setRf(id, w);
-    if (consistentRead(s.g, id, &viewBound)) ok.push_back(w);
+    if (consistentAccess(s.g, id, &viewBound)) ok.push_back(w);
   }
   if (opts_.exploreOrder == ExploreOrder::StaleFirst) {
     // The oldest write first, other threads' before t's own.
@@ -1013,9 +1031,10 @@ bool Explorer::handleWrite(State& s, uint32_t t) {
   // Every coherence position after what the thread saw, newest first
   // (ExploreOrder::StaleFirst: oldest first), and the backward revisits.
   std::vector<int> ok;
+  int viewBound = kNoBound;
   for (int p = int(s.g.findLoc(a.addr)->co.size()); p > low && !stopped_; --p) {
     s.g.findLoc(a.addr)->co.insert(size_t(p), id);
-    if (consistentWith(s.g, id)) ok.push_back(p);
+    if (consistentAccess(s.g, id, &viewBound)) ok.push_back(p);
     s.g.findLoc(a.addr)->co.erase(size_t(p));
   }
   if (opts_.exploreOrder == ExploreOrder::StaleFirst) std::reverse(ok.begin(), ok.end());

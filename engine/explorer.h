@@ -94,14 +94,18 @@ class Explorer {
   // when an error was reported instead.
   bool prepareAccess(State& s, uint32_t t, const Action& a);
   int coLowerBound(const State& s, uint32_t t, Addr a) const;
-  // The co index below which no write is allowed for read r by what other
-  // threads in its porf-prefix (before rf) read or wrote (kNoBound: not yet
-  // computed).
+  // The co index of the newest write that access e (a load, store or RMW)
+  // must read or follow by what other threads in its porf-prefix (before its
+  // rf) read or wrote: a load reads it or a later write, a store goes after
+  // it (kNoBound: not yet computed).
   static constexpr int kNoBound = -3;
-  int viewCoBound(const Graph& g, EventId r) const;
-  // A load's candidate (r reads g.ev(r).rf): the kept order, then that bound,
-  // then a sort.
-  bool consistentRead(Graph& g, EventId r, int* viewBound);
+  int viewCoBound(const Graph& g, EventId e) const;
+  // Whether e's candidate is stale for that bound: a load's rf below it, a
+  // store (or a write part) at or below it.
+  static bool belowView(const Graph& g, EventId e, int viewBound);
+  // A load's or store's candidate (the newest event e of its thread): the
+  // kept order, then that bound, then a sort.
+  bool consistentAccess(Graph& g, EventId e, int* viewBound);
   std::vector<EventId> candidates(const State& s, Addr a, int low) const;
   // Events without a choice (false: an error ended the execution), and a
   // nondeterministic choice (one branch per value).
@@ -221,7 +225,7 @@ class Explorer {
   // through the order kept in the graph (consistency.h "Incremental checks"),
   // for a backward revisit's graph through the kept keys of what it keeps.
   bool consistentWith(Graph& g, EventId added) { return inTime() && checker_.consistentWith(g, added); }
-  bool consistentRevisit(Graph& g, EventId w, EventId r) { return inTime() && checker_.consistentRevisit(g, w, r); }
+  bool consistentRevisit(Graph& g, EventId w, EventId r);
   bool inTime() {
     if (!outOfTime()) return true;
     timedOut_ = stopped_ = true;
