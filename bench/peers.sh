@@ -50,11 +50,14 @@ cpu() {  # command... -> prints "user+sys seconds peakKB"
 }
 # A peer's CPU seconds, or "" when it ran into the time limit (PEER_TIMEOUT,
 # default 120 s: Nidhugg's default search takes hours on lastzero(15)).
+# (The exit status says so, not the CPU time: when the limit kills a wrapper
+# such as nidhuggc, the checker it started is never waited for, and its CPU
+# time is not counted.)
 peer_cpu() {
-  local out
-  out=$(cpu timeout "${PEER_TIMEOUT:-120}" "$@")
-  read -r s _ <<<"$out"
-  python3 -c "import sys; sys.exit(0 if $s < ${PEER_TIMEOUT:-120} - 0.5 else 1)" && echo "$s" || echo ""
+  /usr/bin/time -f "%U %S %x" -o /tmp/tsocheck-peer.$$ timeout "${PEER_TIMEOUT:-120}" "$@" >/dev/null 2>&1 || true
+  read -r u s x < <(tail -1 /tmp/tsocheck-peer.$$)
+  rm -f /tmp/tsocheck-peer.$$
+  [ "$x" = 124 ] && echo "" || python3 -c "print('%.2f' % ($u + $s))"
 }
 ratio() {  # tsocheck seconds, peer seconds ("" = timed out) -> "0.42" or "<0.02"
   if [ -z "$2" ]; then python3 -c "print('<%.3f' % ($1 / ${PEER_TIMEOUT:-120}))"
