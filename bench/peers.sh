@@ -9,10 +9,12 @@
 # peers compile bench/peer_include/tsocheck.h and start at the check function:
 # GenMC's --program-entry-function, Nidhugg's -D<check>=main).
 # Figures only: nothing passes or fails.
-#   bench/peers.sh [--quick]     (--quick: the smaller parameters only)
+#   [TSOCHECK=path/to/tsocheck] bench/peers.sh [--quick]
+#   (--quick: the smaller parameters only; TSOCHECK: another build, e.g. the
+#   one before a change, against the same peers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=build/lsp/tsocheck
+bin=${TSOCHECK:-build/lsp/tsocheck}
 [ -x "$bin" ] || cmake --build build --target tsocheck
 genmc="${GENMC:-$(command -v genmc || true)}"
 nidhugg="${NIDHUGGC:-$(command -v nidhuggc || true)}"
