@@ -1,8 +1,9 @@
 #include "engine/consistency.h"
 
 #include <algorithm>
-#include <queue>
+#include <functional>
 #include <stdexcept>
+#include <string>
 
 namespace tsocheck {
 
@@ -334,22 +335,25 @@ void ConsistencyChecker::placeLast(Graph& g, EventId id) {
   g.mut(id).orderKey = g.maxOrderKey;
 }
 
-int ConsistencyChecker::byKeptOrder(const Graph& g, EventId added) {
-  if (!incremental() || added.isInit()) return -1;
-  const uint64_t key = slot(g, added);
-  if (!key) return -1;
-  const bool ok = key != kNever;
+void ConsistencyChecker::setKey(Graph& g, EventId id, uint64_t key) {
+  g.mut(id).orderKey = key;
+  g.maxOrderKey = std::max(g.maxOrderKey, key);
+}
+
+int ConsistencyChecker::answer(const Graph& g, bool ok, const char* what) {
   if (selfCheck_ && run(g, nullptr, kInit, kInit) != ok)
-    throw std::logic_error(ok ? "incremental consistency: a graph allowed by its kept order is not allowed"
-                              : "incremental consistency: a graph ruled out is allowed");
+    throw std::logic_error(std::string("consistency: ") + what + (ok ? " allowed" : " ruled out") +
+                           " is not what a sort from scratch says");
   return ok ? 1 : 0;
 }
 
-bool ConsistencyChecker::ruledOut(const Graph& g) {
-  if (selfCheck_ && run(g, nullptr, kInit, kInit))
-    throw std::logic_error("consistency: a graph ruled out by the caller is allowed");
-  return false;
+int ConsistencyChecker::byKeptOrder(const Graph& g, EventId added) {
+  if (!incremental() || added.isInit()) return -1;
+  const uint64_t key = slot(g, added);
+  return key ? answer(g, key != kNever, "a graph its kept order") : -1;
 }
+
+bool ConsistencyChecker::ruledOut(const Graph& g) { return answer(g, false, "a graph its caller") == 1; }
 
 bool ConsistencyChecker::consistentWith(Graph& g, EventId added) {
   if (const int kept = byKeptOrder(g, added); kept >= 0) return kept == 1;
@@ -367,8 +371,7 @@ void ConsistencyChecker::place(Graph& g, EventId added) {
   if (!incremental()) return;
   if (g.ev(added).orderKey) return;
   if (uint64_t key = slot(g, added); key && key != kNever) {
-    g.mut(added).orderKey = key;
-    g.maxOrderKey = std::max(g.maxOrderKey, key);
+    setKey(g, added, key);
     --g.unplaced;
   } else {
     ++counts_.fromScratch;
@@ -422,25 +425,18 @@ int ConsistencyChecker::revisitByKeptOrder(Graph& g, EventId w, EventId r) {
   bool ok = false;
   uint64_t key = slot(g, w, withR ? r : kInit);
   if (key && key != kNever) {
-    g.mut(w).orderKey = key;
-    g.maxOrderKey = std::max(g.maxOrderKey, key);
+    setKey(g, w, key);
     if (withR) {
       key = slot(g, r);
-      if (key && key != kNever) {
-        g.mut(r).orderKey = key;
-        g.maxOrderKey = std::max(g.maxOrderKey, key);
-      }
+      if (key && key != kNever) setKey(g, r, key);
     }
     ok = key != kNever;
   }
   if (!key) return -1;  // (no slot found; a rule no order mends: kNever)
   if (ok) g.unplaced = 0;
-  if (selfCheck_ && run(g, nullptr, kInit, kInit) != ok)
-    throw std::logic_error(ok ? "incremental consistency: a revisited graph allowed by its kept order is not allowed"
-                              : "incremental consistency: a revisited graph ruled out is allowed");
   if (selfCheck_ && ok && !keysHold(g))
     throw std::logic_error("incremental consistency: the revisited graph's keys break a constraint");
-  return ok ? 1 : 0;
+  return answer(g, ok, "a revisited graph its kept order");
 }
 
 uint64_t ConsistencyChecker::slot(const Graph& g, EventId added, EventId later) const {

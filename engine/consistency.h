@@ -132,6 +132,11 @@ class ConsistencyChecker {
   // The largest key of the nodes of added's own thread that must precede it
   // (0 when none), or false when the scan gives up.
   bool threadPreds(const Graph& g, EventId added, bool forwarded, uint64_t* low) const;
+  // id's key (and the graph's largest).
+  static void setKey(Graph& g, EventId id, uint64_t key);
+  // A fast answer (ok: allowed) as 1 / 0; with self-checks, compared with a
+  // sort from scratch first (a logic_error naming `what` when they differ).
+  int answer(const Graph& g, bool ok, const char* what);
   // Keys from the order just sorted (added: left unplaced).
   void rekey(Graph& g, EventId added);
   bool incremental() const { return incrementalOn_ && (mm_.bufferBound < 0 || !mm_.buffersStores()); }

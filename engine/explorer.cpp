@@ -894,7 +894,7 @@ int Explorer::coLowerBound(const State& s, uint32_t t, Addr a) const {
   return bound;
 }
 
-int Explorer::viewCoBound(const Graph& g, EventId r) const {
+EventId Explorer::viewCoBound(const Graph& g, EventId r) const {
   // Every path of program order and reads-from into r's thread keeps its
   // order in time under SC, TSO and PSO when it ends in a read: it leaves a
   // thread through a write (read -> later write is kept, and a write is read
@@ -919,7 +919,14 @@ int Explorer::viewCoBound(const Graph& g, EventId r) const {
     view = g.porfView(EventId{th.parent, th.spawnIndex});
   }
   const bool buffers = mm_.buffersStores(), fifo = !mm_.perLocationBuffers();
-  int bound = -1;
+  EventId bound = kInit;
+  int at = -1;  // (bound's co index)
+  auto raise = [&](EventId x) {
+    if (const int i = Graph::coIndex(*loc, x); i > at) {
+      at = i;
+      bound = x;
+    }
+  };
   for (uint32_t u = 0; u < view.size(); ++u) {
     if (u == r.thread) continue;
     const auto& evs = g.threads[u].events;
@@ -927,27 +934,28 @@ int Explorer::viewCoBound(const Graph& g, EventId r) const {
       const Event& x = evs[i];
       if (x.addr != re.addr || !(x.reads || x.writes)) continue;
       const bool loadOrStore = x.kind == EvKind::Load || x.kind == EvKind::Store;
-      if (x.writes && (!loadOrStore || !buffers || fifo)) bound = std::max(bound, Graph::coIndex(*loc, EventId{u, i}));
-      if (x.reads && (!loadOrStore || !buffers || x.rf.isInit() || x.rf.thread != u))
-        bound = std::max(bound, Graph::coIndex(*loc, x.rf));
+      if (x.writes && (!loadOrStore || !buffers || fifo)) raise(EventId{u, i});
+      if (x.reads && (!loadOrStore || !buffers || x.rf.isInit() || x.rf.thread != u)) raise(x.rf);
     }
   }
   return bound;
 }
 
-bool Explorer::belowView(const Graph& g, EventId e, int viewBound) {
+bool Explorer::belowView(const Graph& g, EventId e, EventId bound) {
   const Event& ev = g.ev(e);
   const Location& loc = *g.locOf(ev);
-  if (ev.reads && Graph::coIndex(loc, ev.rf) < viewBound) return true;
-  return ev.writes && Graph::coIndex(loc, e) >= 0 && Graph::coIndex(loc, e) <= viewBound;
+  const int b = Graph::coIndex(loc, bound);  // (kInit: -1, nothing is below it)
+  if (ev.reads && Graph::coIndex(loc, ev.rf) < b) return true;
+  const int me = ev.writes ? Graph::coIndex(loc, e) : -2;
+  return me >= 0 && me <= b;
 }
 
-bool Explorer::consistentAccess(Graph& g, EventId e, int* viewBound) {
+bool Explorer::consistentAccess(Graph& g, EventId e, std::optional<EventId>* viewBound) {
   if (!inTime()) return false;
   if (const int kept = checker_.byKeptOrder(g, e); kept >= 0) return kept == 1;
   // No place in the kept order: most such candidates are stale for e's view.
-  if (*viewBound == kNoBound) *viewBound = viewCoBound(g, e);
-  if (belowView(g, e, *viewBound)) return checker_.ruledOut(g);
+  if (!*viewBound) *viewBound = viewCoBound(g, e);
+  if (belowView(g, e, **viewBound)) return checker_.ruledOut(g);
   return checker_.fromScratch(g, e);
 }
 
@@ -987,7 +995,7 @@ bool Explorer::handleRead(State& s, uint32_t t) {
   const int low = coLowerBound(s, t, a.addr);
   EventId id = append(s, t, e);
   std::vector<EventId> ok;
-  int viewBound = kNoBound;
+  std::optional<EventId> viewBound;  // (the same for every candidate: computed once)
   for (EventId w : candidates(s, a.addr, low)) {
     s.g.setRf(id, w);
     if (consistentAccess(s.g, id, &viewBound)) ok.push_back(w);
@@ -1031,7 +1039,7 @@ bool Explorer::handleWrite(State& s, uint32_t t) {
   // Every coherence position after what the thread saw, newest first
   // (ExploreOrder::StaleFirst: oldest first), and the backward revisits.
   std::vector<int> ok;
-  int viewBound = kNoBound;
+  std::optional<EventId> viewBound;  // (the same for every candidate: computed once)
   for (int p = int(s.g.findLoc(a.addr)->co.size()); p > low && !stopped_; --p) {
     s.g.findLoc(a.addr)->co.insert(size_t(p), id);
     if (consistentAccess(s.g, id, &viewBound)) ok.push_back(p);

@@ -94,18 +94,18 @@ class Explorer {
   // when an error was reported instead.
   bool prepareAccess(State& s, uint32_t t, const Action& a);
   int coLowerBound(const State& s, uint32_t t, Addr a) const;
-  // The co index of the newest write that access e (a load, store or RMW)
-  // must read or follow by what other threads in its porf-prefix (before its
-  // rf) read or wrote: a load reads it or a later write, a store goes after
-  // it (kNoBound: not yet computed).
-  static constexpr int kNoBound = -3;
-  int viewCoBound(const Graph& g, EventId e) const;
-  // Whether e's candidate is stale for that bound: a load's rf below it, a
-  // store (or a write part) at or below it.
-  static bool belowView(const Graph& g, EventId e, int viewBound);
+  // The co-latest write that access e (a load, store or RMW) must read or
+  // follow by what other threads in its porf-prefix (before its rf) read or
+  // wrote: a load reads it or a later write, a store goes after it (kInit:
+  // none). A write, not a co index: the index moves with e's own position.
+  EventId viewCoBound(const Graph& g, EventId e) const;
+  // Whether e's candidate is stale for that bound: a load's rf co-before it,
+  // a store (or a write part) not co-after it.
+  static bool belowView(const Graph& g, EventId e, EventId bound);
   // A load's or store's candidate (the newest event e of its thread): the
-  // kept order, then that bound, then a sort.
-  bool consistentAccess(Graph& g, EventId e, int* viewBound);
+  // kept order, then that bound (computed on first use into *viewBound),
+  // then a sort.
+  bool consistentAccess(Graph& g, EventId e, std::optional<EventId>* viewBound);
   std::vector<EventId> candidates(const State& s, Addr a, int low) const;
   // Events without a choice (false: an error ended the execution), and a
   // nondeterministic choice (one branch per value).
