@@ -45,25 +45,41 @@ if [ "$quick" = 0 ]; then
   )
 fi
 
-cpu() {  # command... -> prints "user+sys seconds peakKB"
-  /usr/bin/time -f "%U %S %M" -o /tmp/tsocheck-peers.$$ "$@" >/dev/null 2>&1 || true
-  tail -1 /tmp/tsocheck-peers.$$ | awk '{printf "%.2f %d\n", $1 + $2, $3}'
+# Runs a command again until it has used REPEAT_CPU seconds of CPU (default
+# 0.5) or 20 times, and prints "mean-CPU-seconds peak-KB exit-status" (the
+# status of the last run). One run of a check that takes 0.03 s says little at
+# /usr/bin/time's 10 ms resolution; the mean of many does.
+repeat_cpu() {
+  local total=0 n=0 peak=0 u s m x
+  while :; do
+    /usr/bin/time -f "%U %S %M %x" -o /tmp/tsocheck-peers.$$ "$@" >/dev/null 2>&1 || true
+    read -r u s m x < <(tail -1 /tmp/tsocheck-peers.$$)
+    n=$((n + 1))
+    read -r total peak < <(python3 -c "print($total + $u + $s, max($peak, $m))")
+    [ "$x" = 124 ] && break
+    python3 -c "import sys; sys.exit(0 if $total >= ${REPEAT_CPU:-0.5} or $n >= 20 else 1)" && break
+  done
   rm -f /tmp/tsocheck-peers.$$
+  python3 -c "print('%.3f %d %s' % ($total / $n, $peak, '$x'))"
 }
-# A peer's CPU seconds, or "" when it ran into the time limit (PEER_TIMEOUT,
+cpu() {  # command... -> prints "mean-CPU-seconds peakKB"
+  local secs peak x
+  read -r secs peak x < <(repeat_cpu "$@")
+  echo "$secs $peak"
+}
+# A peer's mean CPU seconds, or "" when it ran into the time limit (PEER_TIMEOUT,
 # default 120 s: Nidhugg's default search takes hours on lastzero(15)).
 # (The exit status says so, not the CPU time: when the limit kills a wrapper
 # such as nidhuggc, the checker it started is never waited for, and its CPU
 # time is not counted.)
 peer_cpu() {
-  /usr/bin/time -f "%U %S %x" -o /tmp/tsocheck-peer.$$ timeout "${PEER_TIMEOUT:-120}" "$@" >/dev/null 2>&1 || true
-  read -r u s x < <(tail -1 /tmp/tsocheck-peer.$$)
-  rm -f /tmp/tsocheck-peer.$$
-  [ "$x" = 124 ] && echo "" || python3 -c "print('%.2f' % ($u + $s))"
+  local secs peak x
+  read -r secs peak x < <(repeat_cpu timeout "${PEER_TIMEOUT:-120}" "$@")
+  [ "$x" = 124 ] && echo "" || echo "$secs"
 }
 ratio() {  # tsocheck seconds, peer seconds ("" = timed out) -> "0.42" or "<0.02"
   if [ -z "$2" ]; then python3 -c "print('<%.3f' % ($1 / ${PEER_TIMEOUT:-120}))"
-  else python3 -c "print('%.2f' % ($1 / max($2, 0.01)))"; fi
+  else python3 -c "print('%.2f' % ($1 / max($2, 0.001)))"; fi
 }
 
 printf '%-14s %-4s %10s %8s %10s %-5s %8s %10s %8s %9s %9s\n' program model execs blocked expected ok cpu_s execs/s rss_MB genmc_x nidhugg_x
@@ -78,7 +94,7 @@ for p in "${programs[@]}"; do
   read -r secs rss < <(cpu "$bin" check "$src" --no-fences --model "$model" $args -- $defines)
   ok="-"
   [ "$expected" != "-" ] && { [ "$execs" = "$expected" ] && ok=yes || ok=NO; }
-  rate=$(python3 -c "print('%.0f' % ($execs / max($secs, 0.01)))" 2>/dev/null || echo "?")
+  rate=$(python3 -c "print('%.0f' % ($execs / max($secs, 0.001)))" 2>/dev/null || echo "?")
   gx="-"; nx="-"
   if [ -n "$genmc" ]; then
     # shellcheck disable=SC2086

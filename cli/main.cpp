@@ -23,7 +23,6 @@
 #include "service/report_json.h"
 #include "cli/sarif.h"
 #include "cli/text_report.h"
-#include "frontend/worker.h"
 #include "service/wording.h"
 
 #ifndef TSOCHECK_VERSION
@@ -98,6 +97,16 @@ const char* kUsage =
     "  --compile-commands-dir D  use D/compile_commands.json (default: search upward)\n"
     "\n"
     "exit status: 0 no violation, 1 a violation (an error-level problem), 2 usage or input error\n";
+
+// `name` in the directory of this executable (symbolic links resolved).
+std::string besideThisExecutable(const char* name) {
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string dir = n > 0 ? std::string(self, size_t(n)) : std::string();
+  const size_t slash = dir.rfind('/');
+  dir = slash == std::string::npos ? "." : dir.substr(0, slash);
+  return dir + "/" + name;
+}
 
 int usage(const std::string& msg) {
   std::fprintf(stderr, "tsocheck: %s\n\n%s", msg.c_str(), kUsage);
@@ -214,14 +223,9 @@ int main(int argc, char** argv) {
     if (fcntl(fd, F_GETFD) == -1) open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
   if (argc < 2) return usage("missing command");
   std::string cmd = argv[1];
-  // This executable serves the frontend worker processes (`__lower` below).
-  setFrontendWorker("/proc/self/exe");
+  // Files are lowered by the frontend worker built beside this executable.
+  setFrontendWorker(besideThisExecutable("tsocheck-frontend"));
   if (cmd == "check") return runCheck(argc - 2, argv + 2);
-  if (cmd == "__lower") {  // the frontend worker process (frontend/worker.h)
-    const int rc = frontend::serveLowering();
-    std::fflush(nullptr);
-    _exit(rc);  // no static destructors: the parent only waits for the exit
-  }
   if (cmd == "lsp") return lsp::runServer(TSOCHECK_VERSION);  // LSP over stdio
   if (cmd == "dap") return dap::runAdapter();                  // DAP over stdio
   if (cmd == "--version" || cmd == "version") {

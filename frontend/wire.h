@@ -1,7 +1,8 @@
 // The byte encoding of a lowering request and its result, exchanged with the
-// frontend worker process (frontend/worker.h). Both ends are the same
-// executable, so plain-data records are copied as they are; every read is
-// bounds-checked and a malformed message throws WireError.
+// frontend worker process (frontend/worker.h). Both ends come from one build
+// (`tsocheck` and `tsocheck-frontend` are built and installed together), so
+// plain-data records are copied as they are; every read is bounds-checked
+// and a malformed message throws WireError.
 #pragma once
 
 #include <map>

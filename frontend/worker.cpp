@@ -12,9 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <new>
-
-#include <llvm/Support/ErrorHandling.h>
 
 #include "frontend/wire.h"
 
@@ -27,10 +24,6 @@ namespace {
 // The lowered module of a big file is a few MiB; a result above this is not
 // from a sane worker.
 constexpr size_t kMaxResultBytes = size_t(1) << 30;
-// Address space the worker needs besides the ceiling: the shared libraries,
-// the frontend thread's 512 MiB stack reservation, malloc arenas.
-constexpr uint64_t kWorkerAddressSlack = uint64_t(1) << 30;
-
 std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 FrontendResult stoppedResult(const std::string& path, FrontendStop why, const FrontendProcess& p) {
@@ -78,6 +71,23 @@ uint64_t residentBytes(pid_t pid) {
   return (resident - shared) * uint64_t(sysconf(_SC_PAGESIZE));
 }
 
+struct Pipe {
+  int fd[2] = {-1, -1};
+  bool open() { return pipe2(fd, O_CLOEXEC) == 0; }
+  void close(int i) {
+    if (fd[i] >= 0) ::close(fd[i]);
+    fd[i] = -1;
+  }
+  ~Pipe() {
+    close(0);
+    close(1);
+  }
+};
+
+}  // namespace
+
+namespace detail {
+
 uint64_t addressSpaceBytes() {
   std::ifstream f("/proc/self/statm");
   uint64_t size = 0;
@@ -107,20 +117,7 @@ bool writeAll(int fd, const std::string& data) {
   return true;
 }
 
-struct Pipe {
-  int fd[2] = {-1, -1};
-  bool open() { return pipe2(fd, O_CLOEXEC) == 0; }
-  void close(int i) {
-    if (fd[i] >= 0) ::close(fd[i]);
-    fd[i] = -1;
-  }
-  ~Pipe() {
-    close(0);
-    close(1);
-  }
-};
-
-}  // namespace
+}  // namespace detail
 
 FrontendResult lowerInWorker(const std::string& path, const std::string* contents,
                              const std::map<std::string, std::string>& others, const FrontendOptions& opts) {
@@ -148,8 +145,14 @@ FrontendResult lowerInWorker(const std::string& path, const std::string* content
   pid_t pid = -1;
   const int rc = posix_spawn(&pid, p.worker.c_str(), &fa, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0)
-    return crashedResult(path, "cannot start the frontend worker " + p.worker + ": " + std::strerror(rc));
+  if (rc != 0) {
+    FrontendResult res;
+    res.fileErrors = true;
+    res.diagnostics.push_back(fileError(path, "cannot start the frontend worker " + p.worker + ": " +
+                                                  std::strerror(rc) + " (it is built beside the tsocheck binary; " +
+                                                  "install both)"));
+    return res;
+  }
   in.close(0);
   out.close(1);
   err.close(1);
@@ -203,33 +206,6 @@ FrontendResult lowerInWorker(const std::string& path, const std::string* content
   } catch (const WireError& e) {
     return crashedResult(path, std::string("the frontend worker's answer was unreadable: ") + e.what());
   }
-}
-
-int serveLowering() {
-  std::string in;
-  if (!readAll(0, in)) return 2;
-  LoweringRequest q;
-  try {
-    q = decodeRequest(in);
-  } catch (const WireError& e) {
-    std::fprintf(stderr, "tsocheck __lower: %s\n", e.what());
-    return 2;
-  }
-  // Out of memory (the address-space backstop below, or the machine) ends
-  // the worker with a code the parent reads as "memory limit".
-  std::set_new_handler([] { _exit(kWorkerOutOfMemory); });
-  llvm::install_bad_alloc_error_handler([](void*, const char*, bool) { _exit(kWorkerOutOfMemory); });
-  if (q.memoryBytes) {
-    // The parent stops the worker when its resident memory passes the
-    // ceiling; this limit catches an allocation burst between two polls.
-    const uint64_t cap = addressSpaceBytes() + kWorkerAddressSlack + 2 * q.memoryBytes;
-    rlimit rl{cap, cap};
-    setrlimit(RLIMIT_AS, &rl);
-  }
-  FrontendOptions o = q.options;
-  o.process = FrontendProcess();
-  const FrontendResult r = q.hasContents ? lowerSources(q.path, q.contents, q.others, o) : lowerFile(q.path, o);
-  return writeAll(1, encodeResult(r)) ? 0 : 2;
 }
 
 }  // namespace tsocheck::frontend

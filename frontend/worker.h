@@ -3,7 +3,9 @@
 // expression 200,000 terms deep, a macro-expansion bomb); a language server
 // must survive all of that. So lowerFile/lowerSource with
 // FrontendOptions::process.worker set run the whole frontend in a child
-// process (`WORKER __lower`): the request (path, unsaved contents, options)
+// process (`WORKER __lower`, WORKER being the `tsocheck-frontend` executable
+// built beside `tsocheck`; its side is serveLowering, frontend/in_process.h):
+// the request (path, unsaved contents, options)
 // goes to its stdin and the lowered module comes back on its stdout
 // (frontend/wire.h). The parent polls it and kills it at the deadline, on
 // the cancel flag (a newer edit) or when its resident memory passes the
@@ -11,6 +13,7 @@
 // FrontendResult::stopped.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -23,10 +26,16 @@ namespace tsocheck::frontend {
 FrontendResult lowerInWorker(const std::string& path, const std::string* contents,
                              const std::map<std::string, std::string>& others, const FrontendOptions& opts);
 
-// The worker's side (`tsocheck __lower`): reads one request from stdin,
-// lowers in this process and writes the result to stdout. Returns the exit
-// code (0, or kWorkerOutOfMemory when an allocation failed).
-int serveLowering();
+// The worker's exit code when an allocation failed.
 constexpr int kWorkerOutOfMemory = 3;
+
+namespace detail {  // shared by the two ends
+// Address space the worker needs besides the memory ceiling: the shared
+// libraries, the frontend thread's 512 MiB stack reservation, malloc arenas.
+constexpr uint64_t kWorkerAddressSlack = uint64_t(1) << 30;
+uint64_t addressSpaceBytes();  // of this process
+bool readAll(int fd, std::string& out);  // until end of file
+bool writeAll(int fd, const std::string& data);
+}  // namespace detail
 
 }  // namespace tsocheck::frontend

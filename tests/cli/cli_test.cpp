@@ -34,8 +34,8 @@ std::string quote(const std::string& s) {
   return q + "'";
 }
 
-Run tsocheck(const std::string& args) {
-  std::string cmd = quote(TSOCHECK_BIN) + " " + args + " 2>&1";
+Run shell(const std::string& command) {
+  std::string cmd = command + " 2>&1";
   Run r;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -46,6 +46,8 @@ Run tsocheck(const std::string& args) {
   r.exitCode = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
 }
+
+Run tsocheck(const std::string& args) { return shell(quote(TSOCHECK_BIN) + " " + args); }
 
 json checkJson(const std::string& args) {
   Run r = tsocheck("check --json " + args);
@@ -209,6 +211,32 @@ TEST_CASE("exit status and messages for bad input", "[cli]") {
     CHECK(tsocheck("check x.c --buffer-bound -1").exitCode == 2);
     CHECK(tsocheck("frobnicate").exitCode == 2);
   }
+}
+
+TEST_CASE("the tsocheck binary loads no Clang or LLVM: the frontend worker beside it lowers the files", "[cli]") {
+  const Run libs = shell("ldd " + quote(TSOCHECK_BIN));
+  REQUIRE(libs.exitCode == 0);
+  CHECK(libs.out.find("libLLVM") == std::string::npos);
+  CHECK(libs.out.find("libclang") == std::string::npos);
+  const fs::path worker = fs::path(TSOCHECK_BIN).parent_path() / "tsocheck-frontend";
+  CHECK(shell("ldd " + quote(worker.string())).out.find("libclang-cpp") != std::string::npos);
+
+  std::string tmpl = (fs::temp_directory_path() / "tsocheck-alone-XXXXXX").string();
+  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+  const fs::path dir = tmpl;
+  const std::string sample = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/mp_fixed.c");
+  // Through a symbolic link the worker is still found beside the real binary.
+  fs::create_symlink(TSOCHECK_BIN, dir / "linked");
+  const Run linked = shell(quote((dir / "linked").string()) + " check " + sample);
+  CHECK(linked.exitCode == 0);
+  CHECK(linked.out.find("verified") != std::string::npos);
+  // A copy without its worker says what is missing, with exit status 2.
+  fs::copy_file(TSOCHECK_BIN, dir / "alone");
+  const Run alone = shell(quote((dir / "alone").string()) + " check " + sample);
+  CHECK(alone.exitCode == 2);
+  CHECK(alone.out.find("cannot start the frontend worker " + (dir / "tsocheck-frontend").string()) !=
+        std::string::npos);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("unsupported constructs give an error result at their line", "[cli]") {

@@ -8,6 +8,7 @@
 
 #include "engine/check.h"
 #include "frontend/frontend.h"
+#include "frontend/in_process.h"
 
 using namespace tsocheck;
 
@@ -45,6 +46,7 @@ static void printIR(const Program& p) {
 }
 
 int main(int argc, char** argv) {
+  frontend::lowerInThisProcess();
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s FILE.c [--model sc|tso|pso] [--ir] [--all] [--trace]\n", argv[0]);
     return 2;

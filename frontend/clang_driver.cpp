@@ -1,0 +1,418 @@
+// Clang-facing half of the frontend: runs Clang's C frontend in this
+// process, collects its diagnostics and the annotated check functions, runs
+// mem2reg, and hands the LLVM module to the lowering (lower.h).
+#include "frontend/in_process.h"
+
+#include <signal.h>
+
+#include <cctype>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/Stmt.h>
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/MultiplexConsumer.h>
+#include <clang/Frontend/Utils.h>
+#include <clang/Lex/Lexer.h>
+#include <llvm/ADT/IntrusiveRefCntPtr.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CrashRecoveryContext.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Transforms/Utils/Mem2Reg.h>
+
+#include "frontend/lower.h"
+
+#ifndef TSOCHECK_CLANG_RESOURCE_DIR
+#define TSOCHECK_CLANG_RESOURCE_DIR ""
+#endif
+#ifndef TSOCHECK_INCLUDE_DIR
+#define TSOCHECK_INCLUDE_DIR ""
+#endif
+
+namespace tsocheck::frontend {
+namespace {
+
+// Turns Clang's diagnostics into Diagnostic records.
+class Collector : public clang::DiagnosticConsumer {
+ public:
+  explicit Collector(std::vector<Diagnostic>* out) : out_(out) {}
+
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    Diagnostic d;
+    switch (level) {
+      case clang::DiagnosticsEngine::Note: d.severity = "note"; break;
+      case clang::DiagnosticsEngine::Warning: d.severity = "warning"; break;
+      case clang::DiagnosticsEngine::Error:
+      case clang::DiagnosticsEngine::Fatal: d.severity = "error"; break;
+      default: return;  // ignored, remarks
+    }
+    llvm::SmallString<256> msg;
+    info.FormatDiagnostic(msg);
+    d.message = msg.str().str();
+    if (info.getLocation().isValid() && info.hasSourceManager()) {
+      const clang::SourceManager& sm = info.getSourceManager();
+      clang::PresumedLoc p = sm.getPresumedLoc(sm.getFileLoc(info.getLocation()));
+      if (p.isValid()) {
+        d.file = p.getFilename();
+        d.line = p.getLine();
+        d.column = p.getColumn();
+      }
+    }
+    out_->push_back(std::move(d));
+  }
+
+ private:
+  std::vector<Diagnostic>* out_;
+};
+
+// Records where each `annotate("tsocheck...")` function's name is.
+class AnnotationFinder : public clang::ASTConsumer {
+ public:
+  AnnotationFinder(clang::SourceManager& sm, std::map<std::string, AnnotatedDecl>* out) : sm_(sm), out_(out) {}
+
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (clang::Decl* d : group) {
+      auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
+      if (!fd) continue;
+      for (const auto* a : fd->specific_attrs<clang::AnnotateAttr>()) {
+        llvm::StringRef text = a->getAnnotation();
+        if (!text.starts_with("tsocheck")) continue;
+        if (text.size() > 8 && !std::isspace(static_cast<unsigned char>(text[8]))) continue;  // "tsocheckfoo"
+        clang::PresumedLoc p = sm_.getPresumedLoc(sm_.getFileLoc(fd->getLocation()));
+        if (!p.isValid()) continue;
+        AnnotatedDecl ad;
+        ad.file = p.getFilename();
+        ad.line = p.getLine();
+        ad.column = p.getColumn();
+        auto& slot = (*out_)[fd->getName().str()];
+        if (fd->isThisDeclarationADefinition() || slot.line == 0) slot = ad;
+      }
+    }
+    return true;
+  }
+
+ private:
+  clang::SourceManager& sm_;
+  std::map<std::string, AnnotatedDecl>* out_;
+};
+
+// Records every block-level statement of every function body (where a fence
+// can go as a new statement).
+class StatementCollector : public clang::ASTConsumer {
+ public:
+  StatementCollector(clang::SourceManager& sm, const clang::LangOptions& lang, std::vector<StatementSpan>* out,
+                     std::vector<std::string> noEdit)
+      : sm_(sm), lang_(lang), out_(out), noEdit_(std::move(noEdit)) {
+    for (std::string& d : noEdit_) d = normalised(d);
+  }
+
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (clang::Decl* d : group)
+      if (auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d))
+        if (fd->doesThisDeclarationHaveABody() && fd->getBody()) visit(fd->getBody());
+    return true;
+  }
+
+ private:
+  void visit(const clang::Stmt* s) {
+    if (!s) return;
+    if (auto* block = llvm::dyn_cast<clang::CompoundStmt>(s))
+      for (const clang::Stmt* child : block->body()) record(child);
+    for (const clang::Stmt* child : s->children()) visit(child);
+  }
+
+  void record(const clang::Stmt* s) {
+    if (!s || llvm::isa<clang::NullStmt>(s)) return;
+    clang::SourceLocation begin = sm_.getExpansionRange(s->getBeginLoc()).getBegin();
+    clang::SourceLocation end = sm_.getExpansionRange(s->getEndLoc()).getEnd();
+    if (begin.isInvalid() || end.isInvalid()) return;
+    // An expression, return, do-while, ... ends before its `;`; blocks and
+    // declarations already include their last character.
+    if (!llvm::isa<clang::CompoundStmt>(s) && !llvm::isa<clang::DeclStmt>(s)) {
+      std::optional<clang::Token> next = clang::Lexer::findNextToken(end, sm_, lang_);
+      if (next && next->is(clang::tok::semi)) end = next->getLocation();
+    }
+    clang::PresumedLoc b = sm_.getPresumedLoc(begin), e = sm_.getPresumedLoc(end);
+    if (!b.isValid() || !e.isValid() || std::string(b.getFilename()) != e.getFilename()) return;
+    StatementSpan span{b.getFilename(), b.getLine(), b.getColumn(), e.getLine(), e.getColumn()};
+    span.system = sm_.isInSystemHeader(begin) || underNoEdit(span.file);
+    out_->push_back(std::move(span));
+  }
+
+  // Absolute, without . and .. components.
+  static std::string normalised(const std::string& p) {
+    llvm::SmallString<256> s(p);
+    llvm::sys::fs::make_absolute(s);
+    llvm::sys::path::remove_dots(s, /*remove_dot_dot=*/true);
+    return std::string(s.str());
+  }
+
+  bool underNoEdit(const std::string& file) {
+    auto [it, fresh] = noEditFile_.try_emplace(file, false);
+    if (fresh) {
+      const std::string f = normalised(file);
+      for (const std::string& d : noEdit_)
+        if (f.size() > d.size() && f.compare(0, d.size(), d) == 0 && f[d.size()] == '/') it->second = true;
+    }
+    return it->second;
+  }
+
+  clang::SourceManager& sm_;
+  const clang::LangOptions& lang_;
+  std::vector<StatementSpan>* out_;
+  std::vector<std::string> noEdit_;         // directories (normalised)
+  std::map<std::string, bool> noEditFile_;  // file -> under one of them
+};
+
+// C99 `inline` definitions that are not externally visible (`inline int
+// f(void) {...}` with no `extern` declaration) are only
+// `available_externally` in C, which Clang does not emit at -O0: a call
+// would reach an undefined function. This file is the whole program, so
+// the inline body is the function: the definition is marked gnu_inline
+// (which for a non-`extern` inline definition means "emit it") before IR
+// generation sees it. Static inline and `extern inline` are unchanged.
+class InlineDefinitions : public clang::ASTConsumer {
+ public:
+  explicit InlineDefinitions(clang::ASTContext* ctx = nullptr) : ctx_(ctx) {}
+  void Initialize(clang::ASTContext& ctx) override { ctx_ = &ctx; }
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (clang::Decl* d : group) {
+      auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
+      if (!fd || !fd->doesThisDeclarationHaveABody() || !fd->isInlineSpecified()) continue;
+      if (fd->getStorageClass() != clang::SC_None || fd->hasAttr<clang::GNUInlineAttr>()) continue;
+      if (fd->isInlineDefinitionExternallyVisible()) continue;
+      fd->addAttr(clang::GNUInlineAttr::CreateImplicit(*ctx_));
+    }
+    return true;
+  }
+
+ private:
+  clang::ASTContext* ctx_;
+};
+
+// Clang's IR generation plus the annotation finder on the same AST.
+class Action : public clang::EmitLLVMOnlyAction {
+ public:
+  Action(llvm::LLVMContext* ctx, std::map<std::string, AnnotatedDecl>* decls, std::vector<StatementSpan>* stmts,
+         const std::vector<std::string>* noEdit)
+      : clang::EmitLLVMOnlyAction(ctx), decls_(decls), stmts_(stmts), noEdit_(noEdit) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                        llvm::StringRef file) override {
+    std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    consumers.push_back(std::make_unique<InlineDefinitions>());  // before IR generation
+    consumers.push_back(clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
+    if (!consumers.back()) return nullptr;
+    consumers.push_back(std::make_unique<AnnotationFinder>(ci.getSourceManager(), decls_));
+    consumers.push_back(
+        std::make_unique<StatementCollector>(ci.getSourceManager(), ci.getLangOpts(), stmts_, *noEdit_));
+    return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
+  }
+
+ private:
+  std::map<std::string, AnnotatedDecl>* decls_;
+  std::vector<StatementSpan>* stmts_;
+  const std::vector<std::string>* noEdit_;
+};
+
+bool hasErrors(const std::vector<Diagnostic>& ds) {
+  for (const Diagnostic& d : ds)
+    if (d.severity == "error") return true;
+  return false;
+}
+
+// Files given in memory (unsaved buffers, edited copies): path -> contents.
+using MemoryFiles = std::map<std::string, std::string>;
+
+FrontendResult run(const std::string& path, const MemoryFiles* files, const FrontendOptions& opts) {
+  FrontendResult res;
+  res.module.model = opts.model;
+  res.module.loopBound = opts.loopBound;
+
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs = llvm::vfs::getRealFileSystem();
+  if (files && !files->empty()) {
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(fs);
+    auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    if (auto cwd = fs->getCurrentWorkingDirectory()) mem->setCurrentWorkingDirectory(*cwd);
+    for (const auto& [file, text] : *files) mem->addFile(file, 0, llvm::MemoryBuffer::getMemBufferCopy(text, file));
+    overlay->pushOverlay(mem);
+    fs = overlay;
+  }
+
+  Collector collector(&res.diagnostics);
+  std::string resourceDir = opts.resourceDir.empty() ? std::string(TSOCHECK_CLANG_RESOURCE_DIR) : opts.resourceDir;
+  // Where files the user does not edit live (StatementSpan::system), besides
+  // what Clang finds through its system include directories.
+  std::vector<std::string> noEdit = {"/usr/include"};
+  if (!resourceDir.empty()) noEdit.push_back(resourceDir);
+  if (std::string(TSOCHECK_INCLUDE_DIR).size()) noEdit.push_back(TSOCHECK_INCLUDE_DIR);
+  std::vector<std::string> args = {"clang"};
+  if (!resourceDir.empty()) {
+    args.push_back("-resource-dir");
+    args.push_back(resourceDir);
+  }
+  if (std::string(TSOCHECK_INCLUDE_DIR).size()) {
+    args.push_back("-I");
+    args.push_back(TSOCHECK_INCLUDE_DIR);
+  }
+  // Reading an uninitialised local is a warning in every check's result
+  // (before the user's arguments: -Wno-uninitialized turns it off).
+  args.push_back("-Wuninitialized");
+  // What C compilers before Clang 16 / GCC 14 accepted with a warning stays
+  // accepted: test programs written for other checkers rely on it (implicit
+  // declarations, int <-> pointer conversions). A call to an undeclared
+  // function with no definition is still refused, at the call, by the lowering.
+  for (const char* a : {"-Wno-error=implicit-function-declaration", "-Wno-error=implicit-int",
+                        "-Wno-error=int-conversion", "-Wno-error=incompatible-pointer-types",
+                        "-Wno-error=incompatible-function-pointer-types"})
+    args.push_back(a);
+  for (const std::string& a : opts.clangArgs) args.push_back(a);
+  // After the user's arguments, so that they cannot be overridden: the
+  // lowering relies on unoptimised IR (one access per C access), 64-bit
+  // pointers and debug locations. No typo correction: on a 100,000-character
+  // identifier it takes about a minute (issue 16) and only improves messages.
+  for (const char* a : {"-target", "x86_64-unknown-linux-gnu", "-O0", "-g", "-Xclang", "-disable-O0-optnone",
+                        "-fno-discard-value-names", "-fno-spell-checking", "-c", "-x", "c"})
+    args.push_back(a);
+  args.push_back(path);
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+
+  auto diagOpts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  auto diags = llvm::makeIntrusiveRefCnt<clang::DiagnosticsEngine>(
+      llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), diagOpts.get(), &collector, /*ShouldOwnClient=*/false);
+  clang::CreateInvocationOptions cio;
+  cio.Diags = diags;
+  cio.VFS = fs;
+  cio.RecoverOnError = false;
+  std::shared_ptr<clang::CompilerInvocation> inv = clang::createInvocation(argv, cio);
+  if (!inv || hasErrors(res.diagnostics)) {
+    if (!hasErrors(res.diagnostics)) {
+      res.diagnostics.push_back(fileError(path, "could not create a compiler invocation for " + path));
+    }
+    return res;
+  }
+  inv->getFrontendOpts().DisableFree = false;
+  inv->getDiagnosticOpts().ShowCarets = false;  // also silences "N warnings generated." on stderr
+
+  clang::CompilerInstance ci;
+  ci.setInvocation(std::move(inv));
+  ci.createDiagnostics(&collector, /*ShouldOwnClient=*/false);
+  ci.createFileManager(fs);
+
+  llvm::LLVMContext ctx;
+  std::map<std::string, AnnotatedDecl> decls;
+  std::vector<StatementSpan> statements;
+  Action action(&ctx, &decls, &statements, &noEdit);
+  bool ok = ci.ExecuteAction(action);
+  std::unique_ptr<llvm::Module> mod = action.takeModule();
+  if (!ok || !mod || hasErrors(res.diagnostics)) {
+    if (!hasErrors(res.diagnostics)) {
+      res.diagnostics.push_back(fileError(path, "compilation failed"));
+    }
+    return res;
+  }
+  promoteLocals(*mod);
+  lowerModule(*mod, opts, decls, res);
+  res.module.statements = std::move(statements);
+  return res;
+}
+
+}  // namespace
+
+void promoteLocals(llvm::Module& m) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::FunctionPassManager fpm;
+  fpm.addPass(llvm::PromotePass());  // mem2reg only: shared accesses stay in program order
+  llvm::ModulePassManager mpm;
+  mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+  mpm.run(m, mam);
+}
+
+namespace {
+
+// Clang recurses on the syntax tree: a very deep expression (200,000 terms)
+// overflows the stack, and a crash must not take the language server down.
+// The frontend therefore runs on its own thread with a large stack, inside
+// LLVM's crash recovery, whose signal handlers are made to run on an
+// alternate signal stack so that a stack overflow is recoverable too.
+constexpr unsigned kFrontendStackBytes = 512u << 20;  // reserved, touched only as deep as needed
+
+void enableCrashRecovery() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::CrashRecoveryContext::Enable();
+    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) {
+      struct sigaction sa;
+      if (sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN) {
+        sa.sa_flags |= SA_ONSTACK;
+        sigaction(sig, &sa, nullptr);
+      }
+    }
+  });
+}
+
+FrontendResult runGuarded(const std::string& path, const MemoryFiles* files, const FrontendOptions& opts) {
+  enableCrashRecovery();
+  FrontendResult res;
+  std::vector<char> altStack(256 << 10);
+  llvm::CrashRecoveryContext crc;
+  const bool ok = crc.RunSafelyOnThread(
+      [&] {
+        stack_t ss{};
+        ss.ss_sp = altStack.data();
+        ss.ss_size = altStack.size();
+        sigaltstack(&ss, nullptr);
+        res = run(path, files, opts);
+        stack_t off{};
+        off.ss_flags = SS_DISABLE;
+        sigaltstack(&off, nullptr);
+      },
+      kFrontendStackBytes);
+  if (!ok) {
+    res = FrontendResult();
+    res.diagnostics.push_back(fileError(
+        path, "the compiler crashed on this file (for example on an extremely deep expression); it was not checked"));
+  }
+  return res;
+}
+
+}  // namespace
+
+FrontendResult lowerInProcess(const std::string& path, const std::string* contents,
+                              const std::map<std::string, std::string>& others, const FrontendOptions& opts) {
+  if (!contents) return runGuarded(path, nullptr, opts);
+  MemoryFiles files = others;
+  files[path] = *contents;
+  return runGuarded(path, &files, opts);
+}
+
+void lowerInThisProcess() { detail::setInProcessLowering(&lowerInProcess); }
+
+}  // namespace tsocheck::frontend
