@@ -34,6 +34,10 @@ programs=(
   "2lockq(5+3)|twolock_queue.c|tso||-DE=5 -DD=3"
   "lamport(2)|lamport_plain.c|tso|--keep-going|-DROUNDS=2"
   "dekker(2)|dekker_plain.c|tso|--keep-going|"
+  "casrot(9)|casrot.c|sc||-DN=9"
+  "counters(3x2)|counters.c|tso||-DTHREADS=3 -DROUNDS=2"
+  "fanout|fanout.c|sc||"
+  "fanout|fanout.c|tso||"
 )
 [ "$quick" = 1 ] && programs=("${programs[@]:0:4}")
 

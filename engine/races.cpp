@@ -60,7 +60,33 @@ bool RaceDetector::programHasPlainAccesses() const {
   return false;
 }
 
+bool RaceDetector::mayRace(const Graph& g) {
+  // Per location: the one thread that accessed it (kNone, or kMany once a
+  // second did), and whether an access was plain and one wrote.
+  constexpr uint32_t kNone = ~0u, kMany = ~1u;
+  constexpr uint8_t kPlain = 1, kWritten = 2;
+  accessors_.assign(g.locs.size(), kNone);
+  kinds_.assign(g.locs.size(), 0);
+  for (uint32_t t = 0; t < g.threads.size(); ++t) {
+    const ThreadInfo& th = g.threads[t];
+    for (uint32_t i = 0; i < th.events.size(); ++i) {
+      const Event& e = th.events[i];
+      if (!isAccess(e)) continue;
+      const Location* l = g.locOf(e);
+      if (!l) continue;
+      const size_t li = size_t(l - g.locs.data());
+      uint32_t& who = accessors_[li];
+      if (who == kNone) who = t;
+      else if (who != t) who = kMany;
+      kinds_[li] |= uint8_t((isPlain(e) ? kPlain : 0) | (e.writes ? kWritten : 0));
+      if (who == kMany && kinds_[li] == (kPlain | kWritten)) return true;
+    }
+  }
+  return false;
+}
+
 void RaceDetector::find(const Graph& g, std::vector<Race>& out) {
+  if (!mayRace(g)) return;
   const uint32_t nT = uint32_t(g.threads.size());
   clockStart_.assign(nT + 1, 0);
   for (uint32_t t = 0; t < nT; ++t) clockStart_[t + 1] = clockStart_[t] + uint32_t(g.threads[t].events.size());

@@ -18,7 +18,11 @@
 // done) with one vector clock per event, and keeps per location and thread
 // the latest read and write (and the latest plain ones): a new access races
 // with an older one of thread u exactly when it does not see u's latest
-// access of the relevant kind. O(events × threads) per graph.
+// access of the relevant kind. O(events × threads) per graph, after a pass of
+// O(events) that ends the search when no location is written and accessed by
+// two threads with an access plain (mayRace): a harness's own plain locals
+// (the pthread_t array) make a program "have plain accesses" without any race
+// being possible.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +54,9 @@ class RaceDetector {
 
  private:
   const Instr* instrOf(const Event& e) const;
+  // False when no location of g is written and accessed by two threads,
+  // with an access plain: then g has no race.
+  bool mayRace(const Graph& g);
   const Program& prog_;
   // Scratch, reused across calls.
   std::vector<uint32_t> clockStart_;  // per thread: offset of its first event's clock
@@ -57,6 +64,8 @@ class RaceDetector {
   std::vector<uint32_t> release_;     // per write event: the clock an acquiring read of it joins
   std::vector<uint32_t> next_;        // per thread: events done
   std::vector<int32_t> last_;         // per location and thread: 4 latest accesses (index or -1)
+  std::vector<uint32_t> accessors_;   // per location: the thread accessing it, or none / many (mayRace)
+  std::vector<uint8_t> kinds_;        // per location: a plain access, a write seen (mayRace)
 };
 
 }  // namespace tsocheck
