@@ -7,8 +7,9 @@
 # for this build and, with BASE=/path/to/old/tsocheck, for another build in
 # the same run (and the ratios new/old). Figures only: nothing completes.
 #   [BASE=old/tsocheck] bench/long_executions.sh [SECONDS]
-# (RSS includes the binary's own ~85 MB of shared libraries: `tsocheck check`
-#  on an empty harness.)
+# (RSS is the peak of the process tree: at least the frontend worker's ~85 MB,
+#  most of it the LLVM/Clang libraries it loads; the check process itself
+#  starts at about 4 MB.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}

@@ -9,7 +9,11 @@
 # peers compile bench/peer_include/tsocheck.h and start at the check function:
 # GenMC's --program-entry-function, Nidhugg's -D<check>=main).
 # A label ending in ! is a program with a bug: the time is to its first
-# violation (fences off), the peers' too.
+# violation (fences off), the peers' too. (Those programs use plain ints, and
+# GenMC optimises its input: it hoists a plain load out of a loop, a data race
+# allows that, so on lamport_plain.c it reports a violation even under SC,
+# where tsocheck, which keeps every C access in program order, verifies it.
+# The rows compare the time to a report, not the reports.)
 # Figures only: nothing passes or fails.
 #   [TSOCHECK=path/to/tsocheck] bench/peers.sh [--quick]
 #   (--quick: the smaller parameters only; TSOCHECK: another build, e.g. the

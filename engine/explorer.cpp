@@ -30,9 +30,11 @@ std::string threadName(uint32_t t) { return "T" + std::to_string(t); }
 }  // namespace
 
 struct ParallelShared {
-  uint32_t workers = 1;
+  uint32_t workers = 1;  // workers that have joined the search (helpers join late: joinLate)
+  bool over = false;     // the search has ended: a helper that has not joined does not
   std::mutex m;
   std::condition_variable cv;
+  std::condition_variable lateCv;  // wakes helpers waiting to join when the search ends
   std::deque<Explorer::TaskBox> queue;
   uint32_t idle = 0;
   std::atomic<uint32_t> idleHint{0};  // idle workers and nothing queued for them
@@ -68,12 +70,24 @@ struct ParallelShared {
       }
       if (idle == workers || stop.load()) {
         idleHint.store(0, std::memory_order_relaxed);
+        over = true;
         cv.notify_all();
+        lateCv.notify_all();
         return false;
       }
       idleHint.store(idle, std::memory_order_relaxed);
       cv.wait(l);
     }
+  }
+  // A helper joins the search after `delay`, or not at all when it ends
+  // first: a check shorter than that costs one worker's CPU time and no
+  // splitting. False: it ended.
+  bool joinLate(std::chrono::milliseconds delay) {
+    std::unique_lock<std::mutex> l(m);
+    lateCv.wait_for(l, delay, [&] { return over; });
+    if (over) return false;
+    ++workers;
+    return true;
   }
 };
 
@@ -353,7 +367,10 @@ void* runWorker(void* p) {
 CheckResult Explorer::runParallel(const State& root) {
   ParallelShared shared;
   const uint32_t n = uint32_t(opts_.jobs);
-  shared.workers = n;
+  // Helpers join after kHelperDelay (explorer.h), except in the tests that
+  // split eagerly: those have every worker from the start.
+  const bool late = !opts_.splitEagerly;
+  shared.workers = late ? 1 : n;
   std::vector<std::unique_ptr<Explorer>> workers;
   for (uint32_t w = 0; w < n; ++w) {
     workers.push_back(std::unique_ptr<Explorer>(new Explorer(prog_, opts_, &shared)));
@@ -367,7 +384,10 @@ CheckResult Explorer::runParallel(const State& root) {
   // Each worker recurses once per event like the sequential search: a large
   // stack each (address space only).
   std::vector<WorkerStart> starts;
-  for (uint32_t w = 0; w < n; ++w) starts.push_back({[&, w] { workers[w]->work(); }});
+  for (uint32_t w = 0; w < n; ++w)
+    starts.push_back({[&, w] {
+      if (w == 0 || !late || shared.joinLate(kHelperDelay)) workers[w]->work();
+    }});
   std::vector<pthread_t> threads(n);
   std::vector<bool> started(n, false);
   for (uint32_t w = 0; w < n; ++w) {

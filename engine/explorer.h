@@ -40,7 +40,12 @@ namespace tsocheck {
 // sequential explorer's order, so counts, the first violation of each kind
 // and its trace are those of one worker. With stopAtFirstError the first
 // error's path ends the search: work after it is dropped, work before it
-// finishes. Thread ids come from one shared table (spawn_ids.h).
+// finishes. Thread ids come from one shared table (spawn_ids.h). Worker 0
+// starts alone; the others join after kHelperDelay if the search has not
+// ended by then, so a short check costs one worker's CPU time (splitting a
+// search of a few milliseconds only adds copies; CheckOptions::splitEagerly
+// starts them all at once).
+constexpr std::chrono::milliseconds kHelperDelay{20};
 struct ParallelShared;
 
 class Explorer {
