@@ -29,6 +29,7 @@
 
 #include "engine/builder.h"
 #include "engine/check.h"
+#include "engine/examples/state_programs.h"
 
 using namespace tsocheck;
 
@@ -48,17 +49,6 @@ struct Family {
 
 uint64_t pow2(unsigned n) { return uint64_t(1) << n; }
 
-// main spawns every worker (one function each), joins them all, returns 0.
-void emitMain(ProgramBuilder& pb, const std::vector<uint32_t>& workers, uint32_t& line) {
-  FunctionBuilder& m = pb.function("main", 0);
-  m.fn().loc.line = line++;
-  std::vector<Reg> tids;
-  for (uint32_t w : workers) tids.push_back(m.at(line++, 3).spawn(w));
-  for (Reg t : tids) m.at(line++, 3).joinDiscard(t);
-  m.at(line++, 3).ret(m.constant(0));
-  pb.setEntry(m.index());
-}
-
 // Ring store buffering: thread i writes a[i] = 1, then reads a[i+1 .. i+reads].
 BenchProgram sbRing(unsigned n, unsigned reads) {
   std::string name = "SB-" + std::to_string(n) + (reads > 1 ? "/" + std::to_string(reads) + "r" : "");
@@ -75,7 +65,7 @@ BenchProgram sbRing(unsigned n, unsigned reads) {
     line += 2;
     workers.push_back(f.index());
   }
-  emitMain(pb, workers, line);
+  examples::emitMain(pb, workers, line);
   BenchProgram b{name, pb.build(), {}, {}, {}};
   if (reads == 1) {
     b.sc = pow2(n) - 1;
@@ -84,39 +74,11 @@ BenchProgram sbRing(unsigned n, unsigned reads) {
   return b;
 }
 
-// Readers and writers of one location: W writers store x = w+1 once, R
-// readers load x twice. Every (coherence order, reads-from) combination is
-// consistent, and a reader's two loads see coherence-ordered writes:
-// W! * C(W+2, 2)^R traces under every model.
+// Readers and writers of one location (engine/examples/state_programs.h).
 BenchProgram readersWriters(unsigned writers, unsigned readers) {
-  std::string name = "rw-" + std::to_string(writers) + "/" + std::to_string(readers);
-  ProgramBuilder pb(name + ".c");
-  uint32_t x = pb.global("x");
-  uint32_t line = 3;
-  std::vector<uint32_t> workers;
-  for (unsigned w = 0; w < writers; ++w) {
-    FunctionBuilder& f = pb.function("writer" + std::to_string(w), 1);
-    f.fn().loc.line = line++;
-    f.at(line++, 3).storeGlobal(x, w + 1);
-    f.at(line++, 3).ret(f.constant(0));
-    line += 2;
-    workers.push_back(f.index());
-  }
-  for (unsigned r = 0; r < readers; ++r) {
-    FunctionBuilder& f = pb.function("reader" + std::to_string(r), 1);
-    f.fn().loc.line = line++;
-    f.at(line++, 3).loadGlobal(x);
-    f.at(line++, 3).loadGlobal(x);
-    f.at(line++, 3).ret(f.constant(0));
-    line += 2;
-    workers.push_back(f.index());
-  }
-  emitMain(pb, workers, line);
-  uint64_t count = 1;
-  for (unsigned i = 2; i <= writers; ++i) count *= i;
-  uint64_t pairs = uint64_t(writers + 1) * (writers + 2) / 2;
-  for (unsigned r = 0; r < readers; ++r) count *= pairs;
-  return BenchProgram{name, pb.build(), count, count, count};
+  const uint64_t count = examples::readersWritersCount(writers, readers);
+  return BenchProgram{"rw-" + std::to_string(writers) + "/" + std::to_string(readers),
+                      examples::readersWriters(writers, readers), count, count, count};
 }
 
 // N threads, M rounds each of a store and a load on a shared array of N cells.
@@ -137,7 +99,7 @@ BenchProgram sharedArray(unsigned n, unsigned rounds) {
     line += 2;
     workers.push_back(f.index());
   }
-  emitMain(pb, workers, line);
+  examples::emitMain(pb, workers, line);
   return BenchProgram{name, pb.build(), {}, {}, {}};
 }
 

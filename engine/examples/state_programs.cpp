@@ -156,4 +156,48 @@ Program independent(int threads, int steps, bool readBack) {
   return pb.build();
 }
 
+void emitMain(ProgramBuilder& pb, const std::vector<uint32_t>& workers, uint32_t& line) {
+  FunctionBuilder& m = pb.function("main", 0);
+  m.fn().loc.line = line++;
+  std::vector<Reg> tids;
+  for (uint32_t w : workers) tids.push_back(m.at(line++, 3).spawn(w));
+  for (Reg t : tids) m.at(line++, 3).joinDiscard(t);
+  m.at(line++, 3).ret(m.constant(0));
+  pb.setEntry(m.index());
+}
+
+Program readersWriters(unsigned writers, unsigned readers) {
+  ProgramBuilder pb("rw-" + std::to_string(writers) + "-" + std::to_string(readers) + ".c");
+  const uint32_t x = pb.global("x");
+  uint32_t line = 3;
+  std::vector<uint32_t> workers;
+  for (unsigned w = 0; w < writers; ++w) {
+    FunctionBuilder& f = pb.function("writer" + std::to_string(w), 1);
+    f.fn().loc.line = line++;
+    f.at(line++, 3).storeGlobal(x, w + 1);
+    f.at(line++, 3).ret(f.constant(0));
+    line += 2;
+    workers.push_back(f.index());
+  }
+  for (unsigned r = 0; r < readers; ++r) {
+    FunctionBuilder& f = pb.function("reader" + std::to_string(r), 1);
+    f.fn().loc.line = line++;
+    f.at(line++, 3).loadGlobal(x);
+    f.at(line++, 3).loadGlobal(x);
+    f.at(line++, 3).ret(f.constant(0));
+    line += 2;
+    workers.push_back(f.index());
+  }
+  emitMain(pb, workers, line);
+  return pb.build();
+}
+
+uint64_t readersWritersCount(unsigned writers, unsigned readers) {
+  uint64_t count = 1;
+  for (unsigned i = 2; i <= writers; ++i) count *= i;
+  const uint64_t pairs = uint64_t(writers + 1) * (writers + 2) / 2;
+  for (unsigned r = 0; r < readers; ++r) count *= pairs;
+  return count;
+}
+
 }  // namespace tsocheck::examples

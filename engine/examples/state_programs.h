@@ -1,7 +1,12 @@
-// Programs for the explicit-state searches' benchmark (bench/state_bench.cpp)
-// and tests (tests/engine/sdpor_test.cpp), written with the builder API.
+// Programs for the benchmarks (bench/state_bench.cpp, bench/engine_bench.cpp)
+// and tests (tests/engine/sdpor_test.cpp, explorer_test.cpp), written with the
+// builder API.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
+#include "engine/builder.h"
 #include "engine/ir.h"
 
 namespace tsocheck::examples {
@@ -25,5 +30,17 @@ Program boundedBuffer(int items);
 // under TSO/PSO; otherwise one nobody writes), store the value to a third.
 // Loop-free, independent threads.
 Program independent(int threads, int steps, bool readBack);
+
+// A `main` that spawns every worker (one function each), joins them all and
+// returns 0, from source line `line` on (advanced); the program's entry.
+void emitMain(ProgramBuilder& pb, const std::vector<uint32_t>& workers, uint32_t& line);
+
+// Readers and writers of one location: W writers (writer0..) store x = w+1
+// once, R readers (reader0..) load x twice; main spawns and joins them all.
+// Every (coherence order, reads-from) combination is consistent, and a
+// reader's two loads see coherence-ordered writes: W! * C(W+2, 2)^R
+// executions under every model (readersWritersCount).
+Program readersWriters(unsigned writers, unsigned readers);
+uint64_t readersWritersCount(unsigned writers, unsigned readers);
 
 }  // namespace tsocheck::examples

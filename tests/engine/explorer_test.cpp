@@ -7,6 +7,7 @@
 
 #include "engine/builder.h"
 #include "engine/check.h"
+#include "engine/examples/state_programs.h"
 #include "tests/engine/stress_programs.h"
 
 using namespace tsocheck;
@@ -697,32 +698,9 @@ TEST_CASE("the waiting order for locks explores the same executions as the id or
 }
 
 TEST_CASE("helpers that join a long check late give the counts of one worker", "[explorer][parallel]") {
-  // 3 writers store x once and 5 readers load it twice: 3! * C(5,2)^5 =
   // 600,000 executions, about 0.4 s: far longer than the helpers' delay
   // (explorer.h kHelperDelay), so they join while it runs.
-  ProgramBuilder pb("late_helpers.c");
-  auto x = pb.global("x");
-  auto& m = pb.function("main");
-  std::vector<uint32_t> threads;
-  for (int w = 0; w < 3; ++w) {
-    auto& f = pb.function("writer" + std::to_string(w), 1);
-    f.at(2).storeGlobal(x, Value(w + 1));
-    f.ret();
-    threads.push_back(f.index());
-  }
-  for (int r = 0; r < 5; ++r) {
-    auto& f = pb.function("reader" + std::to_string(r), 1);
-    f.at(4).loadGlobal(x);
-    f.at(5).loadGlobal(x);
-    f.ret();
-    threads.push_back(f.index());
-  }
-  std::vector<Reg> hs;
-  for (uint32_t t : threads) hs.push_back(m.at(10).spawn(t));
-  for (Reg h : hs) m.at(11).joinDiscard(h);
-  m.ret();
-  pb.setEntry(m.index());
-  const Program p = pb.build();
+  const Program p = examples::readersWriters(3, 5);
   for (Model md : {Model::SC, Model::TSO}) {
     CAPTURE(modelName(md));
     CheckOptions o;
@@ -732,7 +710,7 @@ TEST_CASE("helpers that join a long check late give the counts of one worker", "
     o.jobs = 2;
     const CheckResult two = check(p, o);
     REQUIRE(one.status == Status::Verified);
-    REQUIRE(one.executions == 600000);
+    REQUIRE(one.executions == examples::readersWritersCount(3, 5));
     CHECK(two.status == Status::Verified);
     CHECK(two.executions == one.executions);
     CHECK(two.blocked == one.blocked);
