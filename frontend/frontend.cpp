@@ -17,11 +17,8 @@ FrontendResult lower(const std::string& path, const std::string* contents,
                      const std::map<std::string, std::string>& others, const FrontendOptions& opts) {
   if (!opts.process.worker.empty()) return lowerInWorker(path, contents, others, opts);
   if (const detail::InProcessLowering here = inProcess.load()) return here(path, contents, others, opts);
-  FrontendResult res;
-  res.fileErrors = true;
-  res.diagnostics.push_back(fileError(path, "no C frontend: this program lowers C only in a frontend worker, "
-                                            "and none was given (an internal error; please report it)"));
-  return res;
+  return fileErrorResult(path, "no C frontend: this program lowers C only in a frontend worker, "
+                               "and none was given (an internal error; please report it)");
 }
 
 }  // namespace
@@ -61,6 +58,13 @@ Diagnostic fileError(const std::string& path, std::string message) {
   d.severity = "error";
   d.message = std::move(message);
   return d;
+}
+
+FrontendResult fileErrorResult(const std::string& path, std::string message) {
+  FrontendResult res;
+  res.fileErrors = true;
+  res.diagnostics.push_back(fileError(path, std::move(message)));
+  return res;
 }
 
 std::string formatDiagnostic(const Diagnostic& d) {

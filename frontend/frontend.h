@@ -133,6 +133,8 @@ std::optional<StatementSpan> statementContaining(const LoweredModule& module, co
 
 // An error about the whole file (no line): the compiler could not run on it.
 Diagnostic fileError(const std::string& path, std::string message);
+// A result that is only that error (FrontendResult::fileErrors, no checks).
+FrontendResult fileErrorResult(const std::string& path, std::string message);
 
 // "file:line:col: severity: message"
 std::string formatDiagnostic(const Diagnostic& d);

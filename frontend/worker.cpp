@@ -27,9 +27,6 @@ constexpr size_t kMaxResultBytes = size_t(1) << 30;
 std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 FrontendResult stoppedResult(const std::string& path, FrontendStop why, const FrontendProcess& p) {
-  FrontendResult res;
-  res.stopped = why;
-  res.fileErrors = true;
   std::string msg;
   switch (why) {
     case FrontendStop::TimeLimit: {
@@ -49,15 +46,13 @@ FrontendResult stoppedResult(const std::string& path, FrontendStop why, const Fr
     case FrontendStop::None:
       break;
   }
-  res.diagnostics.push_back(fileError(path, msg));
+  FrontendResult res = fileErrorResult(path, msg);
+  res.stopped = why;
   return res;
 }
 
 FrontendResult crashedResult(const std::string& path, const std::string& why) {
-  FrontendResult res;
-  res.fileErrors = true;
-  res.diagnostics.push_back(fileError(path, "the compiler crashed on this file (" + why + "); it was not checked"));
-  return res;
+  return fileErrorResult(path, "the compiler crashed on this file (" + why + "); it was not checked");
 }
 
 // Resident memory of the worker that is its own: anonymous pages (resident
@@ -145,14 +140,9 @@ FrontendResult lowerInWorker(const std::string& path, const std::string* content
   pid_t pid = -1;
   const int rc = posix_spawn(&pid, p.worker.c_str(), &fa, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    FrontendResult res;
-    res.fileErrors = true;
-    res.diagnostics.push_back(fileError(path, "cannot start the frontend worker " + p.worker + ": " +
-                                                  std::strerror(rc) + " (it is built beside the tsocheck binary; " +
-                                                  "install both)"));
-    return res;
-  }
+  if (rc != 0)
+    return fileErrorResult(path, "cannot start the frontend worker " + p.worker + ": " + std::strerror(rc) +
+                                     " (it is built beside the tsocheck binary; install both)");
   in.close(0);
   out.close(1);
   err.close(1);
