@@ -4,7 +4,9 @@
 #   tests/vscode/run.sh extension-tests <tsocheck binary>   # extension-host test suite
 #   tests/vscode/run.sh ui-test         <tsocheck binary>   # Playwright UI test on the .vsix
 #
-# Exit status: 0 pass, 1 fail, 77 skip.  It skips only when the code-server
+# Exit status: 0 pass, 1 fail, 77 skip.  A failed run is run once more (the
+# first failure stays in the output; a pass on the second run prints FLAKY).
+# It skips only when the code-server
 # install (scripts/install-code-server.sh, which also brings Chromium) or
 # tests/vscode/node_modules is absent AND $CI is unset; with $CI set a missing
 # install is a failure.  Artefacts (screenshots, logs) go to
@@ -49,14 +51,32 @@ case "$test_name" in
       || { echo "FAIL: $ext/dist/test/suite/index.js missing: build the extension (npm run build in vscode-extension)" >&2; exit 1; }
     dap_args=()
     [ -n "${TSOCHECK_DAP_BINARY:-}" ] && dap_args=(--debug-adapter "$TSOCHECK_DAP_BINARY")
-    exec node "$HERE/run-extension-tests.js" --code-server "$code_server" --tsocheck "$tsocheck" \
-      --extension "$ext" --samples "$REPO/samples" --artifacts "$artifacts" "${dap_args[@]}"
+    run_once() {
+      node "$HERE/run-extension-tests.js" --code-server "$code_server" --tsocheck "$tsocheck" \
+        --extension "$ext" --samples "$REPO/samples" --artifacts "$artifacts" "${dap_args[@]}"
+    }
     ;;
   ui-test)
     vsix="${TSOCHECK_VSIX:-$(ls -t "$ext"/*.vsix 2>/dev/null | head -n 1)}"
     [ -n "$vsix" ] && [ -f "$vsix" ] \
       || { echo "FAIL: no .vsix in $ext: package the extension (npm run package in vscode-extension)" >&2; exit 1; }
-    exec node "$HERE/ui-test.js" --code-server "$code_server" --tsocheck "$tsocheck" \
-      --vsix "$vsix" --samples "$REPO/samples" --artifacts "$artifacts"
+    run_once() {
+      node "$HERE/ui-test.js" --code-server "$code_server" --tsocheck "$tsocheck" \
+        --vsix "$vsix" --samples "$REPO/samples" --artifacts "$artifacts"
+    }
     ;;
 esac
+
+# A browser driving a real VS Code on a shared 2-core machine: a run that
+# fails is run once more, and both outcomes are printed. A failure that
+# repeats fails the test; one that does not is named FLAKY in the output
+# (and its artefacts are kept beside the retry's, in <artifacts>.first-run).
+run_once && exit 0
+echo "run.sh: $test_name FAILED on its first run; running it once more (FLAKY if the second run passes)" >&2
+rm -rf "$artifacts.first-run"
+[ -d "$artifacts" ] && mv "$artifacts" "$artifacts.first-run"
+if run_once; then
+  echo "run.sh: FLAKY: $test_name passed on its second run; the first run's failure is printed above" >&2
+  exit 0
+fi
+exit 1

@@ -169,11 +169,12 @@ test('a copy of litmus/sb.c: "Insert All Suggested Fences" inserts both fences a
 
 test('status bar: "checking… N executions" while a long check runs (tsocheck/status)', 60000, async () => {
   const a = await getApi();
-  // About 1.7 million executions (~10 s): long enough to watch, cancelled by closing it.
+  // About 60 million executions (about a minute on 2 cores; 4 variables give
+  // 1.7 million, 1.5 s, too short to be sure of watching): cancelled by the edit below.
   const file = path.join(folder().uri.fsPath, 'long_check.c');
   fs.writeFileSync(file, [
-    '#include <pthread.h>', '#include <tsocheck.h>', 'int a, b, c, d;',
-    'static void *w(void *arg) { a = a + 1; b = b + 1; c = c + 1; d = d + 1; return 0; }',
+    '#include <pthread.h>', '#include <tsocheck.h>', 'int a, b, c, d, e;',
+    'static void *w(void *arg) { a = a + 1; b = b + 1; c = c + 1; d = d + 1; e = e + 1; return 0; }',
     'TSOCHECK void many(void) {', '  pthread_t t[3];',
     '  for (int i = 0; i < 3; i++) pthread_create(&t[i], 0, w, 0);',
     '  for (int i = 0; i < 3; i++) pthread_join(t[i], 0);', '}', ''].join('\n'));
