@@ -126,8 +126,9 @@ struct CheckOptions {
   // Graph explorer, programs with pthread_mutex_lock: locks wait for their
   // mutex (explorer.h `lockWaits`): the same executions, without the ones
   // that end blocked on a mutex that is freed later; off: TruSt's plain
-  // treatment (tests and benchmarks compare the two). Not used with a
-  // preemption bound.
+  // treatment (tests and benchmarks compare the two). Also under a
+  // preemption bound (the bookkeeping drops a removed lock with what came
+  // after it: preemption.h `revisited`).
   bool unblockLocks = true;
   // Tests: every incremental consistency answer is compared with a sort
   // from scratch (consistency.h setSelfCheck), and every porf view from the

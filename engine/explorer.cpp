@@ -97,7 +97,7 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
   raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
   checker_.setIncremental(opts.incrementalConsistency);
   checker_.setSelfCheck(opts.checkOrders);
-  unblockLocks_ = opts.unblockLocks && opts.preemptionBound < 0 && usesOp(prog, Op::Lock);
+  unblockLocks_ = opts.unblockLocks && usesOp(prog, Op::Lock);
 }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par)

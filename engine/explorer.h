@@ -141,7 +141,7 @@ class Explorer {
   // result to thread t in each revisited state (false when t already has it:
   // the re-added write of a revisited RMW).
   void revisits(State& s, uint32_t t, EventId w, bool completeT = true);
-  // Waiting locks (programs with pthread_mutex_lock, no preemption bound;
+  // Waiting locks (programs with pthread_mutex_lock; also under a preemption bound;
   // GenMC treats lock reads that would block the same way). Plain TruSt adds
   // a lock that finds its mutex held as a lock that reads the held value;
   // the unlock later revisits it, but the branch where it does not is kept

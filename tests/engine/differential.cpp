@@ -268,6 +268,12 @@ DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c) {
   return out;
 }
 
+bool violates(const Program& prog, Model model) {
+  CheckOptions o;
+  o.model = model;
+  return check(prog, o).status == Status::Violation;
+}
+
 DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBound) {
   DiffOutcome out;
   std::ostringstream why;

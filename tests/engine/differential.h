@@ -82,4 +82,10 @@ DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c);
 // with a lower bound never above that minimum.
 DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBound);
 
+// Whether the unbounded graph explorer finds a violation of prog under
+// model. The explorer ends an execution at its error, so on such a program
+// classes reachable only through a failing prefix are not explored;
+// preemptionDifferential's class comparison applies to programs without one.
+bool violates(const Program& prog, Model model);
+
 }  // namespace tsocheck::testing

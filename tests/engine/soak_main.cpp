@@ -3,7 +3,7 @@
 // workers against one) on the stress families (stress_programs.h), both
 // state-space searches against the naive explorer on random programs with
 // atomic sections (sectionDifferential), and preemption bounds 0..2 against
-// the naive minimum preemption count on random programs
+// the naive minimum preemption count on random programs and mutex programs
 // (preemptionDifferential), for a number of seeds or minutes.
 //   tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]
 // Prints programs and configurations checked, executions explored,
@@ -96,18 +96,30 @@ int main(int argc, char** argv) {
         }
       }
     }
-    // One random program under preemption bounds 0..2 per seed and model.
+    // One random program and one mutex-family program (waiting locks run
+    // under a bound too) under preemption bounds 0..2 per seed and model.
     {
       Program p = randomProgram(0x9b00000000ull + seed);
+      const StressProgram mp = stressProgram(0x9b10000000ull + seed, StressFamily::Mutex);
+      const Program mutexProgram = buildStress(mp);
       for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
         DiffOutcome d = preemptionDifferential(p, m, 2);
-        ++checks;
-        ++preemptionChecks;
+        // (A failing mutex program is left out: differential.h violates.)
+        const bool mutexFails = violates(mutexProgram, m);
+        DiffOutcome dm = mutexFails ? DiffOutcome{} : preemptionDifferential(mutexProgram, m, 2);
+        checks += mutexFails ? 1 : 2;
+        preemptionChecks += mutexFails ? 1 : 2;
         if (!d.agree) {
           ++mismatches;
           if (firstMismatch.empty())
             firstMismatch = "seed " + std::to_string(seed) + " random program under preemption bounds (seed " +
                             std::to_string(0x9b00000000ull + seed) + ")\n" + d.why + "\n";
+        }
+        if (!dm.agree) {
+          ++mismatches;
+          if (firstMismatch.empty())
+            firstMismatch = "seed " + std::to_string(seed) + " mutex program under preemption bounds (stress seed " +
+                            std::to_string(0x9b10000000ull + seed) + ")\n" + stressToC(mp) + dm.why + "\n";
         }
       }
     }
@@ -123,7 +135,7 @@ int main(int argc, char** argv) {
   for (int f = 0; f < kStressFamilies; ++f)
     std::printf("%s%s %llu", f ? ", " : "", stressFamilyName(StressFamily(f)), (unsigned long long)perFamily[f]);
   std::printf("; atomic sections %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
-              "section programs, %llu preemption bounds 0..2 vs naive), %llu graph-explorer executions, "
+              "section programs, %llu preemption bounds 0..2 vs naive on random and mutex programs), %llu graph-explorer executions, "
               "%llu with a violation, "
               "%llu without the BFS state space and %llu without the stateful DPOR (over the state cap), "
               "states where both ran: BFS %llu, DPOR %llu; %llu mismatches\n",
