@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Preemption bounding on sizeable clients, in one run: executions and
 # exploration time at bounds 0..3 against the unbounded run under SC/TSO/PSO
-# (Treiber stack, TTAS lock, two-lock queue, lastzero, the samples), with the
+# (Treiber stack, TTAS lock, two-lock queue, the mutex indexer, lastzero, the
+# samples), with the
 # ratios bound/unbounded; then time-to-bug on the buggy samples: the
 # iterative `--preemption-bound 0..3` against the unbounded search (first
 # violation, exploration time of the whole call).
@@ -23,6 +24,7 @@ clients=(
   "treiber(3)|bench/programs/treiber.c|sc tso pso||-DN=3"
   "ttas(5)|bench/programs/ttas.c|sc tso pso||-DN=5"
   "2lockq(4+3)|bench/programs/twolock_queue.c|sc tso pso||-DE=4 -DD=3"
+  "idx_mutex(3)|bench/programs/indexer_mutex.c|sc tso||-DN=3"
   "dekker|samples/dekker_fixed.c|sc tso pso||"
   "peterson|samples/peterson_fixed.c|sc tso pso||"
   "bakery|samples/bakery_fixed.c|sc tso pso||"
@@ -39,7 +41,7 @@ if [ "$quick" = 0 ]; then
   )
 fi
 
-run() {  # binary model bound args defines -> "status executions ms"
+run() {  # binary model bound args defines -> "status executions ms preemption_bound blocked"
   local b=$1 model=$2 bound=$3 args=$4 defs=$5 file=$6
   local pb=()
   [ "$bound" != "-" ] && pb=(--preemption-bound "$bound")
@@ -48,24 +50,25 @@ run() {  # binary model bound args defines -> "status executions ms"
     python3 -c 'import json,sys
 rs=json.load(sys.stdin)["results"]
 pb=rs[0].get("preemption_bound")
-print(rs[0]["status"], sum(r["executions"] for r in rs), "%.1f" % sum(r["elapsed_ms"] for r in rs), "-" if pb is None else pb)' 2>/dev/null ||
-    echo "? 0 0 -"
+print(rs[0]["status"], sum(r["executions"] for r in rs), "%.1f" % sum(r["elapsed_ms"] for r in rs), "-" if pb is None else pb,
+      sum(r.get("blocked", 0) for r in rs))' 2>/dev/null ||
+    echo "? 0 0 - 0"
 }
 
-printf '%-13s %-4s %-9s %10s %10s %8s %8s %s\n' program model bound executions time_ms exec% time% "${old:+old_ms new/old}"
+printf '%-13s %-4s %-9s %10s %9s %10s %8s %8s %s\n' program model bound executions blocked time_ms exec% time% "${old:+old_ms new/old}"
 for c in "${clients[@]}"; do
   IFS='|' read -r label file models args defs <<<"$c"
   for model in $models; do
-    read -r _ fe fms _ < <(run "$bin" "$model" - "$args" "$defs" "$file")
+    read -r _ fe fms _ fb < <(run "$bin" "$model" - "$args" "$defs" "$file")
     for bound in 0 1 2 3 -; do
-      if [ "$bound" = "-" ]; then st=unbounded; e=$fe; ms=$fms; else read -r st e ms _ < <(run "$bin" "$model" "$bound" "$args" "$defs" "$file"); fi
+      if [ "$bound" = "-" ]; then st=unbounded; e=$fe; ms=$fms; bl=$fb; else read -r st e ms _ bl < <(run "$bin" "$model" "$bound" "$args" "$defs" "$file"); fi
       extra=""
       if [ -n "$old" ] && [ "$bound" != "-" ]; then
         read -r _ _ oms _ < <(run "$old" "$model" "$bound" "$args" "$defs" "$file")
         extra=$(python3 -c "print('%10s %7.1f%%' % ('$oms', 100*$ms/max($oms,1e-9)))")
       fi
-      printf '%-13s %-4s %-9s %10s %10s %7.1f%% %7.1f%% %s\n' "$label" "$model" "$([ "$bound" = - ] && echo unbounded || echo "$bound")" \
-        "$e" "$ms" "$(python3 -c "print(100*$e/max($fe,1))")" "$(python3 -c "print(100*$ms/max($fms,1e-9))")" "$extra"
+      printf '%-13s %-4s %-9s %10s %9s %10s %7.1f%% %7.1f%% %s\n' "$label" "$model" "$([ "$bound" = - ] && echo unbounded || echo "$bound")" \
+        "$e" "$bl" "$ms" "$(python3 -c "print(100*$e/max($fe,1))")" "$(python3 -c "print(100*$ms/max($fms,1e-9))")" "$extra"
     done
   done
 done
@@ -76,7 +79,7 @@ printf '%-22s %-4s %-10s %5s %10s %-10s %10s %8s\n' sample model "0..3" round "m
 for f in samples/*_buggy.c; do
   case "$f" in *atomic_section*) continue ;; esac  # explicit-state search: no preemption bounds
   for model in sc tso pso; do
-    read -r sb _ mb rb < <(run "$bin" "$model" 0..3 "" "" "$f")
+    read -r sb _ mb rb _ < <(run "$bin" "$model" 0..3 "" "" "$f")
     read -r su _ mu _ < <(run "$bin" "$model" - "" "" "$f")
     printf '%-22s %-4s %-10s %5s %10s %-10s %10s %7.1f%%\n' "$(basename "$f" .c)" "$model" "$sb" "$rb" "$mb" "$su" "$mu" \
       "$(python3 -c "print(100*$mb/max($mu,1e-9))")"

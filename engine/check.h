@@ -132,7 +132,9 @@ struct CheckOptions {
   bool unblockLocks = true;
   // Tests: every incremental consistency answer is compared with a sort
   // from scratch (consistency.h setSelfCheck), and every porf view from the
-  // kept clocks with a walk over the prefix (Graph::porfView).
+  // kept clocks with a walk over the prefix (Graph::porfView), and every
+  // graph the preemption bound prunes is pruned by the lower bound from
+  // scratch too (PreemptionCounter::lowerBound).
   bool checkOrders = false;
   ExploreOrder exploreOrder = ExploreOrder::Forward;  // graph explorer only
 };

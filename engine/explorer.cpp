@@ -286,7 +286,14 @@ bool Explorer::addViolation(Violation v) {
 
 bool Explorer::withinPreemptionSlack(State& s) {
   if (opts_.preemptionBound < 0) return true;
-  if (!preemptions_.exceeds(s.g, s.pb, opts_.preemptionBound + preemptionSlack(s.g))) return true;
+  const int limit = opts_.preemptionBound + preemptionSlack(s.g);
+  if (!preemptions_.exceeds(s.g, s.pb, limit)) return true;
+  // Self-check (tests): the kept bound is never above the one from scratch,
+  // so a graph pruned by it is pruned by that one too.
+  if (opts_.checkOrders && preemptions_.lowerBound(s.g) <= limit) {
+    reportEngineError("self-check: the kept preemption lower bound exceeds the one from scratch", SourceLoc{});
+    return false;
+  }
   ++res_.boundBlocked;
   return false;
 }

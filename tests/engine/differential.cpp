@@ -285,6 +285,7 @@ DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBoun
     o.model = model;
     o.preemptionBound = bound;
     o.stopAtFirstError = false;
+    o.checkOrders = true;  // also: every graph pruned by the kept bound is pruned by the one from scratch
     o.onExecution = [&](const ExecutionInfo& info) {
       if (info.blocked) return;
       twice |= !seen.emplace(info.traceKey, info.preemptionLowerBound).second;

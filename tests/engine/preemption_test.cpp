@@ -32,6 +32,7 @@ Bounded runBounded(const Program& p, Model m, int bound, bool stop = false) {
   o.model = m;
   o.preemptionBound = bound;
   o.stopAtFirstError = stop;
+  o.checkOrders = true;  // self-checks, also of every pruning by the kept preemption bound
   o.onExecution = [&](const ExecutionInfo& info) {
     if (info.blocked) return;
     b.keys.push_back(info.traceKey);
