@@ -127,8 +127,9 @@ struct CheckOptions {
   // mutex (explorer.h `lockWaits`): the same executions, without the ones
   // that end blocked on a mutex that is freed later; off: TruSt's plain
   // treatment (tests and benchmarks compare the two). Also under a
-  // preemption bound (the bookkeeping drops a removed lock with what came
-  // after it: preemption.h `revisited`).
+  // preemption bound: the bookkeeping drops a removed lock with what depends
+  // on it (PreemptionState::revisited), and a thread left with fewer events
+  // than it processed is counted again from scratch (PreemptionCounter::update).
   bool unblockLocks = true;
   // Tests: every incremental consistency answer is compared with a sort
   // from scratch (consistency.h setSelfCheck), and every porf view from the
