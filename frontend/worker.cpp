@@ -81,39 +81,6 @@ struct Pipe {
 
 }  // namespace
 
-namespace detail {
-
-uint64_t addressSpaceBytes() {
-  std::ifstream f("/proc/self/statm");
-  uint64_t size = 0;
-  if (!(f >> size)) return 0;
-  return size * uint64_t(sysconf(_SC_PAGESIZE));
-}
-
-bool readAll(int fd, std::string& out) {
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n == 0) return true;
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    out.append(buf, size_t(n));
-  }
-}
-
-bool writeAll(int fd, const std::string& data) {
-  size_t at = 0;
-  while (at < data.size()) {
-    const ssize_t n = write(fd, data.data() + at, data.size() - at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += size_t(n);
-  }
-  return true;
-}
-
-}  // namespace detail
-
 FrontendResult lowerInWorker(const std::string& path, const std::string* contents,
                              const std::map<std::string, std::string>& others, const FrontendOptions& opts) {
   const FrontendProcess& p = opts.process;

@@ -13,7 +13,6 @@
 // FrontendResult::stopped.
 #pragma once
 
-#include <cstdint>
 #include <map>
 #include <string>
 
@@ -28,14 +27,5 @@ FrontendResult lowerInWorker(const std::string& path, const std::string* content
 
 // The worker's exit code when an allocation failed.
 constexpr int kWorkerOutOfMemory = 3;
-
-namespace detail {  // shared by the two ends
-// Address space the worker needs besides the memory ceiling: the shared
-// libraries, the frontend thread's 512 MiB stack reservation, malloc arenas.
-constexpr uint64_t kWorkerAddressSlack = uint64_t(1) << 30;
-uint64_t addressSpaceBytes();  // of this process
-bool readAll(int fd, std::string& out);  // until end of file
-bool writeAll(int fd, const std::string& data);
-}  // namespace detail
 
 }  // namespace tsocheck::frontend

@@ -3,8 +3,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <new>
+#include <string>
 
 #include <llvm/Support/ErrorHandling.h>
 
@@ -13,10 +17,46 @@
 #include "frontend/worker.h"
 
 namespace tsocheck::frontend {
+namespace {
+
+// Address space the worker needs besides the memory ceiling: the shared
+// libraries, the frontend thread's 512 MiB stack reservation, malloc arenas.
+constexpr uint64_t kWorkerAddressSlack = uint64_t(1) << 30;
+
+uint64_t addressSpaceBytes() {
+  std::ifstream f("/proc/self/statm");
+  uint64_t size = 0;
+  if (!(f >> size)) return 0;
+  return size * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+bool readAll(int fd, std::string& out) {
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n == 0) return true;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    out.append(buf, size_t(n));
+  }
+}
+
+bool writeAll(int fd, const std::string& data) {
+  size_t at = 0;
+  while (at < data.size()) {
+    const ssize_t n = write(fd, data.data() + at, data.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += size_t(n);
+  }
+  return true;
+}
+
+}  // namespace
 
 int serveLowering() {
   std::string in;
-  if (!detail::readAll(0, in)) return 2;
+  if (!readAll(0, in)) return 2;
   LoweringRequest q;
   try {
     q = decodeRequest(in);
@@ -31,14 +71,14 @@ int serveLowering() {
   if (q.memoryBytes) {
     // The parent stops the worker when its resident memory passes the
     // ceiling; this limit catches an allocation burst between two polls.
-    const uint64_t cap = detail::addressSpaceBytes() + detail::kWorkerAddressSlack + 2 * q.memoryBytes;
+    const uint64_t cap = addressSpaceBytes() + kWorkerAddressSlack + 2 * q.memoryBytes;
     rlimit rl{cap, cap};
     setrlimit(RLIMIT_AS, &rl);
   }
   FrontendOptions o = q.options;
   o.process = FrontendProcess();
   const FrontendResult r = lowerInProcess(q.path, q.hasContents ? &q.contents : nullptr, q.others, o);
-  return detail::writeAll(1, encodeResult(r)) ? 0 : 2;
+  return writeAll(1, encodeResult(r)) ? 0 : 2;
 }
 
 }  // namespace tsocheck::frontend
