@@ -22,7 +22,10 @@
 // O(events) that ends the search when no location is written and accessed by
 // two threads with an access plain (mayRace): a harness's own plain locals
 // (the pthread_t array) make a program "have plain accesses" without any race
-// being possible.
+// being possible. That pass also ends it when every conflicting pair of such
+// a location's accesses is ordered by a spawn or a join alone (arguments
+// written before the spawn and read by the child, results read after the
+// join).
 #pragma once
 
 #include <cstdint>
@@ -48,6 +51,12 @@ class RaceDetector {
   // with a race gets at least one.
   void find(const Graph& g, std::vector<Race>& out);
   bool isPlain(const Event& e) const;
+  // How find() ended its calls: no location two threads access with a plain
+  // access and a write; every such pair ordered by a spawn or join; searched.
+  struct Counts {
+    uint64_t noCandidate = 0, spawnJoinOrdered = 0, searched = 0;
+  };
+  const Counts& counts() const { return counts_; }
   // An atomic read that acquires / an atomic write that releases (ir.h kRelaxedAccess).
   bool acquires(const Event& e) const;
   bool releases(const Event& e) const;
@@ -58,6 +67,7 @@ class RaceDetector {
   // with an access plain: then g has no race.
   bool mayRace(const Graph& g);
   const Program& prog_;
+  Counts counts_;
   // Scratch, reused across calls.
   std::vector<uint32_t> clockStart_;  // per thread: offset of its first event's clock
   std::vector<uint32_t> clocks_;      // per event: one entry per thread
@@ -65,7 +75,16 @@ class RaceDetector {
   std::vector<uint32_t> next_;        // per thread: events done
   std::vector<int32_t> last_;         // per location and thread: 4 latest accesses (index or -1)
   std::vector<uint32_t> accessors_;   // per location: the thread accessing it, or none / many (mayRace)
-  std::vector<uint8_t> kinds_;        // per location: a plain access, a write seen (mayRace)
+  std::vector<uint8_t> kinds_;        // per location: a plain access, a write seen, a candidate (mayRace)
+  struct Access {
+    uint32_t loc;     // location index (a join: the joined thread)
+    uint32_t thread;
+    uint32_t index;
+    uint8_t kind;     // plain / writes (mayRace)
+  };
+  std::vector<Access> accesses_;  // every access of the graph (mayRace)
+  std::vector<Access> joins_;     // every join: joined thread, joining thread, index
+  std::vector<uint32_t> headOf_, nextOf_;  // per candidate location its accesses, as a list
 };
 
 }  // namespace tsocheck

@@ -229,17 +229,58 @@ std::set<Addr> racyLocationsByClosure(const Graph& g, const RaceDetector& d) {
 
 TEST_CASE("races: the detector agrees with an all-pairs closure on random programs' graphs", "[races][property]") {
   uint64_t graphs = 0, racy = 0;
-  for (uint64_t seed = 1; seed <= 150; ++seed) {
+  RaceDetector::Counts ends;
+  for (uint64_t seed = 1; seed <= 250; ++seed) {
     Program p = randomProgram(seed * 7919);
     std::mt19937_64 rng(seed);
-    // Accesses plain (most), relaxed or acquire/release at random.
+    // Accesses plain (most), relaxed or acquire/release at random; from seed
+    // 151 on, fewer plain ones in the threads.
+    const uint64_t plainPicks = seed <= 150 ? 3 : 1;
     for (Function& f : p.functions)
       for (Instr& in : f.code) {
         const uint64_t pick = rng() % 6;
-        if ((in.op == Op::Load || in.op == Op::Store) && pick < 3) in.sub |= kPlainAccess;
+        if ((in.op == Op::Load || in.op == Op::Store) && pick < plainPicks) in.sub |= kPlainAccess;
         else if ((in.op == Op::Load || in.op == Op::Store) && pick == 3) in.sub |= kRelaxedAccess;
         else if (in.op == Op::Rmw) in.imm = int64_t(pick % 4);  // kRmwNoAcquire / kRmwNoRelease / both / neither
       }
+    if (seed > 150) {
+      // A new main: the old one's threads, spawned and joined in a random
+      // order, with plain accesses to the shared globals before the spawns,
+      // between them, between the joins and after them (what a spawn or a
+      // join alone may order, or not), each at random.
+      std::vector<uint32_t> threadFuncs;
+      for (const Instr& in : p.functions[p.entry].code)
+        if (in.op == Op::Spawn) threadFuncs.push_back(uint32_t(in.imm));
+      Function h;
+      h.name = "harness";
+      h.loc.file = 1;
+      p.functions.push_back(h);
+      FunctionBuilder fb(&p, uint32_t(p.functions.size() - 1), 0);
+      std::vector<uint32_t> shared;
+      for (uint32_t gi = 0; gi < p.globals.size(); ++gi)
+        if (p.globals[gi].size == 4) shared.push_back(gi);
+      auto accesses = [&](uint64_t oneIn) {
+        for (uint32_t gi : shared)
+          if (rng() % oneIn == 0) {
+            if (rng() % 2) fb.storeGlobal(gi, 7);
+            else fb.loadGlobal(gi);
+            fb.markPlain();
+          }
+      };
+      std::vector<Reg> ids;
+      accesses(2);
+      for (uint32_t f : threadFuncs) {
+        ids.push_back(fb.spawn(f));
+        accesses(6);
+      }
+      std::shuffle(ids.begin(), ids.end(), rng);
+      for (Reg id : ids) {
+        fb.joinDiscard(id);
+        accesses(4);
+      }
+      fb.ret();
+      p.entry = fb.index();
+    }
     RaceDetector d(p);
     for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
       CheckOptions o;
@@ -265,10 +306,21 @@ TEST_CASE("races: the detector agrees with an all-pairs closure on random progra
       };
       check(p, o);
     }
+    ends.noCandidate += d.counts().noCandidate;
+    ends.spawnJoinOrdered += d.counts().spawnJoinOrdered;
+    ends.searched += d.counts().searched;
   }
   CHECK(graphs > 1000);
   CHECK(racy > 100);
   CHECK(racy < graphs);
+  // Each way find() can end was taken, the early ones without a race found.
+  INFO("no candidate " << ends.noCandidate << ", ordered by spawn/join " << ends.spawnJoinOrdered << ", searched "
+                       << ends.searched);
+  CHECK(ends.noCandidate > 0);
+  CHECK(ends.spawnJoinOrdered > 0);
+  CHECK(ends.searched > 0);
+  WARN("no candidate " << ends.noCandidate << ", ordered by spawn/join " << ends.spawnJoinOrdered << ", searched "
+                       << ends.searched);
 }
 
 TEST_CASE("races: a race's trace ends with the later of its two accesses", "[races]") {
