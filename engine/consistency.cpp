@@ -193,16 +193,9 @@ bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order
   const uint32_t nEvents = base_[nThreads];
   const uint32_t nGates = uint32_t(gateThread_.size());
   const uint32_t nNodes = nEvents + nGates;
+  adjacency(nNodes, false, adjStart_, adj_, kNone);
   indeg_.assign(nNodes, 0);
-  adjStart_.assign(nNodes + 1, 0);
-  for (auto& [a, b] : edges_) {
-    ++indeg_[b];
-    ++adjStart_[a + 1];
-  }
-  for (uint32_t i = 0; i < nNodes; ++i) adjStart_[i + 1] += adjStart_[i];
-  adj_.resize(edges_.size());
-  fill_.assign(adjStart_.begin(), adjStart_.end() - 1);
-  for (auto& [a, b] : edges_) adj_[fill_[a]++] = b;
+  for (auto& [a, b] : edges_) ++indeg_[b];
   auto& flushed = flushed_;
   flushed.assign(nThreads, 0);
   // Gates whose predecessors are placed but whose count is not reached yet.
@@ -305,6 +298,21 @@ bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order
   return placed == nNodes;
 }
 
+void ConsistencyChecker::adjacency(uint32_t nNodes, bool backward, std::vector<uint32_t>& start,
+                                   std::vector<uint32_t>& adj, uint32_t without) {
+  start.assign(nNodes + 1, 0);
+  for (auto& [a, b] : edges_)
+    if (a != without && b != without) ++start[(backward ? b : a) + 1];
+  for (uint32_t i = 0; i < nNodes; ++i) start[i + 1] += start[i];
+  adj.resize(start[nNodes]);
+  fill_.assign(start.begin(), start.end() - 1);
+  for (auto& [a, b] : edges_) {
+    if (a == without || b == without) continue;
+    if (backward) adj[fill_[b]++] = a;
+    else adj[fill_[a]++] = b;
+  }
+}
+
 bool ConsistencyChecker::acyclic(uint32_t nNodes) {
   auto& deg = degCopy_;
   deg = indeg_;
@@ -361,10 +369,139 @@ bool ConsistencyChecker::consistentWith(Graph& g, EventId added) {
 }
 
 bool ConsistencyChecker::fromScratch(Graph& g, EventId added) {
+  if (!buildEdges(g, kInit, kInit)) return answer(g, false, "a graph its edges") == 1;
+  if (const int mended = mend(g, added); mended >= 0) {
+    ++counts_.mended;
+    if (selfCheck_ && mended == 1 && added.isInit() && !keysHold(g))
+      throw std::logic_error("incremental consistency: the mended keys break a constraint");
+    return answer(g, mended == 1, "a graph its mended order") == 1;
+  }
   ++counts_.fromScratch;
-  const bool ok = buildEdges(g, kInit, kInit) && sortNodes(g, nullptr, incremental());
+  const bool ok = sortNodes(g, nullptr, incremental());
   if (ok && incremental()) rekey(g, added);
   return ok;
+}
+
+int ConsistencyChecker::mend(Graph& g, EventId added) {
+  // The nodes without a key (a new access; a backward revisit's write and
+  // read) are fitted in one at a time, each with the later ones left out.
+  if (!incremental() || !gateThread_.empty()) return -1;
+  const uint32_t nNodes = base_[g.threads.size()];
+  nodeKey_.resize(nNodes);
+  unplaced_.clear();
+  for (uint32_t t = 0; t < g.threads.size(); ++t) {
+    const auto& evs = g.threads[t].events;
+    for (uint32_t i = 0; i < evs.size(); ++i)
+      if ((nodeKey_[base_[t] + i] = evs[i].orderKey) == 0) unplaced_.push_back(base_[t] + i);
+  }
+  if (unplaced_.size() > 2 || (!added.isInit() && (unplaced_.size() != 1 || unplaced_[0] != node(added)))) return -1;
+  if (unplaced_.size() == 2)
+    for (auto& [x, y] : edges_)
+      if (x == unplaced_[1] && y == unplaced_[0]) {
+        std::swap(unplaced_[0], unplaced_[1]);
+        break;
+      }
+  forward_.clear();
+  backward_.clear();
+  if (unplaced_.empty()) return keysFit(g, kNone) ? 1 : -1;
+  for (size_t k = 0; k < unplaced_.size(); ++k) {
+    const uint32_t a = unplaced_[k], later = k + 1 < unplaced_.size() ? unplaced_[k + 1] : kNone;
+    adjacency(nNodes, false, adjStart_, adj_, later);
+    if (const int r = mendOne(g, a, later); r != 1) return r;
+    if (added.isInit()) setKey(g, eventOf(a), nodeKey_[a]);
+  }
+  if (added.isInit()) g.unplaced = 0;
+  return 1;
+}
+
+int ConsistencyChecker::mendOne(Graph& g, uint32_t a, uint32_t later) {
+  // Pearce and Kelly's dynamic topological order, for one new node a: with
+  // lb the largest key of a's predecessors and ub the smallest of its
+  // successors (lb >= ub: no room), F = what a's successors reach forward
+  // through keys <= lb, B = what reaches a's predecessors backward through
+  // keys >= ub. A path from a successor to a predecessor stays in that range,
+  // so a predecessor in F is a cycle; otherwise B's nodes take the smallest of
+  // F ∪ B's keys and F's the largest (each keeping its order), which leaves
+  // every edge ordered and room for a between them. The keys are checked
+  // against every edge before they are written (else: the sort decides).
+  uint64_t lb = 0, ub = kNever;
+  preds_.clear();
+  for (auto& [x, y] : edges_)
+    if (y == a && x != later) {
+      if (x == a || nodeKey_[x] == 0) return -1;
+      lb = std::max(lb, nodeKey_[x]);
+      preds_.push_back(x);
+    }
+  for (uint32_t i = adjStart_[a]; i < adjStart_[a + 1]; ++i) ub = std::min(ub, nodeKey_[adj_[i]]);
+  forward_.clear();
+  backward_.clear();
+  if (lb < ub) {  // room already (the slot's own scan gave up)
+    if (ub == kNever) nodeKey_[a] = std::max(lb, g.maxOrderKey) + kKeyGap;
+    else if (ub - lb < 2) return -1;
+    else nodeKey_[a] = lb + (ub - lb) / 2;
+    return keysFit(g, later) ? 1 : -1;
+  }
+  // Mark 1: in F, 2: in B.
+  region_.assign(nodeKey_.size(), 0);
+  const size_t cap = std::max<size_t>(64, nodeKey_.size() / 4);  // beyond: the sort is as cheap
+  for (uint32_t i = adjStart_[a]; i < adjStart_[a + 1]; ++i)
+    if (const uint32_t s = adj_[i]; nodeKey_[s] <= lb && !region_[s]) {
+      region_[s] = 1;
+      forward_.push_back(s);
+    }
+  for (size_t p = 0; p < forward_.size(); ++p) {
+    if (forward_.size() > cap) return -1;
+    const uint32_t v = forward_[p];
+    for (uint32_t i = adjStart_[v]; i < adjStart_[v + 1]; ++i) {
+      const uint32_t w = adj_[i];
+      if (w == a) return 0;  // a successor reaches a predecessor: a cycle
+      if (nodeKey_[w] <= lb && !region_[w]) {
+        region_[w] = 1;
+        forward_.push_back(w);
+      }
+    }
+  }
+  // (Backward adjacency only now: most mends that get here end in a cycle.)
+  adjacency(uint32_t(nodeKey_.size()), true, radjStart_, radj_, later);
+  for (const uint32_t p : preds_)
+    if (nodeKey_[p] >= ub && region_[p] != 2) {
+      if (region_[p] == 1) return 0;
+      region_[p] = 2;
+      backward_.push_back(p);
+    }
+  for (size_t p = 0; p < backward_.size(); ++p) {
+    if (forward_.size() + backward_.size() > cap) return -1;
+    const uint32_t v = backward_[p];
+    for (uint32_t i = radjStart_[v]; i < radjStart_[v + 1]; ++i) {
+      const uint32_t w = radj_[i];
+      if (nodeKey_[w] >= ub && region_[w] != 2) {
+        if (region_[w] == 1) return 0;
+        region_[w] = 2;
+        backward_.push_back(w);
+      }
+    }
+  }
+  auto byKey = [&](uint32_t x, uint32_t y) { return nodeKey_[x] < nodeKey_[y]; };
+  std::sort(forward_.begin(), forward_.end(), byKey);
+  std::sort(backward_.begin(), backward_.end(), byKey);
+  pool_.clear();
+  for (uint32_t v : backward_) pool_.push_back(nodeKey_[v]);
+  for (uint32_t v : forward_) pool_.push_back(nodeKey_[v]);
+  std::sort(pool_.begin(), pool_.end());
+  const size_t nb = backward_.size();
+  if (pool_[nb] - pool_[nb - 1] < 2) return -1;
+  for (size_t i = 0; i < nb; ++i) nodeKey_[backward_[i]] = pool_[i];
+  for (size_t i = 0; i < forward_.size(); ++i) nodeKey_[forward_[i]] = pool_[nb + i];
+  nodeKey_[a] = pool_[nb - 1] + (pool_[nb] - pool_[nb - 1]) / 2;
+  return keysFit(g, later) ? 1 : -1;
+}
+
+bool ConsistencyChecker::keysFit(Graph& g, uint32_t later) {
+  for (auto& [x, y] : edges_)
+    if (x != later && y != later && nodeKey_[x] >= nodeKey_[y]) return false;
+  for (uint32_t v : backward_) setKey(g, eventOf(v), nodeKey_[v]);
+  for (uint32_t v : forward_) setKey(g, eventOf(v), nodeKey_[v]);
+  return true;
 }
 
 void ConsistencyChecker::place(Graph& g, EventId added) {

@@ -35,12 +35,16 @@
 // of that write) and those that must come after it (the co-successor of what
 // it reads or of itself). Most events have nothing after them and go at the
 // end in constant time. When e does not fit the kept order (another order
-// might still allow it) or anything is unusual, the checker sorts from
-// scratch and, when the graph is allowed, rewrites every key from the order
-// found. Only unbounded buffers (and SC) use keys: a bound's gates count
-// flushes, which a pair of keys cannot express.
+// might still allow it) or anything is unusual, the checker builds the
+// constraint edges and mends the kept order: only the nodes between e's
+// successors and its predecessors move (mend); a cycle there rules the
+// graph out. When that fails too it sorts from scratch and, when the graph
+// is allowed, rewrites every key from the order found. Only unbounded
+// buffers (and SC) use keys: a bound's gates count flushes, which a pair of
+// keys cannot express.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -73,7 +77,9 @@ class ConsistencyChecker {
   bool consistentWith(Graph& g, EventId added);
   // Its two halves: the answer of the kept order (1 allowed, 0 ruled out, -1
   // none: `added` finds no place in it, another order may still allow g), and
-  // the sort from scratch.
+  // the check without a place: the kept order mended around `added` (with
+  // kInit: around every unkeyed event, which get keys), else a sort from
+  // scratch (counted in Counts::mended / fromScratch).
   int byKeptOrder(const Graph& g, EventId added);
   bool fromScratch(Graph& g, EventId added);
   // False: a caller that ruled g out by an argument of its own (self-checks:
@@ -97,7 +103,7 @@ class ConsistencyChecker {
   // Benchmarks: off, every check sorts from scratch.
   void setIncremental(bool on) { incrementalOn_ = on; }
   struct Counts {
-    uint64_t atEnd = 0, between = 0, fromScratch = 0;
+    uint64_t atEnd = 0, between = 0, mended = 0, fromScratch = 0;
   };
   const Counts& counts() const { return counts_; }
   // Whether every event has a key and the keys order every constraint.
@@ -122,6 +128,26 @@ class ConsistencyChecker {
   // sorted for keys are ruled out (a candidate the kept order has no room
   // for): this says so at a fraction of the ordered sort's cost.
   bool acyclic(uint32_t nNodes);
+  // edges_ as adjacency lists (start, adj) by source node, or by target,
+  // leaving out the edges of node `without` (kNone: none).
+  void adjacency(uint32_t nNodes, bool backward, std::vector<uint32_t>& start, std::vector<uint32_t>& adj,
+                 uint32_t without);
+  // fromScratch's first try, on buildEdges' edges: the kept order mended
+  // around the events without a key (`added`, or with kInit a backward
+  // revisit's write and read, which get keys) by moving only the nodes in
+  // the way. 1: allowed (those keys rewritten; `added` left unplaced with
+  // room for it), 0: ruled out (a cycle), -1: neither (the sort decides).
+  int mend(Graph& g, EventId added);
+  // One node a, with the edges of node `later` (not placed yet) left out
+  // (adjStart_/adj_ built so); a's key in nodeKey_.
+  int mendOne(Graph& g, uint32_t a, uint32_t later);
+  // Whether nodeKey_ orders every edge but later's; if so, the moved nodes'
+  // keys are written.
+  bool keysFit(Graph& g, uint32_t later);
+  EventId eventOf(uint32_t v) const {
+    const uint32_t t = uint32_t(std::upper_bound(base_.begin(), base_.end(), v) - base_.begin()) - 1;
+    return EventId{t, v - base_[t]};
+  }
   // stampKeys_ for the ordered sort (byStamp).
   void fillStampKeys(const Graph& g, uint32_t nNodes);
   // The key `added` can take in g's kept order; 0: no place found (an order
@@ -164,6 +190,9 @@ class ConsistencyChecker {
   std::vector<std::vector<uint32_t>> waiting_;
   std::vector<uint32_t> degCopy_;
   std::vector<uint64_t> stampKeys_;
+  std::vector<uint32_t> radjStart_, radj_, forward_, backward_, unplaced_, preds_;  // mend
+  std::vector<uint64_t> nodeKey_, pool_;
+  std::vector<uint8_t> region_;
   using HeapItem = std::pair<uint64_t, uint32_t>;
   std::vector<HeapItem> heap_;
 };
