@@ -18,6 +18,21 @@ constexpr uint32_t kScanLimit = 256;
 // slot(): the graph breaks a rule no order can mend.
 constexpr uint64_t kNever = ~uint64_t(0);
 
+// Edges (from, to) over nodes 0..n-1 as adjacency lists (start, adj) by
+// source node, or by target (backward); fill: scratch.
+void adjacencyLists(const std::vector<std::pair<uint32_t, uint32_t>>& edges, uint32_t n, bool backward,
+                    std::vector<uint32_t>& start, std::vector<uint32_t>& adj, std::vector<uint32_t>& fill) {
+  start.assign(n + 1, 0);
+  for (auto& [a, b] : edges) ++start[(backward ? b : a) + 1];
+  for (uint32_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  adj.resize(edges.size());
+  fill.assign(start.begin(), start.end() - 1);
+  for (auto& [a, b] : edges) {
+    if (backward) adj[fill[b]++] = a;
+    else adj[fill[a]++] = b;
+  }
+}
+
 template <class LocNode>
 uint32_t* findLocNode(std::vector<LocNode>& v, Addr a) {
   for (LocNode& x : v)
@@ -193,7 +208,7 @@ bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order
   const uint32_t nEvents = base_[nThreads];
   const uint32_t nGates = uint32_t(gateThread_.size());
   const uint32_t nNodes = nEvents + nGates;
-  adjacency(nNodes, false, adjStart_, adj_, kNone);
+  adjacencyLists(edges_, nNodes, false, adjStart_, adj_, fill_);
   indeg_.assign(nNodes, 0);
   for (auto& [a, b] : edges_) ++indeg_[b];
   auto& flushed = flushed_;
@@ -298,21 +313,6 @@ bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order
   return placed == nNodes;
 }
 
-void ConsistencyChecker::adjacency(uint32_t nNodes, bool backward, std::vector<uint32_t>& start,
-                                   std::vector<uint32_t>& adj, uint32_t without) {
-  start.assign(nNodes + 1, 0);
-  for (auto& [a, b] : edges_)
-    if (a != without && b != without) ++start[(backward ? b : a) + 1];
-  for (uint32_t i = 0; i < nNodes; ++i) start[i + 1] += start[i];
-  adj.resize(start[nNodes]);
-  fill_.assign(start.begin(), start.end() - 1);
-  for (auto& [a, b] : edges_) {
-    if (a == without || b == without) continue;
-    if (backward) adj[fill_[b]++] = a;
-    else adj[fill_[a]++] = b;
-  }
-}
-
 bool ConsistencyChecker::acyclic(uint32_t nNodes) {
   auto& deg = degCopy_;
   deg = indeg_;
@@ -406,7 +406,6 @@ int ConsistencyChecker::mend(Graph& g, EventId added) {
   if (unplaced_.empty()) return keysFit(g, kNone) ? 1 : -1;
   for (size_t k = 0; k < unplaced_.size(); ++k) {
     const uint32_t a = unplaced_[k], later = k + 1 < unplaced_.size() ? unplaced_[k + 1] : kNone;
-    adjacency(nNodes, false, adjStart_, adj_, later);
     if (const int r = mendOne(g, a, later); r != 1) return r;
     if (added.isInit()) setKey(g, eventOf(a), nodeKey_[a]);
   }
@@ -419,20 +418,27 @@ int ConsistencyChecker::mendOne(Graph& g, uint32_t a, uint32_t later) {
   // lb the largest key of a's predecessors and ub the smallest of its
   // successors (lb >= ub: no room), F = what a's successors reach forward
   // through keys <= lb, B = what reaches a's predecessors backward through
-  // keys >= ub. A path from a successor to a predecessor stays in that range,
+  // keys >= ub. A path from a successor to a predecessor stays in [ub, lb],
   // so a predecessor in F is a cycle; otherwise B's nodes take the smallest of
   // F ∪ B's keys and F's the largest (each keeping its order), which leaves
-  // every edge ordered and room for a between them. The keys are checked
-  // against every edge before they are written (else: the sort decides).
+  // every edge ordered and room for a between them. Both searches stay in
+  // the region [ub, lb] (adjacency lists of its edges only). The keys are
+  // checked against every edge before they are written (else: the sort
+  // decides).
   uint64_t lb = 0, ub = kNever;
   preds_.clear();
-  for (auto& [x, y] : edges_)
-    if (y == a && x != later) {
+  succs_.clear();
+  for (auto& [x, y] : edges_) {
+    if (x == later || y == later) continue;
+    if (y == a) {
       if (x == a || nodeKey_[x] == 0) return -1;
       lb = std::max(lb, nodeKey_[x]);
       preds_.push_back(x);
+    } else if (x == a) {
+      ub = std::min(ub, nodeKey_[y]);
+      succs_.push_back(y);
     }
-  for (uint32_t i = adjStart_[a]; i < adjStart_[a + 1]; ++i) ub = std::min(ub, nodeKey_[adj_[i]]);
+  }
   forward_.clear();
   backward_.clear();
   if (lb < ub) {  // room already (the slot's own scan gave up)
@@ -441,46 +447,49 @@ int ConsistencyChecker::mendOne(Graph& g, uint32_t a, uint32_t later) {
     else nodeKey_[a] = lb + (ub - lb) / 2;
     return keysFit(g, later) ? 1 : -1;
   }
-  // Mark 1: in F, 2: in B.
-  region_.assign(nodeKey_.size(), 0);
-  const size_t cap = std::max<size_t>(64, nodeKey_.size() / 4);  // beyond: the sort is as cheap
-  for (uint32_t i = adjStart_[a]; i < adjStart_[a + 1]; ++i)
-    if (const uint32_t s = adj_[i]; nodeKey_[s] <= lb && !region_[s]) {
-      region_[s] = 1;
-      forward_.push_back(s);
+  // The region's nodes get local ids; its edges, adjacency lists both ways.
+  const uint32_t nNodes = uint32_t(nodeKey_.size());
+  const size_t cap = std::max<size_t>(64, nNodes / 4);  // beyond: the sort is as cheap
+  localId_.assign(nNodes, kNone);
+  regionNodes_.clear();
+  for (uint32_t v = 0; v < nNodes; ++v)
+    if (nodeKey_[v] >= ub && nodeKey_[v] <= lb) {
+      if (regionNodes_.size() == cap) return -1;
+      localId_[v] = uint32_t(regionNodes_.size());
+      regionNodes_.push_back(v);
     }
-  for (size_t p = 0; p < forward_.size(); ++p) {
-    if (forward_.size() > cap) return -1;
-    const uint32_t v = forward_[p];
-    for (uint32_t i = adjStart_[v]; i < adjStart_[v + 1]; ++i) {
-      const uint32_t w = adj_[i];
-      if (w == a) return 0;  // a successor reaches a predecessor: a cycle
-      if (nodeKey_[w] <= lb && !region_[w]) {
-        region_[w] = 1;
-        forward_.push_back(w);
+  const uint32_t m = uint32_t(regionNodes_.size());
+  regionEdges_.clear();
+  for (auto& [x, y] : edges_)
+    if (localId_[x] != kNone && localId_[y] != kNone) regionEdges_.emplace_back(localId_[x], localId_[y]);
+  adjacencyLists(regionEdges_, m, false, adjStart_, adj_, fill_);
+  adjacencyLists(regionEdges_, m, true, radjStart_, radj_, fill_);
+  // Mark 1: in F, 2: in B, 4: a predecessor of a (local ids).
+  region_.assign(m, 0);
+  for (uint32_t p : preds_)
+    if (localId_[p] != kNone) region_[localId_[p]] |= 4;
+  auto search = [&](const std::vector<uint32_t>& from, const std::vector<uint32_t>& start,
+                    const std::vector<uint32_t>& adj, uint8_t mark, uint8_t stop, std::vector<uint32_t>& out) {
+    for (uint32_t v : from)
+      if (const uint32_t l = localId_[v]; l != kNone && !(region_[l] & mark)) {
+        if (region_[l] & stop) return false;
+        region_[l] |= mark;
+        out.push_back(l);
       }
-    }
-  }
-  // (Backward adjacency only now: most mends that get here end in a cycle.)
-  adjacency(uint32_t(nodeKey_.size()), true, radjStart_, radj_, later);
-  for (const uint32_t p : preds_)
-    if (nodeKey_[p] >= ub && region_[p] != 2) {
-      if (region_[p] == 1) return 0;
-      region_[p] = 2;
-      backward_.push_back(p);
-    }
-  for (size_t p = 0; p < backward_.size(); ++p) {
-    if (forward_.size() + backward_.size() > cap) return -1;
-    const uint32_t v = backward_[p];
-    for (uint32_t i = radjStart_[v]; i < radjStart_[v + 1]; ++i) {
-      const uint32_t w = radj_[i];
-      if (nodeKey_[w] >= ub && region_[w] != 2) {
-        if (region_[w] == 1) return 0;
-        region_[w] = 2;
-        backward_.push_back(w);
-      }
-    }
-  }
+    for (size_t p = 0; p < out.size(); ++p)
+      for (uint32_t i = start[out[p]]; i < start[out[p] + 1]; ++i)
+        if (const uint32_t w = adj[i]; !(region_[w] & mark)) {
+          if (region_[w] & stop) return false;
+          region_[w] |= mark;
+          out.push_back(w);
+        }
+    return true;
+  };
+  // F reaching a predecessor, or B reaching F: a cycle through a.
+  if (!search(succs_, adjStart_, adj_, 1, 4, forward_)) return 0;
+  if (!search(preds_, radjStart_, radj_, 2, 1, backward_)) return 0;
+  for (uint32_t& l : forward_) l = regionNodes_[l];
+  for (uint32_t& l : backward_) l = regionNodes_[l];
   auto byKey = [&](uint32_t x, uint32_t y) { return nodeKey_[x] < nodeKey_[y]; };
   std::sort(forward_.begin(), forward_.end(), byKey);
   std::sort(backward_.begin(), backward_.end(), byKey);
@@ -489,7 +498,7 @@ int ConsistencyChecker::mendOne(Graph& g, uint32_t a, uint32_t later) {
   for (uint32_t v : forward_) pool_.push_back(nodeKey_[v]);
   std::sort(pool_.begin(), pool_.end());
   const size_t nb = backward_.size();
-  if (pool_[nb] - pool_[nb - 1] < 2) return -1;
+  if (nb == 0 || nb == pool_.size() || pool_[nb] - pool_[nb - 1] < 2) return -1;
   for (size_t i = 0; i < nb; ++i) nodeKey_[backward_[i]] = pool_[i];
   for (size_t i = 0; i < forward_.size(); ++i) nodeKey_[forward_[i]] = pool_[nb + i];
   nodeKey_[a] = pool_[nb - 1] + (pool_[nb] - pool_[nb - 1]) / 2;

@@ -128,18 +128,14 @@ class ConsistencyChecker {
   // sorted for keys are ruled out (a candidate the kept order has no room
   // for): this says so at a fraction of the ordered sort's cost.
   bool acyclic(uint32_t nNodes);
-  // edges_ as adjacency lists (start, adj) by source node, or by target,
-  // leaving out the edges of node `without` (kNone: none).
-  void adjacency(uint32_t nNodes, bool backward, std::vector<uint32_t>& start, std::vector<uint32_t>& adj,
-                 uint32_t without);
   // fromScratch's first try, on buildEdges' edges: the kept order mended
   // around the events without a key (`added`, or with kInit a backward
   // revisit's write and read, which get keys) by moving only the nodes in
   // the way. 1: allowed (those keys rewritten; `added` left unplaced with
   // room for it), 0: ruled out (a cycle), -1: neither (the sort decides).
   int mend(Graph& g, EventId added);
-  // One node a, with the edges of node `later` (not placed yet) left out
-  // (adjStart_/adj_ built so); a's key in nodeKey_.
+  // One node a, with the edges of node `later` (not placed yet) left out;
+  // a's key in nodeKey_.
   int mendOne(Graph& g, uint32_t a, uint32_t later);
   // Whether nodeKey_ orders every edge but later's; if so, the moved nodes'
   // keys are written.
@@ -190,7 +186,8 @@ class ConsistencyChecker {
   std::vector<std::vector<uint32_t>> waiting_;
   std::vector<uint32_t> degCopy_;
   std::vector<uint64_t> stampKeys_;
-  std::vector<uint32_t> radjStart_, radj_, forward_, backward_, unplaced_, preds_;  // mend
+  std::vector<uint32_t> radjStart_, radj_, forward_, backward_, unplaced_, preds_, succs_, localId_, regionNodes_;  // mend
+  std::vector<std::pair<uint32_t, uint32_t>> regionEdges_;
   std::vector<uint64_t> nodeKey_, pool_;
   std::vector<uint8_t> region_;
   using HeapItem = std::pair<uint64_t, uint32_t>;
