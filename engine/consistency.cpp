@@ -422,9 +422,11 @@ int ConsistencyChecker::mendOne(Graph& g, uint32_t a, uint32_t later) {
   // so a predecessor in F is a cycle; otherwise B's nodes take the smallest of
   // F ∪ B's keys and F's the largest (each keeping its order), which leaves
   // every edge ordered and room for a between them. Both searches stay in
-  // the region [ub, lb] (adjacency lists of its edges only). The keys are
-  // checked against every edge before they are written (else: the sort
-  // decides).
+  // the region [ub, lb] (adjacency lists of its edges only), so a mend costs
+  // O(edges) at most, less than the sort. The keys are checked against every
+  // edge before they are written, else the sort decides: keys are not unique
+  // (an event fitted into a gap takes its middle whatever unrelated events
+  // sit there), and two nodes moved together may end up with one key.
   uint64_t lb = 0, ub = kNever;
   preds_.clear();
   succs_.clear();
@@ -449,12 +451,10 @@ int ConsistencyChecker::mendOne(Graph& g, uint32_t a, uint32_t later) {
   }
   // The region's nodes get local ids; its edges, adjacency lists both ways.
   const uint32_t nNodes = uint32_t(nodeKey_.size());
-  const size_t cap = std::max<size_t>(64, nNodes / 4);  // beyond: the sort is as cheap
   localId_.assign(nNodes, kNone);
   regionNodes_.clear();
   for (uint32_t v = 0; v < nNodes; ++v)
     if (nodeKey_[v] >= ub && nodeKey_[v] <= lb) {
-      if (regionNodes_.size() == cap) return -1;
       localId_[v] = uint32_t(regionNodes_.size());
       regionNodes_.push_back(v);
     }
