@@ -62,20 +62,50 @@ bool RaceDetector::programHasPlainAccesses() const {
 
 bool RaceDetector::mayRace(const Graph& g) {
   // Per location: the one thread that accessed it (kNone, or kMany once a
-  // second did), and whether an access was plain and one wrote. Every access
-  // and join is recorded for the second look below.
+  // second did), whether an access was plain and one wrote, and its accesses
+  // so far (a list through nextOf_, newest first). A location is a candidate
+  // once two threads access it, one access plain and one a write; then each
+  // conflicting pair of its accesses of different threads must be ordered by
+  // a spawn or a join alone (a harness's arguments written before the spawn
+  // and read by the child, results read after the join), else find() decides:
+  // the first pair that is not ends the pass.
   constexpr uint32_t kNone = ~0u, kMany = ~1u;
   constexpr uint8_t kPlain = 1, kWritten = 2, kCandidate = 4;
   accessors_.assign(g.locs.size(), kNone);
   kinds_.assign(g.locs.size(), 0);
+  headOf_.assign(g.locs.size(), kNone);
   accesses_.clear();
+  nextOf_.clear();
   joins_.clear();
+  for (uint32_t t = 0; t < g.threads.size(); ++t) {
+    const auto& evs = g.threads[t].events;
+    for (uint32_t i = 0; i < evs.size(); ++i)
+      if (evs[i].kind == EvKind::Join) joins_.push_back(Access{evs[i].aux, t, i, 0});
+  }
+  auto joinedBefore = [&](uint32_t t, uint32_t i, uint32_t u) {  // t joined u before its event i
+    for (const Access& j : joins_)
+      if (j.thread == t && j.loc == u && j.index < i) return true;
+    return false;
+  };
+  // False when a and b conflict and no spawn or join alone orders them.
+  auto ordered = [&](const Access& a, const Access& b) {
+    if (a.thread == b.thread || !((a.kind | b.kind) & kWritten) || !((a.kind | b.kind) & kPlain)) return true;
+    const ThreadInfo& ta = g.threads[a.thread];
+    const ThreadInfo& tb = g.threads[b.thread];
+    return (tb.parent == a.thread && a.index < tb.spawnIndex) || (ta.parent == b.thread && b.index < ta.spawnIndex) ||
+           joinedBefore(a.thread, a.index, b.thread) || joinedBefore(b.thread, b.index, a.thread);
+  };
+  constexpr size_t kMaxPairs = 4096;  // beyond this, find() is cheaper than the pairs
+  size_t pairs = 0;
+  auto searchNeeded = [&] {
+    ++counts_.searched;
+    return true;
+  };
   bool candidates = false;
   for (uint32_t t = 0; t < g.threads.size(); ++t) {
     const ThreadInfo& th = g.threads[t];
     for (uint32_t i = 0; i < th.events.size(); ++i) {
       const Event& e = th.events[i];
-      if (e.kind == EvKind::Join) joins_.push_back(Access{e.aux, t, i, 0});
       if (!isAccess(e)) continue;
       const Location* l = g.locOf(e);
       if (!l) continue;
@@ -84,55 +114,30 @@ bool RaceDetector::mayRace(const Graph& g) {
       if (who == kNone) who = t;
       else if (who != t) who = kMany;
       const uint8_t k = uint8_t((isPlain(e) ? kPlain : 0) | (e.writes ? kWritten : 0));
+      const Access x{li, t, i, k};
+      const bool was = kinds_[li] & kCandidate;
       kinds_[li] |= k;
-      accesses_.push_back(Access{li, t, i, k});
       if (who == kMany && (kinds_[li] & (kPlain | kWritten)) == (kPlain | kWritten)) {
         kinds_[li] |= kCandidate;
         candidates = true;
+        // The new access against the older ones; when the location has just
+        // become a candidate, also the older ones among themselves.
+        for (uint32_t y = headOf_[li]; y != kNone; y = nextOf_[y]) {
+          if (++pairs > kMaxPairs || !ordered(x, accesses_[y])) return searchNeeded();
+          if (!was)
+            for (uint32_t z = nextOf_[y]; z != kNone; z = nextOf_[z])
+              if (++pairs > kMaxPairs || !ordered(accesses_[y], accesses_[z])) return searchNeeded();
+        }
       }
+      nextOf_.push_back(headOf_[li]);
+      headOf_[li] = uint32_t(accesses_.size());
+      accesses_.push_back(x);
     }
   }
   if (!candidates) {
     ++counts_.noCandidate;
     return false;
   }
-  // A candidate location still has no race when every conflicting pair of its
-  // accesses is ordered by a spawn or a join alone: a harness's arguments
-  // written before the spawn and read by the child, results read after the
-  // join. (Only a pair that is not proves nothing: find() decides.)
-  auto joinedBefore = [&](uint32_t t, uint32_t i, uint32_t u) {  // t joined u before its event i
-    for (const Access& j : joins_)
-      if (j.thread == t && j.loc == u && j.index < i) return true;
-    return false;
-  };
-  auto ordered = [&](const Access& a, const Access& b) {
-    const ThreadInfo& ta = g.threads[a.thread];
-    const ThreadInfo& tb = g.threads[b.thread];
-    return (tb.parent == a.thread && a.index < tb.spawnIndex) || (ta.parent == b.thread && b.index < ta.spawnIndex) ||
-           joinedBefore(a.thread, a.index, b.thread) || joinedBefore(b.thread, b.index, a.thread);
-  };
-  // The accesses of each candidate location, as a list through nextOf_ in
-  // the order recorded.
-  headOf_.assign(g.locs.size(), kNone);
-  nextOf_.assign(accesses_.size(), kNone);
-  for (uint32_t x = uint32_t(accesses_.size()); x-- > 0;)
-    if (const uint32_t li = accesses_[x].loc; kinds_[li] & kCandidate) {
-      nextOf_[x] = headOf_[li];
-      headOf_[li] = x;
-    }
-  constexpr size_t kMaxPairs = 4096;  // beyond this, find() is cheaper than the pairs
-  size_t pairs = 0;
-  for (uint32_t li = 0; li < g.locs.size(); ++li)
-    for (uint32_t x = headOf_[li]; x != kNone; x = nextOf_[x])
-      for (uint32_t y = nextOf_[x]; y != kNone; y = nextOf_[y]) {
-        const Access& a = accesses_[x];
-        const Access& b = accesses_[y];
-        if (a.thread == b.thread || !((a.kind | b.kind) & kWritten) || !((a.kind | b.kind) & kPlain)) continue;
-        if (++pairs > kMaxPairs || !ordered(a, b)) {
-          ++counts_.searched;
-          return true;
-        }
-      }
   ++counts_.spawnJoinOrdered;
   return false;
 }

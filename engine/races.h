@@ -82,9 +82,9 @@ class RaceDetector {
     uint32_t index;
     uint8_t kind;     // plain / writes (mayRace)
   };
-  std::vector<Access> accesses_;  // every access of the graph (mayRace)
+  std::vector<Access> accesses_;  // the graph's accesses met so far (mayRace)
   std::vector<Access> joins_;     // every join: joined thread, joining thread, index
-  std::vector<uint32_t> headOf_, nextOf_;  // per candidate location its accesses, as a list
+  std::vector<uint32_t> headOf_, nextOf_;  // per location its accesses so far, as a list (mayRace)
 };
 
 }  // namespace tsocheck
