@@ -77,12 +77,16 @@ bool RaceDetector::mayRace(const Graph& g) {
   accesses_.clear();
   nextOf_.clear();
   joins_.clear();
-  for (uint32_t t = 0; t < g.threads.size(); ++t) {
-    const auto& evs = g.threads[t].events;
-    for (uint32_t i = 0; i < evs.size(); ++i)
-      if (evs[i].kind == EvKind::Join) joins_.push_back(Access{evs[i].aux, t, i, 0});
-  }
+  bool joinsFound = false;  // (joins_ is filled when a pair first needs it)
   auto joinedBefore = [&](uint32_t t, uint32_t i, uint32_t u) {  // t joined u before its event i
+    if (!joinsFound) {
+      joinsFound = true;
+      for (uint32_t v = 0; v < g.threads.size(); ++v) {
+        const auto& evs = g.threads[v].events;
+        for (uint32_t k = 0; k < evs.size(); ++k)
+          if (evs[k].kind == EvKind::Join) joins_.push_back(Access{evs[k].aux, v, k, 0});
+      }
+    }
     for (const Access& j : joins_)
       if (j.thread == t && j.loc == u && j.index < i) return true;
     return false;
