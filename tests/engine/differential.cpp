@@ -1,6 +1,7 @@
 #include "tests/engine/differential.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 #include <sstream>
@@ -154,7 +155,13 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
   std::ostringstream why;
   const char* cfg = modelName(c.model);
 
-  NaiveResult naive = exploreNaive(prog, c.model, c.bound, c.limits);
+  Limits naiveLimits = c.limits;
+  if (c.naiveSeconds > 0) naiveLimits.startClock(std::chrono::steady_clock::now(), c.naiveSeconds, nullptr);
+  NaiveResult naive = exploreNaive(prog, c.model, c.bound, naiveLimits, c.naiveSeconds > 0 ? 2000000 : 0);
+  if (naive.timedOut) {
+    out.naiveTimedOut = true;
+    return out;
+  }
   const bool naiveError = naive.errorRuns > 0 || naive.deadlockRuns > 0;
 
   std::set<std::string> keys;

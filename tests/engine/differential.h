@@ -30,6 +30,10 @@ struct DiffConfig {
   // comparison (DiffOutcome::statefulSkipped) instead of being waited for.
   uint64_t maxStates = 30000;
   Limits limits{};  // for all three (the nondet range of typed nondeterministic inputs)
+  // > 0: a naive exploration that takes longer than this, or caches more
+  // than 2 million subtrees (memory), is abandoned and the program left out
+  // of the comparison (DiffOutcome::naiveTimedOut).
+  double naiveSeconds = 0;
   ExploreOrder order = ExploreOrder::Forward;  // the graph explorer's (parallelDifferential)
 };
 
@@ -40,6 +44,7 @@ struct DiffOutcome {
   bool violation = false;
   bool statefulSkipped = false;  // the BFS state space exceeded maxStates: left out of the comparison
   bool dporSkipped = false;      // likewise for the stateful DPOR
+  bool naiveTimedOut = false;    // the naive explorer went over its budget (naiveSeconds): nothing compared
   uint64_t bfsStates = 0, dporStates = 0;
   bool nondetLimited = false;    // the graph explorer met a nondet input the range cut (the state space must agree)
   Status status = Status::Verified;  // the graph explorer's

@@ -192,6 +192,7 @@ class Naive {
  public:
   Naive(const Program& prog, Model model, int bound, const Limits& limits, bool cache)
       : prog_(prog), model_(model), bound_(bound), limits_(limits), cache_(cache) {}
+  void setMaxCached(uint64_t n) { maxCached_ = n; }
 
   // Preemption mode: fills minPreemptions_ instead of the usual counts.
   std::map<std::string, int> runPreemptions(int maxPreemptions) {
@@ -469,6 +470,10 @@ class Naive {
   }
 
   Counts explore(const State& s) {
+    if (res_.timedOut || limits_.timeUp() || (maxCached_ && memo_.size() + seen_.size() > maxCached_)) {
+      res_.timedOut = true;  // (the caller discards the result)
+      return Counts{};
+    }
     if (maxPreemptions_ >= 0) {
       // A subtree's contribution depends only on its root (machine state,
       // trace so far and preemption bookkeeping): explore each root once.
@@ -577,6 +582,7 @@ class Naive {
   bool cache_;
   NaiveResult res_;
   std::unordered_map<std::string, Counts> memo_;
+  uint64_t maxCached_ = 0;  // > 0: more cached subtrees end the search as timed out
   int maxPreemptions_ = -1;  // >= 0: preemption mode
   std::map<std::string, int> minPreemptions_;
   std::unordered_set<std::string> seen_;
@@ -584,8 +590,10 @@ class Naive {
 
 }  // namespace
 
-NaiveResult exploreNaive(const Program& prog, Model model, int bufferBound, const Limits& limits) {
+NaiveResult exploreNaive(const Program& prog, Model model, int bufferBound, const Limits& limits,
+                         uint64_t maxCached) {
   Naive n(prog, model, bufferBound, limits, /*cache=*/true);
+  n.setMaxCached(maxCached);
   return n.run();
 }
 

@@ -22,11 +22,14 @@ struct NaiveResult {
   std::set<std::string> errorMessages;
   uint64_t deadlockRuns = 0;
   bool limitHit = false;         // a step limit cut some run
+  bool timedOut = false;         // the limits' deadline passed: the result is incomplete
 };
 
 // bufferBound: -1 unbounded, 0 = SC, k >= 1 at most k pending stores per thread.
+// maxCached > 0: past that many cached subtrees the search ends with
+// timedOut (as when the limits' deadline passes), bounding its memory.
 NaiveResult exploreNaive(const Program& prog, Model model, int bufferBound,
-                         const Limits& limits = Limits{});
+                         const Limits& limits = Limits{}, uint64_t maxCached = 0);
 
 // The same search without the subtree cache (for testing the cache).
 NaiveResult exploreNaivePlain(const Program& prog, Model model, int bufferBound,
