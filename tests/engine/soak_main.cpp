@@ -124,9 +124,10 @@ int main(int argc, char** argv) {
     }
     if (elapsed() - lastReport > 60) {
       lastReport = elapsed();
-      std::printf("[%.0f s] seed %llu: %llu programs, %llu checks, %llu mismatches\n", elapsed(),
-                  (unsigned long long)seed, (unsigned long long)programs, (unsigned long long)checks,
-                  (unsigned long long)mismatches);
+      std::printf("[%.0f s] seed %llu: %llu programs, %llu checks, %llu left out (naive explorer over budget), "
+                  "%llu mismatches\n",
+                  elapsed(), (unsigned long long)seed, (unsigned long long)programs, (unsigned long long)checks,
+                  (unsigned long long)naiveTimedOut, (unsigned long long)mismatches);
       std::fflush(stdout);
     }
   }
