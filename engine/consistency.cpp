@@ -222,10 +222,7 @@ bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order
   if (byStamp && !order) fillStampKeys(g, nNodes);
 
   // Thread of a node and whether it is a flush, for the output order.
-  auto threadOf = [&](uint32_t v) -> uint32_t {
-    if (v >= nEvents) return gateThread_[v - nEvents];
-    return uint32_t(std::upper_bound(base_.begin(), base_.end(), v) - base_.begin()) - 1;
-  };
+  auto threadOf = [&](uint32_t v) -> uint32_t { return v >= nEvents ? gateThread_[v - nEvents] : eventOf(v).thread; };
   auto isFlush = [&](uint32_t v) {
     if (sc || v >= nEvents) return false;
     uint32_t t = threadOf(v);
@@ -401,9 +398,11 @@ int ConsistencyChecker::mend(Graph& g, EventId added) {
         std::swap(unplaced_[0], unplaced_[1]);
         break;
       }
-  forward_.clear();
-  backward_.clear();
-  if (unplaced_.empty()) return keysFit(g, kNone) ? 1 : -1;
+  if (unplaced_.empty()) {  // nothing moves: the kept keys must order every edge
+    forward_.clear();
+    backward_.clear();
+    return keysFit(g, kNone) ? 1 : -1;
+  }
   for (size_t k = 0; k < unplaced_.size(); ++k) {
     const uint32_t a = unplaced_[k], later = k + 1 < unplaced_.size() ? unplaced_[k + 1] : kNone;
     if (const int r = mendOne(g, a, later); r != 1) return r;
@@ -550,10 +549,7 @@ void ConsistencyChecker::rekey(Graph& g, EventId added) {
 bool ConsistencyChecker::keysHold(const Graph& g) {
   if (g.unplaced != 0 || !buildEdges(g, kInit, kInit)) return false;
   const uint32_t nThreads = uint32_t(g.threads.size());
-  auto key = [&](uint32_t v) {
-    const uint32_t t = uint32_t(std::upper_bound(base_.begin(), base_.end(), v) - base_.begin()) - 1;
-    return g.threads[t].events[v - base_[t]].orderKey;
-  };
+  auto key = [&](uint32_t v) { return g.ev(eventOf(v)).orderKey; };
   for (uint32_t t = 0; t < nThreads; ++t)
     for (const Event& e : g.threads[t].events)
       if (!e.orderKey || e.orderKey > g.maxOrderKey) return false;

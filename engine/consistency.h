@@ -140,6 +140,7 @@ class ConsistencyChecker {
   // Whether nodeKey_ orders every edge but later's; if so, the moved nodes'
   // keys are written.
   bool keysFit(Graph& g, uint32_t later);
+  // The event of node v < base_.back() (the sort's, the mend's and the keys' check).
   EventId eventOf(uint32_t v) const {
     const uint32_t t = uint32_t(std::upper_bound(base_.begin(), base_.end(), v) - base_.begin()) - 1;
     return EventId{t, v - base_[t]};

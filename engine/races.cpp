@@ -84,11 +84,11 @@ bool RaceDetector::mayRace(const Graph& g) {
       for (uint32_t v = 0; v < g.threads.size(); ++v) {
         const auto& evs = g.threads[v].events;
         for (uint32_t k = 0; k < evs.size(); ++k)
-          if (evs[k].kind == EvKind::Join) joins_.push_back(Access{evs[k].aux, v, k, 0});
+          if (evs[k].kind == EvKind::Join) joins_.push_back(Join{v, k, evs[k].aux});
       }
     }
-    for (const Access& j : joins_)
-      if (j.thread == t && j.loc == u && j.index < i) return true;
+    for (const Join& j : joins_)
+      if (j.thread == t && j.joined == u && j.index < i) return true;
     return false;
   };
   // False when a and b conflict and no spawn or join alone orders them.

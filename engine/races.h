@@ -77,13 +77,17 @@ class RaceDetector {
   std::vector<uint32_t> accessors_;   // per location: the thread accessing it, or none / many (mayRace)
   std::vector<uint8_t> kinds_;        // per location: a plain access, a write seen, a candidate (mayRace)
   struct Access {
-    uint32_t loc;     // location index (a join: the joined thread)
+    uint32_t loc;     // location index
     uint32_t thread;
     uint32_t index;
     uint8_t kind;     // plain / writes (mayRace)
   };
+  struct Join {
+    uint32_t thread, index;  // the joining event
+    uint32_t joined;
+  };
   std::vector<Access> accesses_;  // the graph's accesses met so far (mayRace)
-  std::vector<Access> joins_;     // every join: joined thread, joining thread, index
+  std::vector<Join> joins_;       // every join of the graph, listed when a pair first needs them (mayRace)
   std::vector<uint32_t> headOf_, nextOf_;  // per location its accesses so far, as a list (mayRace)
 };
 

@@ -157,7 +157,8 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
 
   Limits naiveLimits = c.limits;
   if (c.naiveSeconds > 0) naiveLimits.startClock(std::chrono::steady_clock::now(), c.naiveSeconds, nullptr);
-  NaiveResult naive = exploreNaive(prog, c.model, c.bound, naiveLimits, c.naiveSeconds > 0 ? 2000000 : 0);
+  constexpr uint64_t kNaiveMaxCached = 2000000;  // with naiveSeconds: its memory budget (differential.h)
+  NaiveResult naive = exploreNaive(prog, c.model, c.bound, naiveLimits, c.naiveSeconds > 0 ? kNaiveMaxCached : 0);
   if (naive.timedOut) {
     out.naiveTimedOut = true;
     return out;
