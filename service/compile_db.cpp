@@ -85,6 +85,18 @@ std::vector<std::string> filterArgs(const std::vector<std::string>& argv, const 
   return out;
 }
 
+// Whether a database entry's file (absolute, lexically normal) is the target
+// (canonical). Resolving symbolic links costs a system call per path
+// component, and a database lists every file of a project, so an entry is
+// resolved only when it could name the target through a link: its file name
+// is the target's, or the name itself is a link.
+bool namesTarget(const fs::path& entry, const fs::path& target) {
+  if (entry == target) return true;
+  std::error_code ec;
+  if (entry.filename() != target.filename() && !fs::is_symlink(fs::symlink_status(entry, ec))) return false;
+  return fs::weakly_canonical(entry, ec) == target;
+}
+
 }  // namespace
 
 namespace {
@@ -148,8 +160,7 @@ CompileFlags compileFlagsQuiet(const std::string& file, const std::string& dir) 
           wrongType("command", !entry.contains("command") || entry["command"].is_string()))
         continue;
       std::string edir = entry.contains("directory") ? entry["directory"].get<std::string>() : std::string();
-      fs::path ef = fs::weakly_canonical(absoluteIn(edir, entry["file"].get<std::string>()), ec);
-      if (ef != target) continue;
+      if (!namesTarget(absoluteIn(edir, entry["file"].get<std::string>()), target)) continue;
       std::vector<std::string> argv;
       if (entry.contains("arguments")) {
         for (const auto& a : entry["arguments"])

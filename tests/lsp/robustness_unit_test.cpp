@@ -232,6 +232,41 @@ TEST_CASE("the cache lives outside the workspace", "[robustness]") {
   else ::unsetenv("XDG_CACHE_HOME");
 }
 
+TEST_CASE("compile_commands.json entries name the file through symbolic links too", "[robustness]") {
+  // Entries are resolved only when their file name is the file's or is a link
+  // (a database lists a whole project); both kinds of link still match.
+  fs::path d = tempDir("cdb-links");
+  fs::create_directories(d / "src");
+  write(d / "src" / "a.c", "int x;\n");
+  fs::create_directory_symlink(d / "src", d / "via");
+  fs::create_symlink(d / "src" / "a.c", d / "renamed.c");
+  const std::string file = (d / "src" / "a.c").string();
+  SECTION("through a linked directory") {
+    write(d / "compile_commands.json",
+          json::array({{{"directory", d.string()}, {"file", "src/other.c"}, {"command", "cc -DWRONG other.c"}},
+                       {{"directory", d.string()}, {"file", "via/a.c"}, {"command", "cc -DVIA a.c"}}})
+              .dump());
+    const tsocheck::CompileFlags f = tsocheck::compileFlagsFor(file, d.string());
+    CHECK(f.args == std::vector<std::string>{"-DVIA"});
+  }
+  SECTION("through a link with another name") {
+    write(d / "compile_commands.json",
+          json::array({{{"directory", d.string()}, {"file", "renamed.c"}, {"command", "cc -DRENAMED renamed.c"}}}).dump());
+    const tsocheck::CompileFlags f = tsocheck::compileFlagsFor(file, d.string());
+    CHECK(f.args == std::vector<std::string>{"-DRENAMED"});
+  }
+  SECTION("another file of the same name is not the file") {
+    fs::create_directories(d / "elsewhere");
+    write(d / "elsewhere" / "a.c", "int y;\n");
+    write(d / "compile_commands.json",
+          json::array({{{"directory", d.string()}, {"file", "elsewhere/a.c"}, {"command", "cc -DWRONG a.c"}}}).dump());
+    const tsocheck::CompileFlags f = tsocheck::compileFlagsFor(file, d.string());
+    CHECK(f.database.empty());
+    CHECK(f.args.empty());
+  }
+  fs::remove_all(d);
+}
+
 TEST_CASE("compile_commands.json of the wrong shape or kind is ignored with a message", "[robustness]") {
   fs::path d = tempDir("cdb");
   write(d / "a.c", "int x;\n");
