@@ -6,12 +6,14 @@ namespace tsocheck::sdpor {
 
 bool Op::operator==(const Op& o) const {
   return actor == o.actor && thread == o.thread && cls == o.cls && flush == o.flush && needsEmpty == o.needsEmpty &&
-         section == o.section && mayBlock == o.mayBlock && addr == o.addr && size == o.size && other == o.other;
+         section == o.section && mayBlock == o.mayBlock && barrier == o.barrier && addr == o.addr && size == o.size &&
+         other == o.other;
 }
 
 size_t OpGraph::Hash::operator()(const Op& o) const {
   uint64_t h = o.actor * 0x9E3779B97F4A7C15ull;
-  h ^= (uint64_t(o.cls) << 4 | uint64_t(o.mayBlock) << 3 | uint64_t(o.flush) << 1 | uint64_t(o.needsEmpty) << 2 | uint64_t(o.section)) +
+  h ^= (uint64_t(o.cls) << 5 | uint64_t(o.barrier) << 4 | uint64_t(o.mayBlock) << 3 | uint64_t(o.needsEmpty) << 2 |
+        uint64_t(o.flush) << 1 | uint64_t(o.section)) +
        0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
   h ^= o.addr + 0x85EBCA77C2B2AE63ull + (h << 6) + (h >> 2);
   h ^= o.size * 31 + o.other + (h << 6) + (h >> 2);
@@ -55,15 +57,19 @@ bool dependent(const Op& a, const Op& b) {
   if (a.actor == b.actor) return true;
   if (a.cls == OpClass::Global || b.cls == OpClass::Global) return true;
   if (a.thread == b.thread) {
-    // Two flush actors of one thread (PSO: a flush makes the next entries
-    // heads), or a program step and its own buffer's flush. A load of
-    // another address and a store appended to the buffer commute with the
-    // flush of its oldest entry; the store that enables a flush happens
-    // before it through the search's `cause`. A load of the flushed address
-    // turns from a read of the buffer into a read of memory, which other
-    // threads' writes reach. A store that a full bounded buffer holds back
-    // is enabled by the flush.
-    if (a.flush && b.flush) return true;
+    // Two flush actors of one thread (PSO: one per address), or a program
+    // step and its own buffer's flush. Heads of different addresses flush
+    // in either order to the same memory, and neither flush makes the other
+    // a head, unless a store-store barrier stands in the buffer: the last
+    // entry before it lets the entries after it flush. (A head that an older
+    // entry of its own address held back follows that entry's flush: the
+    // same actor. One that a later store put in follows that store: the
+    // search's `cause`.) A load of another address and a store appended to
+    // the buffer commute with the flush of its oldest entry. A load of the
+    // flushed address turns from a read of the buffer into a read of
+    // memory, which other threads' writes reach. A store that a full
+    // bounded buffer holds back is enabled by the flush.
+    if (a.flush && b.flush) return a.barrier || b.barrier || overlap(a, b);
     const Op& p = a.flush ? b : a;
     const Op& f = a.flush ? a : b;
     switch (p.cls) {

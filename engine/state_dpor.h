@@ -43,6 +43,8 @@ struct Op {
   bool needsEmpty = false;  // enabled only with the thread's buffer empty
   bool section = false;     // taken inside (or entering) an atomic section
   bool mayBlock = false;    // a buffered store that a full bounded buffer holds back
+  bool barrier = false;     // a flush while the buffer holds a PSO store-store
+                            // barrier: it may make later entries heads
   Addr addr = 0;
   uint64_t size = 0;
   uint32_t other = 0;       // Spawn: the child; Join: the target

@@ -1133,6 +1133,7 @@ std::vector<PendingOp> Search::pendingOps(const State& s) {
       o.cls = sdpor::OpClass::Write;
       o.addr = e.addr;
       o.size = e.size;
+      o.barrier = th.buf.back().epoch != th.buf.front().epoch;
       out.push_back({o.actor, graph_.intern(o), e.storeDepth});
     }
   }
