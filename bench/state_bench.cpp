@@ -3,7 +3,8 @@
 // programs and loop-free ones with many independent steps, and buffer-bound
 // deepening.
 //
-//   state_bench [--quick] [--time-limit SECONDS]
+//   state_bench [--quick] [--time-limit SECONDS] [--only PREFIX]
+//   (--only: the rows whose program name starts with PREFIX)
 //
 // Loop programs (each at growing sizes):
 //   fig1-N      seed 004's Figure 1: two threads, each N times lock; d = d + 1; unlock
@@ -52,9 +53,11 @@ struct Row {
 int main(int argc, char** argv) {
   bool quick = false;
   double limit = 20;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--time-limit") && i + 1 < argc) limit = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
   }
   std::vector<Row> rows;
   for (int n : quick ? std::vector<int>{3, 5} : std::vector<int>{3, 5, 7, 9}) {
@@ -76,6 +79,9 @@ int main(int argc, char** argv) {
       rows.push_back({std::string(readBack ? "indep-rb-" : "indep-") + std::to_string(t) + "/" + std::to_string(n), p, p});
     }
   }
+
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Row& r) { return r.name.rfind(only, 0) != 0; }),
+             rows.end());
 
   // One run, three searches: the stateless graph explorer (executions), the
   // breadth-first state space (every reachable state, the old --stateful)

@@ -123,8 +123,29 @@ std::vector<uint32_t> OpGraph::reach(const std::vector<uint32_t>& from) {
   return out;
 }
 
+uint8_t OpGraph::pair(uint32_t a, uint32_t b) {
+  auto compute = [&]() -> uint8_t {
+    const bool dep = sdpor::dependent(ops_[a], ops_[b]);
+    return kKnown | (dep ? kDependent : 0) | (dep && mayBeCoEnabled(ops_[a], ops_[b]) ? kRaces : 0);
+  };
+  if (a >= kPairsCached || b >= kPairsCached) return compute();
+  if (a >= pairDim_ || b >= pairDim_) {
+    uint32_t dim = std::max<uint32_t>(pairDim_, 64);
+    while (dim <= std::max(a, b)) dim *= 2;
+    std::vector<uint8_t> grown(size_t(dim) * dim, 0);
+    for (uint32_t i = 0; i < pairDim_; ++i)
+      std::copy_n(pairs_.begin() + ptrdiff_t(size_t(i) * pairDim_), pairDim_, grown.begin() + ptrdiff_t(size_t(i) * dim));
+    pairs_ = std::move(grown);
+    pairDim_ = dim;
+  }
+  uint8_t& known = pairs_[size_t(a) * pairDim_ + b];
+  if (!known) known = compute();
+  return known;
+}
+
 uint64_t OpGraph::bytes() const {
-  return ops_.size() * (sizeof(Op) * 2 + 64 + sizeof(std::vector<uint32_t>) + 4) + edges_.size() * (64 + 4);
+  return ops_.size() * (sizeof(Op) * 2 + 64 + sizeof(std::vector<uint32_t>) + 4) + edges_.size() * (64 + 4) +
+         pairs_.size();
 }
 
 }  // namespace tsocheck::sdpor

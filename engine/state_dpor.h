@@ -74,6 +74,11 @@ class OpGraph {
   const Op& op(uint32_t id) const { return ops_[id]; }
   size_t size() const { return ops_.size(); }
   void addEdge(uint32_t from, uint32_t to);
+  // dependent(op(a), op(b)), and races: also mayBeCoEnabled, a race the
+  // search may have to reverse. Kept per pair of the first kPairsCached
+  // operations (the search asks about the same pairs again and again).
+  bool dependent(uint32_t a, uint32_t b) { return pair(a, b) & kDependent; }
+  bool races(uint32_t a, uint32_t b) { return pair(a, b) & kRaces; }
   // Every operation reachable from `from` (themselves included).
   std::vector<uint32_t> reach(const std::vector<uint32_t>& from);
   uint64_t bytes() const;
@@ -88,6 +93,13 @@ class OpGraph {
   std::unordered_set<uint64_t> edges_;
   std::vector<uint32_t> mark_;
   uint32_t stamp_ = 0;
+  static constexpr uint32_t kPairsCached = 2048;
+  static constexpr uint8_t kKnown = 1, kDependent = 2, kRaces = 4;
+  uint8_t pair(uint32_t a, uint32_t b);
+  // pair() answers, row a at a * pairDim_ (0: not yet known); the dimension
+  // doubles as operations are interned, up to kPairsCached.
+  std::vector<uint8_t> pairs_;
+  uint32_t pairDim_ = 0;
 };
 
 // The thread that owns addr (stack, thread-local or heap window), or -1 for

@@ -1172,7 +1172,6 @@ void Search::raceCheck(const std::vector<PendingOp>& pend) {
   if (n == 0) return;
   const Frame& prev = frames_.back();
   for (const PendingOp& p : pend) {
-    const sdpor::Op& q = graph_.op(p.op);
     // An operation that was already pending before the last transition, of
     // an actor that did not move, was checked against the older ones then.
     bool unchanged = prev.actor != p.actor;
@@ -1182,8 +1181,7 @@ void Search::raceCheck(const std::vector<PendingOp>& pend) {
     for (size_t i = n; i-- > (unchanged ? n - 1 : 0);) {
       Frame& f = frames_[i];
       if (f.actor == p.actor) continue;
-      const sdpor::Op& e = graph_.op(f.op);
-      if (!sdpor::dependent(e, q) || !sdpor::mayBeCoEnabled(e, q) || happensBefore(i, p.actor, p.cause)) continue;
+      if (!graph_.races(f.op, p.op) || happensBefore(i, p.actor, p.cause)) continue;
       addBacktrack(f, p.actor);
       break;
     }
@@ -1215,14 +1213,19 @@ void Search::revisit(uint32_t id, const State& s, const std::vector<PendingOp>& 
   std::vector<uint32_t> start;
   for (const PendingOp& p : pend) start.push_back(p.op);
   const std::vector<uint32_t> after = graph_.reach(start);
-  for (uint32_t u : after) {
-    const sdpor::Op& q = graph_.op(u);
-    const int32_t cause = futureCause(s, q);
-    for (size_t i = frames_.size(); i-- > 0;) {
-      Frame& f = frames_[i];
-      if (f.actor == q.actor) continue;
-      const sdpor::Op& e = graph_.op(f.op);
-      if (sdpor::dependent(e, q) && sdpor::mayBeCoEnabled(e, q) && !happensBefore(i, q.actor, cause))
+  std::vector<int32_t> causes;
+  causes.reserve(after.size());
+  for (uint32_t u : after) causes.push_back(futureCause(s, graph_.op(u)));
+  for (size_t i = frames_.size(); i-- > 0;) {
+    Frame& f = frames_[i];
+    for (size_t k = 0; k < after.size() && f.backtrack.size() < f.enabled.size(); ++k) {
+      // (A frame whose backtrack set holds every enabled actor can gain
+      // nothing, nor can one that already holds q's enabled actor.)
+      const sdpor::Op& q = graph_.op(after[k]);
+      if (f.actor == q.actor || (std::binary_search(f.backtrack.begin(), f.backtrack.end(), q.actor) &&
+                                 std::binary_search(f.enabled.begin(), f.enabled.end(), q.actor)))
+        continue;
+      if (graph_.races(f.op, after[k]) && !happensBefore(i, q.actor, causes[k]))
         addBacktrack(f, q.actor);
     }
   }
@@ -1308,10 +1311,9 @@ void Search::beginEvent(Frame& f, uint32_t actor) {
     const auto& c = frames_[size_t(f.prevLast)].clock;
     std::copy(c.begin(), c.end(), f.clock.begin());
   }
-  const sdpor::Op& e = graph_.op(f.op);
   for (size_t j = 0; j < depth; ++j) {
     const Frame& g = frames_[j];
-    if (g.actor == actor || (int32_t(j) != cause && !sdpor::dependent(graph_.op(g.op), e))) continue;
+    if (g.actor == actor || (int32_t(j) != cause && !graph_.dependent(g.op, f.op))) continue;
     for (size_t a = 0; a < g.clock.size(); ++a) f.clock[a] = std::max(f.clock[a], g.clock[a]);
   }
   f.count = (f.prevLast >= 0 ? frames_[size_t(f.prevLast)].count : 0) + 1;
