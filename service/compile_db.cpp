@@ -2,9 +2,10 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <set>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -85,18 +86,6 @@ std::vector<std::string> filterArgs(const std::vector<std::string>& argv, const 
   return out;
 }
 
-// Whether a database entry's file (absolute, lexically normal) is the target
-// (canonical). Resolving symbolic links costs a system call per path
-// component, and a database lists every file of a project, so an entry is
-// resolved only when it could name the target through a link: its file name
-// is the target's, or the name itself is a link.
-bool namesTarget(const fs::path& entry, const fs::path& target) {
-  if (entry == target) return true;
-  std::error_code ec;
-  if (entry.filename() != target.filename() && !fs::is_symlink(fs::symlink_status(entry, ec))) return false;
-  return fs::weakly_canonical(entry, ec) == target;
-}
-
 }  // namespace
 
 namespace {
@@ -117,6 +106,90 @@ CompileFlags compileFlagsFor(const std::string& file, const std::string& dir) {
   return flags;
 }
 
+namespace {
+
+// A database read once: its entries in order, each either usable (the file's
+// absolute, lexically normal path, its directory and its argv) or ignored
+// with a warning.
+struct DatabaseEntry {
+  std::string file, filename, dir, warning;
+  std::vector<std::string> argv;
+};
+struct Database {
+  std::string error;  // the whole database ignored: why
+  std::vector<DatabaseEntry> entries;
+};
+
+std::shared_ptr<const Database> parseDatabase(const std::string& path, const std::string& text) {
+  auto db = std::make_shared<Database>();
+  std::string why;
+  std::optional<nlohmann::json> j = parseJsonText(text, &why);
+  if (!j || !j->is_array()) {
+    db->error = path + " ignored: " + (j ? "it is not a JSON array" : why);
+    return db;
+  }
+  size_t index = 0;
+  for (const auto& entry : *j) {
+    ++index;
+    if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string()) continue;
+    DatabaseEntry e;
+    for (const auto& [key, ok] : {std::pair<const char*, bool>{"directory", !entry.contains("directory") ||
+                                                                             entry["directory"].is_string()},
+                                  {"arguments", !entry.contains("arguments") || entry["arguments"].is_array()},
+                                  {"command", !entry.contains("command") || entry["command"].is_string()}})
+      if (!ok && e.warning.empty())
+        e.warning = path + ": entry " + std::to_string(index) + " ignored: \"" + key + "\" has the wrong type";
+    if (e.warning.empty()) {
+      e.dir = entry.contains("directory") ? entry["directory"].get<std::string>() : std::string();
+      e.file = absoluteIn(e.dir, entry["file"].get<std::string>());
+      e.filename = fs::path(e.file).filename().string();
+      if (entry.contains("arguments")) {
+        for (const auto& a : entry["arguments"])
+          if (a.is_string()) e.argv.push_back(a.get<std::string>());
+      } else if (entry.contains("command")) {
+        e.argv = splitCommand(entry["command"].get<std::string>());
+      }
+    }
+    db->entries.push_back(std::move(e));
+  }
+  return db;
+}
+
+// The database at `path`, parsed. Databases already parsed are kept by path
+// and the hash of their text: a language server checks the files of one
+// project again and again, and a project's database can list thousands of
+// files (reading and hashing its text costs a small part of parsing it).
+std::shared_ptr<const Database> database(const std::string& path) {
+  // The database comes with the workspace: read only a regular file of sane
+  // size, and ignore (with a warning) anything of the wrong shape.
+  std::string why;
+  std::optional<std::string> text = readRegularFile(path, kMaxCompileDatabaseBytes, &why);
+  if (!text) {
+    auto db = std::make_shared<Database>();
+    db->error = path + " ignored: it " + why;
+    return db;
+  }
+  struct Kept {
+    size_t size, hash;
+    std::shared_ptr<const Database> db;
+  };
+  static std::mutex mu;
+  static std::map<std::string, Kept> kept;
+  const size_t hash = std::hash<std::string>()(*text);
+  {
+    std::lock_guard<std::mutex> l(mu);
+    auto it = kept.find(path);
+    if (it != kept.end() && it->second.size == text->size() && it->second.hash == hash) return it->second.db;
+  }
+  std::shared_ptr<const Database> db = parseDatabase(path, *text);
+  std::lock_guard<std::mutex> l(mu);
+  if (kept.size() >= 16) kept.clear();
+  kept[path] = Kept{text->size(), hash, db};
+  return db;
+}
+
+}  // namespace
+
 CompileFlags compileFlagsQuiet(const std::string& file, const std::string& dir) {
   CompileFlags flags;
   std::error_code ec;
@@ -131,45 +204,32 @@ CompileFlags compileFlagsQuiet(const std::string& file, const std::string& dir) 
       if (d == d.root_path()) break;
     }
   }
-  for (const fs::path& db : candidates) {
-    if (!fs::exists(db, ec)) continue;
-    // The database comes with the workspace: read only a regular file of sane
-    // size, and ignore (with a warning) anything of the wrong shape.
-    std::string why;
-    std::optional<std::string> text = readRegularFile(db.string(), kMaxCompileDatabaseBytes, &why);
-    if (!text) {
-      flags.warnings.push_back(db.string() + " ignored: it " + why);
+  const std::string targetName = target.filename().string();
+  for (const fs::path& path : candidates) {
+    if (!fs::exists(path, ec)) continue;
+    const std::shared_ptr<const Database> db = database(path.string());
+    if (!db->error.empty()) {
+      flags.warnings.push_back(db->error);
       continue;
     }
-    std::optional<nlohmann::json> j = parseJsonText(*text, &why);
-    if (!j || !j->is_array()) {
-      flags.warnings.push_back(db.string() + " ignored: " + (j ? "it is not a JSON array" : why));
-      continue;
-    }
-    size_t index = 0;
-    for (const auto& entry : *j) {
-      ++index;
-      if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string()) continue;
-      auto wrongType = [&](const char* key, bool ok) {
-        if (!ok) flags.warnings.push_back(db.string() + ": entry " + std::to_string(index) + " ignored: \"" + key +
-                                          "\" has the wrong type");
-        return !ok;
-      };
-      if (wrongType("directory", !entry.contains("directory") || entry["directory"].is_string()) ||
-          wrongType("arguments", !entry.contains("arguments") || entry["arguments"].is_array()) ||
-          wrongType("command", !entry.contains("command") || entry["command"].is_string()))
-        continue;
-      std::string edir = entry.contains("directory") ? entry["directory"].get<std::string>() : std::string();
-      if (!namesTarget(absoluteIn(edir, entry["file"].get<std::string>()), target)) continue;
-      std::vector<std::string> argv;
-      if (entry.contains("arguments")) {
-        for (const auto& a : entry["arguments"])
-          if (a.is_string()) argv.push_back(a.get<std::string>());
-      } else if (entry.contains("command")) {
-        argv = splitCommand(entry["command"].get<std::string>());
-      }
-      flags.database = db.string();
-      flags.args = filterArgs(argv, edir);
+    // The first entry that lists the file by its path or through linked
+    // directories (same file name); failing that, the first whose file is a
+    // link to it under another name (a system call per entry).
+    const std::vector<DatabaseEntry>& entries = db->entries;
+    size_t found = entries.size();
+    for (size_t i = 0; i < entries.size() && found == entries.size(); ++i)
+      if (entries[i].warning.empty() && entries[i].filename == targetName &&
+          (entries[i].file == target.string() || fs::weakly_canonical(entries[i].file, ec) == target))
+        found = i;
+    for (size_t i = 0; i < entries.size() && found == entries.size(); ++i)
+      if (entries[i].warning.empty() && entries[i].filename != targetName &&
+          fs::is_symlink(fs::symlink_status(entries[i].file, ec)) && fs::weakly_canonical(entries[i].file, ec) == target)
+        found = i;
+    for (size_t i = 0; i < std::min(found + 1, entries.size()); ++i)
+      if (!entries[i].warning.empty()) flags.warnings.push_back(entries[i].warning);
+    if (found < entries.size()) {
+      flags.database = path.string();
+      flags.args = filterArgs(entries[found].argv, entries[found].dir);
       return flags;
     }
     // A database that does not list the file: keep looking upward like clangd

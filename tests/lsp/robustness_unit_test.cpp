@@ -267,6 +267,25 @@ TEST_CASE("compile_commands.json entries name the file through symbolic links to
   fs::remove_all(d);
 }
 
+TEST_CASE("compile_commands.json is read again when it changes", "[robustness]") {
+  // (A database is kept parsed between checks while its text stays the same.)
+  fs::path d = tempDir("cdb-change");
+  write(d / "a.c", "int x;\n");
+  const std::string file = (d / "a.c").string();
+  auto db = [&](const std::string& define) {
+    return json::array({{{"directory", d.string()}, {"file", "a.c"}, {"command", "cc " + define + " a.c"}}}).dump();
+  };
+  write(d / "compile_commands.json", db("-DONE"));
+  CHECK(tsocheck::compileFlagsFor(file, d.string()).args == std::vector<std::string>{"-DONE"});
+  CHECK(tsocheck::compileFlagsFor(file, d.string()).args == std::vector<std::string>{"-DONE"});
+  write(d / "compile_commands.json", db("-DTWO"));  // same size, new contents
+  CHECK(tsocheck::compileFlagsFor(file, d.string()).args == std::vector<std::string>{"-DTWO"});
+  fs::remove(d / "compile_commands.json");
+  write(d / "compile_commands.json", "[]");  // replaced by an empty one
+  CHECK(tsocheck::compileFlagsFor(file, d.string()).database.empty());
+  fs::remove_all(d);
+}
+
 TEST_CASE("compile_commands.json of the wrong shape or kind is ignored with a message", "[robustness]") {
   fs::path d = tempDir("cdb");
   write(d / "a.c", "int x;\n");
