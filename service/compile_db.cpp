@@ -213,17 +213,15 @@ CompileFlags compileFlagsQuiet(const std::string& file, const std::string& dir) 
       continue;
     }
     // The first entry that lists the file by its path or through linked
-    // directories (same file name); failing that, the first whose file is a
-    // link to it under another name (a system call per entry).
+    // directories. Like Clang's tooling (which clangd uses), only entries of
+    // the same file name are resolved: resolving every entry would cost a
+    // system call per entry on every check, and a database can list
+    // thousands of files.
     const std::vector<DatabaseEntry>& entries = db->entries;
     size_t found = entries.size();
     for (size_t i = 0; i < entries.size() && found == entries.size(); ++i)
       if (entries[i].warning.empty() && entries[i].filename == targetName &&
           (entries[i].file == target.string() || fs::weakly_canonical(entries[i].file, ec) == target))
-        found = i;
-    for (size_t i = 0; i < entries.size() && found == entries.size(); ++i)
-      if (entries[i].warning.empty() && entries[i].filename != targetName &&
-          fs::is_symlink(fs::symlink_status(entries[i].file, ec)) && fs::weakly_canonical(entries[i].file, ec) == target)
         found = i;
     for (size_t i = 0; i < std::min(found + 1, entries.size()); ++i)
       if (!entries[i].warning.empty()) flags.warnings.push_back(entries[i].warning);
