@@ -143,9 +143,24 @@ uint8_t OpGraph::pair(uint32_t a, uint32_t b) {
   return known;
 }
 
+const std::vector<uint64_t>* OpGraph::raceRow(uint32_t a) {
+  const uint32_t n = uint32_t(ops_.size());
+  if (n > kPairsCached) return nullptr;
+  if (raceRows_.size() <= a) {
+    raceRows_.resize(a + 1);
+    raceRowDone_.resize(a + 1, 0);
+  }
+  std::vector<uint64_t>& row = raceRows_[a];
+  row.resize((n + 63) / 64, 0);
+  for (uint32_t q = raceRowDone_[a]; q < n; ++q)
+    if (races(a, q)) row[q / 64] |= uint64_t(1) << (q % 64);
+  raceRowDone_[a] = n;
+  return &row;
+}
+
 uint64_t OpGraph::bytes() const {
   return ops_.size() * (sizeof(Op) * 2 + 64 + sizeof(std::vector<uint32_t>) + 4) + edges_.size() * (64 + 4) +
-         pairs_.size();
+         pairs_.size() + raceRows_.size() * (sizeof(std::vector<uint64_t>) + kPairsCached / 8);
 }
 
 }  // namespace tsocheck::sdpor

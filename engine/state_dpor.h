@@ -79,6 +79,9 @@ class OpGraph {
   // operations (the search asks about the same pairs again and again).
   bool dependent(uint32_t a, uint32_t b) { return pair(a, b) & kDependent; }
   bool races(uint32_t a, uint32_t b) { return pair(a, b) & kRaces; }
+  // Bit q of the row: races(a, q), for every operation interned so far; null
+  // once there are more than kPairsCached operations (ask races() instead).
+  const std::vector<uint64_t>* raceRow(uint32_t a);
   // Every operation reachable from `from` (themselves included).
   std::vector<uint32_t> reach(const std::vector<uint32_t>& from);
   uint64_t bytes() const;
@@ -100,6 +103,8 @@ class OpGraph {
   // doubles as operations are interned, up to kPairsCached.
   std::vector<uint8_t> pairs_;
   uint32_t pairDim_ = 0;
+  std::vector<std::vector<uint64_t>> raceRows_;
+  std::vector<uint32_t> raceRowDone_;  // operations each row covers
 };
 
 // The thread that owns addr (stack, thread-local or heap window), or -1 for

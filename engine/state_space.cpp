@@ -1213,20 +1213,36 @@ void Search::revisit(uint32_t id, const State& s, const std::vector<PendingOp>& 
   std::vector<uint32_t> start;
   for (const PendingOp& p : pend) start.push_back(p.op);
   const std::vector<uint32_t> after = graph_.reach(start);
-  std::vector<int32_t> causes;
-  causes.reserve(after.size());
-  for (uint32_t u : after) causes.push_back(futureCause(s, graph_.op(u)));
+  // The operations that may follow, as a bit set over operation ids, and
+  // when each may happen (futureCause).
+  std::vector<uint64_t> afterBits((graph_.size() + 63) / 64, 0);
+  std::vector<int32_t> causes(graph_.size(), -1);
+  for (uint32_t u : after) {
+    afterBits[u / 64] |= uint64_t(1) << (u % 64);
+    causes[u] = futureCause(s, graph_.op(u));
+  }
+  // Whether u, racing with frame i's transition, adds to its backtrack set.
+  // (A frame whose backtrack set holds every enabled actor can gain nothing,
+  // nor can one that already holds u's enabled actor.)
+  auto check = [&](size_t i, uint32_t u) {
+    Frame& f = frames_[i];
+    const uint32_t actor = graph_.op(u).actor;
+    if (f.actor == actor || (std::binary_search(f.backtrack.begin(), f.backtrack.end(), actor) &&
+                             std::binary_search(f.enabled.begin(), f.enabled.end(), actor)))
+      return;
+    if (!happensBefore(i, actor, causes[u])) addBacktrack(f, actor);
+  };
   for (size_t i = frames_.size(); i-- > 0;) {
     Frame& f = frames_[i];
-    for (size_t k = 0; k < after.size() && f.backtrack.size() < f.enabled.size(); ++k) {
-      // (A frame whose backtrack set holds every enabled actor can gain
-      // nothing, nor can one that already holds q's enabled actor.)
-      const sdpor::Op& q = graph_.op(after[k]);
-      if (f.actor == q.actor || (std::binary_search(f.backtrack.begin(), f.backtrack.end(), q.actor) &&
-                                 std::binary_search(f.enabled.begin(), f.enabled.end(), q.actor)))
-        continue;
-      if (graph_.races(f.op, after[k]) && !happensBefore(i, q.actor, causes[k]))
-        addBacktrack(f, q.actor);
+    if (f.backtrack.size() >= f.enabled.size()) continue;
+    if (const std::vector<uint64_t>* row = graph_.raceRow(f.op)) {
+      for (size_t w = 0; w < afterBits.size() && f.backtrack.size() < f.enabled.size(); ++w)
+        for (uint64_t bits = (*row)[w] & afterBits[w]; bits && f.backtrack.size() < f.enabled.size();
+             bits &= bits - 1)
+          check(i, uint32_t(w * 64 + uint32_t(__builtin_ctzll(bits))));
+    } else {
+      for (size_t k = 0; k < after.size() && f.backtrack.size() < f.enabled.size(); ++k)
+        if (graph_.races(f.op, after[k])) check(i, after[k]);
     }
   }
   if (!infos_[id].open) return;
