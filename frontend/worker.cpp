@@ -12,6 +12,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <mutex>
+#include <optional>
+#include <utility>
 
 #include "frontend/wire.h"
 
@@ -79,6 +82,71 @@ struct Pipe {
   }
 };
 
+// A started worker: its pid and the parent's ends of its stdin, stdout and
+// stderr pipes (non-blocking).
+struct Started {
+  pid_t pid = -1;
+  int in = -1, out = -1, err = -1;
+  std::string worker;
+};
+
+// Starts `worker __lower`; on failure returns the posix_spawn error, or the
+// pipe error as a negative errno.
+int start(const std::string& worker, Started& w) {
+  Pipe in, out, err;
+  if (!in.open() || !out.open() || !err.open()) return -errno;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in.fd[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, out.fd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err.fd[1], 2);
+  std::string cmd = "__lower";
+  char* argv[] = {const_cast<char*>(worker.c_str()), cmd.data(), nullptr};
+  const int rc = posix_spawn(&w.pid, worker.c_str(), &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return rc;
+  for (int fd : {in.fd[1], out.fd[0], err.fd[0]}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  w.in = std::exchange(in.fd[1], -1);
+  w.out = std::exchange(out.fd[0], -1);
+  w.err = std::exchange(err.fd[0], -1);
+  w.worker = worker;
+  return 0;
+}
+
+// The spare worker (FrontendProcess::keepSpare): started ahead, it has
+// loaded its libraries and waits for a request on its stdin.
+std::mutex spareMutex;
+std::optional<Started> spare;
+bool spareStarting = false;
+
+// A worker for one lowering: the spare when there is a live one for this
+// executable (and another spare started behind it), else a new one.
+int obtain(const FrontendProcess& p, Started& w) {
+  bool got = false, startSpare = false;
+  if (p.keepSpare) {
+    std::lock_guard<std::mutex> l(spareMutex);
+    if (spare && spare->worker == p.worker) {
+      w = *spare;
+      spare.reset();
+      int status = 0;
+      got = waitpid(w.pid, &status, WNOHANG) == 0;  // still waiting (not ended meanwhile)
+      if (!got)
+        for (int fd : {w.in, w.out, w.err}) ::close(fd);
+    }
+    startSpare = !spare && !spareStarting;
+    spareStarting = spareStarting || startSpare;
+  }
+  const int rc = got ? 0 : start(p.worker, w);
+  if (startSpare) {
+    Started next;
+    const bool ok = start(p.worker, next) == 0;
+    std::lock_guard<std::mutex> l(spareMutex);
+    if (ok) spare = next;
+    spareStarting = false;
+  }
+  return rc;
+}
+
 }  // namespace
 
 FrontendResult lowerInWorker(const std::string& path, const std::string* contents,
@@ -94,26 +162,17 @@ FrontendResult lowerInWorker(const std::string& path, const std::string* content
   q.memoryBytes = p.memoryBytes;
   const std::string request = encodeRequest(q);
 
-  Pipe in, out, err;
-  if (!in.open() || !out.open() || !err.open())
-    return crashedResult(path, std::string("cannot create pipes: ") + std::strerror(errno));
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in.fd[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, out.fd[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err.fd[1], 2);
-  std::string cmd = "__lower";
-  char* argv[] = {const_cast<char*>(p.worker.c_str()), cmd.data(), nullptr};
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, p.worker.c_str(), &fa, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0)
+  Started w;
+  const int rc = obtain(p, w);
+  if (rc < 0) return crashedResult(path, std::string("cannot create pipes: ") + std::strerror(-rc));
+  if (rc > 0)
     return fileErrorResult(path, "cannot start the frontend worker " + p.worker + ": " + std::strerror(rc) +
                                      " (it is built beside the tsocheck binary; install both)");
-  in.close(0);
-  out.close(1);
-  err.close(1);
-  for (int fd : {in.fd[1], out.fd[0], err.fd[0]}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  const pid_t pid = w.pid;
+  Pipe in, out, err;  // (only the parent's ends: in.fd[1], out.fd[0], err.fd[0])
+  in.fd[1] = w.in;
+  out.fd[0] = w.out;
+  err.fd[0] = w.err;
 
   std::string result, errText;
   size_t sent = 0;

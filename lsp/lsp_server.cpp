@@ -676,6 +676,7 @@ class Server {
 
 int runServer(const std::string& version) {
   std::signal(SIGPIPE, SIG_IGN);
+  keepSpareFrontendWorker(true);  // a lowering on each edit: the next worker waits, libraries loaded
   asio::io_context io;
   Server s(io, version);
   return s.run();

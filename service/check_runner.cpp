@@ -1,5 +1,6 @@
 #include "service/check_runner.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -75,12 +76,15 @@ void runDeepening(const Program& prog, const CheckOptions& co, int from, CheckRe
 
 namespace {
 
+std::atomic<bool> keepSpareSetting{false};
+
 // The frontend's bounds for one lowering: the time limit given for the run
 // (the annotation is not known before parsing), the cancel flag, the memory
 // ceiling.
 frontend::FrontendProcess frontendProcess(const RunOptions& opts) {
   frontend::FrontendProcess p;
   p.worker = opts.frontendWorker;
+  p.keepSpare = keepSpareSetting;
   p.cancel = opts.cancel;
   p.memoryBytes = opts.memoryLimitMiB.value_or(kDefaultMemoryLimitMiB) << 20;
   if (opts.timeLimit && *opts.timeLimit > 0) {
@@ -99,6 +103,7 @@ std::string& workerSetting() {
 
 void setFrontendWorker(std::string executable) { workerSetting() = std::move(executable); }
 const std::string& frontendWorker() { return workerSetting(); }
+void keepSpareFrontendWorker(bool on) { keepSpareSetting = on; }
 
 void applyOptions(const OptionValues& v, RunOptions& r) {
   if (v.model) r.model = v.model;

@@ -24,6 +24,9 @@ namespace tsocheck {
 // the frontend runs in-process, without the time and memory bounds.
 void setFrontendWorker(std::string executable);
 const std::string& frontendWorker();
+// Whether lowerings keep a frontend worker started ahead
+// (FrontendProcess::keepSpare): the language server turns it on.
+void keepSpareFrontendWorker(bool on);
 
 struct RunOptions {
   std::optional<Model> model;             // overrides the annotation (see annotationWins)

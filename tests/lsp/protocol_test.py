@@ -226,6 +226,52 @@ def main():
     check(d is not None and len([x for x in d["params"]["diagnostics"] if x["severity"] == 1]) == 2,
           "both violations reported (one from cache)")
     print("refresh after an edit (300 ms debounce included): %.0f ms" % ((time.time() - t0) * 1000))
+    # --- a spare frontend worker waits for the next lowering, libraries loaded ---------------
+    def frontend_children(pid):
+        kids = []
+        for t in os.listdir("/proc/%d/task" % pid):
+            try:
+                kids += open("/proc/%d/task/%s/children" % (pid, t)).read().split()
+            except OSError:
+                pass
+        out = []
+        for k in kids:
+            try:
+                if open("/proc/%s/comm" % k).read().startswith("tsocheck-fronte"):
+                    out.append(int(k))
+            except OSError:
+                pass
+        return sorted(out)
+
+    def settle(pred, timeout=5):
+        end = time.time() + timeout
+        while time.time() < end:
+            v = pred()
+            if v:
+                return v
+            time.sleep(0.02)
+        return None
+
+    def edit_two(version):
+        c.notify("textDocument/didChange", {"textDocument": {"uri": turi, "version": version},
+                                            "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                                                                          "end": {"line": 0, "character": 0}},
+                                                                "text": " "}]})
+        return c.diagnostics(turi, version=version)
+
+    spare = settle(lambda: frontend_children(c.p.pid))
+    check(spare is not None and len(spare) == 1, "one spare frontend worker waits after a lowering: %s" % spare)
+    d = edit_two(3)
+    after = settle(lambda: [k for k in frontend_children(c.p.pid) if spare and k not in spare])
+    check(d is not None and after is not None and len(after) == 1 and spare[0] not in frontend_children(c.p.pid),
+          "the next lowering takes the spare and starts another")
+    if after:
+        os.kill(after[0], 9)  # a spare that died while waiting is not used
+        time.sleep(0.1)
+    d = edit_two(4)
+    check(d is not None and not any("compiler crashed" in x["message"] for x in d["params"]["diagnostics"])
+          and len([x for x in d["params"]["diagnostics"] if x["severity"] == 1]) == 2,
+          "a dead spare is replaced: the file is lowered as before")
     c2 = Client(root)  # a new server: results come from the disk cache
     u2 = c2.open(two)
     t0 = time.time()
