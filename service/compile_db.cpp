@@ -111,9 +111,15 @@ namespace {
 // A database read once: its entries in order, each either usable (the file's
 // absolute, lexically normal path, its directory and its argv) or ignored
 // with a warning.
+// (Only the file name is worked out for every entry; the path, made
+// absolute, and the argv are worked out for the entries of that name.)
 struct DatabaseEntry {
-  std::string file, filename, dir, warning;
-  std::vector<std::string> argv;
+  std::string file, filename, dir, warning;  // file: as written
+  std::string command;
+  std::vector<std::string> arguments;  // when the entry has "arguments"
+  bool hasArguments = false;
+  std::string path() const { return absoluteIn(dir, file); }
+  std::vector<std::string> argv() const { return hasArguments ? arguments : splitCommand(command); }
 };
 struct Database {
   std::string error;  // the whole database ignored: why
@@ -141,13 +147,16 @@ std::shared_ptr<const Database> parseDatabase(const std::string& path, const std
         e.warning = path + ": entry " + std::to_string(index) + " ignored: \"" + key + "\" has the wrong type";
     if (e.warning.empty()) {
       e.dir = entry.contains("directory") ? entry["directory"].get<std::string>() : std::string();
-      e.file = absoluteIn(e.dir, entry["file"].get<std::string>());
-      e.filename = fs::path(e.file).filename().string();
+      e.file = entry["file"].get<std::string>();
+      e.filename = e.file.substr(e.file.find_last_of('/') + 1);  // (npos + 1 = 0)
+      if (e.filename.empty() || e.filename == "." || e.filename == "..")
+        e.filename = fs::path(e.path()).filename().string();
       if (entry.contains("arguments")) {
+        e.hasArguments = true;
         for (const auto& a : entry["arguments"])
-          if (a.is_string()) e.argv.push_back(a.get<std::string>());
+          if (a.is_string()) e.arguments.push_back(a.get<std::string>());
       } else if (entry.contains("command")) {
-        e.argv = splitCommand(entry["command"].get<std::string>());
+        e.command = entry["command"].get<std::string>();
       }
     }
     db->entries.push_back(std::move(e));
@@ -220,14 +229,15 @@ CompileFlags compileFlagsQuiet(const std::string& file, const std::string& dir) 
     const std::vector<DatabaseEntry>& entries = db->entries;
     size_t found = entries.size();
     for (size_t i = 0; i < entries.size() && found == entries.size(); ++i)
-      if (entries[i].warning.empty() && entries[i].filename == targetName &&
-          (entries[i].file == target.string() || fs::weakly_canonical(entries[i].file, ec) == target))
-        found = i;
+      if (entries[i].warning.empty() && entries[i].filename == targetName) {
+        const std::string file = entries[i].path();
+        if (file == target.string() || fs::weakly_canonical(file, ec) == target) found = i;
+      }
     for (size_t i = 0; i < std::min(found + 1, entries.size()); ++i)
       if (!entries[i].warning.empty()) flags.warnings.push_back(entries[i].warning);
     if (found < entries.size()) {
       flags.database = path.string();
-      flags.args = filterArgs(entries[found].argv, entries[found].dir);
+      flags.args = filterArgs(entries[found].argv(), entries[found].dir);
       return flags;
     }
     // A database that does not list the file: keep looking upward like clangd
