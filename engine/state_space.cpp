@@ -1221,9 +1221,10 @@ void Search::revisit(uint32_t id, const State& s, const std::vector<PendingOp>& 
     afterBits[u / 64] |= uint64_t(1) << (u % 64);
     causes[u] = futureCause(s, graph_.op(u));
   }
-  // Whether u, racing with frame i's transition, adds to its backtrack set.
-  // (A frame whose backtrack set holds every enabled actor can gain nothing,
-  // nor can one that already holds u's enabled actor.)
+  // u races with frame i's transition: its actor joins the frame's backtrack
+  // set unless u happens after the transition. (A frame whose backtrack set
+  // holds every enabled actor can gain nothing, nor can one that already
+  // holds u's enabled actor: both are skipped.)
   auto check = [&](size_t i, uint32_t u) {
     Frame& f = frames_[i];
     const uint32_t actor = graph_.op(u).actor;
