@@ -119,10 +119,24 @@ std::mutex spareMutex;
 std::optional<Started> spare;
 bool spareStarting = false;
 
+// Starts a spare unless there is one (or one is being started).
+void startSpare(const std::string& worker) {
+  {
+    std::lock_guard<std::mutex> l(spareMutex);
+    if (spare || spareStarting) return;
+    spareStarting = true;
+  }
+  Started next;
+  const bool ok = start(worker, next) == 0;
+  std::lock_guard<std::mutex> l(spareMutex);
+  if (ok) spare = next;
+  spareStarting = false;
+}
+
 // A worker for one lowering: the spare when there is a live one for this
 // executable (and another spare started behind it), else a new one.
 int obtain(const FrontendProcess& p, Started& w) {
-  bool got = false, startSpare = false;
+  bool got = false;
   if (p.keepSpare) {
     std::lock_guard<std::mutex> l(spareMutex);
     if (spare && spare->worker == p.worker) {
@@ -133,21 +147,15 @@ int obtain(const FrontendProcess& p, Started& w) {
       if (!got)
         for (int fd : {w.in, w.out, w.err}) ::close(fd);
     }
-    startSpare = !spare && !spareStarting;
-    spareStarting = spareStarting || startSpare;
   }
   const int rc = got ? 0 : start(p.worker, w);
-  if (startSpare) {
-    Started next;
-    const bool ok = start(p.worker, next) == 0;
-    std::lock_guard<std::mutex> l(spareMutex);
-    if (ok) spare = next;
-    spareStarting = false;
-  }
+  if (p.keepSpare) startSpare(p.worker);
   return rc;
 }
 
 }  // namespace
+
+void startSpareWorker(const std::string& worker) { startSpare(worker); }
 
 FrontendResult lowerInWorker(const std::string& path, const std::string* contents,
                              const std::map<std::string, std::string>& others, const FrontendOptions& opts) {

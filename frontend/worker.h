@@ -25,6 +25,10 @@ namespace tsocheck::frontend {
 FrontendResult lowerInWorker(const std::string& path, const std::string* contents,
                              const std::map<std::string, std::string>& others, const FrontendOptions& opts);
 
+// Starts a worker that waits, libraries loaded, for the next lowering with
+// FrontendProcess::keepSpare (unless one already waits).
+void startSpareWorker(const std::string& worker);
+
 // The worker's exit code when an allocation failed.
 constexpr int kWorkerOutOfMemory = 3;
 

@@ -12,6 +12,7 @@
 
 #include "engine/preemption_rounds.h"
 #include "engine/state_space.h"
+#include "frontend/worker.h"
 #include "service/check_options.h"
 #include "service/compile_db.h"
 #include "service/fence_fix.h"
@@ -103,7 +104,10 @@ std::string& workerSetting() {
 
 void setFrontendWorker(std::string executable) { workerSetting() = std::move(executable); }
 const std::string& frontendWorker() { return workerSetting(); }
-void keepSpareFrontendWorker(bool on) { keepSpareSetting = on; }
+void keepSpareFrontendWorker(bool on) {
+  keepSpareSetting = on;
+  if (on && !frontendWorker().empty()) frontend::startSpareWorker(frontendWorker());  // ready for the first file
+}
 
 void applyOptions(const OptionValues& v, RunOptions& r) {
   if (v.model) r.model = v.model;

@@ -111,6 +111,35 @@ def line_of(path, text):
     raise AssertionError(text)
 
 
+def frontend_children(pid):
+    """The server's frontend worker processes (tsocheck-frontend children)."""
+    kids = []
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            kids += open("/proc/%d/task/%s/children" % (pid, t)).read().split()
+        except OSError:
+            pass
+    out = []
+    for k in kids:
+        try:
+            if open("/proc/%s/comm" % k).read().startswith("tsocheck-fronte"):
+                out.append(int(k))
+        except OSError:
+            pass
+    return sorted(out)
+
+
+def settle(pred, timeout=5):
+    """pred()'s first true value within timeout, else None."""
+    end = time.time() + timeout
+    while time.time() < end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.02)
+    return None
+
+
 def main():
     root = tempfile.mkdtemp(prefix="tsocheck-lsp-")
     # The result cache lives in the user's cache directory (never in the
@@ -124,6 +153,8 @@ def main():
     # --- initialize, diagnostics on open --------------------------------------
     c = Client(root, progress=True)
     check(c.caps["textDocumentSync"]["change"] == 2, "incremental sync announced")
+    first_spare = settle(lambda: frontend_children(c.p.pid))
+    check(first_spare is not None and len(first_spare) == 1, "a spare frontend worker waits before the first file")
     t0 = time.time()
     uri = c.open(dekker)
     d = c.diagnostics(uri)
@@ -227,31 +258,6 @@ def main():
           "both violations reported (one from cache)")
     print("refresh after an edit (300 ms debounce included): %.0f ms" % ((time.time() - t0) * 1000))
     # --- a spare frontend worker waits for the next lowering, libraries loaded ---------------
-    def frontend_children(pid):
-        kids = []
-        for t in os.listdir("/proc/%d/task" % pid):
-            try:
-                kids += open("/proc/%d/task/%s/children" % (pid, t)).read().split()
-            except OSError:
-                pass
-        out = []
-        for k in kids:
-            try:
-                if open("/proc/%s/comm" % k).read().startswith("tsocheck-fronte"):
-                    out.append(int(k))
-            except OSError:
-                pass
-        return sorted(out)
-
-    def settle(pred, timeout=5):
-        end = time.time() + timeout
-        while time.time() < end:
-            v = pred()
-            if v:
-                return v
-            time.sleep(0.02)
-        return None
-
     def edit_two(version):
         c.notify("textDocument/didChange", {"textDocument": {"uri": turi, "version": version},
                                             "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
