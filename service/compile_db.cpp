@@ -108,11 +108,10 @@ CompileFlags compileFlagsFor(const std::string& file, const std::string& dir) {
 
 namespace {
 
-// A database read once: its entries in order, each either usable (the file's
-// absolute, lexically normal path, its directory and its argv) or ignored
-// with a warning.
-// (Only the file name is worked out for every entry; the path, made
-// absolute, and the argv are worked out for the entries of that name.)
+// A database read once: its entries in order, each either usable (its file
+// as written with its file name, its directory, its command or arguments) or
+// ignored with a warning. Only the file name is worked out when parsing; the
+// absolute path and the argv only for entries with the checked file's name.
 struct DatabaseEntry {
   std::string file, filename, dir, warning;  // file: as written
   std::string command;
