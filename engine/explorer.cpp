@@ -89,6 +89,12 @@ struct ParallelShared {
     ++workers;
     return true;
   }
+  // A helper that joined but could not start.
+  void leave() {
+    std::lock_guard<std::mutex> l(m);
+    --workers;
+    cv.notify_all();
+  }
 };
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts)
@@ -287,7 +293,15 @@ bool Explorer::addViolation(Violation v) {
 bool Explorer::withinPreemptionSlack(State& s) {
   if (opts_.preemptionBound < 0) return true;
   const int limit = opts_.preemptionBound + preemptionSlack(s.g);
-  if (!preemptions_.exceeds(s.g, s.pb, limit)) return true;
+  if (!preemptions_.exceeds(s.g, s.pb, limit)) {
+    // Self-check (tests): the cheap phase's upper bounds never hide a lower
+    // bound above the limit.
+    if (opts_.checkOrders && !s.pb.exact && preemptions_.lowerBound(s.g) > limit) {
+      reportEngineError("self-check: the cheap preemption bound hid an exceeded limit", SourceLoc{});
+      return false;
+    }
+    return true;
+  }
   // Self-check (tests): the kept bound is never above the one from scratch,
   // so a graph pruned by it is pruned by that one too.
   if (opts_.checkOrders && preemptions_.lowerBound(s.g) <= limit) {
@@ -378,11 +392,13 @@ CheckResult Explorer::runParallel(const State& root) {
   // split eagerly: those have every worker from the start.
   const bool late = !opts_.splitEagerly;
   shared.workers = late ? 1 : n;
-  std::vector<std::unique_ptr<Explorer>> workers;
-  for (uint32_t w = 0; w < n; ++w) {
-    workers.push_back(std::unique_ptr<Explorer>(new Explorer(prog_, opts_, &shared)));
-    workers.back()->raceCheckInitially_ = raceCheck_;
-  }
+  // A helper's explorer and thread are made only when it joins: a check
+  // that ends within the delay pays for one worker.
+  std::vector<std::unique_ptr<Explorer>> workers(n);
+  auto make = [&](uint32_t w) {
+    workers[w].reset(new Explorer(prog_, opts_, &shared));
+    workers[w]->raceCheckInitially_ = raceCheck_;
+  };
   TaskBox first(new Task);
   first->s = root;
   first->s.detach();
@@ -391,26 +407,37 @@ CheckResult Explorer::runParallel(const State& root) {
   // Each worker recurses once per event like the sequential search: a large
   // stack each (address space only).
   std::vector<WorkerStart> starts;
-  for (uint32_t w = 0; w < n; ++w)
-    starts.push_back({[&, w] {
-      if (w == 0 || !late || shared.joinLate(kHelperDelay)) workers[w]->work();
-    }});
+  for (uint32_t w = 0; w < n; ++w) starts.push_back({[&, w] { workers[w]->work(); }});
   std::vector<pthread_t> threads(n);
   std::vector<bool> started(n, false);
-  for (uint32_t w = 0; w < n; ++w) {
+  auto launch = [&](uint32_t w) {
+    make(w);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, size_t(1) << 30);
     started[w] = pthread_create(&threads[w], &attr, runWorker, &starts[w]) == 0;
     pthread_attr_destroy(&attr);
+  };
+  for (uint32_t w = 0; w < (late ? 1 : n); ++w) launch(w);
+  if (!started[0]) {
+    runWorker(&starts[0]);  // no thread at all: this one works alone
+  } else if (late) {
+    for (uint32_t w = 1; w < n; ++w) {
+      if (!shared.joinLate(w == 1 ? kHelperDelay : std::chrono::milliseconds(0))) break;
+      launch(w);
+      if (!started[w]) {  // counted as joined but never works: uncount it
+        shared.leave();
+        break;
+      }
+    }
   }
-  if (!started[0]) runWorker(&starts[0]);  // no thread at all: this one works alone
   for (uint32_t w = 0; w < n; ++w)
     if (started[w]) pthread_join(threads[w], nullptr);
 
   // The merge, in the sequential order.
   std::vector<Segment*> segs;
   for (auto& w : workers) {
+    if (!w) continue;
     for (Segment& g : w->segments_) segs.push_back(&g);
     timedOut_ = timedOut_ || w->timedOut_;
   }

@@ -44,7 +44,8 @@ namespace tsocheck {
 // starts alone; the others join after kHelperDelay if the search has not
 // ended by then, so a short check costs one worker's CPU time (splitting a
 // search of a few milliseconds only adds copies; CheckOptions::splitEagerly
-// starts them all at once).
+// starts them all at once). A helper's Explorer and thread are made when it
+// joins.
 constexpr std::chrono::milliseconds kHelperDelay{20};
 struct ParallelShared;
 
