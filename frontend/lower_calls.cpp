@@ -163,6 +163,7 @@ const ExtEntry kVerifierCalls[] = {
     {"reach_error", Ext::VerifierError},
     {"__VERIFIER_nondet_bool", Ext::NondetBool},
     {"__VERIFIER_nondet__Bool", Ext::NondetBool},
+    {"__VERIFIER_opt_begin", Ext::OptBegin},
     {"__VERIFIER_nondet_char", Ext::NondetSigned},  // char is signed on x86-64
     {"__VERIFIER_nondet_schar", Ext::NondetSigned},
     {"__VERIFIER_nondet_short", Ext::NondetSigned},
@@ -742,6 +743,7 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
     case Ext::Assume:
       return lowerVerifierCall(I, k, name);
     case Ext::NondetBool:
+    case Ext::OptBegin:
     case Ext::NondetSigned:
     case Ext::NondetUnsigned:
       return lowerNondetCall(I, k, name);
@@ -755,6 +757,40 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
       break;
   }
   unsupported("call to external function '" + name + "' is not supported (no definition in this file)");
+}
+
+// GenMC's __VERIFIER_optional(x) is `if (__VERIFIER_opt_begin()) { x;
+// __VERIFIER_assume(0); }`: true when the call's result only decides a
+// branch whose taken side, as long as it stays inside the code that side
+// dominates, ends at a __VERIFIER_assume(0) on every path (or at an
+// unreachable), never leaving that code (break, continue, goto, return).
+bool FunctionLowering::optionalEndsBlocked(const llvm::CallInst& I) const {
+  if (!I.hasOneUse()) return false;
+  auto* br = dyn_cast<llvm::BranchInst>(*I.user_begin());
+  if (!br || !br->isConditional() || br->getCondition() != &I) return false;
+  const llvm::BasicBlock* taken = br->getSuccessor(0);
+  if (taken == br->getSuccessor(1) || !taken->getSinglePredecessor()) return false;
+  auto blocks = [](const llvm::BasicBlock* b) {
+    for (const llvm::Instruction& x : *b)
+      if (auto* c = dyn_cast<llvm::CallInst>(&x))
+        if (const llvm::Function* f = c->getCalledFunction(); f && classifyExternal(f->getName()) == Ext::Assume &&
+                                                                 c->arg_size() == 1)
+          if (auto* k = dyn_cast<llvm::ConstantInt>(c->getArgOperand(0)); k && k->isZero()) return true;
+    return false;
+  };
+  std::vector<const llvm::BasicBlock*> work{taken};
+  std::set<const llvm::BasicBlock*> seen{taken};
+  while (!work.empty()) {
+    const llvm::BasicBlock* b = work.back();
+    work.pop_back();
+    if (!dt_.dominates(taken, b)) return false;  // left the taken side
+    if (blocks(b)) continue;
+    const llvm::Instruction* term = b->getTerminator();
+    if (!term || isa<llvm::ReturnInst>(term)) return false;
+    for (const llvm::BasicBlock* n : llvm::successors(b))
+      if (seen.insert(n).second) work.push_back(n);
+  }
+  return true;
 }
 
 // assert failures, abort, exit, the verifier's error / assume calls and
@@ -821,12 +857,16 @@ void FunctionLowering::lowerVerifierCall(llvm::CallInst& I, Ext k, const std::st
 // __VERIFIER_nondet_*: one value of the check's nondet range per branch.
 void FunctionLowering::lowerNondetCall(llvm::CallInst& I, Ext k, const std::string& name) {
   switch (k) {
-    case Ext::NondetBool: {
+    case Ext::NondetBool:
+    case Ext::OptBegin: {
       Instr& in = emit(Op::Nondet);
       in.a = I.getType()->isVoidTy() ? kNoReg : resultReg(I);
       in.imm = 1;
-      // Never an idle iteration: the next one may choose differently.
-      markEffect();
+      // Never an idle iteration: the next one may choose differently (a
+      // thread that may still choose to leave does not spin forever). An
+      // optional block's choice is the exception when choosing it always
+      // ends the thread blocked: then no choice lets the thread go on.
+      if (k != Ext::OptBegin || !optionalEndsBlocked(I)) markEffect();
       return;
     }
     case Ext::NondetSigned:

@@ -136,6 +136,7 @@ enum class Ext {
   AtomicBegin,   // __VERIFIER_atomic_begin(): enter an atomic section (Op::AtomicBegin)
   AtomicEnd,     // __VERIFIER_atomic_end(): leave it
   NondetBool,    // __VERIFIER_nondet_bool(): 0 or 1, both explored
+  OptBegin,      // __VERIFIER_opt_begin() (GenMC's __VERIFIER_optional): likewise
   NondetSigned,  // __VERIFIER_nondet_int() and other signed types (and pointer): the
                  // check's nondet range within the type (width from the result type)
   NondetUnsigned,// __VERIFIER_nondet_uint() and other unsigned types: likewise
@@ -266,6 +267,7 @@ class FunctionLowering {
   void lowerRealloc(llvm::CallInst& I, const std::string& name);
   void lowerVerifierCall(llvm::CallInst& I, Ext k, const std::string& name);  // assert, abort, exit, assume, ...
   void lowerNondetCall(llvm::CallInst& I, Ext k, const std::string& name);    // __VERIFIER_nondet_*
+  bool optionalEndsBlocked(const llvm::CallInst& I) const;  // __VERIFIER_opt_begin's use
   bool emitSpawn(llvm::CallInst& I, unsigned tidArg, unsigned fnArg, unsigned argArg);  // false: refused
   void emitCondWait(llvm::CallInst& I);  // release and re-acquire the mutex (argument 1)
   void emitJoin(llvm::CallInst& I, uint8_t resultSize);  // join argument 0, result through argument 1

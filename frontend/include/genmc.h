@@ -14,7 +14,8 @@
  *   speculative_read(c), confirming_read(c), confirming_CAS(c), final_CAS(c)
  *                                              s / c themselves (hints only)
  *   __VERIFIER_optional(x)                     both: x skipped, or x run and the
- *                                              execution then blocked
+ *                                              execution then blocked (the choice
+ *                                              keeps no loop from being a spin)
  *   __VERIFIER_hp_*                            hazard pointers: protect is an acquire
  *                                              load; retired blocks are never freed
  *                                              (no reclamation, so no use after free)
@@ -41,6 +42,7 @@ void __VERIFIER_assume(int);
 int __VERIFIER_nondet_int(void);
 unsigned int __VERIFIER_nondet_uint(void);
 _Bool __VERIFIER_nondet_bool(void);
+_Bool __VERIFIER_opt_begin(void);
 
 typedef pthread_t __VERIFIER_thread_t;
 
@@ -83,7 +85,7 @@ static inline __attribute__((always_inline)) void __VERIFIER_join_symmetric(__VE
 #define __VERIFIER_final_CAS(c) (c)
 #define __VERIFIER_optional(x)                     \
   do {                                             \
-    if (__VERIFIER_nondet_bool()) {                \
+    if (__VERIFIER_opt_begin()) {                  \
       x;                                           \
       __VERIFIER_assume(0);                        \
     }                                              \

@@ -1873,6 +1873,23 @@ TEST_CASE("programs written for GenMC: <genmc.h> is tsocheck's own compatibility
   CHECK(bug["results"][0]["violation"]["line"] == 36);
 }
 
+TEST_CASE("GenMC's optional block keeps a retry loop a spin loop; a choice that goes on does not", "[cli][realc]") {
+  const std::string file = quote(inputs("genmc_optional.c"));
+  for (const char* model : {"sc", "tso", "pso"}) {
+    INFO(model);
+    json j = checkJson(file + " --main --no-fences --model " + model);
+    REQUIRE(j["results"].size() == 1);
+    const json& r = j["results"][0];
+    CHECK(r["status"] == "verified");
+    CHECK(r["executions"] == 2);  // GenMC's count for its ttaslock-opt test of this shape (SC)
+    CHECK(r["cut"] == 0);
+    json f = checkJson(file + " --main --no-fences --model " + std::string(model) + " -- -DFALLTHROUGH");
+    REQUIRE(f["results"].size() == 1);
+    CHECK(f["results"][0]["status"] == "bounded");
+    CHECK(f["results"][0]["cut"] > 0);
+  }
+}
+
 TEST_CASE("what older compilers accepted with a warning is accepted, an undefined callee is refused at the call", "[cli][realc]") {
   fs::path dir = fs::temp_directory_path() / ("tsocheck-oldc-" + std::to_string(::getpid()));
   fs::create_directories(dir);
