@@ -151,9 +151,9 @@ void ThreadState::stop(ActionKind k, const Instr& in) {
   pending_.pc = frames_.empty() ? 0 : frames_.back().pc;
   pending_.loc = in.loc;
   pending_.name = in.name;
-  if (countDepth_ > 0 && (k == ActionKind::Load || k == ActionKind::Rmw || k == ActionKind::Lock ||
-                          k == ActionKind::TryLock || k == ActionKind::Unlock))
-    ++readCount_;
+  if (k == ActionKind::Load || k == ActionKind::Rmw || k == ActionKind::Lock || k == ActionKind::TryLock ||
+      k == ActionKind::Unlock)
+    reads_.add();
 }
 
 void ThreadState::fail(ErrorKind e, const Instr& in, std::string msg) {
@@ -353,18 +353,18 @@ void ThreadState::run() {
       }
       case Op::Self: R(in.a) = tid_; fr.pc++; break;
       case Op::ReadCount:
-        if (in.sub) {
-          R(in.a) = readCount_;
-          readCount_ = 0;
-          ++countDepth_;
+      case Op::EffectCount: {
+        CallCounter& c = in.op == Op::ReadCount ? reads_ : effects_;
+        if (in.sub == 2) {
+          if (in.b == kNoReg || R(in.b) != 0) c.add();
+        } else if (in.sub == 1) {
+          R(in.a) = c.begin();
         } else {
-          R(in.a) = readCount_;
-          if (countDepth_ > 0) --countDepth_;
-          // The enclosing level counts the inner reads as its own.
-          readCount_ = countDepth_ > 0 ? (in.b == kNoReg ? 0 : R(in.b)) + readCount_ : 0;
+          R(in.a) = c.end(in.b == kNoReg ? 0 : R(in.b));
         }
         fr.pc++;
         break;
+      }
       case Op::Call:
         if (!doCall(uint32_t(in.imm), in, fr)) return;
         break;
@@ -636,9 +636,11 @@ void ThreadState::appendKey(std::string& out) const {
     putRaw(out, b.size);
   }
   putRaw(out, heapTop_);
-  putRaw(out, countDepth_);
+  putRaw(out, reads_.depth);
   putRaw(out, atomicDepth_);
-  putRaw(out, readCount_);
+  putRaw(out, reads_.count);
+  putRaw(out, effects_.depth);
+  putRaw(out, effects_.count);
   const Action& a = pending_;
   putRaw(out, uint8_t(a.kind));
   putRaw(out, a.addr);

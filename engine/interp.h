@@ -214,8 +214,28 @@ class ThreadState {
   uint64_t heapTop_ = 0;
   uint64_t steps_ = 0;
   bool stoppedByTime_ = false;
-  uint32_t countDepth_ = 0;  // open Op::ReadCount levels (reads are counted while > 0)
-  Value readCount_ = 0;      // shared reads counted at the innermost open level
+  // Op::ReadCount / Op::EffectCount: nested counting levels around calls.
+  struct CallCounter {
+    uint32_t depth = 0;  // open levels (counted while > 0)
+    Value count = 0;     // counted at the innermost open level
+    void add() {
+      if (depth > 0) ++count;
+    }
+    Value begin() {  // the enclosing level's count, to restore at the end
+      const Value saved = count;
+      count = 0;
+      ++depth;
+      return saved;
+    }
+    Value end(Value saved) {  // this level's count; the enclosing level counts it as its own
+      const Value inner = count;
+      if (depth > 0) --depth;
+      count = depth > 0 ? saved + inner : 0;
+      return inner;
+    }
+  };
+  CallCounter reads_;    // shared reads (Op::ReadCount)
+  CallCounter effects_;  // effects the frontend marks (Op::EffectCount)
   uint32_t atomicDepth_ = 0; // open atomic sections (nested ones count)
   Action pending_;
 };

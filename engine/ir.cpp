@@ -115,6 +115,7 @@ const char* opName(Op op) {
     case Op::Exit: return "exit";
     case Op::Self: return "self";
     case Op::ReadCount: return "readcount";
+    case Op::EffectCount: return "effectcount";
     case Op::Nondet: return "nondet";
     case Op::AtomicBegin: return "atomic_begin";
     case Op::AtomicEnd: return "atomic_end";

@@ -87,6 +87,11 @@ enum class Op : uint8_t {
   ReadCount,// counts the shared reads (load, RMW, lock, trylock, unlock actions) of a call:
             // sub=1: r[a] = the thread's counter, counter = 0, one counting level deeper;
             // sub=0: r[a] = reads since the matching sub=1, counter = r[b] + r[a], one level out
+  EffectCount,  // counts a call's effects for the spin-loop analysis (the frontend marks
+                // them: stores, RMWs that changed memory, ...), like ReadCount:
+                // sub=1: r[a] = the thread's counter, counter = 0, one counting level deeper;
+                // sub=0: r[a] = effects since the matching sub=1, counter = r[b] + r[a], one level out;
+                // sub=2: one effect if b is no register or r[b] != 0 (while a level is open)
   Nondet,   // r[a] = a value chosen nondeterministically; every one is explored.
             // sub=0: any value in imm2..imm (signed).  sub=1: a value of an integer type
             // of `size` bytes (imm=1: signed, 0: unsigned) within Limits' nondet range

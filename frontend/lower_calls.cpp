@@ -347,14 +347,23 @@ void FunctionLowering::lowerCall(llvm::CallInst& I) {
   Reg target = callee ? kNoReg : val(I.getCalledOperand());
   const bool readOnlyCall = callee && ml_.readOnly(callee);
   auto loops = enclosingSpinLoops(I.getParent());
-  // A read-only call inside a spin loop: the engine counts the callee's
-  // shared reads (however many), and they count as the iteration's reads.
-  Reg saved = kNoReg;
-  if (readOnlyCall && !loops.empty()) {
-    saved = newReg();
-    Instr& b = emit(Op::ReadCount);
-    b.sub = 1;
-    b.a = saved;
+  // A call inside a spin loop: the engine counts the callee's shared reads
+  // (however many), which count as the iteration's reads, and (unless it is
+  // read-only) the effects the callee marks, which make the iteration
+  // non-idle only when they happened. Outside loops the callee's marks go to
+  // whatever level is open (a caller's loop further out).
+  auto counter = [&](Op op, uint8_t sub, Reg saved) {  // begin (saved: kNoReg) or end of a count
+    Reg r = newReg();
+    Instr& c = emit(op);
+    c.sub = sub;
+    c.a = r;
+    c.b = saved;
+    return r;
+  };
+  Reg saved = kNoReg, savedEffects = kNoReg;
+  if (!loops.empty()) {
+    saved = counter(Op::ReadCount, 1, kNoReg);
+    if (!readOnlyCall) savedEffects = counter(Op::EffectCount, 1, kNoReg);
   }
   Instr& in = emit(callee ? Op::Call : Op::CallInd);
   in.a = I.getType()->isVoidTy() ? kNoReg : resultReg(I);
@@ -362,16 +371,12 @@ void FunctionLowering::lowerCall(llvm::CallInst& I) {
   in.argCount = uint32_t(args.size());
   if (callee) in.imm = ml_.funcIndex_.at(callee);
   else in.b = target;
-  if (!readOnlyCall) {
-    markEffect();
-  } else if (saved != kNoReg) {
-    Reg n = newReg();
-    Instr& e = emit(Op::ReadCount);
-    e.sub = 0;
-    e.a = n;
-    e.b = saved;
-    for (SpinLoop* s : loops) bin(BinOp::Add, s->reads, n, s->reads);
-  }
+  if (saved == kNoReg) return;
+  const Reg n = counter(Op::ReadCount, 0, saved);
+  for (SpinLoop* s : loops) bin(BinOp::Add, s->reads, n, s->reads);
+  if (savedEffects == kNoReg) return;
+  const Reg k = counter(Op::EffectCount, 0, savedEffects);
+  for (SpinLoop* s : loops) bin(BinOp::Or, s->flag, k, s->flag);  // (the count went out with the end)
 }
 
 void FunctionLowering::lowerIntrinsic(llvm::CallInst& I, llvm::Function* callee) {
@@ -600,7 +605,7 @@ void FunctionLowering::lowerSyncCall(llvm::CallInst& I, Ext k, const std::string
       in.b = m;
       in.name = addrName(I.getArgOperand(0));
       countSyncRead();
-      if (!enclosingSpinLoops(I.getParent()).empty()) markEffectIf(cmp(CmpOp::Eq, r, constVal(0)));
+      markEffectIf(cmp(CmpOp::Eq, r, constVal(0)));
       return;
     }
     case Ext::CondWait: {

@@ -442,22 +442,33 @@ bool FunctionLowering::sharedDependent(llvm::Loop* L) {
   return shared;
 }
 
+// An effect counts for the enclosing spin loops of this function and, through
+// Op::EffectCount, for a caller's loop around the call that runs this code.
 void FunctionLowering::markEffect() {
   for (SpinLoop* s : enclosingSpinLoops(cur_->getParent())) {
     Instr& in = emit(Op::Const);
     in.a = s->flag;
     in.imm = 1;
   }
+  markCallEffect(kNoReg);
 }
 
 void FunctionLowering::markEffectIf(Reg changed) {
   for (SpinLoop* s : enclosingSpinLoops(cur_->getParent())) bin(BinOp::Or, s->flag, changed, s->flag);
+  markCallEffect(changed);
+}
+
+void FunctionLowering::markCallEffect(Reg changed) {
+  Instr& in = emit(Op::EffectCount);
+  in.sub = 2;
+  in.b = changed;
 }
 
 // pending == 0 → lock(m) makes pending = m; unlock(pending) clears it. Any
 // other lock/unlock (nested, or of a mutex held before the iteration) is an effect.
 void FunctionLowering::markLock(Reg m, bool lock) {
   countSyncRead();
+  markCallEffect(kNoReg);  // for a caller: a lock or unlock inside a call is an effect
   for (SpinLoop* s : enclosingSpinLoops(cur_->getParent())) {
     if (s->pending == kNoReg) {
       Instr& in = emit(Op::Const);

@@ -153,8 +153,9 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
   in.size = uint8_t(size);
   in.name = addrName(I.getPointerOperand());
   countRead(I.getPointerOperand());
-  if (!enclosingSpinLoops(I.getParent()).empty()) {
-    // An RMW that writes back the value it read (a failed test-and-set) changes nothing.
+  {
+    // An RMW that writes back the value it read (a failed test-and-set) changes
+    // nothing. (Marked outside loops too: for a caller's loop around the call.)
     Reg changed = kNoReg;
     Reg zero = constVal(0);
     switch (op) {
@@ -214,8 +215,9 @@ void FunctionLowering::lowerCmpXchg(llvm::AtomicCmpXchgInst& I) {
   in.name = addrName(I.getPointerOperand());
   Reg ok = cmp(CmpOp::Eq, old, expected, success_.at(&I));
   countRead(I.getPointerOperand());
-  if (!enclosingSpinLoops(I.getParent()).empty()) {
-    // A failed CAS writes nothing; a successful one may write the old value back.
+  {
+    // A failed CAS writes nothing; a successful one may write the old value
+    // back. (Marked outside loops too: for a caller's loop around the call.)
     Reg changed = bin(BinOp::And, ok, cmp(CmpOp::Ne, old, desired));
     markEffectIf(changed);
   }

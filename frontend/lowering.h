@@ -19,7 +19,7 @@
 // written, but on its back edge the thread checks whether the iteration that
 // just ended was *idle*: it changed no memory (no store; no RMW that wrote a
 // new value; no successful CAS that changed the value; every mutex it locked
-// it also unlocked; no call that may have effects) and every header phi gets
+// it also unlocked; no call that had effects) and every header phi gets
 // back the value it had. The next iteration would then repeat the same
 // computation over possibly newer values, so the thread stops with
 // Assume(sub=1) instead of looping. An execution in which the loop exits
@@ -29,7 +29,10 @@
 // newest values spins forever. This covers `while (!flag);`, `while (x != v)
 // {}`, do-while, conditions over several loads, `while (xchg(&l, 1));` and
 // CAS loops, lock-protected polling, waits whose reads are in a called
-// read-only function (the engine counts them: Op::ReadCount around the call)
+// read-only function (the engine counts them: Op::ReadCount around the call),
+// retry loops calling a function whose effects did not happen this time (a
+// `try_lock()` whose CAS failed: every function marks its effects with
+// Op::EffectCount, counted around a call in a loop, with its reads)
 // and waits on an _Atomic pointer that Clang passes through a temporary stack
 // slot (a store into a slot dead at the header is no effect). Loops around
 // pthread_cond_wait get one idle iteration (so that the wait can be followed by a successful
@@ -232,8 +235,9 @@ class FunctionLowering {
   bool slotLiveAtHeader(const llvm::AllocaInst* a, llvm::Loop* L);
   bool errorPath(const llvm::BasicBlock* b);
   std::vector<SpinLoop*> enclosingSpinLoops(const llvm::BasicBlock* bb);
-  void markEffect();                 // the current instruction changed state
+  void markEffect();                 // the current instruction changed state (loops, and the call's count)
   void markEffectIf(Reg changed);    // ... if changed != 0
+  void markCallEffect(Reg changed);  // Op::EffectCount mark (kNoReg: unconditional)
   void markLock(Reg m, bool lock);   // lock/unlock: balanced pairs are not effects
 
   // Lowering.

@@ -1873,7 +1873,7 @@ TEST_CASE("programs written for GenMC: <genmc.h> is tsocheck's own compatibility
   CHECK(bug["results"][0]["violation"]["line"] == 36);
 }
 
-TEST_CASE("GenMC's optional block keeps a retry loop a spin loop; a choice that goes on does not", "[cli][realc]") {
+TEST_CASE("GenMC's optional block keeps a retry loop a spin loop, a choice that goes on does not", "[cli][realc]") {
   const std::string file = quote(inputs("genmc_optional.c"));
   for (const char* model : {"sc", "tso", "pso"}) {
     INFO(model);

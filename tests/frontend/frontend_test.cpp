@@ -953,6 +953,73 @@ TSOCHECK void wait(void) {
   }
 }
 
+TEST_CASE("a retry loop around a call is a spin loop when the call's effects did not happen", "[frontend][spin]") {
+  // try_lock is a function of its own (not inlined at -O0): its CAS is an
+  // effect only when it succeeds (Op::EffectCount around the call).
+  const std::string lock = R"(#include <tsocheck.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <assert.h>
+atomic_int l, tries;
+int counter;
+static int try_lock(void) {
+#ifdef COUNT_TRIES
+  atomic_fetch_add(&tries, 1);
+#endif
+  int z = 0;
+  return atomic_compare_exchange_strong(&l, &z, 1);
+}
+static void *worker(void *a) {
+  while (!try_lock());
+  counter++;
+  atomic_store(&l, 0);
+  return 0;
+}
+TSOCHECK void spinlock(void) {
+  pthread_t x, y;
+  pthread_create(&x, 0, worker, 0);
+  pthread_create(&y, 0, worker, 0);
+  pthread_join(x, 0);
+  pthread_join(y, 0);
+  assert(counter == 2);
+}
+)";
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    INFO(modelName(m));
+    CheckResult cr = run(lock, m, false);
+    INFO(cr.message);
+    CHECK(cr.status == Status::Verified);
+    CHECK(cr.executions == 2);
+    CHECK(cr.cut == 0);
+  }
+  // The callee's loop-free effect (a counter of attempts) happens on every
+  // call: the loop runs as written and is cut at its bound.
+  CheckResult counted = run("#define COUNT_TRIES\n" + lock, Model::TSO, false);
+  INFO(counted.message);
+  CHECK(counted.status == Status::Bounded);
+  CHECK(counted.cut > 0);
+  // A lock nobody releases: the retry loop through the call spins forever;
+  // the callee's read counts, so a waiter that read a stale value is only
+  // blocked, never a false hang.
+  CheckResult held = run(R"(#include <tsocheck.h>
+#include <pthread.h>
+#include <stdatomic.h>
+atomic_int l;
+static int try_lock(void) { int z = 0; return atomic_compare_exchange_strong(&l, &z, 1); }
+static void *holder(void *a) { while (!try_lock()); return 0; }
+TSOCHECK void held(void) {
+  pthread_t x, y;
+  pthread_create(&x, 0, holder, 0);
+  pthread_create(&y, 0, holder, 0);
+  pthread_join(x, 0);
+  pthread_join(y, 0);
+}
+)", Model::TSO);
+  REQUIRE(held.violation);
+  CHECK(held.violation->kind == ErrorKind::NonTermination);
+  CHECK(held.violation->message.find("spins forever at test.c:6") != std::string::npos);
+}
+
 TEST_CASE("a temporary stack slot does not make a spin iteration effectful, a live one does", "[frontend][spin]") {
   // Clang passes atomic_load of a pointer through a temporary slot at -O0.
   CheckResult tmp = run(R"(#include <tsocheck.h>
