@@ -152,8 +152,53 @@ void PreemptionCounter::flushEdges(const Graph& g) {
       flushSrc_.push_back({node(next), base_[t] + i});
     }
   }
+  inheritFlushSources(g);
   for (auto [b, x] : flushSrc_)
     if (nextDrain_[b] != kNone) edges_.push_back({x, nextDrain_[b]});
+}
+
+// Flushes reach memory in co order, so whatever precedes the flush of a
+// buffered store (its issue, its sources) also precedes the flushes of the
+// writes co-after it: added as sources of theirs (the newest per thread).
+// Without this, a store placed between two writes would hide the edges into
+// the later one's flush while its own flush has no step, and a graph's bound
+// could drop as it grows. A write timed at its step passes them on through
+// its own clock.
+void PreemptionCounter::inheritFlushSources(const Graph& g) {
+  const uint32_t nThreads = uint32_t(g.threads.size()), n = base_[nThreads];
+  fsStart_.assign(n + 1, 0);
+  for (auto [b, x] : flushSrc_) ++fsStart_[b + 1];
+  for (uint32_t v = 0; v < n; ++v) fsStart_[v + 1] += fsStart_[v];
+  fs_.resize(flushSrc_.size());
+  order_.assign(fsStart_.begin(), fsStart_.end() - 1);
+  for (auto [b, x] : flushSrc_) fs_[order_[b]++] = x;
+  std::vector<uint32_t>& carry = carry_;  // per thread: 1 + the newest source's index (0: none)
+  for (const Location& l : g.locs) {
+    carry.assign(nThreads, 0);
+    bool any = false;
+    for (const EventId b : l.co) {
+      if (!present(g, b)) {
+        carry.assign(nThreads, 0);
+        any = false;
+        continue;
+      }
+      const uint32_t bn = node(b);
+      if (any)
+        for (uint32_t t = 0; t < nThreads; ++t)
+          if (carry[t] && t != b.thread) flushSrc_.push_back({bn, base_[t] + carry[t] - 1});
+      if (sc_ || lockedWrite(g.threads[b.thread].events[b.index])) {
+        carry.assign(nThreads, 0);
+        any = false;
+        continue;
+      }
+      for (uint32_t q = fsStart_[bn]; q < fsStart_[bn + 1]; ++q) {
+        const uint32_t x = fs_[q], t = threadOf_[x];
+        carry[t] = std::max(carry[t], x - base_[t] + 1);
+      }
+      carry[b.thread] = std::max(carry[b.thread], b.index + 1);
+      any = true;
+    }
+  }
 }
 
 // A read of another thread's buffered store comes after that store's flush,

@@ -165,6 +165,7 @@ class PreemptionCounter {
   uint32_t node(EventId x) const { return base_[x.thread] + x.index; }
   void directEdges(const Graph& g);
   void flushEdges(const Graph& g);
+  void inheritFlushSources(const Graph& g);
   void bufferedReadEdges(const Graph& g);
   bool propagateClocks(const Graph& g);
   int greedyCounts(const Graph& g, PreemptionState* st);
@@ -181,7 +182,7 @@ class PreemptionCounter {
   std::vector<EventId> fresh_;
   std::vector<uint8_t> done_;
   // Scratch buffers reused across calls.
-  std::vector<uint32_t> base_, indeg_, order_, clock_, left_, blockers_, nextDrain_, dep_;
+  std::vector<uint32_t> base_, indeg_, order_, clock_, left_, blockers_, nextDrain_, dep_, carry_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;  // cross-thread (from node, to node)
   std::vector<std::pair<uint32_t, uint32_t>> flushSrc_;  // (write node, node before its flush)
   std::vector<uint32_t> adjStart_, adj_, fsStart_, fs_;

@@ -14,6 +14,7 @@
 #include "engine/preemption.h"
 #include "tests/engine/naive_explorer.h"
 #include "tests/engine/random_programs.h"
+#include "tests/engine/stress_programs.h"
 
 using namespace tsocheck;
 using namespace tsocheck::testing;
@@ -533,4 +534,29 @@ TEST_CASE("preemptions: locks wait for their mutex under a bound and keep every 
       CHECK(check(prog, o).blocked > 0);
     }
   }
+}
+
+// Soak seed 430037 (a mutex program under TSO): a store placed co-between two
+// writes while its own flush has no step yet took the fr edge into the later
+// write's flush away, so the bound from scratch fell below the kept one (2
+// against 3: the self-check's engine error). Flushes reach memory in co
+// order, so the edge is inherited along co (inheritFlushSources). Every class
+// within bounds 0..2 is explored, with the self-checks on.
+TEST_CASE("preemptions: a store placed between two writes keeps the edges into the later flush", "[preemption]") {
+  const StressProgram mp = stressProgram(665988796373ull, StressFamily::Mutex);
+  const Program p = buildStress(mp);
+  const std::map<std::string, int> minP = naiveMinPreemptions(p, Model::TSO, -1, 2);
+  uint64_t pruned = 0;
+  for (int bound = 0; bound <= 2; ++bound) {
+    CAPTURE(bound);
+    Bounded b = runBounded(p, Model::TSO, bound);
+    INFO(b.result.message);
+    CHECK(b.result.status != Status::Error);
+    std::set<std::string> keys(b.keys.begin(), b.keys.end());
+    int missing = 0;
+    for (const auto& [key, n] : minP) missing += n <= bound && !keys.count(key);
+    CHECK(missing == 0);
+    pruned += b.result.boundBlocked;
+  }
+  CHECK(pruned > 0);
 }
