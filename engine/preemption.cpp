@@ -157,6 +157,16 @@ void PreemptionCounter::flushEdges(const Graph& g) {
     if (nextDrain_[b] != kNone) edges_.push_back({x, nextDrain_[b]});
 }
 
+// flushSrc_ by write node (CSR): fs_[fsStart_[b] .. fsStart_[b + 1]).
+void PreemptionCounter::indexFlushSources(uint32_t n) {
+  fsStart_.assign(n + 1, 0);
+  for (auto [b, x] : flushSrc_) ++fsStart_[b + 1];
+  for (uint32_t v = 0; v < n; ++v) fsStart_[v + 1] += fsStart_[v];
+  fs_.resize(flushSrc_.size());
+  order_.assign(fsStart_.begin(), fsStart_.end() - 1);
+  for (auto [b, x] : flushSrc_) fs_[order_[b]++] = x;
+}
+
 // Flushes reach memory in co order, so whatever precedes the flush of a
 // buffered store (its issue, its sources) also precedes the flushes of the
 // writes co-after it: added as sources of theirs (the newest per thread).
@@ -165,13 +175,8 @@ void PreemptionCounter::flushEdges(const Graph& g) {
 // could drop as it grows. A write timed at its step passes them on through
 // its own clock.
 void PreemptionCounter::inheritFlushSources(const Graph& g) {
-  const uint32_t nThreads = uint32_t(g.threads.size()), n = base_[nThreads];
-  fsStart_.assign(n + 1, 0);
-  for (auto [b, x] : flushSrc_) ++fsStart_[b + 1];
-  for (uint32_t v = 0; v < n; ++v) fsStart_[v + 1] += fsStart_[v];
-  fs_.resize(flushSrc_.size());
-  order_.assign(fsStart_.begin(), fsStart_.end() - 1);
-  for (auto [b, x] : flushSrc_) fs_[order_[b]++] = x;
+  const uint32_t nThreads = uint32_t(g.threads.size());
+  indexFlushSources(base_[nThreads]);
   std::vector<uint32_t>& carry = carry_;  // per thread: 1 + the newest source's index (0: none)
   for (const Location& l : g.locs) {
     carry.assign(nThreads, 0);
@@ -206,13 +211,8 @@ void PreemptionCounter::inheritFlushSources(const Graph& g) {
 // PSO per location) after the flushes of the older stores still buffered
 // with it.
 void PreemptionCounter::bufferedReadEdges(const Graph& g) {
-  const uint32_t nThreads = uint32_t(g.threads.size()), n = base_[nThreads];
-  fsStart_.assign(n + 1, 0);
-  for (auto [b, x] : flushSrc_) ++fsStart_[b + 1];
-  for (uint32_t v = 0; v < n; ++v) fsStart_[v + 1] += fsStart_[v];
-  fs_.resize(flushSrc_.size());
-  order_.assign(fsStart_.begin(), fsStart_.end() - 1);
-  for (auto [b, x] : flushSrc_) fs_[order_[b]++] = x;
+  const uint32_t nThreads = uint32_t(g.threads.size());
+  indexFlushSources(base_[nThreads]);
   for (uint32_t t = 0; t < nThreads; ++t) {
     const ThreadInfo& th = g.threads[t];
     if (!th.alive) continue;

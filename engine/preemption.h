@@ -166,6 +166,7 @@ class PreemptionCounter {
   void directEdges(const Graph& g);
   void flushEdges(const Graph& g);
   void inheritFlushSources(const Graph& g);
+  void indexFlushSources(uint32_t nodes);
   void bufferedReadEdges(const Graph& g);
   bool propagateClocks(const Graph& g);
   int greedyCounts(const Graph& g, PreemptionState* st);
