@@ -17,7 +17,9 @@
 // pairs of A's events a_i <po a_j with a happens-before path between them
 // through another thread (po, external rf, spawn, exit→join, and co/fr edges
 // to the write's flush: under SC and for locked operations the write's own
-// step, for a buffered store the thread's next draining step; and a load of
+// step, for a buffered store the thread's next draining step; flushes follow
+// co, so what precedes a buffered store's flush precedes the flushes of the
+// writes co-after it too (from scratch only; the kept bound may miss it); and a load of
 // another thread's buffered store comes after everything that precedes that
 // store's flush and the flushes of the older stores buffered with it — TSO:
 // all of them, PSO: those to the same location) force a switch away from A
