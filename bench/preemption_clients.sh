@@ -6,7 +6,9 @@
 # ratios bound/unbounded; then time-to-bug on the buggy samples: the
 # iterative `--preemption-bound 0..3` against the unbounded search (first
 # violation, exploration time of the whole call).
-#   bench/preemption_clients.sh [--quick] [BINARY [OLD_BINARY]]
+#   bench/preemption_clients.sh [--quick] [--runs N] [BINARY [OLD_BINARY]]
+# Times are exploration times with one worker (--jobs 1), the median of N
+# runs (default 3): single runs of sub-millisecond rows vary by 2-8x here.
 # With OLD_BINARY (e.g. a build of an older commit) every bounded run is also
 # timed with it, and the ratio new/old is printed.
 # Targets (issue 17): bound <= 2 at most 25% of the unbounded time where the
@@ -14,7 +16,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
-[ "${1:-}" = "--quick" ] && { quick=1; shift; }
+runs=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1; shift ;;
+    --runs) runs=$2; shift 2 ;;
+    *) break ;;
+  esac
+done
 bin="${1:-build/lsp/tsocheck}"
 old="${2:-}"
 [ -x "$bin" ] || cmake --build build --target tsocheck
@@ -41,16 +50,21 @@ if [ "$quick" = 0 ]; then
   )
 fi
 
-run() {  # binary model bound args defines -> "status executions ms preemption_bound blocked"
+run() {  # binary model bound args defines -> "status executions ms preemption_bound blocked" (ms: median of $runs)
   local b=$1 model=$2 bound=$3 args=$4 defs=$5 file=$6
-  local pb=()
+  local pb=() i
   [ "$bound" != "-" ] && pb=(--preemption-bound "$bound")
-  # shellcheck disable=SC2086
-  "$b" check "$file" --json --no-fences --model "$model" "${pb[@]}" $args -- $defs 2>/dev/null |
-    python3 -c 'import json,sys
-rs=json.load(sys.stdin)["results"]
+  for ((i = 0; i < runs; i++)); do
+    # shellcheck disable=SC2086
+    "$b" check "$file" --json --no-fences --jobs 1 --model "$model" "${pb[@]}" $args -- $defs 2>/dev/null | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))' 2>/dev/null || echo '{}'
+  done | python3 -c 'import json,statistics,sys
+docs=[json.loads(l) for l in sys.stdin if l.strip()]
+docs=[d for d in docs if d.get("results")]
+if not docs: print("? 0 0 - 0"); sys.exit()
+rs=docs[0]["results"]
 pb=rs[0].get("preemption_bound")
-print(rs[0]["status"], sum(r["executions"] for r in rs), "%.1f" % sum(r["elapsed_ms"] for r in rs), "-" if pb is None else pb,
+ms=statistics.median(sum(r["elapsed_ms"] for r in d["results"]) for d in docs)
+print(rs[0]["status"], sum(r["executions"] for r in rs), "%.1f" % ms, "-" if pb is None else pb,
       sum(r.get("blocked", 0) for r in rs))' 2>/dev/null ||
     echo "? 0 0 - 0"
 }
