@@ -173,29 +173,27 @@ void PreemptionCounter::indexFlushSources(uint32_t n) {
 // Without this, a store placed between two writes would hide the edges into
 // the later one's flush while its own flush has no step, and a graph's bound
 // could drop as it grows. A write timed at its step passes them on through
-// its own clock.
+// its own clock (under SC every write is: nothing to do).
 void PreemptionCounter::inheritFlushSources(const Graph& g) {
+  if (sc_) return;
   const uint32_t nThreads = uint32_t(g.threads.size());
   indexFlushSources(base_[nThreads]);
-  std::vector<uint32_t>& carry = carry_;  // per thread: 1 + the newest source's index (0: none)
+  // Per thread: 1 + the index of its newest source so far (0: none).
+  std::vector<uint32_t>& carry = carry_;
   for (const Location& l : g.locs) {
     carry.assign(nThreads, 0);
     bool any = false;
     for (const EventId b : l.co) {
-      if (!present(g, b)) {
-        carry.assign(nThreads, 0);
+      const bool buffered = present(g, b) && !lockedWrite(g.threads[b.thread].events[b.index]);
+      if (any && present(g, b))
+        for (uint32_t t = 0; t < nThreads; ++t)
+          if (carry[t] && t != b.thread) flushSrc_.push_back({node(b), base_[t] + carry[t] - 1});
+      if (!buffered) {  // absent, or timed at its own step: the chain starts again
+        if (any) carry.assign(nThreads, 0);
         any = false;
         continue;
       }
       const uint32_t bn = node(b);
-      if (any)
-        for (uint32_t t = 0; t < nThreads; ++t)
-          if (carry[t] && t != b.thread) flushSrc_.push_back({bn, base_[t] + carry[t] - 1});
-      if (sc_ || lockedWrite(g.threads[b.thread].events[b.index])) {
-        carry.assign(nThreads, 0);
-        any = false;
-        continue;
-      }
       for (uint32_t q = fsStart_[bn]; q < fsStart_[bn + 1]; ++q) {
         const uint32_t x = fs_[q], t = threadOf_[x];
         carry[t] = std::max(carry[t], x - base_[t] + 1);

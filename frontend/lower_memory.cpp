@@ -153,33 +153,31 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
   in.size = uint8_t(size);
   in.name = addrName(I.getPointerOperand());
   countRead(I.getPointerOperand());
-  {
-    // An RMW that writes back the value it read (a failed test-and-set) changes
-    // nothing. (Marked outside loops too: for a caller's loop around the call.)
-    Reg changed = kNoReg;
-    Reg zero = constVal(0);
-    switch (op) {
-      case RmwOp::Xchg: changed = cmp(CmpOp::Ne, operand, old); break;
-      case RmwOp::Add:
-      case RmwOp::Sub:
-      case RmwOp::Xor: changed = cmp(CmpOp::Ne, operand, zero); break;
-      case RmwOp::And: changed = cmp(CmpOp::Ne, bin(BinOp::And, old, operand), old); break;
-      case RmwOp::Or: changed = cmp(CmpOp::Ne, bin(BinOp::Or, old, operand), old); break;
-      case RmwOp::Cas: break;
-      case RmwOp::Nand:
-      case RmwOp::Max:
-      case RmwOp::Min:
-      case RmwOp::UMax:
-      case RmwOp::UMin:
-      case RmwOp::FAdd:  // (adding -0.0 writes the same bits back: still counted, which is safe)
-      case RmwOp::FSub:
-      case RmwOp::FMax:
-      case RmwOp::FMin:
-        markEffect();  // (may write back the value it read: counted as an effect, which is safe)
-        break;
-    }
-    if (changed != kNoReg) markEffectIf(changed);
+  // An RMW that writes back the value it read (a failed test-and-set) changes
+  // nothing. (Marked outside loops too: for a caller's loop around the call.)
+  Reg changed = kNoReg;
+  Reg zero = constVal(0);
+  switch (op) {
+    case RmwOp::Xchg: changed = cmp(CmpOp::Ne, operand, old); break;
+    case RmwOp::Add:
+    case RmwOp::Sub:
+    case RmwOp::Xor: changed = cmp(CmpOp::Ne, operand, zero); break;
+    case RmwOp::And: changed = cmp(CmpOp::Ne, bin(BinOp::And, old, operand), old); break;
+    case RmwOp::Or: changed = cmp(CmpOp::Ne, bin(BinOp::Or, old, operand), old); break;
+    case RmwOp::Cas: break;
+    case RmwOp::Nand:
+    case RmwOp::Max:
+    case RmwOp::Min:
+    case RmwOp::UMax:
+    case RmwOp::UMin:
+    case RmwOp::FAdd:  // (adding -0.0 writes the same bits back: still counted, which is safe)
+    case RmwOp::FSub:
+    case RmwOp::FMax:
+    case RmwOp::FMin:
+      markEffect();  // (may write back the value it read: counted as an effect, which is safe)
+      break;
   }
+  if (changed != kNoReg) markEffectIf(changed);
 }
 
 uint8_t FunctionLowering::accessOrderFlags(bool atomic, bool isVolatile, llvm::AtomicOrdering o, bool store) const {
@@ -215,12 +213,10 @@ void FunctionLowering::lowerCmpXchg(llvm::AtomicCmpXchgInst& I) {
   in.name = addrName(I.getPointerOperand());
   Reg ok = cmp(CmpOp::Eq, old, expected, success_.at(&I));
   countRead(I.getPointerOperand());
-  {
-    // A failed CAS writes nothing; a successful one may write the old value
-    // back. (Marked outside loops too: for a caller's loop around the call.)
-    Reg changed = bin(BinOp::And, ok, cmp(CmpOp::Ne, old, desired));
-    markEffectIf(changed);
-  }
+  // A failed CAS writes nothing; a successful one may write the old value
+  // back. (Marked outside loops too: for a caller's loop around the call.)
+  Reg changed = bin(BinOp::And, ok, cmp(CmpOp::Ne, old, desired));
+  markEffectIf(changed);
 }
 
 void FunctionLowering::lowerFence(llvm::FenceInst& I) {
