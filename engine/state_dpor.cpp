@@ -64,17 +64,21 @@ bool dependent(const Op& a, const Op& b) {
     // entry before it lets the entries after it flush. (A head that an older
     // entry of its own address held back follows that entry's flush: the
     // same actor. One that a later store put in follows that store: the
-    // search's `cause`.) A load of another address and a store appended to
-    // the buffer commute with the flush of its oldest entry. A load of the
-    // flushed address turns from a read of the buffer into a read of
-    // memory, which other threads' writes reach. A store that a full
+    // search's `cause`.) A store appended to the buffer commutes with the
+    // flush of its oldest entry. So does a load, of any address: before the
+    // flush it reads the newest buffered entry of its address, after it the
+    // same entry or, when the flush emptied the address, memory, which now
+    // holds the flushed value. That is why a load is one operation (`Read`)
+    // whether its own buffer serves it or not: it stays dependent with the
+    // other threads' writes of its address even while the buffer serves it,
+    // so the orders in which another thread's flush comes between this
+    // flush and the load are reached through that race. A store that a full
     // bounded buffer holds back is enabled by the flush.
     if (a.flush && b.flush) return a.barrier || b.barrier || overlap(a, b);
     const Op& p = a.flush ? b : a;
-    const Op& f = a.flush ? a : b;
     switch (p.cls) {
       case OpClass::Local:
-      case OpClass::Read: return overlap(p, f);
+      case OpClass::Read:
       case OpClass::BlockSize: return false;
       case OpClass::Buffered: return p.mayBlock;
       default: return true;

@@ -21,8 +21,8 @@
 namespace tsocheck::sdpor {
 
 enum class OpClass : uint8_t {
-  Local,     // only the thread's own state: nondet choice, a load from its own buffer
-  Read,      // reads memory
+  Local,     // only the thread's own state: nondet choice, entering an atomic section
+  Read,      // a load: reads memory, or the thread's own buffer when it holds the address
   Write,     // writes memory (a store under SC, a flush)
   Update,    // reads and writes memory (rmw, lock, trylock, unlock)
   Buffered,  // a store entering the thread's buffer (memory untouched)

@@ -1063,10 +1063,8 @@ sdpor::Op Search::describe(const State& s, uint32_t t, int owner) {
   o.size = a.size;
   o.needsEmpty = MemoryModel::drainsBuffer(a);
   switch (a.kind) {
-    case ActionKind::Load:
+    case ActionKind::Load:  // from memory or from its own buffer: one operation (state_dpor.h)
       o.cls = OpClass::Read;
-      for (const BufEntry& e : th.buf)
-        if (e.addr == a.addr) o.cls = OpClass::Local;  // served by its own buffer
       break;
     case ActionKind::Store:
       o.cls = buffered() ? OpClass::Buffered : OpClass::Write;

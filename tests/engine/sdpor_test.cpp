@@ -92,6 +92,31 @@ Program messagePassing(bool barrier) {
   return pb.build();
 }
 
+// Both threads store x and load it back: T1 `x = 1; a = x;`, T2 `x = 2;
+// b = x;`. Under TSO/PSO each load is served by its own buffer unless that
+// store has flushed; T1 reads 2 only when its flush and then T2's come
+// before its load. Four final states (x, a, b) under every model: (2,1,2),
+// (2,2,2), (1,1,1), (1,1,2).
+Program storeLoadBack() {
+  ProgramBuilder pb("readback.c");
+  auto x = pb.global("x"), a = pb.global("a"), b = pb.global("b");
+  auto& t1 = pb.function("t1", 1);
+  t1.at(3).storeGlobal(x, 1);
+  t1.at(4).storeGlobalReg(a, t1.loadGlobal(x));
+  t1.ret();
+  auto& t2 = pb.function("t2", 1);
+  t2.at(7).storeGlobal(x, 2);
+  t2.at(8).storeGlobalReg(b, t2.loadGlobal(x));
+  t2.ret();
+  auto& m = pb.function("main");
+  Reg h1 = m.at(10).spawn(t1.index()), h2 = m.at(11).spawn(t2.index());
+  m.at(12).joinDiscard(h1);
+  m.at(13).joinDiscard(h2);
+  m.ret();
+  pb.setEntry(m.index());
+  return pb.build();
+}
+
 }  // namespace
 
 TEST_CASE("stateful DPOR: one thread's flushes of different addresses are independent unless a barrier orders them",
@@ -221,9 +246,13 @@ TEST_CASE("stateful DPOR through check(): --stateful gives the litmus verdicts w
 }
 
 TEST_CASE("stateful DPOR: loop-free independent steps take one execution, not every interleaving", "[sdpor]") {
-  const Program p = independent(3, 2, false);
+  // readBack: each thread loads the global it has just stored, which its own
+  // buffer serves under TSO/PSO; the load and that buffer's flush commute,
+  // so it takes one path too.
+  const bool readBack = GENERATE(false, true);
+  const Program p = independent(3, 2, readBack);
   for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
-    CAPTURE(modelName(m));
+    CAPTURE(readBack, modelName(m));
     FinalStates fb, fd;
     const StateSpaceResult b = explore(p, m, StateSearch::Bfs, &fb);
     const StateSpaceResult d = explore(p, m, StateSearch::Dpor, &fd);
@@ -306,4 +335,23 @@ TEST_CASE("stateful DPOR: visited states count against the state memory limit", 
   REQUIRE(cut.memoryLimitHit);
   REQUIRE(cut.result.status == Status::Bounded);
   REQUIRE(cut.states < whole.states);
+}
+
+TEST_CASE("stateful DPOR: a load its own buffer serves still meets another thread's flush between its own and it",
+          "[sdpor]") {
+  // The load and its own buffer's flush are independent (they commute); the
+  // load stays dependent with the other thread's writes of x, and that race
+  // reaches the runs where T1 reads T2's value.
+  const Program p = storeLoadBack();
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    CAPTURE(modelName(m));
+    FinalStates fb, fd;
+    const StateSpaceResult b = explore(p, m, StateSearch::Bfs, &fb);
+    const StateSpaceResult d = explore(p, m, StateSearch::Dpor, &fd);
+    CAPTURE(b.states, d.states, d.transitions);
+    REQUIRE(b.result.status == Status::Verified);
+    REQUIRE(d.result.status == Status::Verified);
+    REQUIRE(fb.size() == 4);
+    REQUIRE(fd == fb);
+  }
 }

@@ -27,14 +27,17 @@ using namespace tsocheck::testing;
 int main(int argc, char** argv) {
   double minutes = 0;
   uint64_t seeds = 0, first = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  auto usage = [] {
+    std::fprintf(stderr, "usage: tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]\n");
+    return 2;
+  };
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 == argc) return usage();  // a flag without its value, or --help
     if (!std::strcmp(argv[i], "--minutes")) minutes = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--seeds")) seeds = std::strtoull(argv[i + 1], nullptr, 10);
     else if (!std::strcmp(argv[i], "--first-seed")) first = std::strtoull(argv[i + 1], nullptr, 10);
-    else {
-      std::fprintf(stderr, "usage: tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]\n");
-      return 2;
-    }
+    else
+      return usage();
   }
   if (minutes <= 0 && seeds == 0) seeds = 50;
   const std::vector<DiffConfig> configs = {{Model::SC, -1}, {Model::TSO, -1}, {Model::PSO, -1},
