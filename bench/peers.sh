@@ -55,6 +55,37 @@ programs=(
   "dekker(2)!|dekker_plain.c|tso|-||-DROUNDS=2"
   "peterson(3)!|peterson_plain.c|tso|-||-DN=3"
   "bakery(3)!|bakery_plain.c|tso|-||-DN=3"
+  # The same locks repaired with fences (bench/programs/fence.h: -DFENCED),
+  # safe under all three models, and the other TACAS'15 shapes (pgsql,
+  # parker) and the generated chains (mpchain, sbchain). A label ending in f
+  # is a fenced variant.
+  "dekker(3)f|dekker_plain.c|sc|-||-DROUNDS=3 -DFENCED"
+  "dekker(3)f|dekker_plain.c|tso|-||-DROUNDS=3 -DFENCED"
+  "dekker(3)f|dekker_plain.c|pso|-||-DROUNDS=3 -DFENCED"
+  "lamport(2)f|lamport_plain.c|sc|-||-DROUNDS=2 -DFENCED"
+  "lamport(2)f|lamport_plain.c|tso|-||-DROUNDS=2 -DFENCED"
+  "lamport(2)f|lamport_plain.c|pso|-||-DROUNDS=2 -DFENCED"
+  "peterson(x4)f|peterson_plain.c|sc|-||-DROUNDS=4 -DFENCED"
+  "peterson(x4)f|peterson_plain.c|tso|-||-DROUNDS=4 -DFENCED"
+  "peterson(x4)f|peterson_plain.c|pso|-||-DROUNDS=4 -DFENCED"
+  "szymanski(2)f|szymanski_plain.c|sc|-||-DROUNDS=2 -DFENCED"
+  "szymanski(2)f|szymanski_plain.c|tso|-||-DROUNDS=2 -DFENCED"
+  "szymanski(2)f|szymanski_plain.c|pso|-||-DROUNDS=2 -DFENCED"
+  "pgsql(2)f|pgsql.c|pso|-||-DROUNDS=2 -DFENCED"
+  "pgsql(2)!|pgsql.c|pso|-||-DROUNDS=2"
+  "parker(3)f|parker.c|sc|-||-DROUNDS=3 -DFENCED"
+  "parker(3)f|parker.c|tso|-||-DROUNDS=3 -DFENCED"
+  "parker(3)f|parker.c|pso|-||-DROUNDS=3 -DFENCED"
+  "parker(3)!|parker.c|tso|-||-DROUNDS=3"
+  "mpchain(5x3)|mpchain.c|sc|-||-DN=5 -DROUNDS=3"
+  "mpchain(5x3)|mpchain.c|tso|-||-DN=5 -DROUNDS=3"
+  "mpchain(5x3)f|mpchain.c|pso|-||-DN=5 -DROUNDS=3 -DFENCED"
+  "mpchain(5x3)!|mpchain.c|pso|-||-DN=5 -DROUNDS=3"
+  "sbchain(4)|sbchain.c|sc|15||-DN=4"
+  "sbchain(5x2)f|sbchain.c|sc|-||-DN=5 -DROUNDS=2 -DFENCED"
+  "sbchain(5x2)f|sbchain.c|tso|-||-DN=5 -DROUNDS=2 -DFENCED"
+  "sbchain(5x2)f|sbchain.c|pso|-||-DN=5 -DROUNDS=2 -DFENCED"
+  "sbchain(5x2)!|sbchain.c|tso|-||-DN=5 -DROUNDS=2"
 )
 if [ "$quick" = 0 ]; then
   programs+=(
@@ -69,6 +100,16 @@ if [ "$quick" = 0 ]; then
     "fanout|fanout.c|sc|69112||"
     "fanout|fanout.c|tso|69112||"
     "fanout|fanout.c|pso|69112||"
+    "dekker(4)f|dekker_plain.c|sc|-||-DROUNDS=4 -DFENCED"
+    "dekker(4)f|dekker_plain.c|tso|-||-DROUNDS=4 -DFENCED"
+    "dekker(4)f|dekker_plain.c|pso|-||-DROUNDS=4 -DFENCED"
+    "lamport(3)f|lamport_plain.c|sc|-||-DROUNDS=3 -DFENCED"
+    "lamport(3)f|lamport_plain.c|tso|-||-DROUNDS=3 -DFENCED"
+    "parker(4)f|parker.c|sc|-||-DROUNDS=4 -DFENCED"
+    "parker(4)f|parker.c|tso|-||-DROUNDS=4 -DFENCED"
+    "parker(4)f|parker.c|pso|-||-DROUNDS=4 -DFENCED"
+    "sbchain(6x2)f|sbchain.c|sc|-||-DN=6 -DROUNDS=2 -DFENCED"
+    "sbchain(6x2)f|sbchain.c|tso|-||-DN=6 -DROUNDS=2 -DFENCED"
   )
 fi
 

@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <tsocheck.h>
 
+#include "fence.h"
+
 #ifndef ROUNDS
 #define ROUNDS 2
 #endif
@@ -23,18 +25,22 @@ static void *worker(void *arg) {
   int *other = i == 0 ? &want1 : &want0;
   for (int round = 0; round < ROUNDS; round++) {
     *mine = 1;
+    FENCE();
     while (*other) {
       if (turn != i) {
         *mine = 0;
         while (turn != i)
           ;
         *mine = 1;
+        FENCE();
       }
     }
     inside = inside + 1; /* critical section */
     assert(inside == 1);
     inside = inside - 1;
+    FENCE();
     turn = 1 - i;
+    FENCE();
     *mine = 0;
   }
   return NULL;

@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <tsocheck.h>
 
+#include "fence.h"
+
 #ifndef ROUNDS
 #define ROUNDS 1
 #endif
@@ -25,6 +27,7 @@ static void *worker(void *arg) {
   for (;;) {
     *mine = 1;
     x = i;
+    FENCE();
     if (y != 0) { /* contention: back off until the lock is free */
       *mine = 0;
       while (y != 0)
@@ -32,8 +35,10 @@ static void *worker(void *arg) {
       continue;
     }
     y = i;
+    FENCE();
     if (x != i) { /* another thread wrote x after us: slow path */
       *mine = 0;
+      FENCE();
       while (*other)
         ;
       if (y != i) {
@@ -47,6 +52,7 @@ static void *worker(void *arg) {
   inside = inside + 1; /* critical section */
   assert(inside == 1);
   inside = inside - 1;
+  FENCE();
   y = 0;
   *mine = 0;
   }

@@ -10,6 +10,8 @@
 #include <pthread.h>
 #include <tsocheck.h>
 
+#include "fence.h"
+
 #ifndef N
 #define N 2
 #endif
@@ -32,13 +34,16 @@ static void *worker(void *arg) {
   for (int round = 0; round < ROUNDS; round++) {
     for (int l = 1; l < N; l++) {
       level[i] = l;
+      FENCE();
       victim[l] = i;
+      FENCE();
       while (victim[l] == i && contended(i, l))
         ;
     }
     inside = inside + 1; /* critical section */
     assert(inside == 1);
     inside = inside - 1;
+    FENCE();
     level[i] = 0;
   }
   return NULL;

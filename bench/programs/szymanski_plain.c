@@ -11,6 +11,8 @@
 #include <pthread.h>
 #include <tsocheck.h>
 
+#include "fence.h"
+
 #ifndef ROUNDS
 #define ROUNDS 2
 #endif
@@ -21,21 +23,22 @@ int x;
 static void *thr1(void *arg) {
   for (int round = 0; round < ROUNDS; round++) {
     int seen;
-    flag1 = 1;
+    flag1 = 1; FENCE();
   wait_door:
     if (flag2 >= 3) goto wait_door;
-    flag1 = 3;
+    flag1 = 3; FENCE();
     if (flag2 == 1) {
-      flag1 = 2;
+      flag1 = 2; FENCE();
     wait_close:
       if (flag2 != 4) goto wait_close;
     }
-    flag1 = 4;
+    flag1 = 4; FENCE();
     /* the lower id does not wait for anyone here */
     x = 0; /* critical section */
     assert(x <= 0);
     seen = flag2; /* exit: let a thread in the doorway through */
     while (2 <= seen && flag2 <= 3) seen = flag2;
+    FENCE();
     flag1 = 0;
   }
   return NULL;
@@ -44,22 +47,23 @@ static void *thr1(void *arg) {
 static void *thr2(void *arg) {
   for (int round = 0; round < ROUNDS; round++) {
     int seen;
-    flag2 = 1;
+    flag2 = 1; FENCE();
   wait_door:
     if (flag1 >= 3) goto wait_door;
-    flag2 = 3;
+    flag2 = 3; FENCE();
     if (flag1 == 1) {
-      flag2 = 2;
+      flag2 = 2; FENCE();
     wait_close:
       if (flag1 != 4) goto wait_close;
     }
-    flag2 = 4;
+    flag2 = 4; FENCE();
   wait_lower: /* let the lower id finish first */
     if (flag1 >= 2) goto wait_lower;
     x = 1; /* critical section */
     assert(x >= 1);
     seen = flag1;
     while (2 <= seen && flag1 <= 3) seen = flag1;
+    FENCE();
     flag2 = 0;
   }
   return NULL;
