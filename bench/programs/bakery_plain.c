@@ -1,5 +1,5 @@
-/* Bench program: Lamport's bakery for N threads (default 3), plain ints, no
- * fences. A thread takes a ticket one larger than every ticket it sees
+/* Bench program: Lamport's bakery for N threads (default 3), plain (non-atomic)
+ * volatile ints, no fences. A thread takes a ticket one larger than every ticket it sees
  * (choosing[i] brackets that), then waits for every thread with a smaller
  * (ticket, id). Under TSO/PSO the ticket and `choosing[i] = 0` can still be
  * buffered while the thread reads the others', so two threads enter. A shared
@@ -17,9 +17,9 @@
 #define ROUNDS 1
 #endif
 
-int choosing[N];
-int number[N];
-int inside;
+volatile int choosing[N];
+volatile int number[N];
+volatile int inside;
 
 static void *worker(void *arg) {
   const int i = (int)(long)arg;

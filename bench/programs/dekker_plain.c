@@ -1,5 +1,5 @@
-/* Bench program: Dekker's mutual exclusion for two threads, plain ints, no
- * fences. A thread raises its flag and then reads the other's: under TSO/PSO
+/* Bench program: Dekker's mutual exclusion for two threads, plain (non-atomic)
+ * volatile ints, no fences (-DFENCED: repaired, safe under every model). A thread raises its flag and then reads the other's: under TSO/PSO
  * that read can overtake the buffered flag store, both threads read 0 and
  * enter. A shared in-section counter catches it. Each thread enters ROUNDS
  * times (default 2). SC: safe. bench/first_bug.sh measures the executions
@@ -15,14 +15,14 @@
 #define ROUNDS 2
 #endif
 
-int want0, want1;
-int turn;
-int inside;
+volatile int want0, want1;
+volatile int turn;
+volatile int inside;
 
 static void *worker(void *arg) {
   const int i = (int)(long)arg;
-  int *mine = i == 0 ? &want0 : &want1;
-  int *other = i == 0 ? &want1 : &want0;
+  volatile int *mine = i == 0 ? &want0 : &want1;
+  volatile int *other = i == 0 ? &want1 : &want0;
   for (int round = 0; round < ROUNDS; round++) {
     *mine = 1;
     FENCE();

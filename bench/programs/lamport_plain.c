@@ -1,5 +1,6 @@
 /* Bench program: Lamport's fast mutual exclusion ("A fast mutual exclusion
- * algorithm", 1987) for two threads with ids 1 and 2, plain ints, no fences.
+ * algorithm", 1987) for two threads with ids 1 and 2, plain (non-atomic)
+ * volatile ints, no fences (-DFENCED: repaired, safe under every model).
  * A thread announces itself in b[i], writes x then reads y (and writes y
  * then reads x): under TSO/PSO those reads can overtake the buffered writes
  * and both threads enter. A shared in-section counter catches it. Each
@@ -15,14 +16,14 @@
 #define ROUNDS 1
 #endif
 
-int b1, b2; /* b[i]: thread i wants in */
-int x, y;
-int inside;
+volatile int b1, b2; /* b[i]: thread i wants in */
+volatile int x, y;
+volatile int inside;
 
 static void *worker(void *arg) {
   const int i = (int)(long)arg;
-  int *mine = i == 1 ? &b1 : &b2;
-  int *other = i == 1 ? &b2 : &b1;
+  volatile int *mine = i == 1 ? &b1 : &b2;
+  volatile int *other = i == 1 ? &b2 : &b1;
   for (int round = 0; round < ROUNDS; round++) {
   for (;;) {
     *mine = 1;
@@ -54,6 +55,7 @@ static void *worker(void *arg) {
   inside = inside - 1;
   FENCE();
   y = 0;
+  FENCE();
   *mine = 0;
   }
   return NULL;

@@ -1,5 +1,6 @@
 /* Bench program: Peterson's lock generalised to N threads (the filter lock,
- * default N = 2), plain ints, no fences. At each level a thread announces
+ * default N = 2), plain (non-atomic) volatile ints, no fences (-DFENCED:
+ * repaired, safe under every model). At each level a thread announces
  * its level and makes itself the victim, then reads the others' levels:
  * under TSO/PSO those reads can overtake the buffered stores and two threads
  * pass a level together. A shared in-section counter catches it. Each thread
@@ -19,9 +20,9 @@
 #define ROUNDS 1
 #endif
 
-int level[N];
-int victim[N];
-int inside;
+volatile int level[N];
+volatile int victim[N];
+volatile int inside;
 
 static int contended(int i, int l) {
   for (int k = 0; k < N; k++)

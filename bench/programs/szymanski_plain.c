@@ -1,5 +1,6 @@
 /* Bench program: Szymanski's mutual exclusion for two threads in the shape of
- * the TACAS'15 benchmark: plain (not volatile, not atomic) ints, no fences,
+ * the TACAS'15 benchmark: plain (non-atomic) ints, no fences (-DFENCED:
+ * repaired, safe under every model),
  * busy waits written as backward gotos, and a shared `x` each thread writes
  * and reads back in the critical section. Each thread enters ROUNDS times
  * (default 2). SC: safe; TSO/PSO: the flag stores that announce progress
@@ -17,8 +18,8 @@
 #define ROUNDS 2
 #endif
 
-int flag1, flag2;
-int x;
+volatile int flag1, flag2;
+volatile int x;
 
 static void *thr1(void *arg) {
   for (int round = 0; round < ROUNDS; round++) {
