@@ -38,6 +38,14 @@ programs=(
   "counters(3x2)|counters.c|tso||-DTHREADS=3 -DROUNDS=2"
   "fanout|fanout.c|sc||"
   "fanout|fanout.c|tso||"
+  # spin-heavy: blocked executions (stale waits, CheckOptions::pruneStaleWaits)
+  "ttas(5)|ttas.c|sc||-DN=5"
+  "ttas(5)|ttas.c|tso||-DN=5"
+  "peterson(x4)f|peterson_plain.c|tso||-DROUNDS=4 -DFENCED"
+  "szymanski(2)f|szymanski_plain.c|tso||-DROUNDS=2 -DFENCED"
+  "dekker(4)f|dekker_plain.c|tso||-DROUNDS=4 -DFENCED"
+  "lamport(2)f|lamport_plain.c|pso||-DROUNDS=2 -DFENCED"
+  "parker(4)f|parker.c|tso||-DROUNDS=4 -DFENCED"
 )
 [ "$quick" = 1 ] && programs=("${programs[@]:0:4}")
 

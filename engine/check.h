@@ -131,6 +131,14 @@ struct CheckOptions {
   // on it (PreemptionState::revisited), and a thread left with fewer events
   // than it processed is counted again from scratch (PreemptionCounter::update).
   bool unblockLocks = true;
+  // Graph explorer without a preemption bound or robustness check: a spin
+  // loop's idle iteration that read a stale value (another thread's write
+  // is coherence-after the one it read) stops the exploration of that graph
+  // (explorer.h `staleWait`): every execution through it could only end
+  // blocked. The same complete executions and verdicts, fewer blocked ones
+  // (CheckResult::staleWaits counts the graphs left); off: each is explored
+  // to its end (tests and benchmarks compare the two).
+  bool pruneStaleWaits = true;
   // Tests: every incremental consistency answer is compared with a sort
   // from scratch (consistency.h setSelfCheck), and every porf view from the
   // kept clocks with a walk over the prefix (Graph::porfView), and every
@@ -257,6 +265,7 @@ struct CheckResult {
   uint64_t cut = 0;            // executions cut by a step/depth limit
   uint64_t events = 0;         // events added over the whole exploration
   uint64_t boundBlocked = 0;   // partial executions pruned by the preemption bound
+  uint64_t staleWaits = 0;     // partial executions left at a spin that read a stale value (pruneStaleWaits)
   uint64_t slackExecutions = 0;  // complete executions known to exceed the preemption bound
   double elapsedMs = 0;
   std::string message;         // one-sentence summary

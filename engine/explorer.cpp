@@ -104,6 +104,7 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
   checker_.setIncremental(opts.incrementalConsistency);
   checker_.setSelfCheck(opts.checkOrders);
   unblockLocks_ = opts.unblockLocks && usesOp(prog, Op::Lock);
+  pruneStaleWaits_ = opts.pruneStaleWaits && opts.preemptionBound < 0 && !opts.robustness;
 }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par)
@@ -122,6 +123,7 @@ void forEachCounter(CheckResult& a, const CheckResult& b, CheckResult& c, F f) {
   f(a.cut, b.cut, c.cut);
   f(a.events, b.events, c.events);
   f(a.boundBlocked, b.boundBlocked, c.boundBlocked);
+  f(a.staleWaits, b.staleWaits, c.staleWaits);
   f(a.slackExecutions, b.slackExecutions, c.slackExecutions);
 }
 }  // namespace
@@ -588,6 +590,34 @@ void Explorer::complete(State& s, uint32_t t) {
   if (e.kind == EvKind::Exit) return;
   if (e.kind == EvKind::Lock && !e.writes) return;  // blocked on a held mutex
   s.ts[t].mut().complete(e.result);
+  if (pruneStaleWaits_ && staleWait(s, t)) s.staleWait = true;
+}
+
+bool Explorer::otherWriteAfter(const Graph& g, const Event& e, uint32_t u) {
+  const Location* l = g.findLoc(e.addr);
+  if (!l) return true;
+  size_t from = 0;
+  if (!e.rf.isInit()) {
+    auto it = std::find(l->co.begin(), l->co.end(), e.rf);
+    if (it == l->co.end()) return true;
+    from = size_t(it - l->co.begin()) + 1;
+  }
+  for (size_t i = from; i < l->co.size(); ++i)
+    if (l->co[i].thread != u) return true;
+  return false;
+}
+
+bool Explorer::staleWait(const State& s, uint32_t t) const {
+  const Action& p = s.ts[t]->pending();
+  if (p.kind != ActionKind::Blocked || p.value != 1) return false;  // a spin's await (interp.cpp Op::Assume)
+  const auto& evs = s.g.threads[t].events;
+  uint32_t seen = 0;
+  for (uint32_t i = uint32_t(evs.size()); i-- > 0 && seen < std::max<uint32_t>(p.target, 1);)
+    if (evs[i].reads) {
+      ++seen;
+      if (otherWriteAfter(s.g, evs[i], t)) return true;
+    }
+  return false;
 }
 
 ThreadState Explorer::replay(const Graph& g, uint32_t u) const {
@@ -664,6 +694,10 @@ void Explorer::visit(State& s) {
     }
     if (stopped_) return;
     if (!withinPreemptionSlack(s)) return;
+    if (s.staleWait) {
+      ++res_.staleWaits;
+      return;
+    }
     int ti = pickThread(s);
     if (ti < 0) {
       finishExecution(s);
@@ -1712,24 +1746,6 @@ void Explorer::finishExecution(State& s) {
     const Location* l = s.g.findLoc(e.addr);
     return l && l->newest() == e.rf;
   };
-  // For a spin: no other thread wrote the location after the write e read
-  // from. The thread's own later writes (the write part of an RMW, lock or
-  // unlock of its idle iteration, which writes back what was there, or of
-  // the unlock a cond_wait loop does before it stops) do not change what a
-  // re-run of the iteration reads.
-  auto noOtherWriteAfter = [&](const Event& e, uint32_t u) {
-    const Location* l = s.g.findLoc(e.addr);
-    if (!l) return false;
-    size_t from = 0;
-    if (!e.rf.isInit()) {
-      auto it = std::find(l->co.begin(), l->co.end(), e.rf);
-      if (it == l->co.end()) return false;
-      from = size_t(it - l->co.begin()) + 1;
-    }
-    for (size_t i = from; i < l->co.size(); ++i)
-      if (l->co[i].thread != u) return false;
-    return true;
-  };
   bool stale = false;
   std::vector<Waiter> waiters;
   for (uint32_t u = 0; u < s.g.threads.size() && !stale; ++u) {
@@ -1752,7 +1768,7 @@ void Explorer::finishExecution(State& s) {
         for (uint32_t i = uint32_t(th.events.size()); i-- > 0 && seen < n;)
           if (th.events[i].reads) {
             ++seen;
-            if (!noOtherWriteAfter(th.events[i], u)) return true;
+            if (otherWriteAfter(s.g, th.events[i], u)) return true;
           }
         return false;
       };

@@ -84,6 +84,7 @@ class Explorer {
     Graph g;
     std::vector<SharedThread> ts;  // per thread id; empty when not alive
     PreemptionState pb;  // preemption bookkeeping (only with a preemption bound)
+    bool staleWait = false;  // a thread's spin waits on a stale value (staleWait below)
     // Storage of its own (before it goes to another worker).
     void detach() {
       g.detach();
@@ -181,6 +182,38 @@ class Explorer {
   }
   void settle(Graph& g, EventId w, const std::vector<uint32_t>& view) const;
   bool unblockLocks_ = false;
+  // Stale waits (CheckOptions::pruneStaleWaits). A thread whose spin-loop
+  // iteration turned out idle stops (ActionKind::Blocked, an await). When one
+  // of that iteration's reads r read a write that another thread's write
+  // follows in coherence, the thread can never go on in any graph the
+  // exploration reaches from here: r was not added maximally (that other
+  // write was added before r — since r was added or revisited only its own
+  // thread moved, and a write in the revisiting write's porf-prefix cannot
+  // follow it in coherence — and stays in every graph that keeps r), so no
+  // backward revisit deletes r or changes what it reads (revisitKeeps asks
+  // maximallyAdded of both), and r cannot read the newest write again.
+  // Every execution through the graph ends blocked — also when the program
+  // ends first (classifyEnd: a stale waiter makes it blocked) — so the graph
+  // is left (State::staleWait, counted in CheckResult::staleWaits). What the
+  // other threads do there (an error, a cut, a race) they also do in a graph
+  // the exploration keeps: r read nothing another thread needs, so the same
+  // graph with r reading the co-latest write is consistent (r placed after
+  // that write), with the other threads' events unchanged — argued, not
+  // proven: the differential tests and the soak compare the complete
+  // executions, verdicts, kinds of violation and cuts with the option off
+  // (staleWaitDifferential). Not under a preemption bound (that graph may
+  // need more preemptions) or with the robustness check (a blocked graph can
+  // be its witness).
+  bool pruneStaleWaits_ = false;
+  // Whether a write of another thread than u follows in coherence the write
+  // that read e reads from: a re-run of u's idle iteration may read another
+  // value. (u's own later writes — the write part of an RMW, lock or unlock
+  // of its idle iteration, which writes back what was there, or the unlock a
+  // cond_wait loop does before it stops — do not change what it reads.)
+  static bool otherWriteAfter(const Graph& g, const Event& e, uint32_t u);
+  // Thread t's spin just stopped on an idle iteration: whether one of its
+  // reads was stale (see above).
+  bool staleWait(const State& s, uint32_t t) const;
   // The reads revisits(s, t, w) considers (view: w's porf-prefix).
   std::vector<EventId> revisitCandidates(const Graph& g, EventId w, const std::vector<uint32_t>& view) const;
   // Whether w may revisit r, and the events of each thread the revisited

@@ -163,6 +163,7 @@ json checkJson(const CheckReport& r) {
          {"exit_ends_program", r.exitEndsProgram},
          {"bounds", boundsJson(r.bounds)},
          {"bound_blocked", r.result.boundBlocked},        // partial executions pruned by the preemption bound
+         {"stale_waits", r.result.staleWaits},            // partial executions left at a spin on a stale value
          {"slack_executions", r.result.slackExecutions},  // complete executions known to exceed it
          {"fences", fencesJson(r.fences)},
          {"fence_note", r.fenceNote},
@@ -398,6 +399,7 @@ void resultFrom(const json& j, CheckResult& r, Names& names) {
   for (const json& v : array(j, "violations"))
     if (v.is_object()) r.violations.push_back(violationFrom(v, names));
   r.boundBlocked = count(j, "bound_blocked");
+  r.staleWaits = count(j, "stale_waits");
   r.slackExecutions = count(j, "slack_executions");
   r.robustness = robustnessFrom(at(j, "robustness"), names);
 }
@@ -526,7 +528,7 @@ bool completeCheckJson(const json& j) {
                   {"buffer_bound", T::IntOrNull}, {"preemption_bound", T::IntOrNull}, {"loop_bound", T::Int},
                   {"status", T::Str}, {"executions", T::Int}, {"blocked", T::Int}, {"cut", T::Int},
                   {"elapsed_ms", T::Num}, {"lower_ms", T::Num}, {"events", T::Int}, {"message", T::Str},
-                  {"limits", T::StrArray}, {"bound_blocked", T::Int}, {"slack_executions", T::Int},
+                  {"limits", T::StrArray}, {"bound_blocked", T::Int}, {"stale_waits", T::Int}, {"slack_executions", T::Int},
                   {"fence_note", T::Str}, {"fences_verified", T::BoolOrNull}}))
     return false;
   const auto& v = j["violation"];

@@ -110,6 +110,40 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
   return "";
 }
 
+std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, const CheckResult& pruned,
+                                  const std::set<std::string>& prunedKeys) {
+  // Every graph explored to its end (CheckOptions::pruneStaleWaits off): the
+  // same complete executions, status, kinds of violation and cuts; at least
+  // as many blocked executions.
+  CheckOptions opts = graphOptions(c, false, c.order);
+  opts.pruneStaleWaits = false;
+  std::set<std::string> keys;
+  opts.onExecution = [&](const ExecutionInfo& info) {
+    if (!info.blocked) keys.insert(info.traceKey);
+  };
+  const CheckResult full = check(prog, opts);
+  auto kinds = [](const CheckResult& r) {
+    std::set<std::string> k;
+    for (const Violation& v : r.violations) k.insert(errorKindName(v.kind));
+    return k;
+  };
+  std::ostringstream why;
+  auto differ = [&](const char* what, auto a, auto b) {
+    if (a != b) why << "stale waits pruned (" << modelName(c.model) << " bound " << c.bound << "): " << what << " " << a
+                    << " pruned, " << b << " explored to the end; ";
+  };
+  differ("status", statusName(pruned.status), statusName(full.status));
+  differ("executions", pruned.executions, full.executions);
+  differ("cut", pruned.cut > 0, full.cut > 0);
+  std::string a, b;
+  for (const std::string& k : kinds(pruned)) a += k + " ";
+  for (const std::string& k : kinds(full)) b += k + " ";
+  differ("kinds of violation", a, b);
+  if (pruned.blocked > full.blocked) differ("blocked (more when pruned)", pruned.blocked, full.blocked);
+  if (c.compareTraces && keys != prunedKeys) why << "stale waits pruned: the complete executions differ; ";
+  return why.str();
+}
+
 std::string orderDifferential(const Program& prog, const DiffConfig& c) {
   auto run = [&](ExploreOrder order, bool stop, std::multiset<std::string>* keys) {
     CheckOptions opts = graphOptions(c, stop, order);
@@ -240,6 +274,7 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
       }
     }
   }
+  if (std::string p = staleWaitDifferential(prog, c, g, keys); !p.empty()) fail(p);
   if (std::string p = parallelDifferential(prog, c); !p.empty()) fail(p);
   if (std::string p = orderDifferential(prog, c); !p.empty()) fail(p);
   out.why = why.str();

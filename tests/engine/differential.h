@@ -69,6 +69,14 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c);
 // agree, else what differs. (differential() runs it too.)
 std::string parallelDifferential(const Program& prog, const DiffConfig& c);
 
+// The graph explorer with CheckOptions::pruneStaleWaits off against its
+// result `pruned` (and the complete executions it reported, prunedKeys) with
+// it on: the same status, complete executions, kinds of violation and
+// cuts, no more blocked executions. "" when they agree. (differential() runs
+// it too.)
+std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, const CheckResult& pruned,
+                                  const std::set<std::string>& prunedKeys);
+
 // Every ExploreOrder against c.order: going on past errors, the same status,
 // counts (executions, blocked, cut, events, violations) and executions
 // reported; stopping at the first error, the same verdict; and each order's
