@@ -3,8 +3,8 @@
  * permit on a fast path without the mutex, else under the mutex, else it
  * announces that it sleeps and waits until unpark() wakes it; unpark() sets
  * the permit and wakes a sleeper under the mutex. A producer publishes two
- * values, unparking the consumer after each; the consumer parks until it
- * sees each one.
+ * values (VALUES), unparking the consumer after each; the consumer parks
+ * until it sees each one.
  *
  * Bug: the fast path takes the permit with a plain store. On x86-TSO that
  * store can stay in the consumer's store buffer while the producer's next
@@ -19,10 +19,14 @@
 #include <pthread.h>
 #include <tsocheck.h>
 
+#ifndef VALUES
+#define VALUES 2 /* how many values the producer publishes (bench/peers.sh: more) */
+#endif
+
 pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 volatile int permit;   /* 0 or 1 */
 volatile int sleeping; /* 1 while the consumer waits for unpark() */
-int data[3];           /* one slot per value */
+int data[VALUES + 1];  /* one slot per value */
 int published;         /* written with release, read with acquire */
 
 static void park(void) {
@@ -53,7 +57,7 @@ static void unpark(void) {
 }
 
 static void *producer(void *arg) {
-  for (int v = 1; v <= 2; v++) {
+  for (int v = 1; v <= VALUES; v++) {
     data[v] = v;
     __atomic_store_n(&published, v, __ATOMIC_RELEASE);
     unpark();
@@ -62,7 +66,7 @@ static void *producer(void *arg) {
 }
 
 static void *consumer(void *arg) {
-  for (int v = 1; v <= 2; v++) {
+  for (int v = 1; v <= VALUES; v++) {
     while (__atomic_load_n(&published, __ATOMIC_ACQUIRE) < v) park();
     assert(data[v] == v);
   }

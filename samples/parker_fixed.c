@@ -9,10 +9,14 @@
 #include <pthread.h>
 #include <tsocheck.h>
 
+#ifndef VALUES
+#define VALUES 2 /* how many values the producer publishes (bench/peers.sh: more) */
+#endif
+
 pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 volatile int permit;   /* 0 or 1 */
 volatile int sleeping; /* 1 while the consumer waits for unpark() */
-int data[3];           /* one slot per value */
+int data[VALUES + 1];  /* one slot per value */
 int published;         /* written with release, read with acquire */
 
 static void park(void) {
@@ -41,7 +45,7 @@ static void unpark(void) {
 }
 
 static void *producer(void *arg) {
-  for (int v = 1; v <= 2; v++) {
+  for (int v = 1; v <= VALUES; v++) {
     data[v] = v;
     __atomic_store_n(&published, v, __ATOMIC_RELEASE);
     unpark();
@@ -50,7 +54,7 @@ static void *producer(void *arg) {
 }
 
 static void *consumer(void *arg) {
-  for (int v = 1; v <= 2; v++) {
+  for (int v = 1; v <= VALUES; v++) {
     while (__atomic_load_n(&published, __ATOMIC_ACQUIRE) < v) park();
     assert(data[v] == v);
   }
