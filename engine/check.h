@@ -131,7 +131,7 @@ struct CheckOptions {
   // on it (PreemptionState::revisited), and a thread left with fewer events
   // than it processed is counted again from scratch (PreemptionCounter::update).
   bool unblockLocks = true;
-  // Graph explorer without a preemption bound or robustness check: a spin
+  // Graph explorer without the robustness check: a spin
   // loop's idle iteration that read a stale value (another thread's write
   // is coherence-after the one it read) stops the exploration of that graph
   // (explorer.h `staleWait`): every execution through it could only end

@@ -104,7 +104,7 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
   checker_.setIncremental(opts.incrementalConsistency);
   checker_.setSelfCheck(opts.checkOrders);
   unblockLocks_ = opts.unblockLocks && usesOp(prog, Op::Lock);
-  pruneStaleWaits_ = opts.pruneStaleWaits && opts.preemptionBound < 0 && !opts.robustness;
+  pruneStaleWaits_ = opts.pruneStaleWaits && !opts.robustness;
 }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par)

@@ -201,8 +201,12 @@ class Explorer {
   // that write), with the other threads' events unchanged — argued, not
   // proven: the differential tests and the soak compare the complete
   // executions, verdicts, kinds of violation and cuts with the option off
-  // (staleWaitDifferential). Not under a preemption bound (that graph may
-  // need more preemptions) or with the robustness check (a blocked graph can
+  // (staleWaitDifferential). Under a preemption bound too: complete
+  // executions never pass through such a graph, and a run of the graph with
+  // r left out and then r and whatever its thread does next appended at the
+  // end needs no more preemptions (switching to a thread after the last step
+  // of the others preempts nobody), so what the other threads do is still
+  // met within the bound. Not with the robustness check (a blocked graph can
   // be its witness).
   bool pruneStaleWaits_ = false;
   // Whether a write of another thread than u follows in coherence the write

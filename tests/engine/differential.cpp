@@ -113,34 +113,48 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
 std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, const CheckResult& pruned,
                                   const std::set<std::string>& prunedKeys) {
   // Every graph explored to its end (CheckOptions::pruneStaleWaits off): the
-  // same complete executions, status, kinds of violation and cuts; at least
-  // as many blocked executions.
-  CheckOptions opts = graphOptions(c, false, c.order);
-  opts.pruneStaleWaits = false;
-  std::set<std::string> keys;
-  opts.onExecution = [&](const ExecutionInfo& info) {
-    if (!info.blocked) keys.insert(info.traceKey);
-  };
-  const CheckResult full = check(prog, opts);
+  // same complete executions, status, kinds of violation (within a
+  // preemption bound: those met within it) and cuts; at least as many
+  // blocked executions. Unbounded (`pruned` is that run), then under
+  // preemption bound 1.
   auto kinds = [](const CheckResult& r) {
-    std::set<std::string> k;
-    for (const Violation& v : r.violations) k.insert(errorKindName(v.kind));
+    std::string k;
+    std::set<std::string> names;
+    for (const Violation& v : r.violations)
+      if (!v.aboveBound) names.insert(errorKindName(v.kind));
+    for (const std::string& n : names) k += n + " ";
     return k;
   };
   std::ostringstream why;
-  auto differ = [&](const char* what, auto a, auto b) {
-    if (a != b) why << "stale waits pruned (" << modelName(c.model) << " bound " << c.bound << "): " << what << " " << a
-                    << " pruned, " << b << " explored to the end; ";
-  };
-  differ("status", statusName(pruned.status), statusName(full.status));
-  differ("executions", pruned.executions, full.executions);
-  differ("cut", pruned.cut > 0, full.cut > 0);
-  std::string a, b;
-  for (const std::string& k : kinds(pruned)) a += k + " ";
-  for (const std::string& k : kinds(full)) b += k + " ";
-  differ("kinds of violation", a, b);
-  if (pruned.blocked > full.blocked) differ("blocked (more when pruned)", pruned.blocked, full.blocked);
-  if (c.compareTraces && keys != prunedKeys) why << "stale waits pruned: the complete executions differ; ";
+  for (int bound : {-1, 1}) {
+    CheckResult r[2];  // pruned, explored to the end
+    std::set<std::string> keys[2];
+    for (int i = 0; i < 2; ++i) {
+      if (bound < 0 && i == 0) {
+        r[0] = pruned;
+        keys[0] = prunedKeys;
+        continue;
+      }
+      CheckOptions opts = graphOptions(c, false, c.order);
+      opts.preemptionBound = bound;
+      opts.pruneStaleWaits = i == 0;
+      opts.onExecution = [&keys, i](const ExecutionInfo& info) {
+        if (!info.blocked) keys[i].insert(info.traceKey);
+      };
+      r[i] = check(prog, opts);
+    }
+    auto differ = [&](const char* what, auto a, auto b) {
+      if (a != b) why << "stale waits pruned (" << modelName(c.model) << " bound " << c.bound
+                      << (bound >= 0 ? ", preemption bound " + std::to_string(bound) : std::string()) << "): " << what
+                      << " " << a << " pruned, " << b << " explored to the end; ";
+    };
+    differ("status", statusName(r[0].status), statusName(r[1].status));
+    differ("executions", r[0].executions, r[1].executions);
+    differ("cut", r[0].cut > 0, r[1].cut > 0);
+    differ("kinds of violation", kinds(r[0]), kinds(r[1]));
+    if (r[0].blocked > r[1].blocked) differ("blocked (more when pruned)", r[0].blocked, r[1].blocked);
+    if (c.compareTraces && keys[0] != keys[1]) why << "stale waits pruned: the complete executions differ; ";
+  }
   return why.str();
 }
 

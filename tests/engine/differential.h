@@ -71,9 +71,9 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c);
 
 // The graph explorer with CheckOptions::pruneStaleWaits off against its
 // result `pruned` (and the complete executions it reported, prunedKeys) with
-// it on: the same status, complete executions, kinds of violation and
-// cuts, no more blocked executions. "" when they agree. (differential() runs
-// it too.)
+// it on, and the two under preemption bound 1: the same status, complete
+// executions, kinds of violation (within the bound) and cuts, no more
+// blocked executions. "" when they agree. (differential() runs it too.)
 std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, const CheckResult& pruned,
                                   const std::set<std::string>& prunedKeys);
 

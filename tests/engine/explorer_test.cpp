@@ -733,10 +733,11 @@ struct StaleRun {
   std::set<std::string> keys;  // complete executions
 };
 
-StaleRun runStale(const Program& p, Model md, bool prune, bool exitEnds = false) {
+StaleRun runStale(const Program& p, Model md, bool prune, bool exitEnds = false, int preemptionBound = -1) {
   StaleRun out;
   CheckOptions o;
   o.model = md;
+  o.preemptionBound = preemptionBound;
   o.stopAtFirstError = false;
   o.exitEndsProgram = exitEnds;
   o.pruneStaleWaits = prune;
@@ -766,6 +767,15 @@ TEST_CASE("a spin that read a stale value ends its graph: the same executions, f
       CHECK(full.r.staleWaits == 0);
       CHECK(pruned.r.staleWaits > 0);
       CHECK(pruned.r.blocked < full.r.blocked);
+      // Under a preemption bound: the same executions within it (and slack).
+      for (int bound : {0, 1}) {
+        CAPTURE(bound);
+        const StaleRun fullB = runStale(p, md, false, false, bound), prunedB = runStale(p, md, true, false, bound);
+        CHECK(prunedB.r.status == fullB.r.status);
+        CHECK(prunedB.r.executions == fullB.r.executions);
+        CHECK(prunedB.keys == fullB.keys);
+        CHECK(prunedB.r.blocked <= fullB.r.blocked);
+      }
     }
 }
 
