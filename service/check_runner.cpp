@@ -294,7 +294,12 @@ CheckOptions engineOptions(const RunOptions& opts, const CheckPlan& plan, const 
 void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, size_t index, const Program& prog,
                const frontend::LoweredModule& module, Lowerings& lowerings, uint32_t defaultLoopBound,
                const std::string& path, const RunOptions& opts) {
-  FenceFixInput fi{&prog, co, &module, path, {}, {}, opts.fenceStyle};
+  FenceFixInput fi;
+  fi.program = &prog;
+  fi.options = co;
+  fi.module = &module;
+  fi.path = path;
+  fi.style = opts.fenceStyle;
   fi.budgetSeconds = plan.fenceTimeLimitSeconds;
   if (opts.onFenceRound) fi.onRound = [&](const FenceRound& r) { opts.onFenceRound(rep, r); };
   // Fences fix the violation if there is one (robustness is then reported
