@@ -1168,7 +1168,8 @@ bool Explorer::handleWrite(State& s, uint32_t t) {
   // child (index ok.size()) when there is a read to revisit. The last child
   // takes s over: a position when there is none (no copy for a thread that
   // runs alone), else the revisits.
-  const bool back = anyRevisit(s, id);
+  std::vector<uint32_t> view;  // (id's porf view, when anyRevisit worked it out)
+  const bool back = anyRevisit(s, id, view);
   if (ok.size() == 1 && !back) return take(s, 0);  // no branch point: visit goes on with s
   FrameScope frame(*this, FrameKind::Write, s, uint32_t(ok.size() + (back ? 1 : 0)), t, id, &ok);
   for (uint32_t i = 0; i < ok.size() && !stopped_ && frame.begin(i, &last); ++i) {
@@ -1177,7 +1178,7 @@ bool Explorer::handleWrite(State& s, uint32_t t) {
   }
   if (back && !stopped_ && frame.begin(uint32_t(ok.size()), &last)) {
     PathScope path(*this, uint32_t(ok.size()));
-    revisits(s, t, id);
+    revisits(s, t, id, true, std::move(view));
   }
   return false;
 }
@@ -1239,7 +1240,8 @@ Explorer::Taken Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId
   const std::string err =
       allowed ? destroyedMutexUse(prog_, mutexOpName(kind), kind == EvKind::Rmw ? 0 : old, a.addr) : "";
   const bool notHolder = allowed && err.empty() && kind == EvKind::Unlock && old != t + 1;
-  if (allowed && err.empty() && !notHolder && last && (!writes || !mayRevisit(s, t, id))) {
+  std::vector<uint32_t> view;  // (id's porf view, when mayRevisit worked it out)
+  if (allowed && err.empty() && !notHolder && last && (!writes || !mayRevisit(s, t, id, &view))) {
     // The last candidate, and nothing of s is needed afterwards (no
     // backward revisit to make): it takes s over instead of a copy.
     if (only) {  // no branch point at all: visit goes on with s
@@ -1276,7 +1278,7 @@ Explorer::Taken Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId
     }
     if (writes && !stopped_ && frame->begin(1, &lastPart)) {
       PathScope path(*this, 1);
-      revisits(s, t, id);
+      revisits(s, t, id, true, std::move(view));
     }
   }
   if (writes) {
@@ -1286,7 +1288,7 @@ Explorer::Taken Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId
   return Taken::No;
 }
 
-bool Explorer::mayRevisit(const State& s, uint32_t t, EventId w) const {
+bool Explorer::mayRevisit(const State& s, uint32_t t, EventId w, std::vector<uint32_t>* viewOut) const {
   // Whether revisits(s, t, w) has a read to consider: a read of w's location
   // outside w's porf-prefix (never one of t's: those precede w).
   const Addr addr = s.g.ev(w).addr;
@@ -1295,13 +1297,14 @@ bool Explorer::mayRevisit(const State& s, uint32_t t, EventId w) const {
     if (u != t)
       for (uint32_t i = 0; i < s.g.threads[u].events.size() && !any; ++i) any = revisitable(s.g, u, i, addr);
   if (!any) return false;
-  const std::vector<uint32_t> view = viewOf(s.g, w);
-  for (uint32_t u = 0; u < s.g.threads.size(); ++u) {
+  std::vector<uint32_t> view = viewOf(s.g, w);
+  bool found = false;
+  for (uint32_t u = 0; u < s.g.threads.size() && !found; ++u) {
     const auto& evs = s.g.threads[u].events;
-    for (uint32_t i = view[u]; i < evs.size(); ++i)
-      if (revisitable(s.g, u, i, addr)) return true;
+    for (uint32_t i = view[u]; i < evs.size() && !found; ++i) found = revisitable(s.g, u, i, addr);
   }
-  return false;
+  if (viewOut) *viewOut = std::move(view);
+  return found;
 }
 
 bool Explorer::maximallyAdded(const Graph& g, EventId e, EventId w, const std::vector<uint32_t>& view) const {
@@ -1363,17 +1366,16 @@ std::vector<uint32_t> Explorer::viewOf(const Graph& g, EventId e) const {
   return view;
 }
 
-bool Explorer::anyRevisit(const State& s, EventId w) const {
-  if (!mayRevisit(s, w.thread, w)) return false;
-  const std::vector<uint32_t> view = viewOf(s.g, w);
+bool Explorer::anyRevisit(const State& s, EventId w, std::vector<uint32_t>& view) const {
+  if (!mayRevisit(s, w.thread, w, &view)) return false;
   std::vector<uint32_t> keep;
   for (EventId r : revisitCandidates(s.g, w, view))
     if (revisitKeeps(s.g, w, r, view, keep)) return true;
   return false;
 }
 
-void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT) {
-  const std::vector<uint32_t> view = viewOf(s.g, w);
+void Explorer::revisits(State& s, uint32_t t, EventId w, bool completeT, std::vector<uint32_t> view) {
+  if (view.empty()) view = viewOf(s.g, w);
   // Candidate reads first: the loop below copies states.
   const std::vector<EventId> reads = revisitCandidates(s.g, w, view);
   FrameScope frame(*this, FrameKind::RevisitRead, s, uint32_t(reads.size()), t, w, &reads, completeT);

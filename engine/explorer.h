@@ -94,7 +94,8 @@ class Explorer {
 
   void visit(State& s);
   int pickThread(const State& s) const;
-  bool mayRevisit(const State& s, uint32_t t, EventId w) const;
+  // (view: w's porf view, when it was worked out: revisits takes it.)
+  bool mayRevisit(const State& s, uint32_t t, EventId w, std::vector<uint32_t>* view = nullptr) const;
   void finishExecution(State& s);
   void noteLimit(const std::string& message, const SourceLoc& loc);
   // Validates a memory access (address, size) and creates its location; false
@@ -141,8 +142,9 @@ class Explorer {
   // Backward revisits by the write w of thread t: every read of w's location
   // outside w's porf-prefix may be made to read w. `completeT`: deliver w's
   // result to thread t in each revisited state (false when t already has it:
-  // the re-added write of a revisited RMW).
-  void revisits(State& s, uint32_t t, EventId w, bool completeT = true);
+  // the re-added write of a revisited RMW). `view`: w's porf view when the
+  // caller has it (mayRevisit, anyRevisit on the same graph), else worked out.
+  void revisits(State& s, uint32_t t, EventId w, bool completeT = true, std::vector<uint32_t> view = {});
   // Waiting locks (programs with pthread_mutex_lock; also under a preemption bound;
   // GenMC treats lock reads that would block the same way). Plain TruSt adds
   // a lock that finds its mutex held as a lock that reads the held value;
@@ -224,7 +226,7 @@ class Explorer {
   // graph keeps (a prefix of each); anyRevisit: whether w has a read to revisit.
   bool revisitKeeps(const Graph& g, EventId w, EventId r, const std::vector<uint32_t>& view,
                     std::vector<uint32_t>& keep) const;
-  bool anyRevisit(const State& s, EventId w) const;
+  bool anyRevisit(const State& s, EventId w, std::vector<uint32_t>& view) const;
   // g.porfView(e); with CheckOptions::checkOrders also by the walk, and a
   // mismatch throws.
   std::vector<uint32_t> viewOf(const Graph& g, EventId e) const;
