@@ -5,17 +5,25 @@
 # Programs with a violation run with --keep-going: the executions before the
 # first violation depend on the exploration order, the totals do not.
 #   BASE=/path/to/old/tsocheck bench/compare_builds.sh [--quick] [--runs N]
+#     [--instructions] [--only LABEL_PREFIX]
 # (e.g. build an older commit in a worktree: git worktree add /tmp/base REV &&
 #  cmake -S /tmp/base -B /tmp/base/build -G Ninja && cmake --build /tmp/base/build --target tsocheck)
+# --instructions: also the instructions the tsocheck process executes (under
+# valgrind's callgrind, about 45x slower; the frontend worker is left out), in
+# millions, and their ratio new/old: deterministic, where CPU time on a shared
+# machine varies by 10-30% between runs of the same binary. --only: the rows
+# whose label starts with the prefix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 new=${NEW:-build/lsp/tsocheck}
 old=${BASE:?set BASE to the tsocheck binary to compare with}
-quick=0 runs=1
+quick=0 runs=1 instr=0 only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --runs) runs=$2; shift ;;
+    --instructions) instr=1 ;;
+    --only) only=$2; shift ;;
   esac
   shift
 done
@@ -61,16 +69,24 @@ measure() {  # binary args... -> "cpu_s rss_kb" (best CPU of $runs runs)
   rm -f /tmp/tsocheck-cmp.$$
   echo "$best $rss"
 }
+instructions() {  # binary args... -> millions of instructions of the tsocheck process (- without valgrind)
+  command -v valgrind >/dev/null || { echo -; return; }
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | python3 -c 'import sys; v=sys.stdin.read().split(); print("%.1f" % (int(v[0]) / 1e6) if v else "-")'
+}
 execs() {  # binary check args... -> "executions blocked"
   "$1" "$2" --json "${@:3}" 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["executions"], r.get("blocked", 0))' 2>/dev/null || echo "? ?"
 }
 
-printf '%-14s %-4s %10s %15s %5s %8s %8s %7s %8s %8s\n' program model execs blocked_old/new same old_s new_s new/old old_MB new_MB
+printf '%-14s %-4s %10s %15s %5s %8s %8s %7s %8s %8s' program model execs blocked_old/new same old_s new_s new/old old_MB new_MB
+[ "$instr" = 1 ] && printf ' %10s %10s %7s' old_Minstr new_Minstr new/old
+echo
 for p in "${programs[@]}"; do
   IFS='|' read -r label file model args defines <<<"$p"
+  [[ "$label" == "$only"* ]] || continue
   src="bench/programs/$file"
   [[ "$file" == */* ]] && src="$file"  # (a sample, from the repository's top)
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086,SC2206
   common=(check "$src" --no-fences --jobs 1 --model "$model" $args -- $defines)
   read -r e1 b1 < <(execs "$old" "${common[@]}")
   read -r e2 b2 < <(execs "$new" "${common[@]}")
@@ -79,6 +95,13 @@ for p in "${programs[@]}"; do
   read -r so ro < <(measure "$old" "${common[@]}")
   read -r sn rn < <(measure "$new" "${common[@]}")
   ratio=$(python3 -c "print('%.2f' % ($sn / max($so, 0.01)))")
-  printf '%-14s %-4s %10s %15s %5s %8s %8s %7s %8.1f %8.1f\n' "$label" "$model" "$e2" "$b1/$b2" "$same" "$so" "$sn" "$ratio" \
+  printf '%-14s %-4s %10s %15s %5s %8s %8s %7s %8.1f %8.1f' "$label" "$model" "$e2" "$b1/$b2" "$same" "$so" "$sn" "$ratio" \
     "$(python3 -c "print($ro / 1024)")" "$(python3 -c "print($rn / 1024)")"
+  if [ "$instr" = 1 ]; then
+    io=$(instructions "$old" "${common[@]}")
+    in=$(instructions "$new" "${common[@]}")
+    ir=$(python3 -c "print('%.3f' % ($in / $io))" 2>/dev/null || echo -)
+    printf ' %10s %10s %7s' "$io" "$in" "$ir"
+  fi
+  echo
 done
