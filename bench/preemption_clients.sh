@@ -6,7 +6,12 @@
 # ratios bound/unbounded; then time-to-bug on the buggy samples: the
 # iterative `--preemption-bound 0..3` against the unbounded search (first
 # violation, exploration time of the whole call).
-#   bench/preemption_clients.sh [--quick] [--runs N] [BINARY [OLD_BINARY]]
+#   bench/preemption_clients.sh [--quick] [--runs N] [--instructions] [--only PREFIX] [BINARY [OLD_BINARY]]
+# --instructions: also the instructions the tsocheck process executes in one
+# run under valgrind's callgrind (about 45x slower), in millions, and their
+# ratio to the unbounded run's: the same from run to run, where the times of
+# this shared machine vary by 10-30% (or more on sub-second rows). --only:
+# the clients and samples whose name starts with PREFIX.
 # Times are exploration times with one worker (--jobs 1), the median of N
 # runs (default 3): single runs of sub-millisecond rows vary by 2-8x here.
 # With OLD_BINARY (e.g. a build of an older commit) every bounded run is also
@@ -17,10 +22,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
 runs=3
+instr=0
+only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; shift ;;
     --runs) runs=$2; shift 2 ;;
+    --instructions) instr=1; shift ;;
+    --only) only=$2; shift 2 ;;
     *) break ;;
   esac
 done
@@ -69,20 +78,38 @@ print(rs[0]["status"], sum(r["executions"] for r in rs), "%.1f" % ms, "-" if pb 
     echo "? 0 0 - 0"
 }
 
-printf '%-13s %-4s %-9s %10s %9s %10s %8s %8s %s\n' program model bound executions blocked time_ms exec% time% "${old:+old_ms new/old}"
+instructions() {  # binary model bound args defines file -> millions of instructions (- without valgrind)
+  local pb=()
+  command -v valgrind >/dev/null || { echo -; return; }
+  [ "$3" != "-" ] && pb=(--preemption-bound "$3")
+  # shellcheck disable=SC2086
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" check "$6" --no-fences --jobs 1 --model "$2" "${pb[@]}" $4 -- $5 2>&1 >/dev/null |
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | python3 -c 'import sys; v=sys.stdin.read().split(); print("%.1f" % (int(v[0]) / 1e6) if v else "-")'
+}
+
+printf '%-13s %-4s %-9s %10s %9s %10s %8s %8s' program model bound executions blocked time_ms exec% time%
+[ "$instr" = 1 ] && printf ' %10s %7s' Minstr instr%
+printf ' %s\n' "${old:+old_ms new/old}"
 for c in "${clients[@]}"; do
   IFS='|' read -r label file models args defs <<<"$c"
+  [[ "$label" == "$only"* ]] || continue
   for model in $models; do
     read -r _ fe fms _ fb < <(run "$bin" "$model" - "$args" "$defs" "$file")
+    [ "$instr" = 1 ] && fi_=$(instructions "$bin" "$model" - "$args" "$defs" "$file")
     for bound in 0 1 2 3 -; do
-      if [ "$bound" = "-" ]; then st=unbounded; e=$fe; ms=$fms; bl=$fb; else read -r st e ms _ bl < <(run "$bin" "$model" "$bound" "$args" "$defs" "$file"); fi
+      if [ "$bound" = "-" ]; then e=$fe; ms=$fms; bl=$fb; else read -r _ e ms _ bl < <(run "$bin" "$model" "$bound" "$args" "$defs" "$file"); fi
       extra=""
       if [ -n "$old" ] && [ "$bound" != "-" ]; then
         read -r _ _ oms _ < <(run "$old" "$model" "$bound" "$args" "$defs" "$file")
         extra=$(python3 -c "print('%10s %7.1f%%' % ('$oms', 100*$ms/max($oms,1e-9)))")
       fi
-      printf '%-13s %-4s %-9s %10s %9s %10s %7.1f%% %7.1f%% %s\n' "$label" "$model" "$([ "$bound" = - ] && echo unbounded || echo "$bound")" \
-        "$e" "$bl" "$ms" "$(python3 -c "print(100*$e/max($fe,1))")" "$(python3 -c "print(100*$ms/max($fms,1e-9))")" "$extra"
+      printf '%-13s %-4s %-9s %10s %9s %10s %7.1f%% %7.1f%%' "$label" "$model" "$([ "$bound" = - ] && echo unbounded || echo "$bound")" \
+        "$e" "$bl" "$ms" "$(python3 -c "print(100*$e/max($fe,1))")" "$(python3 -c "print(100*$ms/max($fms,1e-9))")"
+      if [ "$instr" = 1 ]; then
+        if [ "$bound" = "-" ]; then bi=$fi_; else bi=$(instructions "$bin" "$model" "$bound" "$args" "$defs" "$file"); fi
+        printf ' %10s %7s' "$bi" "$(python3 -c "print('%.1f%%' % (100*$bi/$fi_))" 2>/dev/null || echo -)"
+      fi
+      printf ' %s\n' "$extra"
     done
   done
 done
@@ -91,7 +118,8 @@ echo
 echo "time to bug: the iterative --preemption-bound 0..3 against the unbounded search (stop at the first violation)"
 printf '%-22s %-4s %-10s %5s %10s %-10s %10s %8s\n' sample model "0..3" round "ms" unbounded "ms" ratio
 for f in samples/*_buggy.c; do
-  case "$f" in *atomic_section*) continue ;; esac  # explicit-state search: no preemption bounds
+  case "$f" in *atomic_section*) continue ;; esac
+  [[ "$(basename "$f")" == "$only"* ]] || continue  # explicit-state search: no preemption bounds
   for model in sc tso pso; do
     read -r sb _ mb rb _ < <(run "$bin" "$model" 0..3 "" "" "$f")
     read -r su _ mu _ < <(run "$bin" "$model" - "" "" "$f")
