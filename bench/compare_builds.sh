@@ -71,7 +71,7 @@ measure() {  # binary args... -> "cpu_s rss_kb" (best CPU of $runs runs)
 }
 instructions() {  # binary args... -> millions of instructions of the tsocheck process (- without valgrind)
   command -v valgrind >/dev/null || { echo -; return; }
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+  { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null || true; } |
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | python3 -c 'import sys; v=sys.stdin.read().split(); print("%.1f" % (int(v[0]) / 1e6) if v else "-")'
 }
 execs() {  # binary check args... -> "executions blocked"

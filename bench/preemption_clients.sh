@@ -83,7 +83,7 @@ instructions() {  # binary model bound args defines file -> millions of instruct
   command -v valgrind >/dev/null || { echo -; return; }
   [ "$3" != "-" ] && pb=(--preemption-bound "$3")
   # shellcheck disable=SC2086
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" check "$6" --no-fences --jobs 1 --model "$2" "${pb[@]}" $4 -- $5 2>&1 >/dev/null |
+  { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" check "$6" --no-fences --jobs 1 --model "$2" "${pb[@]}" $4 -- $5 2>&1 >/dev/null || true; } |
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | python3 -c 'import sys; v=sys.stdin.read().split(); print("%.1f" % (int(v[0]) / 1e6) if v else "-")'
 }
 
