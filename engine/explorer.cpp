@@ -607,17 +607,21 @@ bool Explorer::otherWriteAfter(const Graph& g, const Event& e, uint32_t u) {
   return false;
 }
 
+bool Explorer::idleReadsStale(const Graph& g, uint32_t u, uint32_t n) {
+  const auto& evs = g.threads[u].events;
+  uint32_t seen = 0;
+  for (uint32_t i = uint32_t(evs.size()); i-- > 0 && seen < n;)
+    if (evs[i].reads) {
+      ++seen;
+      if (otherWriteAfter(g, evs[i], u)) return true;
+    }
+  return false;
+}
+
 bool Explorer::staleWait(const State& s, uint32_t t) const {
   const Action& p = s.ts[t]->pending();
   if (p.kind != ActionKind::Blocked || p.value != 1) return false;  // a spin's await (interp.cpp Op::Assume)
-  const auto& evs = s.g.threads[t].events;
-  uint32_t seen = 0;
-  for (uint32_t i = uint32_t(evs.size()); i-- > 0 && seen < std::max<uint32_t>(p.target, 1);)
-    if (evs[i].reads) {
-      ++seen;
-      if (otherWriteAfter(s.g, evs[i], t)) return true;
-    }
-  return false;
+  return idleReadsStale(s.g, t, std::max<uint32_t>(p.target, 1));  // (the n waiterAt asks about)
 }
 
 ThreadState Explorer::replay(const Graph& g, uint32_t u) const {
@@ -1765,16 +1769,8 @@ void Explorer::finishExecution(State& s) {
     } else {
       // A spin lasts forever only if the idle iteration's reads (the
       // thread's last n reads) all saw the newest value.
-      auto idleReadsStale = [&](uint32_t n) {
-        uint32_t seen = 0;
-        for (uint32_t i = uint32_t(th.events.size()); i-- > 0 && seen < n;)
-          if (th.events[i].reads) {
-            ++seen;
-            if (otherWriteAfter(s.g, th.events[i], u)) return true;
-          }
-        return false;
-      };
-      if (!waiterAt(u, p, idleReadsStale, w, &stale)) continue;
+      auto readsStale = [&](uint32_t n) { return idleReadsStale(s.g, u, n); };
+      if (!waiterAt(u, p, readsStale, w, &stale)) continue;
     }
     waiters.push_back(std::move(w));
   }

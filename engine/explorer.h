@@ -217,6 +217,10 @@ class Explorer {
   // of its idle iteration, which writes back what was there, or the unlock a
   // cond_wait loop does before it stops — do not change what it reads.)
   static bool otherWriteAfter(const Graph& g, const Event& e, uint32_t u);
+  // Whether one of thread u's last n reads (its idle iteration's) has
+  // another thread's write after it in coherence: the spin may still read
+  // another value (finishExecution's waiterAt and staleWait).
+  static bool idleReadsStale(const Graph& g, uint32_t u, uint32_t n);
   // Thread t's spin just stopped on an idle iteration: whether one of its
   // reads was stale (see above).
   bool staleWait(const State& s, uint32_t t) const;
