@@ -8,10 +8,8 @@
 #     [--instructions] [--only LABEL_PREFIX]
 # (e.g. build an older commit in a worktree: git worktree add /tmp/base REV &&
 #  cmake -S /tmp/base -B /tmp/base/build -G Ninja && cmake --build /tmp/base/build --target tsocheck)
-# --instructions: also the instructions the tsocheck process executes (under
-# valgrind's callgrind, about 45x slower; the frontend worker is left out), in
-# millions, and their ratio new/old: deterministic, where CPU time on a shared
-# machine varies by 10-30% between runs of the same binary. --only: the rows
+# --instructions: also the instructions the tsocheck process executes
+# (bench/instructions.sh), in millions, and their ratio new/old. --only: the rows
 # whose label starts with the prefix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,11 +67,6 @@ measure() {  # binary args... -> "cpu_s rss_kb" (best CPU of $runs runs)
   rm -f /tmp/tsocheck-cmp.$$
   echo "$best $rss"
 }
-instructions() {  # binary args... -> millions of instructions of the tsocheck process (- without valgrind)
-  command -v valgrind >/dev/null || { echo -; return; }
-  { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null || true; } |
-    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | python3 -c 'import sys; v=sys.stdin.read().split(); print("%.1f" % (int(v[0]) / 1e6) if v else "-")'
-}
 execs() {  # binary check args... -> "executions blocked"
   "$1" "$2" --json "${@:3}" 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["executions"], r.get("blocked", 0))' 2>/dev/null || echo "? ?"
 }
@@ -98,8 +91,8 @@ for p in "${programs[@]}"; do
   printf '%-14s %-4s %10s %15s %5s %8s %8s %7s %8.1f %8.1f' "$label" "$model" "$e2" "$b1/$b2" "$same" "$so" "$sn" "$ratio" \
     "$(python3 -c "print($ro / 1024)")" "$(python3 -c "print($rn / 1024)")"
   if [ "$instr" = 1 ]; then
-    io=$(instructions "$old" "${common[@]}")
-    in=$(instructions "$new" "${common[@]}")
+    io=$(bench/instructions.sh "$old" "${common[@]}")
+    in=$(bench/instructions.sh "$new" "${common[@]}")
     ir=$(python3 -c "print('%.3f' % ($in / $io))" 2>/dev/null || echo -)
     printf ' %10s %10s %7s' "$io" "$in" "$ir"
   fi

@@ -8,9 +8,8 @@
 # violation, exploration time of the whole call).
 #   bench/preemption_clients.sh [--quick] [--runs N] [--instructions] [--only PREFIX] [BINARY [OLD_BINARY]]
 # --instructions: also the instructions the tsocheck process executes in one
-# run under valgrind's callgrind (about 45x slower), in millions, and their
-# ratio to the unbounded run's: the same from run to run, where the times of
-# this shared machine vary by 10-30% (or more on sub-second rows). --only:
+# run (bench/instructions.sh), in millions, and their ratio to the unbounded
+# run's. --only:
 # the clients and samples whose name starts with PREFIX.
 # Times are exploration times with one worker (--jobs 1), the median of N
 # runs (default 3): single runs of sub-millisecond rows vary by 2-8x here.
@@ -78,13 +77,11 @@ print(rs[0]["status"], sum(r["executions"] for r in rs), "%.1f" % ms, "-" if pb 
     echo "? 0 0 - 0"
 }
 
-instructions() {  # binary model bound args defines file -> millions of instructions (- without valgrind)
+instructions() {  # binary model bound args defines file -> millions of instructions (bench/instructions.sh)
   local pb=()
-  command -v valgrind >/dev/null || { echo -; return; }
   [ "$3" != "-" ] && pb=(--preemption-bound "$3")
   # shellcheck disable=SC2086
-  { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" check "$6" --no-fences --jobs 1 --model "$2" "${pb[@]}" $4 -- $5 2>&1 >/dev/null || true; } |
-    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | python3 -c 'import sys; v=sys.stdin.read().split(); print("%.1f" % (int(v[0]) / 1e6) if v else "-")'
+  bench/instructions.sh "$1" check "$6" --no-fences --jobs 1 --model "$2" "${pb[@]}" $4 -- $5
 }
 
 printf '%-13s %-4s %-9s %10s %9s %10s %8s %8s' program model bound executions blocked time_ms exec% time%
