@@ -137,7 +137,10 @@ struct CheckOptions {
   // (explorer.h `staleWait`): every execution through it could only end
   // blocked. The same complete executions and verdicts, fewer blocked ones
   // (CheckResult::staleWaits counts the graphs left); off: each is explored
-  // to its end (tests and benchmarks compare the two).
+  // to its end (tests and benchmarks compare the two). Going on past errors,
+  // an execution through such a graph that would end in an error is not
+  // explored (the same kind of error is met in a graph that is kept), so
+  // `executions`, which counts those too, can be lower.
   bool pruneStaleWaits = true;
   // Tests: every incremental consistency answer is compared with a sort
   // from scratch (consistency.h setSelfCheck), and every porf view from the

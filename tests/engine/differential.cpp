@@ -116,7 +116,11 @@ std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, cons
   // same complete executions, status, kinds of violation (within a
   // preemption bound: those met within it) and cuts; at least as many
   // blocked executions. Unbounded (`pruned` is that run), then under
-  // preemption bound 1.
+  // preemption bound 1. `executions` also counts the executions that end in
+  // an error; one that goes through a stale wait is left with its graph
+  // (the same kind of error is met in a graph that is kept: explorer.h), so
+  // when a run has a violation the complete executions are compared by
+  // their keys and their number instead.
   auto kinds = [](const CheckResult& r) {
     std::string k;
     std::set<std::string> names;
@@ -129,8 +133,9 @@ std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, cons
   for (int bound : {-1, 1}) {
     CheckResult r[2];  // pruned, explored to the end
     std::set<std::string> keys[2];
+    uint64_t complete[2] = {0, 0};  // (onExecution: the executions that end without an error)
     for (int i = 0; i < 2; ++i) {
-      if (bound < 0 && i == 0) {
+      if (bound < 0 && i == 0 && pruned.violations.empty()) {  // (with a violation: run again, counting)
         r[0] = pruned;
         keys[0] = prunedKeys;
         continue;
@@ -138,8 +143,10 @@ std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, cons
       CheckOptions opts = graphOptions(c, false, c.order);
       opts.preemptionBound = bound;
       opts.pruneStaleWaits = i == 0;
-      opts.onExecution = [&keys, i](const ExecutionInfo& info) {
-        if (!info.blocked) keys[i].insert(info.traceKey);
+      opts.onExecution = [&keys, &complete, i](const ExecutionInfo& info) {
+        if (info.blocked) return;
+        keys[i].insert(info.traceKey);
+        ++complete[i];
       };
       r[i] = check(prog, opts);
     }
@@ -149,7 +156,11 @@ std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, cons
                       << " " << a << " pruned, " << b << " explored to the end; ";
     };
     differ("status", statusName(r[0].status), statusName(r[1].status));
-    differ("executions", r[0].executions, r[1].executions);
+    const bool violated = !r[0].violations.empty() || !r[1].violations.empty();
+    if (violated)
+      differ("executions without an error", complete[0], complete[1]);
+    else
+      differ("executions", r[0].executions, r[1].executions);
     differ("cut", r[0].cut > 0, r[1].cut > 0);
     differ("kinds of violation", kinds(r[0]), kinds(r[1]));
     if (r[0].blocked > r[1].blocked) differ("blocked (more when pruned)", r[0].blocked, r[1].blocked);
