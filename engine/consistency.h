@@ -75,6 +75,23 @@ class ConsistencyChecker {
   // sort from scratch), `added` stays unplaced. With added = kInit: a sort
   // from scratch that keys every event when g is allowed.
   bool consistentWith(Graph& g, EventId added);
+  // While a load's candidate writes are tried one after another on one
+  // graph (only the load's reads-from changes between the checks; the
+  // explorer opens this scope around that loop), the sorts and mends build
+  // the edges of everything but the load once and add the load's own each
+  // time.
+  class LoadCandidates {
+   public:
+    LoadCandidates(ConsistencyChecker& c, const Graph& g, EventId load) : c_(c) {
+      c_.same_ = {&g, load, g.nextStamp, false, false};
+    }
+    ~LoadCandidates() { c_.same_ = {}; }
+    LoadCandidates(const LoadCandidates&) = delete;
+    LoadCandidates& operator=(const LoadCandidates&) = delete;
+
+   private:
+    ConsistencyChecker& c_;
+  };
   // Its two halves: the answer of the kept order (1 allowed, 0 ruled out, -1
   // none: `added` finds no place in it, another order may still allow g), and
   // the check without a place: the kept order mended around `added` (with
@@ -116,9 +133,13 @@ class ConsistencyChecker {
   // from-read, forwarding, atomicity), then coherence.
   bool buildEdges(const Graph& g, EventId extraFrom, EventId extraTo);
   bool threadEdges(const Graph& g, uint32_t t);
-  bool readEdges(const Graph& g, EventId read);  // (after threadEdges saw the thread's earlier stores)
+  // own: the node of the read's thread's po-latest earlier store to its
+  // location (null: none, or SC).
+  bool readEdges(const Graph& g, EventId read, const uint32_t* own);
   uint32_t node(EventId id) const { return base_[id.thread] + id.index; }
-  void edge(uint32_t a, uint32_t b);
+  void edge(uint32_t a, uint32_t b) {
+    if (a != 0xFFFFFFFFu && b != 0xFFFFFFFFu) edges_.emplace_back(a, b);
+  }
   // A topological sort of the edges honouring the gates; false on a cycle.
   // The nodes sorted go to *order (trace order: flushes late), or to fifo_:
   // by the order events were added (byStamp; for keys) or as found.
@@ -163,8 +184,20 @@ class ConsistencyChecker {
   // Keys from the order just sorted (added: left unplaced).
   void rekey(Graph& g, EventId added);
   bool incremental() const { return incrementalOn_ && (mm_.bufferBound < 0 || !mm_.buffersStores()); }
+  // The edges of g (buildEdges), with those of a load in a LoadCandidates
+  // scope built once (base) and its own added (false: g breaks a rule).
+  bool edgesFor(const Graph& g, EventId added);
   MemoryModel mm_;
   bool selfCheck_ = false, incrementalOn_ = true;
+  struct SameBase {
+    const Graph* graph = nullptr;
+    EventId load = kInit;
+    uint32_t stamp = 0;
+    bool built = false, ok = false;  // baseEdges_ holds the edges without the load's (ok: no broken rule)
+  };
+  SameBase same_;
+  EventId skipRead_ = kInit;  // buildEdges leaves this read's edges out
+  std::vector<std::pair<uint32_t, uint32_t>> baseEdges_;
   mutable Counts counts_;
   std::vector<uint32_t> rank_;
   // Scratch buffers reused across calls.

@@ -1088,9 +1088,12 @@ bool Explorer::handleRead(State& s, uint32_t t) {
   EventId id = append(s, t, e);
   std::vector<EventId> ok;
   std::optional<EventId> viewBound;  // (the same for every candidate: computed once)
-  for (EventId w : candidates(s, a.addr, low)) {
-    s.g.setRf(id, w);
-    if (consistentAccess(s.g, id, &viewBound)) ok.push_back(w);
+  {
+    const ConsistencyChecker::LoadCandidates sameBase(checker_, s.g, id);  // (only rf changes in the loop)
+    for (EventId w : candidates(s, a.addr, low)) {
+      s.g.setRf(id, w);
+      if (consistentAccess(s.g, id, &viewBound)) ok.push_back(w);
+    }
   }
   if (opts_.exploreOrder == ExploreOrder::StaleFirst) {
     // The oldest write first, other threads' before t's own.

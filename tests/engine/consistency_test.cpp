@@ -179,6 +179,50 @@ TEST_CASE("incremental consistency: the kept order is mended by moving only the 
   });
 }
 
+TEST_CASE("incremental consistency: a load's candidates tried in one scope get the answers of separate checks",
+          "[consistency]") {
+  // T0: x = 1; r0 = y (0). T1: x = 2; y = 1; r1 = x, with x = 2 (its own,
+  // co-first), x = 1 and the initial x tried in turn inside a
+  // LoadCandidates scope (the edges of everything but r1 built once), each
+  // answer against a checker that builds every edge each time. Both check
+  // themselves: every answer is also a sort from scratch.
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    CAPTURE(modelName(m));
+    ConsistencyChecker c(MemoryModel{m, -1}), fresh(MemoryModel{m, -1});
+    c.setSelfCheck(true);
+    fresh.setSelfCheck(true);
+    GraphBuilder b(2);
+    b.spawn(0, 1);
+    const EventId x2 = b.newestStore(c, 1, kX, 2);
+    const EventId x1 = b.newestStore(c, 0, kX, 1);
+    b.loadOf(c, 0, kY, kInit);
+    const EventId y1 = b.store(1, kY, 1);
+    b.co(kY).push_back(y1);
+    REQUIRE(c.consistentWith(b.g, y1));
+    c.place(b.g, y1);
+    const EventId r1 = b.load(1, kX);
+    const Graph before = b.g;
+    std::vector<bool> scoped, separate;
+    const auto sorted = c.counts().mended + c.counts().fromScratch;
+    {
+      const ConsistencyChecker::LoadCandidates scope(c, b.g, r1);
+      for (EventId w : {x2, x1, kInit}) {
+        b.g.setRf(r1, w);
+        scoped.push_back(c.consistentWith(b.g, r1));
+      }
+    }
+    for (EventId w : {x2, x1, kInit}) {
+      Graph g = before;
+      g.setRf(r1, w);
+      separate.push_back(fresh.consistentWith(g, r1));
+    }
+    CHECK(scoped == separate);
+    CHECK(c.counts().mended + c.counts().fromScratch > sorted);  // the scope's edges were used
+    CHECK_FALSE(scoped[2]);  // the initial x after its own x = 2: never
+    CHECK(scoped[1]);        // x = 1, co-latest: every model
+  }
+}
+
 TEST_CASE("incremental consistency: a write that splits an RMW from what it read is ruled out at once", "[consistency]") {
   ConsistencyChecker c(MemoryModel{Model::TSO, -1});
   c.setSelfCheck(true);
