@@ -132,6 +132,16 @@ class CowVector {
   const T& operator[](size_t i) const {
     return blocks_[i / kBlockItems]->leaves[(i / kChunk) % kFan]->items()[i % kChunk];
   }
+  // f(element, index) for the indices [from, to), one leaf looked up per
+  // kChunk elements (a walk over many elements without an indirection each).
+  template <class F>
+  void forRange(size_t from, size_t to, F&& f) const {
+    for (size_t i = from; i < to;) {
+      const T* items = blocks_[i / kBlockItems]->leaves[(i / kChunk) % kFan]->items();
+      const size_t end = std::min(to, (i / kChunk + 1) * kChunk);
+      for (; i < end; ++i) f(items[i % kChunk], i);
+    }
+  }
   const T& front() const { return (*this)[0]; }
   const T& back() const { return (*this)[size_ - 1]; }
   const_iterator begin() const { return {this, 0}; }

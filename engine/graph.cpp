@@ -113,15 +113,15 @@ std::vector<uint32_t> Graph::porfViewByWalk(EventId e) const {
         uint32_t p = th.parent;
         view[p] = std::max(view[p], th.spawnIndex + 1);
       }
-      for (uint32_t i = done[t]; i < view[t]; ++i) {
-        const Event& x = th.events[i];
+      const uint32_t end = view[t];  // (a later pass takes what this one adds to t)
+      th.events.forRange(done[t], end, [&](const Event& x, size_t) {
         if (x.reads && !x.rf.isInit()) view[x.rf.thread] = std::max(view[x.rf.thread], x.rf.index + 1);
         if (x.kind == EvKind::Join) {
           const ThreadInfo& tgt = threads[x.aux];
           view[x.aux] = std::max<uint32_t>(view[x.aux], uint32_t(tgt.events.size()));
         }
-      }
-      done[t] = view[t];
+      });
+      done[t] = end;
     }
   }
   return view;
