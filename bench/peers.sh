@@ -2,10 +2,13 @@
 # Benchmark programs of the kinds GenMC and Nidhugg are measured on, written
 # for tsocheck (bench/programs/), with the execution counts the peers report
 # for the same shapes. Prints per program and model: executions (and whether
-# they match the expected count), CPU seconds, executions/s and peak RSS —
+# they match the expected count), CPU seconds (cpu_s: without the race
+# check, as the peers run — GenMC with --disable-race-detection, Nidhugg has
+# none — and the time the ratios use; races_s: with it, tsocheck's default),
+# executions/s and peak RSS —
 # blocked executions (driven toward 0, issue 14) — and, when peer binaries are found ($GENMC / $NIDHUGGC, or genmc / nidhuggc
 # on PATH), their CPU seconds and the ratio tsocheck/peer in the same run
-# (measured with GenMC v0.10.3 and Nidhugg 0.4 built against LLVM 14; the
+# (measured with GenMC v0.11.0 and Nidhugg master 0aea4d23 built against LLVM 14; the
 # peers compile bench/peer_include/tsocheck.h and start at the check function:
 # GenMC's --program-entry-function, Nidhugg's -D<check>=main).
 # A label ending in ! is a program with a bug: the time is to its first
@@ -181,7 +184,7 @@ ratio() {  # tsocheck seconds, peer seconds ("" = timed out, fail, viol) -> "0.4
   else python3 -c "print('%.2f' % ($1 / max($2, 0.001)))"; fi
 }
 
-printf '%-14s %-4s %10s %8s %10s %-5s %8s %10s %8s %9s %9s\n' program model execs blocked expected ok cpu_s execs/s rss_MB genmc_x nidhugg_x
+printf '%-14s %-4s %10s %8s %10s %-5s %8s %8s %10s %8s %9s %9s\n' program model execs blocked expected ok cpu_s races_s execs/s rss_MB genmc_x nidhugg_x
 for p in "${programs[@]}"; do
   IFS='|' read -r label file model expected args defines genmc_flags <<<"$p"
   PEER_SAFE=1
@@ -193,7 +196,10 @@ for p in "${programs[@]}"; do
   json=$("$bin" check "$src" --json --no-fences --model "$model" $args -- $defines 2>/dev/null || true)
   read -r execs blocked < <(printf '%s' "$json" | python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["executions"], r.get("blocked", 0))' 2>/dev/null || echo "? ?")
   # shellcheck disable=SC2086
-  read -r secs rss < <(cpu "$bin" check "$src" --no-fences --model "$model" $args -- $defines)
+  # Like the peers (GenMC with --disable-race-detection; Nidhugg looks for
+  # none), without the race check; races_s: with it, tsocheck's default.
+  read -r secs rss < <(cpu "$bin" check "$src" --no-fences --no-race-check --model "$model" $args -- $defines)
+  read -r rsecs _ < <(cpu "$bin" check "$src" --no-fences --model "$model" $args -- $defines)
   ok="-"
   [ "$expected" != "-" ] && { [ "$execs" = "$expected" ] && ok=yes || ok=NO; }
   rate=$(python3 -c "print('%.0f' % ($execs / max($secs, 0.001)))" 2>/dev/null || echo "?")
@@ -210,7 +216,7 @@ for p in "${programs[@]}"; do
     ns=$(peer_cpu "$nidhugg" -O0 -I bench/peer_include $defines "-D$entry=main" -- "--$model" --no-check-mutex-init "$src")
     nx=$(ratio "$secs" "$ns")
   fi
-  printf '%-14s %-4s %10s %8s %10s %-5s %8s %10s %8.1f %9s %9s\n' "$label" "$model" "$execs" "$blocked" "$expected" "$ok" "$secs" "$rate" \
+  printf '%-14s %-4s %10s %8s %10s %-5s %8s %8s %10s %8.1f %9s %9s\n' "$label" "$model" "$execs" "$blocked" "$expected" "$ok" "$secs" "$rsecs" "$rate" \
     "$(python3 -c "print($rss / 1024)")" "$gx" "$nx"
 done
 rm -f /tmp/tsocheck-peers-out.$$
