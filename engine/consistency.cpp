@@ -410,8 +410,10 @@ int ConsistencyChecker::mend(Graph& g, EventId added) {
   unplaced_.clear();
   for (uint32_t t = 0; t < g.threads.size(); ++t) {
     const auto& evs = g.threads[t].events;
-    for (uint32_t i = 0; i < evs.size(); ++i)
-      if ((nodeKey_[base_[t] + i] = evs[i].orderKey) == 0) unplaced_.push_back(base_[t] + i);
+    const uint32_t b = base_[t];
+    evs.forRange(0, evs.size(), [&](const Event& e, size_t i) {
+      if ((nodeKey_[b + i] = e.orderKey) == 0) unplaced_.push_back(b + uint32_t(i));
+    });
   }
   if (unplaced_.size() > 2 || (!added.isInit() && (unplaced_.size() != 1 || unplaced_[0] != node(added)))) return -1;
   if (unplaced_.size() == 2)
@@ -666,9 +668,9 @@ uint64_t ConsistencyChecker::slot(const Graph& g, EventId added, EventId later) 
     const EventId before = me > 0 ? co[size_t(me) - 1] : kInit;
     low = std::max(low, keyOf(before));
     for (const ThreadInfo& th : g.threads)
-      for (const Event& x : th.events)
-        if (x.reads && !x.writes && x.rf == before && x.addr == e.addr && &x != &e)
-          low = std::max(low, x.orderKey);
+      th.events.forRange(0, th.events.size(), [&](const Event& x, size_t) {
+        if (x.reads && !x.writes && x.rf == before && x.addr == e.addr && &x != &e) low = std::max(low, x.orderKey);
+      });
   }
   if (low + 1 >= high) return 0;
   ++counts_.between;

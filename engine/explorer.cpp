@@ -1021,14 +1021,12 @@ EventId Explorer::viewCoBound(const Graph& g, EventId r) const {
   };
   for (uint32_t u = 0; u < view.size(); ++u) {
     if (u == r.thread) continue;
-    const auto& evs = g.threads[u].events;
-    for (uint32_t i = 0; i < view[u]; ++i) {
-      const Event& x = evs[i];
-      if (x.addr != re.addr || !(x.reads || x.writes)) continue;
+    g.threads[u].events.forRange(0, view[u], [&](const Event& x, size_t i) {
+      if (x.addr != re.addr || !(x.reads || x.writes)) return;
       const bool loadOrStore = x.kind == EvKind::Load || x.kind == EvKind::Store;
-      if (x.writes && (!loadOrStore || !buffers || fifo)) raise(EventId{u, i});
+      if (x.writes && (!loadOrStore || !buffers || fifo)) raise(EventId{u, uint32_t(i)});
       if (x.reads && (!loadOrStore || !buffers || x.rf.isInit() || x.rf.thread != u)) raise(x.rf);
-    }
+    });
   }
   return bound;
 }
