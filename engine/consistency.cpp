@@ -8,7 +8,6 @@
 namespace tsocheck {
 
 namespace {
-constexpr uint32_t kNone = 0xFFFFFFFFu;
 // Room between neighbouring keys: events fitted in later between two nodes
 // take the middle, so about 20 can go into one gap before a sort from scratch.
 constexpr uint64_t kKeyGap = uint64_t(1) << 20;

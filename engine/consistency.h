@@ -137,8 +137,9 @@ class ConsistencyChecker {
   // location (null: none, or SC).
   bool readEdges(const Graph& g, EventId read, const uint32_t* own);
   uint32_t node(EventId id) const { return base_[id.thread] + id.index; }
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;  // no node
   void edge(uint32_t a, uint32_t b) {
-    if (a != 0xFFFFFFFFu && b != 0xFFFFFFFFu) edges_.emplace_back(a, b);
+    if (a != kNone && b != kNone) edges_.emplace_back(a, b);
   }
   // A topological sort of the edges honouring the gates; false on a cycle.
   // The nodes sorted go to *order (trace order: flushes late), or to fifo_:
