@@ -55,9 +55,7 @@ int severity(ErrorKind k) {
 
 namespace {
 
-bool sameLoc(const SourceLoc& a, const SourceLoc& b) {
-  return a.file == b.file && a.line == b.line && a.column == b.column;
-}
+bool sameLoc(const SourceLoc& a, const SourceLoc& b) { return a == b; }
 
 // The same pair of source locations, in either order.
 bool sameRace(const Violation& a, const Violation& b) {

@@ -1662,7 +1662,12 @@ void Explorer::finishRobustness() {
 void Explorer::checkRaces(const State& s) {
   if (!raceCheck_) return;
   raceScratch_.clear();
-  races_.find(s.g, raceScratch_);
+  // A pair of source locations already reported is what the loop below skips:
+  // when every unordered pair of the graph is one, find() ends early.
+  knownRaces_.clear();
+  for (const Violation& o : res_.violations)
+    if (o.kind == ErrorKind::Race && o.other) knownRaces_.emplace_back(o.loc, o.other->loc);
+  races_.find(s.g, raceScratch_, knownRaces_);
   for (const Race& r : raceScratch_) {
     const Event& a = s.g.ev(r.first);
     const Event& b = s.g.ev(r.second);

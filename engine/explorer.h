@@ -380,6 +380,7 @@ class Explorer {
   RaceDetector races_;
   bool raceCheck_ = false;  // opts_.raceCheck and the program has plain accesses
   std::vector<Race> raceScratch_;
+  RaceDetector::Known knownRaces_;  // the races of res_, as checkRaces last listed them
   CheckResult res_;
   bool stopped_ = false;
   bool timedOut_ = false;

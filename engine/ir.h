@@ -42,6 +42,7 @@ struct SourceLoc {
   uint32_t file = 0;  // index into Program::files; 0 = unknown
   uint32_t line = 0;
   uint32_t column = 0;
+  bool operator==(const SourceLoc& o) const { return file == o.file && line == o.line && column == o.column; }
 };
 
 enum class Op : uint8_t {

@@ -23,6 +23,10 @@ bool isAccess(const Event& e) {
 // Slots of the per-location, per-thread table of latest accesses.
 enum Slot : uint32_t { kWrite, kPlainWrite, kRead, kPlainRead, kSlots };
 
+// mayRace: no thread / two or more threads accessed a location; an access's kind.
+constexpr uint32_t kNone = ~0u, kMany = ~1u;
+constexpr uint8_t kPlain = 1, kWritten = 2;
+
 }  // namespace
 
 const Instr* RaceDetector::instrOf(const Event& e) const {
@@ -60,40 +64,107 @@ bool RaceDetector::programHasPlainAccesses() const {
   return false;
 }
 
-bool RaceDetector::mayRace(const Graph& g) {
+void RaceDetector::learn(const Known& known) {
+  if (known == knownList_) return;
+  knownList_ = known;
+  knownSites_.clear();
+  knownBits_.clear();
+  auto site = [&](const SourceLoc& x) {
+    const auto it = std::find(knownSites_.begin(), knownSites_.end(), x);
+    if (it != knownSites_.end()) return size_t(it - knownSites_.begin());
+    knownSites_.push_back(x);
+    knownBits_.push_back(0);
+    return knownSites_.size() - 1;
+  };
+  for (const auto& [p, q] : known) {
+    const size_t a = site(p), b = site(q);
+    if (a < 64 && b < 64) {
+      knownBits_[a] |= uint64_t(1) << b;
+      knownBits_[b] |= uint64_t(1) << a;
+    }
+  }
+}
+
+uint8_t RaceDetector::siteOf(Access& a) const {
+  if (a.site == kSiteUnknown) {
+    const auto it = std::find(knownSites_.begin(), knownSites_.end(), a.ev->loc);
+    a.site = it != knownSites_.end() && it - knownSites_.begin() < 64 ? uint8_t(it - knownSites_.begin()) : kNoSite;
+  }
+  return a.site;
+}
+
+bool RaceDetector::allKnown(uint32_t head) {
+  if (knownSites_.empty()) return false;
+  constexpr size_t kMaxKeys = 16;
+  const Access* keys[kMaxKeys];
+  size_t n = 0;
+  for (uint32_t y = head; y != kNone; y = nextOf_[y]) {
+    Access& a = accesses_[y];
+    if (siteOf(a) == kNoSite) return false;
+    bool seen = false;
+    for (size_t j = 0; j < n && !seen; ++j)
+      seen = keys[j]->site == a.site && keys[j]->thread == a.thread && keys[j]->kind == a.kind;
+    if (seen) continue;
+    if (n == kMaxKeys) return false;
+    keys[n++] = &a;
+  }
+  for (size_t j = 0; j < n; ++j)
+    for (size_t m = j + 1; m < n; ++m) {
+      const Access& a = *keys[j];
+      const Access& b = *keys[m];
+      if (a.thread != b.thread && ((a.kind | b.kind) & kWritten) && ((a.kind | b.kind) & kPlain) &&
+          !(knownBits_[a.site] >> b.site & 1))
+        return false;
+    }
+  return true;
+}
+
+bool RaceDetector::mayRace(const Graph& g, const Known& known) {
   // Per location: the one thread that accessed it (kNone, or kMany once a
   // second did), whether an access was plain and one wrote, and its accesses
-  // so far (a list through nextOf_, newest first). A location is a candidate
-  // once two threads access it, one access plain and one a write; then each
+  // (a list through nextOf_, newest first). A location is a candidate when
+  // two threads access it, one access plain and one a write; then each
   // conflicting pair of its accesses of different threads must be ordered by
   // a spawn or a join alone (a harness's arguments written before the spawn
-  // and read by the child, results read after the join), else find() decides:
-  // the first pair that is not ends the pass.
-  constexpr uint32_t kNone = ~0u, kMany = ~1u;
-  constexpr uint8_t kPlain = 1, kWritten = 2, kCandidate = 4;
+  // and read by the child, results read after the join) or be a known pair of
+  // source locations, else find() decides: the first pair that is neither
+  // ends the pass.
+  const uint32_t nT = uint32_t(g.threads.size());
   accessors_.assign(g.locs.size(), kNone);
   kinds_.assign(g.locs.size(), 0);
   headOf_.assign(g.locs.size(), kNone);
   accesses_.clear();
   nextOf_.clear();
-  joins_.clear();
-  bool joinsFound = false;  // (joins_ is filled when a pair first needs it)
+  // Per thread t and thread u: the index of t's first join of u (kNone:
+  // none), filled when a pair first needs it.
+  bool joinsFound = false;
   auto joinedBefore = [&](uint32_t t, uint32_t i, uint32_t u) {  // t joined u before its event i
     if (!joinsFound) {
       joinsFound = true;
-      for (uint32_t v = 0; v < g.threads.size(); ++v) {
+      joinAt_.assign(size_t(nT) * nT, kNone);
+      for (uint32_t v = 0; v < nT; ++v) {
         const auto& evs = g.threads[v].events;
-        for (uint32_t k = 0; k < evs.size(); ++k)
-          if (evs[k].kind == EvKind::Join) joins_.push_back(Join{v, k, evs[k].aux});
+        evs.forRange(0, evs.size(), [&](const Event& e, size_t k) {
+          if (e.kind == EvKind::Join && e.aux < nT) {
+            uint32_t& at = joinAt_[size_t(v) * nT + e.aux];
+            at = std::min(at, uint32_t(k));
+          }
+        });
       }
     }
-    for (const Join& j : joins_)
-      if (j.thread == t && j.joined == u && j.index < i) return true;
-    return false;
+    return joinAt_[size_t(t) * nT + u] < i;
   };
-  // False when a and b conflict and no spawn or join alone orders them.
-  auto ordered = [&](const Access& a, const Access& b) {
+  learn(known);
+  auto isKnown = [&](Access& a, Access& b) {
+    if (knownSites_.empty()) return false;
+    const uint8_t x = siteOf(a), y = siteOf(b);
+    return x != kNoSite && y != kNoSite && (knownBits_[x] >> y & 1);
+  };
+  // False when a and b conflict, no spawn or join alone orders them and the
+  // pair is not known.
+  auto ordered = [&](Access& a, Access& b) {
     if (a.thread == b.thread || !((a.kind | b.kind) & kWritten) || !((a.kind | b.kind) & kPlain)) return true;
+    if (isKnown(a, b)) return true;
     const ThreadInfo& ta = g.threads[a.thread];
     const ThreadInfo& tb = g.threads[b.thread];
     return (tb.parent == a.thread && a.index < tb.spawnIndex) || (ta.parent == b.thread && b.index < ta.spawnIndex) ||
@@ -105,38 +176,33 @@ bool RaceDetector::mayRace(const Graph& g) {
     ++counts_.searched;
     return true;
   };
-  bool candidates = false;
-  for (uint32_t t = 0; t < g.threads.size(); ++t) {
+  // Each location's accesses, newest first; then the locations two threads
+  // access, one access plain and one a write (candidates).
+  for (uint32_t t = 0; t < nT; ++t) {
     const ThreadInfo& th = g.threads[t];
-    for (uint32_t i = 0; i < th.events.size(); ++i) {
-      const Event& e = th.events[i];
-      if (!isAccess(e)) continue;
+    th.events.forRange(0, th.events.size(), [&](const Event& e, size_t i) {
+      if (!isAccess(e)) return;
       const Location* l = g.locOf(e);
-      if (!l) continue;
+      if (!l) return;
       const uint32_t li = uint32_t(l - g.locs.data());
       uint32_t& who = accessors_[li];
       if (who == kNone) who = t;
       else if (who != t) who = kMany;
       const uint8_t k = uint8_t((isPlain(e) ? kPlain : 0) | (e.writes ? kWritten : 0));
-      const Access x{li, t, i, k};
-      const bool was = kinds_[li] & kCandidate;
       kinds_[li] |= k;
-      if (who == kMany && (kinds_[li] & (kPlain | kWritten)) == (kPlain | kWritten)) {
-        kinds_[li] |= kCandidate;
-        candidates = true;
-        // The new access against the older ones; when the location has just
-        // become a candidate, also the older ones among themselves.
-        for (uint32_t y = headOf_[li]; y != kNone; y = nextOf_[y]) {
-          if (++pairs > kMaxPairs || !ordered(x, accesses_[y])) return searchNeeded();
-          if (!was)
-            for (uint32_t z = nextOf_[y]; z != kNone; z = nextOf_[z])
-              if (++pairs > kMaxPairs || !ordered(accesses_[y], accesses_[z])) return searchNeeded();
-        }
-      }
       nextOf_.push_back(headOf_[li]);
       headOf_[li] = uint32_t(accesses_.size());
-      accesses_.push_back(x);
-    }
+      accesses_.push_back(Access{li, t, uint32_t(i), k, kSiteUnknown, &e});
+    });
+  }
+  bool candidates = false;
+  for (uint32_t li = 0; li < g.locs.size(); ++li) {
+    if (accessors_[li] != kMany || (kinds_[li] & (kPlain | kWritten)) != (kPlain | kWritten)) continue;
+    candidates = true;
+    if (allKnown(headOf_[li])) continue;
+    for (uint32_t y = headOf_[li]; y != kNone; y = nextOf_[y])
+      for (uint32_t z = nextOf_[y]; z != kNone; z = nextOf_[z])
+        if (++pairs > kMaxPairs || !ordered(accesses_[y], accesses_[z])) return searchNeeded();
   }
   if (!candidates) {
     ++counts_.noCandidate;
@@ -146,8 +212,8 @@ bool RaceDetector::mayRace(const Graph& g) {
   return false;
 }
 
-void RaceDetector::find(const Graph& g, std::vector<Race>& out) {
-  if (!mayRace(g)) return;
+void RaceDetector::find(const Graph& g, std::vector<Race>& out, const Known& known) {
+  if (!mayRace(g, known)) return;
   const uint32_t nT = uint32_t(g.threads.size());
   clockStart_.assign(nT + 1, 0);
   for (uint32_t t = 0; t < nT; ++t) clockStart_[t + 1] = clockStart_[t] + uint32_t(g.threads[t].events.size());

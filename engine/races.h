@@ -25,10 +25,14 @@
 // being possible. That pass also ends it when every conflicting pair of such
 // a location's accesses is ordered by a spawn or a join alone (arguments
 // written before the spawn and read by the child, results read after the
-// join).
+// join), or is a pair of source locations the caller already knows races
+// (`Known`): the search could only name such pairs again. A program whose
+// every access is a plain racy int (a message-passing chain) finds its few
+// races in the first executions; after that the pass ends each later one.
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "engine/graph.h"
@@ -46,13 +50,19 @@ class RaceDetector {
   explicit RaceDetector(const Program& prog) : prog_(prog) {}
   // True when the program has a plain access at all (else find() is never needed).
   bool programHasPlainAccesses() const;
+  // Pairs of source locations the caller has reported a race between (in
+  // either order) already.
+  using Known = std::vector<std::pair<SourceLoc, SourceLoc>>;
   // Races of g: for each access that races with an older one (in the
   // linearisation), one of those (the lowest thread's latest); every location
-  // with a race gets at least one.
-  void find(const Graph& g, std::vector<Race>& out);
+  // with a race gets at least one. With `known`, nothing when every
+  // conflicting pair of g that no spawn or join orders is a known pair (the
+  // races found could only be known ones).
+  void find(const Graph& g, std::vector<Race>& out, const Known& known = {});
   bool isPlain(const Event& e) const;
   // How find() ended its calls: no location two threads access with a plain
-  // access and a write; every such pair ordered by a spawn or join; searched.
+  // access and a write; every such pair ordered by a spawn or join or known;
+  // searched.
   struct Counts {
     uint64_t noCandidate = 0, spawnJoinOrdered = 0, searched = 0;
   };
@@ -64,8 +74,9 @@ class RaceDetector {
  private:
   const Instr* instrOf(const Event& e) const;
   // False when no location of g is written and accessed by two threads,
-  // with an access plain: then g has no race.
-  bool mayRace(const Graph& g);
+  // with an access plain, or every such pair is ordered by a spawn or join
+  // or known: then g has no race find() would report that is not known.
+  bool mayRace(const Graph& g, const Known& known);
   const Program& prog_;
   Counts counts_;
   // Scratch, reused across calls.
@@ -75,19 +86,31 @@ class RaceDetector {
   std::vector<uint32_t> next_;        // per thread: events done
   std::vector<int32_t> last_;         // per location and thread: 4 latest accesses (index or -1)
   std::vector<uint32_t> accessors_;   // per location: the thread accessing it, or none / many (mayRace)
-  std::vector<uint8_t> kinds_;        // per location: a plain access, a write seen, a candidate (mayRace)
+  std::vector<uint8_t> kinds_;        // per location: a plain access, a write seen (mayRace)
   struct Access {
     uint32_t loc;     // location index
     uint32_t thread;
     uint32_t index;
     uint8_t kind;     // plain / writes (mayRace)
+    uint8_t site;     // index of its source location in knownSites_, kNoSite, or kSiteUnknown (not looked up yet)
+    const Event* ev;
   };
-  struct Join {
-    uint32_t thread, index;  // the joining event
-    uint32_t joined;
-  };
+  static constexpr uint8_t kNoSite = 0xff, kSiteUnknown = 0xfe;
+  // Known pairs as bits between their source locations (when `known` differs
+  // from the last call's).
+  void learn(const Known& known);
+  // a's source location among the known pairs' (looked up once per access).
+  uint8_t siteOf(Access& a) const;
+  // Whether every conflicting pair of the accesses listed from `head` (one
+  // location's) is a known pair, judged by their distinct (source location,
+  // thread, kind) — a loop's accesses share one: then no pair of accesses
+  // needs a look.
+  bool allKnown(uint32_t head);
+  Known knownList_;                  // the `known` of the last call
+  std::vector<SourceLoc> knownSites_;  // the source locations of knownList_'s pairs
+  std::vector<uint64_t> knownBits_;    // per known site: the sites it races with (the first 64)
   std::vector<Access> accesses_;  // the graph's accesses met so far (mayRace)
-  std::vector<Join> joins_;       // every join of the graph, listed when a pair first needs them (mayRace)
+  std::vector<uint32_t> joinAt_;  // per thread and thread: the index of the first's first join of the second (mayRace)
   std::vector<uint32_t> headOf_, nextOf_;  // per location its accesses so far, as a list (mayRace)
 };
 
