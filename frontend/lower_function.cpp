@@ -446,6 +446,7 @@ int FunctionLowering::edgeTarget(llvm::BasicBlock* from, llvm::BasicBlock* to) {
 void FunctionLowering::emitEdgeCode(llvm::BasicBlock* from, llvm::BasicBlock* to) {
   struct Copy { Reg dst; Reg src; };
   std::vector<Copy> copies;
+  std::vector<const llvm::PHINode*> copyPhis;  // the phi of each copy
   for (llvm::PHINode& phi : to->phis()) {
     if (phi.getType()->isStructTy()) {
       unsupported("aggregate phi values are not supported");
@@ -454,6 +455,7 @@ void FunctionLowering::emitEdgeCode(llvm::BasicBlock* from, llvm::BasicBlock* to
     llvm::Value* in = phi.getIncomingValueForBlock(from);
     if (!in || isa<llvm::UndefValue>(in)) continue;
     copies.push_back({resultReg(phi), val(in)});
+    copyPhis.push_back(&phi);
   }
   SpinLoop* spin = nullptr;
   if (llvm::Loop* L = li_->getLoopFor(to); L && L->getHeader() == to) {
@@ -495,6 +497,17 @@ void FunctionLowering::emitEdgeCode(llvm::BasicBlock* from, llvm::BasicBlock* to
     if (diff == kNoReg) diff = constVal(0);
     if (!spin->hasCondWait) {
       emitSpinStop(spin, diff);
+      if (spin->refresh && from == spin->loop->getLoopLatch()) {
+        // Only the re-read value changed, read at the same address: blocked
+        // (plain assume), since removing the iteration gives the same state.
+        Reg again = bin(BinOp::Xor, val(const_cast<llvm::Value*>(spin->refreshEntry->getPointerOperand())),
+                        val(const_cast<llvm::Value*>(spin->refreshLatch->getPointerOperand())));
+        again = bin(BinOp::Or, again, spin->flag);
+        for (size_t i = 0; i < copies.size(); ++i)
+          if (copyPhis[i] != spin->refresh) again = bin(BinOp::Or, again, bin(BinOp::Xor, tmp[i], copies[i].dst));
+        Instr& as = emit(Op::Assume);
+        as.a = again;
+      }
       emitBoundCheck(spin);  // reached only after a non-idle iteration
     } else {
       int lProg = newLabel(), lIdle = newLabel(), lFirst = newLabel(), lBlock = newLabel(), lUnl = newLabel(),

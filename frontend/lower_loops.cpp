@@ -117,7 +117,49 @@ void FunctionLowering::findSpinLoops() {
                                  std::to_string(ml_.opts_.loopBound) +
                                  (ml_.opts_.loopBound == 1 ? " iteration" : " iterations") + " (loop bound)");
     }
+    findRefresh(s);
     spins_[L] = s;
+  }
+}
+
+// The spin-loop rules for a carried re-read value (lowering.h): the one
+// header phi of a read-only loop that takes a load from outside and a load
+// of the same kind from the latch, each the last visible action of its block.
+void FunctionLowering::findRefresh(SpinLoop& s) {
+  llvm::Loop* L = s.loop;
+  llvm::BasicBlock* latch = L->getLoopLatch();
+  llvm::BasicBlock* entering = L->getLoopPredecessor();
+  if (!latch || !entering || s.hasCondWait) return;
+  auto visible = [](const llvm::Instruction& I) {
+    if (auto* call = dyn_cast<llvm::CallInst>(&I)) {
+      const llvm::Function* callee = call->getCalledFunction();
+      return !(callee && callee->isIntrinsic() && isIgnorableIntrinsic(callee->getIntrinsicID()));
+    }
+    return I.mayReadOrWriteMemory() || isa<llvm::FenceInst>(I);
+  };
+  for (llvm::BasicBlock* bb : L->blocks())
+    for (llvm::Instruction& I : *bb)
+      if (visible(I) && !isa<llvm::LoadInst>(I)) return;  // only loads may touch memory
+  // The load v when nothing after it in its block is visible.
+  auto lastLoad = [&](const llvm::Value* v, const llvm::BasicBlock* bb) -> const llvm::LoadInst* {
+    auto* ld = dyn_cast<llvm::LoadInst>(v);
+    if (!ld || ld->getParent() != bb) return nullptr;
+    for (const llvm::Instruction* I = ld->getNextNode(); I; I = I->getNextNode())
+      if (visible(*I)) return nullptr;
+    return ld;
+  };
+  for (llvm::PHINode& phi : L->getHeader()->phis()) {
+    if (phi.getNumIncomingValues() != 2) continue;
+    const llvm::LoadInst* in = lastLoad(phi.getIncomingValueForBlock(entering), entering);
+    const llvm::LoadInst* back = lastLoad(phi.getIncomingValueForBlock(latch), latch);
+    if (!in || !back || in->getType() != back->getType() || in->getOrdering() != back->getOrdering() ||
+        in->isVolatile() != back->isVolatile() || in->getSyncScopeID() != back->getSyncScopeID() ||
+        in->getPointerOperandType() != back->getPointerOperandType())
+      continue;
+    s.refresh = &phi;
+    s.refreshEntry = in;
+    s.refreshLatch = back;
+    return;  // (one: the two loads can be back to back for one phi only)
   }
 }
 

@@ -34,7 +34,20 @@
 // `try_lock()` whose CAS failed: every function marks its effects with
 // Op::EffectCount, counted around a call in a loop, with its reads)
 // and waits on an _Atomic pointer that Clang passes through a temporary stack
-// slot (a store into a slot dead at the header is no effect). Loops around
+// slot (a store into a slot dead at the header is no effect).
+// A loop that only reads (no store, RMW, CAS, fence or call in it) may also
+// carry one re-read value (`seen = flag; while (2 <= seen && flag <= 3) seen
+// = flag;`): a header phi whose value from the one block entering the loop is
+// a load with no visible action after it in that block, and whose value from
+// the one latch is a load of the same type and order with no visible action
+// after it in the latch. An iteration in which only that phi changed, and
+// whose load read the address the entering load read, stops the thread with
+// a plain Assume (blocked, never a hang): an execution that goes on from
+// there is equivalent to one where the iteration is removed and the load
+// that gave the phi its value at the iteration's start read what the
+// latch's load read — the two loads are back to back but for the removed
+// reads, and the thread's header state is then the same. (A phi that gets
+// its old value back is the idle case above, which may be a hang.) Loops around
 // pthread_cond_wait get one idle iteration (so that the wait can be followed by a successful
 // check) and release the mutex before stopping. Loops with real effects run
 // as written (the engine's step limit bounds them), except that
@@ -187,6 +200,15 @@ struct SpinLoop {
   Reg bound = kNoReg;    // shared-dependent loops: non-idle iterations of this loop instance
   uint32_t boundMsg = 0; // Program::strings: "loop at f.c:12 cut after 8 iterations (loop bound)"
   SourceLoc boundLoc;    // the loop's for/while/do line
+  // A loop that only reads (no store, RMW, fence or call) may carry one
+  // value it re-reads: a header phi whose value from outside is a load that
+  // ends the entering block's visible actions, and whose value from the
+  // latch a load of the same kind that ends the iteration's. An iteration
+  // that changes that phi only (and reads the same address) is as redundant
+  // as an idle one (lowering.h, spin-loop rules).
+  const llvm::PHINode* refresh = nullptr;
+  const llvm::LoadInst* refreshEntry = nullptr;  // the load outside the loop
+  const llvm::LoadInst* refreshLatch = nullptr;  // the load in the latch
 };
 
 class FunctionLowering {
@@ -225,6 +247,7 @@ class FunctionLowering {
   // Whether ptr points into a private thread-local copy (its accesses are no events).
   bool privateTls(const llvm::Value* ptr) const;
   void findSpinLoops();
+  void findRefresh(SpinLoop& s);
   bool sharedDependent(llvm::Loop* L);
   // Parts of sharedDependent: the private slot ptr points into (nullptr:
   // none); whether other threads can change what ptr points to; whether an

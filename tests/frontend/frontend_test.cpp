@@ -1061,6 +1061,95 @@ TSOCHECK void wait(void) {
   CHECK(live.cut > 0);
 }
 
+TEST_CASE("a read-only loop that carries a re-read value stops when only that value changed", "[frontend][spin]") {
+  // Szymanski's exit loop: `seen` carries the previous iteration's read of
+  // flag. An iteration that only re-reads it is removed (the entering load
+  // reads the later value instead), so fewer executions reach the same
+  // answers; a compiler barrier after the entering load keeps every
+  // iteration (the load is then not the last action before the loop).
+  auto program = [](const char* afterEntry, const char* check) {
+    return std::string(R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+volatile int flag, done;
+static void *mover(void *a) { flag = 2; flag = 3; flag = 1; flag = 5; return 0; }
+static void *leaver(void *a) {
+  int seen = flag;
+  )") + afterEntry + R"(
+  while (2 <= seen && flag <= 3) seen = flag;
+  )" + check + R"(
+  return 0;
+}
+TSOCHECK void leave(void) {
+  pthread_t m, l;
+  pthread_create(&m, 0, mover, 0);
+  pthread_create(&l, 0, leaver, 0);
+  pthread_join(m, 0);
+  pthread_join(l, 0);
+}
+)";
+  };
+  const char* barrier = R"(__asm__ volatile("" ::: "memory");)";
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    INFO(modelName(m));
+    // Safe: the loop leaves with seen < 2 or seen >= 2 and a flag over 3 read.
+    const char* safe = "assert(seen < 2 || seen == 5 || seen == 2 || seen == 3);";
+    CheckResult reduced = run(program("", safe), m, false);
+    CheckResult full = run(program(barrier, safe), m, false);
+    CHECK(reduced.status == Status::Verified);
+    CHECK(full.status == Status::Verified);
+    CHECK(reduced.cut == 0);
+    CHECK(full.cut == 0);
+    CHECK(reduced.executions < full.executions);
+    // Every value the loop can leave with is reached both ways (seen 1 only
+    // when it leaves on a value read in an iteration after the first, after
+    // 2 and 3), and no other value.
+    for (int v = 0; v <= 6; ++v) {
+      const std::string leavesOn = "assert(seen != " + std::to_string(v) + ");";
+      INFO(leavesOn);
+      const Status want = v == 4 || v == 6 ? Status::Verified : Status::Violation;
+      CHECK(run(program("", leavesOn.c_str()), m).status == want);
+      CHECK(run(program(barrier, leavesOn.c_str()), m).status == want);
+    }
+  }
+}
+
+TEST_CASE("a carried value is not taken for a re-read of another address or across an action", "[frontend][spin]") {
+  // Each loop would never be left if an iteration that changes `seen` were
+  // removed: the latch reads another address than the entering load, or the
+  // entering load is followed by a store the waited-for write depends on.
+  const char* shapes[] = {
+      "x = 1; int seen = z; while (seen == 0) seen = y;",
+      "int seen = y; x = 1; while (seen == 0) seen = y;",
+  };
+  for (const char* shape : shapes) {
+    std::string src = std::string(R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+volatile int x, y, z;
+static void *setter(void *a) { while (!x); y = 1; return 0; }
+static void *waiter(void *a) {
+  )") + shape + R"(
+  assert(0);  /* reached once the loop is left */
+  return 0;
+}
+TSOCHECK void wait(void) {
+  pthread_t s, w;
+  pthread_create(&s, 0, setter, 0);
+  pthread_create(&w, 0, waiter, 0);
+  pthread_join(s, 0);
+  pthread_join(w, 0);
+}
+)";
+    for (Model m : {Model::SC, Model::TSO}) {
+      INFO(shape << " under " << modelName(m));
+      CheckResult cr = run(src, m);
+      CHECK(cr.status == Status::Violation);
+      if (cr.violation) CHECK(cr.violation->kind == ErrorKind::Assertion);
+    }
+  }
+}
+
 TEST_CASE("loops with effects are not reduced", "[frontend][spin]") {
   // The counting loop writes memory every iteration: it runs as written.
   CheckResult cr = run(R"(#include <tsocheck.h>
