@@ -45,6 +45,13 @@ CheckResult run(const std::string& src, Model m, bool stopAtFirstError = true, s
   return check(p, co);
 }
 
+// A check function NAME that starts threads running FIRST and SECOND (in
+// that order) and joins both.
+std::string twoThreads(const char* name, const char* first, const char* second) {
+  return std::string("TSOCHECK void ") + name + "(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, " + first +
+         ", 0);\n  pthread_create(&b, 0, " + second + ", 0);\n  pthread_join(a, 0);\n  pthread_join(b, 0);\n}\n";
+}
+
 const Diagnostic* firstError(const FrontendResult& r) {
   for (const Diagnostic& d : r.diagnostics)
     if (d.severity == "error") return &d;
@@ -864,14 +871,7 @@ static void *consumer(void *a) {
   )") + shape + R"(
   return 0;
 }
-TSOCHECK void spin(void) {
-  pthread_t p, c;
-  pthread_create(&c, 0, consumer, 0);
-  pthread_create(&p, 0, producer, 0);
-  pthread_join(p, 0);
-  pthread_join(c, 0);
-}
-)";
+)" + twoThreads("spin", "consumer", "producer");
     for (Model m : {Model::SC, Model::TSO}) {
       INFO(shape << " under " << modelName(m));
       CheckResult cr = run(src, m, false);
@@ -1080,14 +1080,7 @@ static void *leaver(void *a) {
   )" + check + R"(
   return 0;
 }
-TSOCHECK void leave(void) {
-  pthread_t m, l;
-  pthread_create(&m, 0, mover, 0);
-  pthread_create(&l, 0, leaver, 0);
-  pthread_join(m, 0);
-  pthread_join(l, 0);
-}
-)";
+)" + twoThreads("leave", "mover", "leaver");
   };
   const char* barrier = R"(__asm__ volatile("" ::: "memory");)";
   for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
@@ -1133,14 +1126,7 @@ static void *waiter(void *a) {
   assert(0);  /* reached once the loop is left */
   return 0;
 }
-TSOCHECK void wait(void) {
-  pthread_t s, w;
-  pthread_create(&s, 0, setter, 0);
-  pthread_create(&w, 0, waiter, 0);
-  pthread_join(s, 0);
-  pthread_join(w, 0);
-}
-)";
+)" + twoThreads("wait", "setter", "waiter");
     for (Model m : {Model::SC, Model::TSO}) {
       INFO(shape << " under " << modelName(m));
       CheckResult cr = run(src, m);
