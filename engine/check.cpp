@@ -55,13 +55,11 @@ int severity(ErrorKind k) {
 
 namespace {
 
-bool sameLoc(const SourceLoc& a, const SourceLoc& b) { return a == b; }
-
 // The same pair of source locations, in either order.
 bool sameRace(const Violation& a, const Violation& b) {
-  if (!a.other || !b.other) return sameLoc(a.loc, b.loc) && !a.other && !b.other;
-  return (sameLoc(a.loc, b.loc) && sameLoc(a.other->loc, b.other->loc)) ||
-         (sameLoc(a.loc, b.other->loc) && sameLoc(a.other->loc, b.loc));
+  if (!a.other || !b.other) return a.loc == b.loc && !a.other && !b.other;
+  return (a.loc == b.loc && a.other->loc == b.other->loc) ||
+         (a.loc == b.other->loc && a.other->loc == b.loc);
 }
 
 }  // namespace
@@ -69,7 +67,7 @@ bool sameRace(const Violation& a, const Violation& b) {
 bool sameError(const Violation& a, const Violation& b) {
   if (a.kind != b.kind) return false;
   if (a.kind == ErrorKind::Race) return sameRace(a, b);
-  return isHang(a.kind) || sameLoc(a.loc, b.loc);
+  return isHang(a.kind) || a.loc == b.loc;
 }
 
 bool CheckResult::addViolation(Violation v) {

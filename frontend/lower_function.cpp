@@ -497,11 +497,11 @@ void FunctionLowering::emitEdgeCode(llvm::BasicBlock* from, llvm::BasicBlock* to
     if (diff == kNoReg) diff = constVal(0);
     if (!spin->hasCondWait) {
       emitSpinStop(spin, diff);
-      if (spin->refresh && from == spin->loop->getLoopLatch()) {
+      if (spin->refresh) {  // (its loop has one latch: this edge comes from it)
         // Only the re-read value changed, read at the same address: blocked
         // (plain assume), since removing the iteration gives the same state.
-        Reg again = bin(BinOp::Xor, val(const_cast<llvm::Value*>(spin->refreshEntry->getPointerOperand())),
-                        val(const_cast<llvm::Value*>(spin->refreshLatch->getPointerOperand())));
+        Reg again = bin(BinOp::Xor, val(spin->refreshEntry->getPointerOperand()),
+                        val(spin->refreshLatch->getPointerOperand()));
         again = bin(BinOp::Or, again, spin->flag);
         for (size_t i = 0; i < copies.size(); ++i)
           if (copyPhis[i] != spin->refresh) again = bin(BinOp::Or, again, bin(BinOp::Xor, tmp[i], copies[i].dst));

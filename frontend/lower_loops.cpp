@@ -141,7 +141,7 @@ void FunctionLowering::findRefresh(SpinLoop& s) {
     for (llvm::Instruction& I : *bb)
       if (visible(I) && !isa<llvm::LoadInst>(I)) return;  // only loads may touch memory
   // The load v when nothing after it in its block is visible.
-  auto lastLoad = [&](const llvm::Value* v, const llvm::BasicBlock* bb) -> const llvm::LoadInst* {
+  auto lastLoad = [&](llvm::Value* v, const llvm::BasicBlock* bb) -> llvm::LoadInst* {
     auto* ld = dyn_cast<llvm::LoadInst>(v);
     if (!ld || ld->getParent() != bb) return nullptr;
     for (const llvm::Instruction* I = ld->getNextNode(); I; I = I->getNextNode())
@@ -150,8 +150,8 @@ void FunctionLowering::findRefresh(SpinLoop& s) {
   };
   for (llvm::PHINode& phi : L->getHeader()->phis()) {
     if (phi.getNumIncomingValues() != 2) continue;
-    const llvm::LoadInst* in = lastLoad(phi.getIncomingValueForBlock(entering), entering);
-    const llvm::LoadInst* back = lastLoad(phi.getIncomingValueForBlock(latch), latch);
+    llvm::LoadInst* in = lastLoad(phi.getIncomingValueForBlock(entering), entering);
+    llvm::LoadInst* back = lastLoad(phi.getIncomingValueForBlock(latch), latch);
     if (!in || !back || in->getType() != back->getType() || in->getOrdering() != back->getOrdering() ||
         in->isVolatile() != back->isVolatile() || in->getSyncScopeID() != back->getSyncScopeID() ||
         in->getPointerOperandType() != back->getPointerOperandType())

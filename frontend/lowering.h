@@ -207,8 +207,8 @@ struct SpinLoop {
   // that changes that phi only (and reads the same address) is as redundant
   // as an idle one (lowering.h, spin-loop rules).
   const llvm::PHINode* refresh = nullptr;
-  const llvm::LoadInst* refreshEntry = nullptr;  // the load outside the loop
-  const llvm::LoadInst* refreshLatch = nullptr;  // the load in the latch
+  llvm::LoadInst* refreshEntry = nullptr;  // the load outside the loop
+  llvm::LoadInst* refreshLatch = nullptr;  // the load in the latch
 };
 
 class FunctionLowering {
