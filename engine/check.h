@@ -146,7 +146,9 @@ struct CheckOptions {
   // from scratch (consistency.h setSelfCheck), and every porf view from the
   // kept clocks with a walk over the prefix (Graph::porfView), and every
   // graph the preemption bound prunes is pruned by the lower bound from
-  // scratch too (PreemptionCounter::lowerBound).
+  // scratch too (PreemptionCounter::lowerBound), and every thread a backward
+  // revisit replays from a mark is replayed from its start too, compared
+  // (the explorer then marks after every event).
   bool checkOrders = false;
   ExploreOrder exploreOrder = ExploreOrder::Forward;  // graph explorer only
 };

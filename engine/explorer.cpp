@@ -367,7 +367,7 @@ CheckResult Explorer::run() {
   main.func = prog_.entry;
   s.g.threads.push_back(main);
   s.ts.emplace_back();
-  s.ts.back().emplace(prog_, 0, prog_.entry, 0, opts_.limits);
+  s.ts.back().start(prog_, 0, prog_.entry, 0, opts_.limits);
   if (opts_.jobs > 1 && !opts_.robustness) res_ = runParallel(s);
   else visit(s);
 
@@ -589,6 +589,10 @@ void Explorer::complete(State& s, uint32_t t) {
   if (e.reads || e.writes) checker_.place(s.g, EventId{t, uint32_t(s.g.threads[t].events.size() - 1)});
   if (e.kind == EvKind::Exit) return;
   if (e.kind == EvKind::Lock && !e.writes) return;  // blocked on a held mutex
+  // A mark: the state before this event's result is the one after the events
+  // before it. (Self-checks mark after every event: short threads use marks too.)
+  const uint32_t every = opts_.checkOrders ? 1 : kMarkEvery;
+  if (const uint32_t n = uint32_t(s.g.threads[t].events.size() - 1); n % every == 0 && n > 0) s.ts[t].mark(n);
   s.ts[t].mut().complete(e.result);
   if (pruneStaleWaits_ && staleWait(s, t)) s.staleWait = true;
 }
@@ -624,13 +628,25 @@ bool Explorer::staleWait(const State& s, uint32_t t) const {
   return idleReadsStale(s.g, t, std::max<uint32_t>(p.target, 1));  // (the n waiterAt asks about)
 }
 
-ThreadState Explorer::replay(const Graph& g, uint32_t u) const {
+ThreadState Explorer::replay(const Graph& g, uint32_t u, const SharedThread& from) const {
   const ThreadInfo& th = g.threads[u];
-  ThreadState ts(prog_, u, th.func, th.arg, opts_.limits);
-  for (const Event& e : th.events) {
-    if (e.kind == EvKind::Exit) break;
-    if (e.kind == EvKind::Lock && !e.writes) break;
-    ts.complete(e.result);
+  auto run = [&](ThreadState ts, uint32_t i) {
+    for (; i < th.events.size(); ++i) {
+      const Event& e = th.events[i];
+      if (e.kind == EvKind::Exit) break;
+      if (e.kind == EvKind::Lock && !e.writes) break;
+      ts.complete(e.result);
+    }
+    return ts;
+  };
+  const Mark* m = from.latestMark();
+  if (!m) return run(ThreadState(prog_, u, th.func, th.arg, opts_.limits), 0);
+  ThreadState ts = run(*m->state, m->events);
+  if (opts_.checkOrders) {
+    std::string a, b;
+    ts.appendKey(a);
+    run(ThreadState(prog_, u, th.func, th.arg, opts_.limits), 0).appendKey(b);
+    if (a != b) throw std::logic_error("replay: a thread replayed from its mark differs from one replayed from its start");
   }
   return ts;
 }
@@ -800,7 +816,7 @@ void Explorer::addSpawn(State& s, uint32_t t, const Action& a) {
   th.func = a.func;
   th.arg = a.value;
   s.g.truncate(child, 0);
-  s.ts[child].emplace(prog_, child, a.func, a.value, opts_.limits);
+  s.ts[child].start(prog_, child, a.func, a.value, opts_.limits);
   complete(s, t);
 }
 
@@ -1296,18 +1312,19 @@ Explorer::Taken Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId
 bool Explorer::mayRevisit(const State& s, uint32_t t, EventId w, std::vector<uint32_t>* viewOut) const {
   // Whether revisits(s, t, w) has a read to consider: a read of w's location
   // outside w's porf-prefix (never one of t's: those precede w).
-  const Addr addr = s.g.ev(w).addr;
+  const Event& we = s.g.ev(w);
+  auto anyFrom = [&](uint32_t u, uint32_t from) {
+    bool any = false;
+    const auto& evs = s.g.threads[u].events;
+    evs.forRange(from, evs.size(), [&](const Event& x, size_t i) { any = any || revisitable(s.g, u, uint32_t(i), x, we); });
+    return any;
+  };
   bool any = false;
-  for (uint32_t u = 0; u < s.g.threads.size() && !any; ++u)
-    if (u != t)
-      for (uint32_t i = 0; i < s.g.threads[u].events.size() && !any; ++i) any = revisitable(s.g, u, i, addr);
+  for (uint32_t u = 0; u < s.g.threads.size() && !any; ++u) any = u != t && anyFrom(u, 0);
   if (!any) return false;
   std::vector<uint32_t> view = viewOf(s.g, w);
   bool found = false;
-  for (uint32_t u = 0; u < s.g.threads.size() && !found; ++u) {
-    const auto& evs = s.g.threads[u].events;
-    for (uint32_t i = view[u]; i < evs.size() && !found; ++i) found = revisitable(s.g, u, i, addr);
-  }
+  for (uint32_t u = 0; u < s.g.threads.size() && !found; ++u) found = anyFrom(u, view[u]);
   if (viewOut) *viewOut = std::move(view);
   return found;
 }
@@ -1352,13 +1369,14 @@ bool Explorer::maximallyAdded(const Graph& g, EventId e, EventId w, const std::v
 }
 
 std::vector<EventId> Explorer::revisitCandidates(const Graph& g, EventId w, const std::vector<uint32_t>& view) const {
-  // The reads of w's location outside w's porf-prefix.
-  const Addr addr = g.ev(w).addr;
+  // The reads of w's location outside w's porf-prefix that w may revisit.
+  const Event& we = g.ev(w);
   std::vector<EventId> reads;
   for (uint32_t u = 0; u < g.threads.size(); ++u) {
     const auto& evs = g.threads[u].events;
-    for (uint32_t i = view[u]; i < evs.size(); ++i)
-      if (revisitable(g, u, i, addr)) reads.push_back(EventId{u, i});
+    evs.forRange(view[u], evs.size(), [&](const Event& x, size_t i) {
+      if (revisitable(g, u, uint32_t(i), x, we)) reads.push_back(EventId{u, uint32_t(i)});
+    });
   }
   return reads;
 }
@@ -1396,28 +1414,33 @@ bool Explorer::revisitKeeps(const Graph& g, EventId w, EventId r, const std::vec
   const uint32_t nThreads = uint32_t(g.threads.size());
   keep.assign(nThreads, 0);
   const uint32_t sr = g.stampOf(r);
-  auto kept = [&](EventId x) {
-    return x.isInit() || x == w || g.stampOf(x) <= sr || x.index < view[x.thread];
-  };
-  // Kept events form a prefix of every thread.
+  // Kept: added no later than r, in w's porf-prefix, or w. Kept events form a
+  // prefix of every thread.
   for (uint32_t u = 0; u < nThreads; ++u) {
     const auto& evs = g.threads[u].events;
     uint32_t n = 0;
-    while (n < evs.size() && kept(EventId{u, n})) ++n;
-    for (uint32_t i = n; i < evs.size(); ++i)
-      if (kept(EventId{u, i})) return false;
+    bool gap = false, after = false;  // (after: a kept event after a deleted one)
+    evs.forRange(0, evs.size(), [&](const Event& x, size_t i) {
+      const bool kept = x.stamp <= sr || i < view[u] || (u == w.thread && i == w.index);
+      if (!gap && kept) n = uint32_t(i) + 1;
+      gap = gap || !kept;
+      after = after || (gap && kept);
+    });
+    if (after) return false;
     keep[u] = n;
     if (settled(g, u, n)) return false;  // (settled events are never deleted)
   }
   auto keptIdx = [&](EventId x) { return x.isInit() || x.index < keep[x.thread]; };
   const bool rWrites = g.ev(r).writes;
   // Kept reads must keep their writes (and not read r, whose write changes).
-  for (uint32_t u = 0; u < nThreads; ++u)
-    for (uint32_t i = 0; i < keep[u]; ++i) {
-      const Event& x = g.threads[u].events[i];
-      if (x.reads && EventId{u, i} != r && (!keptIdx(x.rf) || (rWrites && x.rf == r))) return false;
-      if (x.kind == EvKind::Join && keep[x.aux] != g.threads[x.aux].events.size()) return false;
-    }
+  for (uint32_t u = 0; u < nThreads; ++u) {
+    bool broken = false;
+    g.threads[u].events.forRange(0, keep[u], [&](const Event& x, size_t i) {
+      if (x.reads && EventId{u, uint32_t(i)} != r && (!keptIdx(x.rf) || (rWrites && x.rf == r))) broken = true;
+      if (x.kind == EvKind::Join && keep[x.aux] != g.threads[x.aux].events.size()) broken = true;
+    });
+    if (broken) return false;
+  }
   // The deleted part (and r) must have been added maximally.
   if (!maximallyAdded(g, r, w, view)) return false;
   for (uint32_t u = 0; u < nThreads; ++u)
@@ -1448,6 +1471,8 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
   for (uint32_t u = 0; u < nThreads; ++u) {
     ThreadInfo& th = c.g.threads[u];
     c.g.truncate(u, keep[u]);
+    // (r's thread: the marks after r's result changed go too.)
+    c.ts[u].keepMarks(u == r.thread ? std::min(keep[u], r.index) : keep[u]);
     if (u != 0 && th.alive && keep[th.parent] <= th.spawnIndex) {
       th.alive = false;
       c.ts[u].reset();
@@ -1475,7 +1500,7 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
   const bool mutexOp = re.kind == EvKind::Lock || re.kind == EvKind::TryLock || re.kind == EvKind::Unlock;
   const std::string destroyed = mutexOp ? destroyedMutexUse(prog_, mutexOpName(re.kind), old, re.addr) : "";
   if (!destroyed.empty()) re.writes = rw = false;
-  else if (re.kind == EvKind::Unlock && old != r.thread + 1) return;  // not an allowed outcome for a holder
+  else if (re.kind == EvKind::Unlock && !unlockMayRead(r.thread, old)) return;  // (revisitCandidates leaves these out)
   // A lock that would now find its mutex held is removed: its thread waits
   // and locks afresh (lockWaits).
   if (unblockLocks_ && re.kind == EvKind::Lock && !rw && destroyed.empty()) c.g.truncate(r.thread, r.index);
@@ -1502,7 +1527,7 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
     PathScope path(*this, uint32_t(pi));
     for (uint32_t u = 0; u < nThreads; ++u) {
       if (u == t || !d.g.threads[u].alive) continue;
-      if (u == r.thread || keep[u] != s.g.threads[u].events.size()) d.ts[u].emplace(replay(d.g, u));
+      if (u == r.thread || keep[u] != s.g.threads[u].events.size()) d.ts[u].replaced(replay(d.g, u, d.ts[u]));
     }
     if (!destroyed.empty()) {
       reportError(d, r.thread, ErrorKind::Memory, destroyed, d.g.ev(r).loc, false);

@@ -59,6 +59,20 @@ class Explorer {
   // of them runs the thread (copy on write: most threads do not move between
   // two branch points). Copies stay on one worker: `detach` before a State
   // goes to another.
+  //
+  // Marks: snapshots of the state after every kMarkEvery-th event of the
+  // thread, newest first, in a list the copies share. A backward revisit
+  // that deletes a thread's later events (or changes what one read) replays
+  // the thread from its latest mark whose events all stayed, instead of
+  // from its start (replay). A mark costs a copy of the state at the
+  // thread's next step; marking only at branch points (where the state is
+  // copied anyway) saved less (the last branch then copies too).
+  struct Mark {
+    uint32_t events;  // the state after this many events
+    std::shared_ptr<const ThreadState> state;
+    std::shared_ptr<const Mark> older;
+  };
+  static constexpr uint32_t kMarkEvery = 8;
   class SharedThread {
    public:
     explicit operator bool() const { return bool(p_); }
@@ -68,17 +82,33 @@ class Explorer {
       if (p_.use_count() != 1) p_ = std::make_shared<ThreadState>(*p_);
       return *p_;
     }
+    // A thread that starts (no marks).
     template <class... A>
-    void emplace(A&&... a) {
+    void start(A&&... a) {
       p_ = std::make_shared<ThreadState>(std::forward<A>(a)...);
+      marks_.reset();
     }
-    void reset() { p_.reset(); }
+    // The state replay rebuilt (the marks stay: the caller kept the valid ones).
+    void replaced(ThreadState&& ts) { p_ = std::make_shared<ThreadState>(std::move(ts)); }
+    void reset() {
+      p_.reset();
+      marks_.reset();
+    }
     void detach() {
       if (p_) p_ = std::make_shared<ThreadState>(*p_);
+      marks_.reset();  // (only a shortcut: a worker keeps its own)
     }
+    // The current state is the one after `events` events.
+    void mark(uint32_t events) { marks_ = std::make_shared<const Mark>(Mark{events, p_, marks_}); }
+    // Forgets the marks after more than n events (later events changed).
+    void keepMarks(uint32_t n) {
+      while (marks_ && marks_->events > n) marks_ = marks_->older;
+    }
+    const Mark* latestMark() const { return marks_.get(); }
 
    private:
     std::shared_ptr<ThreadState> p_;
+    std::shared_ptr<const Mark> marks_;
   };
   struct State {
     Graph g;
@@ -176,12 +206,18 @@ class Explorer {
   // and against plain TruSt (`unblockLocks` off) on the mutex programs.
   bool lockWaits(const State& s, const Action& a) const;
   bool settled(const Graph& g, uint32_t u, uint32_t i) const { return unblockLocks_ && i < g.threads[u].settled; }
-  // Whether event i of thread u is a read of addr that a write may revisit
-  // (not settled): mayRevisit and revisitCandidates ask it.
-  bool revisitable(const Graph& g, uint32_t u, uint32_t i, Addr addr) const {
-    const Event& x = g.threads[u].events[i];
-    return x.reads && x.addr == addr && !settled(g, u, i);
+  // Whether event x, event i of thread u, is a read that the write w may
+  // revisit: of w's location, not settled, and no unlock that could not read
+  // w (unlockMayRead; revisitRead would drop it). mayRevisit and
+  // revisitCandidates ask it.
+  bool revisitable(const Graph& g, uint32_t u, uint32_t i, const Event& x, const Event& w) const {
+    return x.reads && x.addr == w.addr && !settled(g, u, i) &&
+           (x.kind != EvKind::Unlock || unlockMayRead(u, w.wval));
   }
+  // Whether thread u's unlock may read a write of v: its own lock's value
+  // (u + 1) or a destroyed mutex (an error to report). Any other value is
+  // no outcome for a holder, so such a write never revisits an unlock.
+  static bool unlockMayRead(uint32_t u, Value v) { return v == u + 1 || v == kMutexDestroyed; }
   void settle(Graph& g, EventId w, const std::vector<uint32_t>& view) const;
   bool unblockLocks_ = false;
   // Stale waits (CheckOptions::pruneStaleWaits). A thread whose spin-loop
@@ -239,7 +275,10 @@ class Explorer {
   Event makeEvent(const State& s, uint32_t t, EvKind kind) const;
   EventId append(State& s, uint32_t t, Event e);
   void complete(State& s, uint32_t t);  // deliver the newest event's result to the thread
-  ThreadState replay(const Graph& g, uint32_t t) const;
+  // Thread t's state after its events in g: from its latest mark in `from`
+  // (the caller has dropped the marks whose events changed), else from its
+  // start. With CheckOptions::checkOrders also from the start, compared.
+  ThreadState replay(const Graph& g, uint32_t t, const SharedThread& from) const;
   uint32_t spawnId(uint32_t parent, uint32_t ordinal);
 
   Value initialValue(Addr a, uint8_t size) const;
