@@ -1449,6 +1449,18 @@ bool Explorer::revisitKeeps(const Graph& g, EventId w, EventId r, const std::vec
   return true;
 }
 
+bool Explorer::keptRmwTwin(const Graph& g, EventId w, EventId r, const std::vector<uint32_t>& keep) const {
+  const Event& we = g.ev(w);
+  if (!we.reads) return false;
+  bool twin = false;
+  g.findLoc(we.addr)->co.forRange(0, g.findLoc(we.addr)->co.size(), [&](EventId x, size_t) {
+    if (x == w || x == r || x.index >= keep[x.thread]) return;
+    const Event& xe = g.ev(x);
+    twin = twin || (xe.reads && xe.rf == we.rf);
+  });
+  return twin;
+}
+
 // One read r of w's location made to read w (revisits): the graph keeps what
 // was added before r, r's porf-prefix and w's, and w goes to every coherence
 // position it can take.
@@ -1461,6 +1473,8 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
   const uint32_t sr = s.g.stampOf(r);
   auto keptIdx = [&](EventId x) { return x.isInit() || x.index < keep[x.thread]; };
   const bool rWrites = s.g.ev(r).writes;
+
+  if (keptRmwTwin(s.g, w, r, keep)) return;
 
   // Build the revisited graph.
   // Events are deleted and a read changes its write: the preemption

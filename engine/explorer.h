@@ -271,6 +271,12 @@ class Explorer {
   // mismatch throws.
   std::vector<uint32_t> viewOf(const Graph& g, EventId e) const;
   bool maximallyAdded(const Graph& g, EventId e, EventId w, const std::vector<uint32_t>& view) const;
+  // Whether w, a writing read (RMW, lock, unlock), has a twin among the
+  // events a revisit of r keeps (keep: revisitKeeps'): another write that
+  // reads what w reads. w goes right after that write in co, so the two
+  // cannot both be atomic: every position of the revisited graph is ruled
+  // out, and revisitRead stops before it builds the graph.
+  bool keptRmwTwin(const Graph& g, EventId w, EventId r, const std::vector<uint32_t>& keep) const;
 
   Event makeEvent(const State& s, uint32_t t, EvKind kind) const;
   EventId append(State& s, uint32_t t, Event e);
