@@ -142,6 +142,18 @@ class CowVector {
       for (; i < end; ++i) f(items[i % kChunk], i);
     }
   }
+  // The first index in [from, to) whose element e satisfies pred(e, index)
+  // (to: none), walked as forRange walks.
+  template <class P>
+  size_t findIf(size_t from, size_t to, P&& pred) const {
+    for (size_t i = from; i < to;) {
+      const T* items = blocks_[i / kBlockItems]->leaves[(i / kChunk) % kFan]->items();
+      const size_t end = std::min(to, (i / kChunk + 1) * kChunk);
+      for (; i < end; ++i)
+        if (pred(items[i % kChunk], i)) return i;
+    }
+    return to;
+  }
   const T& front() const { return (*this)[0]; }
   const T& back() const { return (*this)[size_ - 1]; }
   const_iterator begin() const { return {this, 0}; }

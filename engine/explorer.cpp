@@ -639,13 +639,14 @@ ThreadState Explorer::replay(const Graph& g, uint32_t u, const SharedThread& fro
     }
     return ts;
   };
+  auto fromStart = [&]() { return run(ThreadState(prog_, u, th.func, th.arg, opts_.limits), 0); };
   const Mark* m = from.latestMark();
-  if (!m) return run(ThreadState(prog_, u, th.func, th.arg, opts_.limits), 0);
+  if (!m) return fromStart();
   ThreadState ts = run(*m->state, m->events);
   if (opts_.checkOrders) {
     std::string a, b;
     ts.appendKey(a);
-    run(ThreadState(prog_, u, th.func, th.arg, opts_.limits), 0).appendKey(b);
+    fromStart().appendKey(b);
     if (a != b) throw std::logic_error("replay: a thread replayed from its mark differs from one replayed from its start");
   }
   return ts;
@@ -1260,7 +1261,7 @@ Explorer::Taken Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId
   const bool allowed = !writes || consistentWith(s.g, id);
   const std::string err =
       allowed ? destroyedMutexUse(prog_, mutexOpName(kind), kind == EvKind::Rmw ? 0 : old, a.addr) : "";
-  const bool notHolder = allowed && err.empty() && kind == EvKind::Unlock && old != t + 1;
+  const bool notHolder = allowed && err.empty() && kind == EvKind::Unlock && !unlockMayRead(t, old);
   std::vector<uint32_t> view;  // (id's porf view, when mayRevisit worked it out)
   if (allowed && err.empty() && !notHolder && last && (!writes || !mayRevisit(s, t, id, &view))) {
     // The last candidate, and nothing of s is needed afterwards (no
@@ -1314,10 +1315,10 @@ bool Explorer::mayRevisit(const State& s, uint32_t t, EventId w, std::vector<uin
   // outside w's porf-prefix (never one of t's: those precede w).
   const Event& we = s.g.ev(w);
   auto anyFrom = [&](uint32_t u, uint32_t from) {
-    bool any = false;
     const auto& evs = s.g.threads[u].events;
-    evs.forRange(from, evs.size(), [&](const Event& x, size_t i) { any = any || revisitable(s.g, u, uint32_t(i), x, we); });
-    return any;
+    return evs.findIf(from, evs.size(), [&](const Event& x, size_t i) {
+      return revisitable(s.g, u, uint32_t(i), x, we);
+    }) != evs.size();
   };
   bool any = false;
   for (uint32_t u = 0; u < s.g.threads.size() && !any; ++u) any = u != t && anyFrom(u, 0);
@@ -1418,28 +1419,23 @@ bool Explorer::revisitKeeps(const Graph& g, EventId w, EventId r, const std::vec
   // prefix of every thread.
   for (uint32_t u = 0; u < nThreads; ++u) {
     const auto& evs = g.threads[u].events;
-    uint32_t n = 0;
-    bool gap = false, after = false;  // (after: a kept event after a deleted one)
-    evs.forRange(0, evs.size(), [&](const Event& x, size_t i) {
-      const bool kept = x.stamp <= sr || i < view[u] || (u == w.thread && i == w.index);
-      if (!gap && kept) n = uint32_t(i) + 1;
-      gap = gap || !kept;
-      after = after || (gap && kept);
-    });
-    if (after) return false;
-    keep[u] = n;
+    auto kept = [&](const Event& x, size_t i) {
+      return x.stamp <= sr || i < view[u] || (u == w.thread && i == w.index);
+    };
+    const size_t n = evs.findIf(0, evs.size(), [&](const Event& x, size_t i) { return !kept(x, i); });
+    if (evs.findIf(n, evs.size(), kept) != evs.size()) return false;
+    keep[u] = uint32_t(n);
     if (settled(g, u, n)) return false;  // (settled events are never deleted)
   }
   auto keptIdx = [&](EventId x) { return x.isInit() || x.index < keep[x.thread]; };
   const bool rWrites = g.ev(r).writes;
   // Kept reads must keep their writes (and not read r, whose write changes).
   for (uint32_t u = 0; u < nThreads; ++u) {
-    bool broken = false;
-    g.threads[u].events.forRange(0, keep[u], [&](const Event& x, size_t i) {
-      if (x.reads && EventId{u, uint32_t(i)} != r && (!keptIdx(x.rf) || (rWrites && x.rf == r))) broken = true;
-      if (x.kind == EvKind::Join && keep[x.aux] != g.threads[x.aux].events.size()) broken = true;
-    });
-    if (broken) return false;
+    auto broken = [&](const Event& x, size_t i) {
+      return (x.reads && EventId{u, uint32_t(i)} != r && (!keptIdx(x.rf) || (rWrites && x.rf == r))) ||
+             (x.kind == EvKind::Join && keep[x.aux] != g.threads[x.aux].events.size());
+    };
+    if (g.threads[u].events.findIf(0, keep[u], broken) != keep[u]) return false;
   }
   // The deleted part (and r) must have been added maximally.
   if (!maximallyAdded(g, r, w, view)) return false;
@@ -1452,13 +1448,10 @@ bool Explorer::revisitKeeps(const Graph& g, EventId w, EventId r, const std::vec
 bool Explorer::keptRmwTwin(const Graph& g, EventId w, EventId r, const std::vector<uint32_t>& keep) const {
   const Event& we = g.ev(w);
   if (!we.reads) return false;
-  bool twin = false;
-  g.findLoc(we.addr)->co.forRange(0, g.findLoc(we.addr)->co.size(), [&](EventId x, size_t) {
-    if (x == w || x == r || x.index >= keep[x.thread]) return;
-    const Event& xe = g.ev(x);
-    twin = twin || (xe.reads && xe.rf == we.rf);
-  });
-  return twin;
+  const CoOrder& co = g.findLoc(we.addr)->co;
+  return co.findIf(0, co.size(), [&](EventId x, size_t) {
+    return x != w && x != r && x.index < keep[x.thread] && g.ev(x).reads && g.ev(x).rf == we.rf;
+  }) != co.size();
 }
 
 // One read r of w's location made to read w (revisits): the graph keeps what
