@@ -270,6 +270,7 @@ struct CheckResult {
   uint64_t cut = 0;            // executions cut by a step/depth limit
   uint64_t events = 0;         // events added over the whole exploration
   uint64_t boundBlocked = 0;   // partial executions pruned by the preemption bound
+  uint64_t boundBlockedSettled = 0;  // of those, pruned only through the §5 slack (within P + N−2; preemption.h)
   uint64_t staleWaits = 0;     // partial executions left at a spin that read a stale value (pruneStaleWaits)
   uint64_t slackExecutions = 0;  // complete executions known to exceed the preemption bound
   double elapsedMs = 0;

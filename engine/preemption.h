@@ -27,21 +27,18 @@
 // of a_{i+1..j} is a lock or join the switch is a preemption. The minimum
 // number of points hitting all such intervals (greedy, exact for intervals)
 // summed over threads is ≤ the class's preemption count. Pruning a graph only
-// when this lower bound exceeds P + slack (slack N−2, seed 002's Theorem 1)
-// keeps every graph that Buster keeps, so completeness up to P carries over;
-// the explorer stays optimal because it explores a subset of the unbounded
-// exploration. Seed 002's §5 slack, min(N−2, threads with no deletable
-// events), is not used: Lemma 2 needs the number of threads extended past Ĝ,
-// i.e. threads with events a later revisit deletes, which depends on the
-// rest of the production sequence; "not in the porf-prefix of a write that
-// revisited" is not shown to cover them (a nested revisit's write may itself
-// be deleted later), and as worded the count grows with the kept threads.
+// when this lower bound exceeds P + slack (preemptionSlack: seed 002's §5
+// slack, the smaller of N−2 and the threads with events not settled) keeps
+// every graph that Buster keeps, so completeness up to P carries over; the
+// explorer stays optimal because it explores a subset of the unbounded
+// exploration.
 // The cheap upper bounds below only decide when the clocks are needed: they
 // never prune, so they cannot cost completeness (a wrong one would prune
 // less; tests/engine/preemption_test.cpp checks they never hide an exceeded
 // limit).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -192,10 +189,13 @@ class PreemptionCounter {
   std::vector<uint16_t> scratchClock_;
 };
 
-// Slack that keeps the bounded exploration complete (seed 002, Theorem 1):
-// N−2 for N threads in the graph (0 for fewer than 2). The theorem is stated
-// with N = the program's threads, which is not known while exploring; N_G =
-// threads alive in the graph is never larger. Why it still holds: take G in
+// Slack that keeps the bounded exploration complete: min(N−2, D), seed 002's
+// Theorem 1 with its §5 refinement.
+//
+// N−2 (Theorem 1), N = threads alive in the graph (0 for fewer than 2). The
+// theorem is stated with N = the program's threads, which is not known while
+// exploring; N_G = threads alive in the graph is never larger. Why it still
+// holds: take G in
 // the production sequence of a full G_f with preemptions(G_f) ≤ P, G not a
 // prefix of G_f, and Ĝ, r, t as in the seed's Prop. 1 (Ĝ ⊑ G_f, Ĝ →r→* G
 // by non-decreasing maximal steps, no event of thread t in G \ Ĝ). In the
@@ -215,12 +215,35 @@ class PreemptionCounter {
 // mutex: a blocked join would keep the joined thread out of A) and spawning
 // t after G; there the argument above only gives P + N_G − 1 (the theorem
 // with the program's N, ≥ N_G + 1 there, allows it). Every bench program and
-// sample spawns its threads before main blocks. The property tests and the
-// soak compare bounds 0..2 with the naive minimum on random programs.
-inline int preemptionSlack(const Graph& g) {
-  int n = 0;
-  for (const ThreadInfo& th : g.threads) n += th.alive;
-  return n > 2 ? n - 2 : 0;
+// sample spawns its threads before main blocks.
+//
+// D = the alive threads with an event that is not settled (§5; the seed
+// words it "threads that have no deletable events", but the quantity its
+// argument bounds is Lemma 2's S, the threads extended from Ĝ to G, i.e.
+// the threads *with* deletable events). G \ Ĝ is r, whose reads-from changes
+// later, and the events the production sequence deletes later (§4.1: Ĝ is
+// the part of G that is not deleted or revisited afterwards). A settled
+// event (ThreadInfo::settled: a write that made a backward revisit, or in
+// its porf-prefix) is never deleted or revisited again: under a bound the
+// explorer refuses such revisits (explorer.h `settles_`; TruSt's maximality
+// refuses them already, so this changes no exploration). So settled events
+// are in Ĝ, every thread in S has an unsettled event, and
+// preemptions(G) ≤ P + D. That Ĝ is exactly the kept part is the seed's
+// reading of Prop. 1, not shown here; the property tests and the soak
+// compare bounds 0..2 with the naive minimum on random programs (5–6
+// threads included, where D < N−2 prunes), and the tight slack agrees.
+struct PreemptionSlack {
+  int threads = 0;  // N−2 (Theorem 1)
+  int open = 0;     // D: alive threads with an event not settled (§5)
+  int value() const { return std::min(threads, open); }
+};
+inline PreemptionSlack preemptionSlack(const Graph& g) {
+  int alive = 0, open = 0;
+  for (const ThreadInfo& th : g.threads) {
+    alive += th.alive;
+    open += th.alive && th.settled < th.events.size();
+  }
+  return PreemptionSlack{alive > 2 ? alive - 2 : 0, open};
 }
 
 }  // namespace tsocheck

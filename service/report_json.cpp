@@ -163,6 +163,7 @@ json checkJson(const CheckReport& r) {
          {"exit_ends_program", r.exitEndsProgram},
          {"bounds", boundsJson(r.bounds)},
          {"bound_blocked", r.result.boundBlocked},        // partial executions pruned by the preemption bound
+         {"bound_blocked_settled", r.result.boundBlockedSettled},  // of those, pruned only through the §5 slack
          {"stale_waits", r.result.staleWaits},            // partial executions left at a spin on a stale value
          {"slack_executions", r.result.slackExecutions},  // complete executions known to exceed it
          {"fences", fencesJson(r.fences)},
@@ -399,6 +400,7 @@ void resultFrom(const json& j, CheckResult& r, Names& names) {
   for (const json& v : array(j, "violations"))
     if (v.is_object()) r.violations.push_back(violationFrom(v, names));
   r.boundBlocked = count(j, "bound_blocked");
+  r.boundBlockedSettled = count(j, "bound_blocked_settled");
   r.staleWaits = count(j, "stale_waits");
   r.slackExecutions = count(j, "slack_executions");
   r.robustness = robustnessFrom(at(j, "robustness"), names);

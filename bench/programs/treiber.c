@@ -1,6 +1,8 @@
 /* Bench program: a Treiber stack (CAS on the top pointer), N threads each
- * push one node and pop one; the popped nodes must be distinct and every
- * pop finds a node (each thread pushes before it pops). */
+ * push a node and pop one, OPS times (default once); the popped nodes must
+ * be distinct and every pop finds a node (each thread pushes before it
+ * pops). N=2..3 with OPS=2..3 is seed 002's kind of client (few threads,
+ * several operations each). */
 #include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -9,15 +11,18 @@
 #ifndef N
 #define N 4
 #endif
+#ifndef OPS
+#define OPS 1
+#endif
 
 struct node {
   int value;
   struct node *next;
 };
 
-struct node nodes[N];
+struct node nodes[N * OPS];
 struct node *_Atomic top;
-int popped[N];
+int popped[N * OPS];
 
 static void push(struct node *n) {
   struct node *t;
@@ -38,12 +43,15 @@ static struct node *pop(void) {
 }
 
 static void *worker(void *arg) {
-  long i = (long)arg;
-  nodes[i].value = (int)i + 1;
-  push(&nodes[i]);
-  struct node *n = pop();
-  assert(n != 0);
-  popped[i] = n->value;
+  long t = (long)arg;
+  for (long k = 0; k < OPS; k++) {
+    long i = t * OPS + k;
+    nodes[i].value = (int)i + 1;
+    push(&nodes[i]);
+    struct node *n = pop();
+    assert(n != 0);
+    popped[i] = n->value;
+  }
   return NULL;
 }
 
@@ -51,6 +59,6 @@ TSOCHECK void treiber(void) {
   pthread_t t[N];
   for (long i = 0; i < N; i++) pthread_create(&t[i], NULL, worker, (void *)i);
   for (int i = 0; i < N; i++) pthread_join(t[i], NULL);
-  for (int i = 0; i < N; i++)
-    for (int j = i + 1; j < N; j++) assert(popped[i] != popped[j]);
+  for (int i = 0; i < N * OPS; i++)
+    for (int j = i + 1; j < N * OPS; j++) assert(popped[i] != popped[j]);
 }
