@@ -217,31 +217,50 @@ class PreemptionCounter {
 // with the program's N, ≥ N_G + 1 there, allows it). Every bench program and
 // sample spawns its threads before main blocks.
 //
-// D = the alive threads with an event that is not settled (§5; the seed
-// words it "threads that have no deletable events", but the quantity its
-// argument bounds is Lemma 2's S, the threads extended from Ĝ to G, i.e.
-// the threads *with* deletable events). G \ Ĝ is r, whose reads-from changes
-// later, and the events the production sequence deletes later (§4.1: Ĝ is
-// the part of G that is not deleted or revisited afterwards). A settled
-// event (ThreadInfo::settled: a write that made a backward revisit, or in
-// its porf-prefix) is never deleted or revisited again: under a bound the
-// explorer refuses such revisits (explorer.h `settles_`; TruSt's maximality
-// refuses them already, so this changes no exploration). So settled events
-// are in Ĝ, every thread in S has an unsettled event, and
-// preemptions(G) ≤ P + D. That Ĝ is exactly the kept part is the seed's
-// reading of Prop. 1, not shown here; the property tests and the soak
-// compare bounds 0..2 with the naive minimum on random programs (5–6
-// threads included, where D < N−2 prunes), and the tight slack agrees.
+// D (§5): the alive threads with an event that a later revisit may still
+// delete or re-read. The seed words it "threads that have no deletable
+// events", but the quantity its argument bounds is Lemma 2's S, the threads
+// extended from Ĝ to G, i.e. the threads *with* deletable events. G \ Ĝ is r,
+// whose reads-from changes later, and the events the production sequence
+// deletes later (§4.1: Ĝ is the part of G that is not deleted or revisited
+// afterwards). Two kinds of events are in Ĝ:
+//  * settled events (ThreadInfo::settled: a write that made a backward
+//    revisit, or in its porf-prefix) are never deleted or revisited again:
+//    under a bound the explorer refuses such revisits (explorer.h
+//    `settles_`; TruSt's maximality refuses them already, so this changes no
+//    exploration);
+//  * events stamped before every read that may still be revisited (an
+//    unsettled read of G): a revisit deletes only events added after its
+//    read, and reads added after G are stamped after all of G.
+// So every thread in S has an unsettled event stamped no earlier than the
+// first unsettled read, and preemptions(G) ≤ P + D (D = 0 when G has no
+// unsettled read: then G is a prefix of G_f). Stamps grow along po, so a
+// thread qualifies when its last event is unsettled and stamped no earlier.
+// That Ĝ is exactly the kept part is the seed's reading of Prop. 1, not
+// shown here; the property tests and the soak compare bounds 0..2 with the
+// naive minimum on random programs (four threads included, where D < N−2
+// prunes), and the tight slack agrees.
 struct PreemptionSlack {
   int threads = 0;  // N−2 (Theorem 1)
-  int open = 0;     // D: alive threads with an event not settled (§5)
+  int open = 0;     // D: alive threads with an event that a later revisit may delete or change (§5)
   int value() const { return std::min(threads, open); }
 };
 inline PreemptionSlack preemptionSlack(const Graph& g) {
+  // The earliest stamp of a read that may still be revisited: the first
+  // unsettled read of each thread (stamps grow along po).
+  uint32_t first = UINT32_MAX;
+  for (const ThreadInfo& th : g.threads) {
+    if (!th.alive) continue;
+    for (uint32_t i = th.settled; i < th.events.size(); ++i)
+      if (th.events[i].reads) {
+        first = std::min(first, th.events[i].stamp);
+        break;
+      }
+  }
   int alive = 0, open = 0;
   for (const ThreadInfo& th : g.threads) {
     alive += th.alive;
-    open += th.alive && th.settled < th.events.size();
+    open += th.alive && th.settled < th.events.size() && th.events.back().stamp >= first;
   }
   return PreemptionSlack{alive > 2 ? alive - 2 : 0, open};
 }
