@@ -207,8 +207,9 @@ class Explorer {
   // Under a preemption bound events are settled too (`settles_`), whatever
   // the program: the slack counts the threads with unsettled events
   // (preemption.h preemptionSlack). Without waiting locks this prunes no
-  // revisit TruSt would make (the argument above), which the bounded counts
-  // with and without it confirm (ARCHITECTURE.md, issue 17's note).
+  // revisit TruSt would make (the argument above): with the slack N−2 alone,
+  // ttas(5), treiber(3) and the two-lock queue explore and prune the same
+  // counts with and without it (SC/TSO/PSO, bounds 0-1).
   bool lockWaits(const State& s, const Action& a) const;
   bool settled(const Graph& g, uint32_t u, uint32_t i) const { return settles_ && i < g.threads[u].settled; }
   // Whether event x, event i of thread u, is a read that the write w may

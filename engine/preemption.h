@@ -251,11 +251,9 @@ inline PreemptionSlack preemptionSlack(const Graph& g) {
   uint32_t first = UINT32_MAX;
   for (const ThreadInfo& th : g.threads) {
     if (!th.alive) continue;
-    for (uint32_t i = th.settled; i < th.events.size(); ++i)
-      if (th.events[i].reads) {
-        first = std::min(first, th.events[i].stamp);
-        break;
-      }
+    const size_t n = th.events.size();
+    const size_t i = th.events.findIf(th.settled, n, [](const Event& e, size_t) { return e.reads; });
+    if (i != n) first = std::min(first, th.events[i].stamp);
   }
   int alive = 0, open = 0;
   for (const ThreadInfo& th : g.threads) {
