@@ -272,6 +272,7 @@ struct CheckResult {
   uint64_t boundBlocked = 0;   // partial executions pruned by the preemption bound
   uint64_t boundBlockedSettled = 0;  // of those, pruned only through the §5 slack (within P + N−2; preemption.h)
   uint64_t staleWaits = 0;     // partial executions left at a spin that read a stale value (pruneStaleWaits)
+  uint64_t staleReads = 0;     // stale values a spin's read was not given: its thread would stop at once (pruneStaleWaits)
   uint64_t slackExecutions = 0;  // complete executions known to exceed the preemption bound
   double elapsedMs = 0;
   std::string message;         // one-sentence summary

@@ -126,6 +126,7 @@ void forEachCounter(CheckResult& a, const CheckResult& b, CheckResult& c, F f) {
   f(a.boundBlocked, b.boundBlocked, c.boundBlocked);
   f(a.boundBlockedSettled, b.boundBlockedSettled, c.boundBlockedSettled);
   f(a.staleWaits, b.staleWaits, c.staleWaits);
+  f(a.staleReads, b.staleReads, c.staleReads);
   f(a.slackExecutions, b.slackExecutions, c.slackExecutions);
 }
 }  // namespace
@@ -629,6 +630,20 @@ bool Explorer::idleReadsStale(const Graph& g, uint32_t u, uint32_t n) {
   return false;
 }
 
+bool Explorer::staleReadStops(const State& s, uint32_t t, EventId r, EventId w, std::optional<EventId>* viewBound) const {
+  if (!pruneStaleWaits_) return false;
+  const Event& e = s.g.ev(r);
+  // (A heap read is taken, so that a use after free is reported.)
+  if (e.addr >= layout::kHeapBase || !otherWriteAfter(s.g, e, t)) return false;
+  // (A value stale for r's view is left by the consistency check, cheaply.)
+  if (!*viewBound) *viewBound = viewCoBound(s.g, r);
+  if (belowView(s.g, r, **viewBound)) return false;
+  ThreadState next = *s.ts[t];
+  next.complete(s.g.valueOf(*s.g.findLoc(e.addr), w));
+  const Action& p = next.pending();
+  return p.kind == ActionKind::Blocked && p.value == 1;
+}
+
 bool Explorer::staleWait(const State& s, uint32_t t) const {
   const Action& p = s.ts[t]->pending();
   if (p.kind != ActionKind::Blocked || p.value != 1) return false;  // a spin's await (interp.cpp Op::Assume)
@@ -1027,13 +1042,10 @@ EventId Explorer::viewCoBound(const Graph& g, EventId r) const {
   // goes co-after all those writes. (r's own thread: coLowerBound.)
   const Event& re = g.ev(r);
   const Location* loc = g.findLoc(re.addr);
-  std::vector<uint32_t> view;
-  if (r.index > 0) {
-    view = g.porfView(EventId{r.thread, r.index - 1});
-  } else if (r.thread != 0) {
-    const ThreadInfo& th = g.threads[r.thread];
-    view = g.porfView(EventId{th.parent, th.spawnIndex});
-  }
+  // The prefix: r's po-predecessor's porf view, or its spawn's.
+  EventId before = kInit;
+  if (r.index > 0) before = EventId{r.thread, r.index - 1};
+  else if (r.thread != 0) before = EventId{g.threads[r.thread].parent, g.threads[r.thread].spawnIndex};
   const bool buffers = mm_.buffersStores(), fifo = !mm_.perLocationBuffers();
   EventId bound = kInit;
   int at = -1;  // (bound's co index)
@@ -1043,15 +1055,23 @@ EventId Explorer::viewCoBound(const Graph& g, EventId r) const {
       bound = x;
     }
   };
-  for (uint32_t u = 0; u < view.size(); ++u) {
-    if (u == r.thread) continue;
-    g.threads[u].events.forRange(0, view[u], [&](const Event& x, size_t i) {
-      if (x.addr != re.addr || !(x.reads || x.writes)) return;
-      const bool loadOrStore = x.kind == EvKind::Load || x.kind == EvKind::Store;
-      if (x.writes && (!loadOrStore || !buffers || fifo)) raise(EventId{u, uint32_t(i)});
-      if (x.reads && (!loadOrStore || !buffers || x.rf.isInit() || x.rf.thread != u)) raise(x.rf);
-    });
+  auto look = [&](const Event& x, uint32_t u, uint32_t i) {
+    if (u == r.thread || x.addr != re.addr || !(x.reads || x.writes)) return;
+    const bool loadOrStore = x.kind == EvKind::Load || x.kind == EvKind::Store;
+    if (x.writes && (!loadOrStore || !buffers || fifo)) raise(EventId{u, i});
+    if (x.reads && (!loadOrStore || !buffers || x.rf.isInit() || x.rf.thread != u)) raise(x.rf);
+  };
+  if (before.isInit()) return bound;
+  if (g.numEvents() < Graph::kClocksFrom) {
+    // A short graph: the walk that finds the prefix looks at its events too.
+    walkView_.assign(g.threads.size(), 0);
+    g.porfWalk(before, walkView_, look);
+    return bound;
   }
+  const std::vector<uint32_t> view = g.porfView(before);
+  for (uint32_t u = 0; u < view.size(); ++u)
+    if (u != r.thread)
+      g.threads[u].events.forRange(0, view[u], [&](const Event& x, size_t i) { look(x, u, uint32_t(i)); });
   return bound;
 }
 
@@ -1065,12 +1085,17 @@ bool Explorer::belowView(const Graph& g, EventId e, EventId bound) {
 }
 
 bool Explorer::consistentAccess(Graph& g, EventId e, std::optional<EventId>* viewBound) {
-  if (!inTime()) return false;
-  if (const int kept = checker_.byKeptOrder(g, e); kept >= 0) return kept == 1;
+  const int cheap = consistentCheaply(g, e, viewBound);
+  return cheap >= 0 ? cheap == 1 : checker_.fromScratch(g, e);
+}
+
+int Explorer::consistentCheaply(Graph& g, EventId e, std::optional<EventId>* viewBound) {
+  if (!inTime()) return 0;
+  if (const int kept = checker_.byKeptOrder(g, e); kept >= 0) return kept;
   // No place in the kept order: most such candidates are stale for e's view.
   if (!*viewBound) *viewBound = viewCoBound(g, e);
-  if (belowView(g, e, **viewBound)) return checker_.ruledOut(g);
-  return checker_.fromScratch(g, e);
+  if (belowView(g, e, **viewBound)) return checker_.ruledOut(g) ? 1 : 0;
+  return -1;
 }
 
 bool Explorer::consistentRevisit(Graph& g, EventId w, EventId r) {
@@ -1114,6 +1139,11 @@ bool Explorer::handleRead(State& s, uint32_t t) {
     const ConsistencyChecker::LoadCandidates sameBase(checker_, s.g, id);  // (only rf changes in the loop)
     for (EventId w : candidates(s, a.addr, low)) {
       s.g.setRf(id, w);
+      // A stale value that would stop the thread at once is not given at all.
+      if (staleReadStops(s, t, id, w, &viewBound)) {
+        ++res_.staleReads;
+        continue;
+      }
       if (consistentAccess(s.g, id, &viewBound)) ok.push_back(w);
     }
   }

@@ -137,6 +137,7 @@ class Explorer {
   // wrote: a load reads it or a later write, a store goes after it (kInit:
   // none). A write, not a co index: the index moves with e's own position.
   EventId viewCoBound(const Graph& g, EventId e) const;
+  mutable std::vector<uint32_t> walkView_;  // viewCoBound's scratch
   // Whether e's candidate is stale for that bound: a load's rf co-before it,
   // a store (or a write part) not co-after it.
   static bool belowView(const Graph& g, EventId e, EventId bound);
@@ -144,6 +145,8 @@ class Explorer {
   // kept order, then that bound (computed on first use into *viewBound),
   // then a sort.
   bool consistentAccess(Graph& g, EventId e, std::optional<EventId>* viewBound);
+  // Its first two steps: 1 or 0 when they decide, -1 when the sort must.
+  int consistentCheaply(Graph& g, EventId e, std::optional<EventId>* viewBound);
   std::vector<EventId> candidates(const State& s, Addr a, int low) const;
   // Events without a choice (false: an error ended the execution), and a
   // nondeterministic choice (one branch per value).
@@ -267,6 +270,16 @@ class Explorer {
   // Thread t's spin just stopped on an idle iteration: whether one of its
   // reads was stale (see above).
   bool staleWait(const State& s, uint32_t t) const;
+  // The same decided before thread t's new read r is given a stale write w
+  // (one that another thread's write follows in coherence): whether t,
+  // given w's value, stops at once on a spin's await. Then staleWait would
+  // leave the graph as soon as it is built, so the candidate is dropped
+  // before its consistency check from scratch and its copy of the state
+  // (CheckResult::staleReads). Asked only of candidates the cheap steps of
+  // the check do not decide (most stale values are: running the thread to
+  // its next action costs more than those steps). Not for heap reads (a use
+  // after free is reported when the read is taken).
+  bool staleReadStops(const State& s, uint32_t t, EventId r, EventId w, std::optional<EventId>* viewBound) const;
   // The reads revisits(s, t, w) considers (view: w's porf-prefix).
   std::vector<EventId> revisitCandidates(const Graph& g, EventId w, const std::vector<uint32_t>& view) const;
   // Whether w may revisit r, and the events of each thread the revisited

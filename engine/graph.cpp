@@ -99,31 +99,8 @@ void Graph::ensureClocks(uint32_t t, uint32_t upto, uint64_t depth, uint64_t max
 }
 
 std::vector<uint32_t> Graph::porfViewByWalk(EventId e) const {
-  std::vector<uint32_t> view(threads.size(), 0), done(threads.size(), 0);
-  if (e.isInit()) return view;
-  view[e.thread] = e.index + 1;
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (uint32_t t = 0; t < threads.size(); ++t) {
-      if (done[t] == view[t]) continue;
-      changed = true;
-      const ThreadInfo& th = threads[t];
-      if (done[t] == 0 && t != 0 && view[t] > 0) {
-        uint32_t p = th.parent;
-        view[p] = std::max(view[p], th.spawnIndex + 1);
-      }
-      const uint32_t end = view[t];  // (a later pass takes what this one adds to t)
-      th.events.forRange(done[t], end, [&](const Event& x, size_t) {
-        if (x.reads && !x.rf.isInit()) view[x.rf.thread] = std::max(view[x.rf.thread], x.rf.index + 1);
-        if (x.kind == EvKind::Join) {
-          const ThreadInfo& tgt = threads[x.aux];
-          view[x.aux] = std::max<uint32_t>(view[x.aux], uint32_t(tgt.events.size()));
-        }
-      });
-      done[t] = end;
-    }
-  }
+  std::vector<uint32_t> view(threads.size(), 0);
+  porfWalk(e, view, [](const Event&, uint32_t, uint32_t) {});
   return view;
 }
 

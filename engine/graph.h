@@ -7,6 +7,7 @@
 // model (and a buffer bound) is decided by consistency.h.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -172,6 +173,12 @@ class Graph {
   std::vector<uint32_t> porfView(EventId e, bool clocks = false) const;
   // The same by a walk over the prefix (the reference: tests, self-checks).
   std::vector<uint32_t> porfViewByWalk(EventId e) const;
+  // The walk itself: fills view (threads.size() entries, zero) with e's
+  // porf view and calls visit(event, thread, index) once for every event of
+  // the prefix, in no particular order (a caller that also needs the
+  // prefix's events walks it once).
+  template <class F>
+  void porfWalk(EventId e, std::vector<uint32_t>& view, F&& visit) const;
   void setRf(EventId e, EventId w) {
     mut(e).rf = w;
     dropClocks(e.thread, e.index);
@@ -198,5 +205,40 @@ class Graph {
   void ensureClocks(uint32_t t, uint32_t upto, uint64_t depth, uint64_t maxDepth) const;
   mutable uint32_t clockStride = 0;  // entries per clock (>= the thread count)
 };
+
+template <class F>
+void Graph::porfWalk(EventId e, std::vector<uint32_t>& view, F&& visit) const {
+  if (e.isInit()) return;
+  const uint32_t n = uint32_t(threads.size());
+  // How much of each thread's prefix was walked (on the stack for up to 32
+  // threads: most walks allocate nothing).
+  uint32_t small[32] = {};
+  std::vector<uint32_t> large(n > 32 ? n : 0, 0);
+  uint32_t* done = n > 32 ? large.data() : small;
+  view[e.thread] = e.index + 1;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (uint32_t t = 0; t < n; ++t) {
+      if (done[t] == view[t]) continue;
+      changed = true;
+      const ThreadInfo& th = threads[t];
+      if (done[t] == 0 && t != 0 && view[t] > 0) {
+        const uint32_t p = th.parent;
+        view[p] = std::max(view[p], th.spawnIndex + 1);
+      }
+      const uint32_t end = view[t];  // (a later pass takes what this one adds to t)
+      th.events.forRange(done[t], end, [&](const Event& x, size_t i) {
+        if (x.reads && !x.rf.isInit()) view[x.rf.thread] = std::max(view[x.rf.thread], x.rf.index + 1);
+        if (x.kind == EvKind::Join) {
+          const ThreadInfo& tgt = threads[x.aux];
+          view[x.aux] = std::max<uint32_t>(view[x.aux], uint32_t(tgt.events.size()));
+        }
+        visit(x, t, uint32_t(i));
+      });
+      done[t] = end;
+    }
+  }
+}
 
 }  // namespace tsocheck

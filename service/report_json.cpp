@@ -165,6 +165,7 @@ json checkJson(const CheckReport& r) {
          {"bound_blocked", r.result.boundBlocked},        // partial executions pruned by the preemption bound
          {"bound_blocked_settled", r.result.boundBlockedSettled},  // of those, pruned only through the §5 slack
          {"stale_waits", r.result.staleWaits},            // partial executions left at a spin on a stale value
+         {"stale_reads", r.result.staleReads},            // stale values not given to a spin's read that would stop at once
          {"slack_executions", r.result.slackExecutions},  // complete executions known to exceed it
          {"fences", fencesJson(r.fences)},
          {"fence_note", r.fenceNote},
@@ -402,6 +403,7 @@ void resultFrom(const json& j, CheckResult& r, Names& names) {
   r.boundBlocked = count(j, "bound_blocked");
   r.boundBlockedSettled = count(j, "bound_blocked_settled");
   r.staleWaits = count(j, "stale_waits");
+  r.staleReads = count(j, "stale_reads");
   r.slackExecutions = count(j, "slack_executions");
   r.robustness = robustnessFrom(at(j, "robustness"), names);
 }
@@ -530,7 +532,7 @@ bool completeCheckJson(const json& j) {
                   {"buffer_bound", T::IntOrNull}, {"preemption_bound", T::IntOrNull}, {"loop_bound", T::Int},
                   {"status", T::Str}, {"executions", T::Int}, {"blocked", T::Int}, {"cut", T::Int},
                   {"elapsed_ms", T::Num}, {"lower_ms", T::Num}, {"events", T::Int}, {"message", T::Str},
-                  {"limits", T::StrArray}, {"bound_blocked", T::Int}, {"stale_waits", T::Int}, {"slack_executions", T::Int},
+                  {"limits", T::StrArray}, {"bound_blocked", T::Int}, {"stale_waits", T::Int}, {"stale_reads", T::Int}, {"slack_executions", T::Int},
                   {"fence_note", T::Str}, {"fences_verified", T::BoolOrNull}}))
     return false;
   const auto& v = j["violation"];
