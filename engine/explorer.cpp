@@ -106,6 +106,7 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
   unblockLocks_ = opts.unblockLocks && usesOp(prog, Op::Lock);
   settles_ = unblockLocks_ || opts.preemptionBound >= 0;
   pruneStaleWaits_ = opts.pruneStaleWaits && !opts.robustness;
+  if (pruneStaleWaits_) awaitLoads_ = loadsBeforeAwaits(prog);
 }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par)
@@ -630,14 +631,15 @@ bool Explorer::idleReadsStale(const Graph& g, uint32_t u, uint32_t n) {
   return false;
 }
 
-bool Explorer::staleReadStops(const State& s, uint32_t t, EventId r, EventId w, std::optional<EventId>* viewBound) const {
-  if (!pruneStaleWaits_) return false;
+int Explorer::newestOtherWrite(const Graph& g, Addr a, uint32_t t) {
+  const auto& co = g.findLoc(a)->co;
+  for (int i = int(co.size()) - 1; i >= 0; --i)
+    if (co[size_t(i)].thread != t) return i;
+  return -1;
+}
+
+bool Explorer::staleReadStops(const State& s, uint32_t t, EventId r, EventId w) const {
   const Event& e = s.g.ev(r);
-  // (A heap read is taken, so that a use after free is reported.)
-  if (e.addr >= layout::kHeapBase || !otherWriteAfter(s.g, e, t)) return false;
-  // (A value stale for r's view is left by the consistency check, cheaply.)
-  if (!*viewBound) *viewBound = viewCoBound(s.g, r);
-  if (belowView(s.g, r, **viewBound)) return false;
   ThreadState next = *s.ts[t];
   next.complete(s.g.valueOf(*s.g.findLoc(e.addr), w));
   const Action& p = next.pending();
@@ -1085,17 +1087,12 @@ bool Explorer::belowView(const Graph& g, EventId e, EventId bound) {
 }
 
 bool Explorer::consistentAccess(Graph& g, EventId e, std::optional<EventId>* viewBound) {
-  const int cheap = consistentCheaply(g, e, viewBound);
-  return cheap >= 0 ? cheap == 1 : checker_.fromScratch(g, e);
-}
-
-int Explorer::consistentCheaply(Graph& g, EventId e, std::optional<EventId>* viewBound) {
-  if (!inTime()) return 0;
-  if (const int kept = checker_.byKeptOrder(g, e); kept >= 0) return kept;
+  if (!inTime()) return false;
+  if (const int kept = checker_.byKeptOrder(g, e); kept >= 0) return kept == 1;
   // No place in the kept order: most such candidates are stale for e's view.
   if (!*viewBound) *viewBound = viewCoBound(g, e);
-  if (belowView(g, e, **viewBound)) return checker_.ruledOut(g) ? 1 : 0;
-  return -1;
+  if (belowView(g, e, **viewBound)) return checker_.ruledOut(g);
+  return checker_.fromScratch(g, e);
 }
 
 bool Explorer::consistentRevisit(Graph& g, EventId w, EventId r) {
@@ -1137,10 +1134,17 @@ bool Explorer::handleRead(State& s, uint32_t t) {
   std::optional<EventId> viewBound;  // (the same for every candidate: computed once)
   {
     const ConsistencyChecker::LoadCandidates sameBase(checker_, s.g, id);  // (only rf changes in the loop)
+    // Candidates co-before this index are stale: another thread's write
+    // follows them in coherence (staleReadStops; none for heap reads, so
+    // that a use after free is reported when the read is taken).
+    const bool nearAwait = a.function < awaitLoads_.size() && a.pc < awaitLoads_[a.function].size() &&
+                           awaitLoads_[a.function][a.pc];
+    const int stale = nearAwait && a.addr < layout::kHeapBase ? newestOtherWrite(s.g, a.addr, t) : -1;
+    int at = int(s.g.findLoc(a.addr)->co.size());  // (the candidates come newest first)
     for (EventId w : candidates(s, a.addr, low)) {
       s.g.setRf(id, w);
       // A stale value that would stop the thread at once is not given at all.
-      if (staleReadStops(s, t, id, w, &viewBound)) {
+      if (--at < stale && staleReadStops(s, t, id, w)) {
         ++res_.staleReads;
         continue;
       }

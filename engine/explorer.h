@@ -145,8 +145,6 @@ class Explorer {
   // kept order, then that bound (computed on first use into *viewBound),
   // then a sort.
   bool consistentAccess(Graph& g, EventId e, std::optional<EventId>* viewBound);
-  // Its first two steps: 1 or 0 when they decide, -1 when the sort must.
-  int consistentCheaply(Graph& g, EventId e, std::optional<EventId>* viewBound);
   std::vector<EventId> candidates(const State& s, Addr a, int low) const;
   // Events without a choice (false: an error ended the execution), and a
   // nondeterministic choice (one branch per value).
@@ -274,12 +272,16 @@ class Explorer {
   // (one that another thread's write follows in coherence): whether t,
   // given w's value, stops at once on a spin's await. Then staleWait would
   // leave the graph as soon as it is built, so the candidate is dropped
-  // before its consistency check from scratch and its copy of the state
-  // (CheckResult::staleReads). Asked only of candidates the cheap steps of
-  // the check do not decide (most stale values are: running the thread to
-  // its next action costs more than those steps). Not for heap reads (a use
-  // after free is reported when the read is taken).
-  bool staleReadStops(const State& s, uint32_t t, EventId r, EventId w, std::optional<EventId>* viewBound) const;
+  // before its consistency check and its copy of the state
+  // (CheckResult::staleReads; asked only of loads that may reach an await
+  // with nothing visible in between: awaitLoads_, ir.h loadsBeforeAwaits).
+  // Not for heap reads (a use after free is reported when the read is
+  // taken). Asked whatever the consistency checker's mode (the counts do
+  // not depend on it).
+  bool staleReadStops(const State& s, uint32_t t, EventId r, EventId w) const;
+  // The co index of the newest write to a by another thread than t (-1: none).
+  static int newestOtherWrite(const Graph& g, Addr a, uint32_t t);
+  std::vector<std::vector<uint8_t>> awaitLoads_;
   // The reads revisits(s, t, w) considers (view: w's porf-prefix).
   std::vector<EventId> revisitCandidates(const Graph& g, EventId w, const std::vector<uint32_t>& view) const;
   // Whether w may revisit r, and the events of each thread the revisited

@@ -89,6 +89,51 @@ bool usesOp(const Program& p, Op op) {
   return false;
 }
 
+std::vector<std::vector<uint8_t>> loadsBeforeAwaits(const Program& p) {
+  // Instructions a thread runs through without a visible action or a call.
+  auto quiet = [](Op op) {
+    switch (op) {
+      case Op::Const: case Op::Mov: case Op::Bin: case Op::Cmp: case Op::Ext: case Op::Select:
+      case Op::Jmp: case Op::Br: case Op::FuncAddr: case Op::GlobalAddr: case Op::TlsAddr:
+      case Op::Self: case Op::Assert: case Op::ReadCount: case Op::EffectCount: case Op::FBin:
+      case Op::FUn: case Op::FCmp: case Op::FConv: case Op::Nop:
+        return true;
+      default:
+        return false;
+    }
+  };
+  std::vector<std::vector<uint8_t>> out(p.functions.size());
+  std::vector<uint32_t> todo;
+  std::vector<uint8_t> seen;
+  for (size_t fi = 0; fi < p.functions.size(); ++fi) {
+    const auto& code = p.functions[fi].code;
+    out[fi].assign(code.size(), 0);
+    for (size_t i = 0; i < code.size(); ++i) {
+      if (code[i].op != Op::Load) continue;
+      seen.assign(code.size(), 0);
+      todo.assign(1, uint32_t(i + 1));
+      while (!todo.empty() && !out[fi][i]) {
+        const uint32_t k = todo.back();
+        todo.pop_back();
+        if (k >= code.size() || seen[k]) continue;
+        seen[k] = 1;
+        const Instr& in = code[k];
+        if (in.op == Op::Assume && in.sub == 1) out[fi][i] = 1;
+        if (!quiet(in.op)) continue;
+        if (in.op == Op::Jmp) {
+          todo.push_back(uint32_t(in.imm));
+        } else if (in.op == Op::Br) {
+          todo.push_back(uint32_t(in.imm));
+          todo.push_back(uint32_t(in.imm2));
+        } else {
+          todo.push_back(k + 1);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 const char* opName(Op op) {
   switch (op) {
     case Op::Const: return "const";

@@ -200,6 +200,10 @@ struct Program {
 
 // Whether any function has an instruction with opcode `op`.
 bool usesOp(const Program& p, Op op);
+// Per function and instruction: 1 for a Load after which the thread may
+// reach a spin loop's await (Op::Assume, sub 1) with no visible action or
+// call in between (the explorer's staleReadStops asks only there).
+std::vector<std::vector<uint8_t>> loadsBeforeAwaits(const Program& p);
 // Whether any function has an atomic section (Op::AtomicBegin): such programs
 // are explored by the explicit-state search (engine/check.h).
 inline bool hasAtomicSections(const Program& p) { return usesOp(p, Op::AtomicBegin); }
