@@ -780,6 +780,21 @@ TEST_CASE("a spin that read a stale value ends its graph: the same executions, f
     }
 }
 
+TEST_CASE("the loads an await may follow with nothing visible in between", "[explorer]") {
+  // The explorer asks about stale values only at such loads (staleReadStops):
+  // the TTAS worker's `while (lock)` load, not its counter load (a store
+  // follows) nor main's (an assertion and the return follow).
+  const Program p = ttasCounter(2, true, true);
+  const auto marks = loadsBeforeAwaits(p);
+  REQUIRE(marks.size() == p.functions.size());
+  std::vector<std::pair<std::string, uint8_t>> loads;
+  for (size_t f = 0; f < p.functions.size(); ++f)
+    for (size_t i = 0; i < p.functions[f].code.size(); ++i)
+      if (p.functions[f].code[i].op == Op::Load) loads.push_back({p.functions[f].name, marks[f][i]});
+  const std::vector<std::pair<std::string, uint8_t>> want = {{"worker", 1}, {"worker", 0}, {"main", 0}};
+  CHECK(loads == want);
+}
+
 TEST_CASE("stale waits: the program's end, a violation elsewhere and the await stress programs", "[explorer]") {
   for (Model md : {Model::SC, Model::TSO, Model::PSO}) {
     CAPTURE(modelName(md));
