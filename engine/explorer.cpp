@@ -609,15 +609,8 @@ void Explorer::complete(State& s, uint32_t t) {
 bool Explorer::otherWriteAfter(const Graph& g, const Event& e, uint32_t u) {
   const Location* l = g.findLoc(e.addr);
   if (!l) return true;
-  size_t from = 0;
-  if (!e.rf.isInit()) {
-    auto it = std::find(l->co.begin(), l->co.end(), e.rf);
-    if (it == l->co.end()) return true;
-    from = size_t(it - l->co.begin()) + 1;
-  }
-  for (size_t i = from; i < l->co.size(); ++i)
-    if (l->co[i].thread != u) return true;
-  return false;
+  const int k = Graph::coIndex(*l, e.rf);  // (init: -1)
+  return k == -2 || k < newestOtherWrite(*l, u);
 }
 
 bool Explorer::idleReadsStale(const Graph& g, uint32_t u, uint32_t n) {
@@ -631,8 +624,8 @@ bool Explorer::idleReadsStale(const Graph& g, uint32_t u, uint32_t n) {
   return false;
 }
 
-int Explorer::newestOtherWrite(const Graph& g, Addr a, uint32_t t) {
-  const auto& co = g.findLoc(a)->co;
+int Explorer::newestOtherWrite(const Location& l, uint32_t t) {
+  const auto& co = l.co;
   for (int i = int(co.size()) - 1; i >= 0; --i)
     if (co[size_t(i)].thread != t) return i;
   return -1;
@@ -642,13 +635,12 @@ bool Explorer::staleReadStops(const State& s, uint32_t t, EventId r, EventId w) 
   const Event& e = s.g.ev(r);
   ThreadState next = *s.ts[t];
   next.complete(s.g.valueOf(*s.g.findLoc(e.addr), w));
-  const Action& p = next.pending();
-  return p.kind == ActionKind::Blocked && p.value == 1;
+  return isAwait(next.pending());
 }
 
 bool Explorer::staleWait(const State& s, uint32_t t) const {
   const Action& p = s.ts[t]->pending();
-  if (p.kind != ActionKind::Blocked || p.value != 1) return false;  // a spin's await (interp.cpp Op::Assume)
+  if (!isAwait(p)) return false;  // a spin's await (interp.cpp Op::Assume)
   return idleReadsStale(s.g, t, std::max<uint32_t>(p.target, 1));  // (the n waiterAt asks about)
 }
 
@@ -1139,8 +1131,9 @@ bool Explorer::handleRead(State& s, uint32_t t) {
     // that a use after free is reported when the read is taken).
     const bool nearAwait = a.function < awaitLoads_.size() && a.pc < awaitLoads_[a.function].size() &&
                            awaitLoads_[a.function][a.pc];
-    const int stale = nearAwait && a.addr < layout::kHeapBase ? newestOtherWrite(s.g, a.addr, t) : -1;
-    int at = int(s.g.findLoc(a.addr)->co.size());  // (the candidates come newest first)
+    const Location& loc = *s.g.findLoc(a.addr);
+    const int stale = nearAwait && a.addr < layout::kHeapBase ? newestOtherWrite(loc, t) : -1;
+    int at = int(loc.co.size());  // (the candidates come newest first)
     for (EventId w : candidates(s, a.addr, low)) {
       s.g.setRf(id, w);
       // A stale value that would stop the thread at once is not given at all.

@@ -279,8 +279,9 @@ class Explorer {
   // taken). Asked whatever the consistency checker's mode (the counts do
   // not depend on it).
   bool staleReadStops(const State& s, uint32_t t, EventId r, EventId w) const;
-  // The co index of the newest write to a by another thread than t (-1: none).
-  static int newestOtherWrite(const Graph& g, Addr a, uint32_t t);
+  // The co index of l's newest write by another thread than t (-1: none);
+  // a read of a write co-before it is stale (otherWriteAfter).
+  static int newestOtherWrite(const Location& l, uint32_t t);
   std::vector<std::vector<uint8_t>> awaitLoads_;
   // The reads revisits(s, t, w) considers (view: w's porf-prefix).
   std::vector<EventId> revisitCandidates(const Graph& g, EventId w, const std::vector<uint32_t>& view) const;

@@ -76,6 +76,8 @@ struct Action {
 // a deadlock report: "waits on a condition variable no thread will signal",
 // "waits at barrier b, where no thread will arrive", ...
 bool isWait(const Action& a);
+// A Blocked action that is a spin loop's await (value 1).
+inline bool isAwait(const Action& a) { return a.kind == ActionKind::Blocked && a.value == 1; }
 std::string waitText(const Action& a);
 
 // The largest heap block malloc/calloc/realloc may ask for; more (or a

@@ -103,33 +103,27 @@ std::vector<std::vector<uint8_t>> loadsBeforeAwaits(const Program& p) {
     }
   };
   std::vector<std::vector<uint8_t>> out(p.functions.size());
-  std::vector<uint32_t> todo;
-  std::vector<uint8_t> seen;
+  std::vector<uint8_t> reach;  // reach[k]: from instruction k an await comes with nothing visible before it
   for (size_t fi = 0; fi < p.functions.size(); ++fi) {
     const auto& code = p.functions[fi].code;
-    out[fi].assign(code.size(), 0);
-    for (size_t i = 0; i < code.size(); ++i) {
-      if (code[i].op != Op::Load) continue;
-      seen.assign(code.size(), 0);
-      todo.assign(1, uint32_t(i + 1));
-      while (!todo.empty() && !out[fi][i]) {
-        const uint32_t k = todo.back();
-        todo.pop_back();
-        if (k >= code.size() || seen[k]) continue;
-        seen[k] = 1;
+    const size_t n = code.size();
+    auto at = [&](int64_t k) { return k >= 0 && size_t(k) < n && reach[size_t(k)]; };
+    reach.assign(n, 0);
+    // Marks only grow: passes until none changes (one per loop nesting, in practice).
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t k = n; k-- > 0;) {
+        if (reach[k]) continue;
         const Instr& in = code[k];
-        if (in.op == Op::Assume && in.sub == 1) out[fi][i] = 1;
-        if (!quiet(in.op)) continue;
-        if (in.op == Op::Jmp) {
-          todo.push_back(uint32_t(in.imm));
-        } else if (in.op == Op::Br) {
-          todo.push_back(uint32_t(in.imm));
-          todo.push_back(uint32_t(in.imm2));
-        } else {
-          todo.push_back(k + 1);
-        }
+        const bool r = (in.op == Op::Assume && in.sub == 1) ||
+                       (quiet(in.op) && (in.op == Op::Jmp  ? at(in.imm)
+                                         : in.op == Op::Br ? at(in.imm) || at(in.imm2)
+                                                           : at(int64_t(k) + 1)));
+        if (r) reach[k] = 1, changed = true;
       }
     }
+    out[fi].assign(n, 0);
+    for (size_t i = 0; i < n; ++i) out[fi][i] = code[i].op == Op::Load && at(int64_t(i) + 1);
   }
   return out;
 }

@@ -873,7 +873,7 @@ void Search::finalState(const State& s, uint32_t node, int owner) {
       record(true);
       return;
     }
-    const bool spin = p.kind == ActionKind::Blocked && p.value == 1;
+    const bool spin = isAwait(p);
     const std::string what = p.kind == ActionKind::Lock   ? " waits for mutex " + addressName(prog_, p.addr)
                              : p.kind == ActionKind::Join ? " waits to join T" + std::to_string(p.target)
                              : spin                       ? " spins forever"
