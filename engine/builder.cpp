@@ -247,9 +247,10 @@ void FunctionBuilder::assertTrue(Reg cond, const std::string& message) {
   in.a = cond;
   if (!message.empty()) in.name = prog_->intern(message);
 }
-void FunctionBuilder::assume(Reg cond, bool spin, bool condWait) {
+void FunctionBuilder::assume(Reg cond, bool spin, bool condWait, Reg reads) {
   Instr& in = emit(Op::Assume);
   in.a = cond;
+  in.b = reads;
   in.sub = condWait ? 2 : spin ? 1 : 0;
 }
 void FunctionBuilder::fail(const std::string& message) {

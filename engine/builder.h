@@ -87,7 +87,9 @@ class FunctionBuilder {
   // there while reading the newest value is a hang, not a pruned execution
   // (non-termination; with condWait, the wait of a pthread_cond_wait loop: a
   // deadlock).
-  void assume(Reg cond, bool spin = false, bool condWait = false);
+  // `reads`: for a spin, a register holding how many reads its idle
+  // iteration made (readCountEnd; default: one).
+  void assume(Reg cond, bool spin = false, bool condWait = false, Reg reads = kNoReg);
   void fail(const std::string& message = "abort() called");
   void cut(const std::string& message);  // Op::Cut
   Reg malloc(Reg size);

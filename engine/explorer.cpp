@@ -104,9 +104,9 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
   checker_.setIncremental(opts.incrementalConsistency);
   checker_.setSelfCheck(opts.checkOrders);
   unblockLocks_ = opts.unblockLocks && usesOp(prog, Op::Lock);
-  settles_ = unblockLocks_ || opts.preemptionBound >= 0;
   pruneStaleWaits_ = opts.pruneStaleWaits && !opts.robustness;
   if (pruneStaleWaits_) awaitLoads_ = loadsBeforeAwaits(prog);
+  settles_ = unblockLocks_ || opts.preemptionBound >= 0 || pruneStaleWaits_;
 }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par)
@@ -638,10 +638,17 @@ bool Explorer::staleReadStops(const State& s, uint32_t t, EventId r, EventId w) 
   return isAwait(next.pending());
 }
 
-bool Explorer::staleWait(const State& s, uint32_t t) const {
+bool Explorer::staleWait(const State& s, uint32_t t, bool settledOnly) const {
+  if (!s.ts[t]) return false;
   const Action& p = s.ts[t]->pending();
-  if (!isAwait(p)) return false;  // a spin's await (interp.cpp Op::Assume)
-  return idleReadsStale(s.g, t, std::max<uint32_t>(p.target, 1));  // (the n waiterAt asks about)
+  // A spin's await (interp.cpp Op::Assume). Only the iteration's last read
+  // counts (explorer.h); an iteration without reads can never change: no
+  // stale wait, its hang is reported.
+  if (!isAwait(p) || p.target == 0) return false;
+  const auto& evs = s.g.threads[t].events;
+  for (uint32_t i = uint32_t(evs.size()); i-- > 0;)
+    if (evs[i].reads) return settled(s.g, t, i) || (!settledOnly && otherWriteAfter(s.g, evs[i], t));
+  return false;
 }
 
 ThreadState Explorer::replay(const Graph& g, uint32_t u, const SharedThread& from) const {
@@ -1576,6 +1583,9 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
       continue;
     }
     if (completeT) complete(d, t);
+    // A spin whose last read w's porf-prefix now holds waits for good.
+    if (pruneStaleWaits_)
+      for (uint32_t u = 0; u < nThreads && !d.staleWait; ++u) d.staleWait = staleWait(d, u, true);
     // Two groups of children, in this order: r's own revisits (0) and d
     // itself (1), which another worker may take meanwhile.
     std::optional<FrameScope> pair;

@@ -207,7 +207,8 @@ class Explorer {
   // and against plain TruSt (`unblockLocks` off) on the mutex programs.
   // Under a preemption bound events are settled too (`settles_`), whatever
   // the program: the slack counts the threads with unsettled events
-  // (preemption.h preemptionSlack). Without waiting locks this prunes no
+  // (preemption.h preemptionSlack); and with stale waits (a spin whose last
+  // read is settled waits for good). Without waiting locks this prunes no
   // revisit TruSt would make (the argument above): with the slack N−2 alone,
   // ttas(5), treiber(3) and the two-lock queue explore and prune the same
   // counts with and without it (SC/TSO/PSO, bounds 0-1).
@@ -227,17 +228,27 @@ class Explorer {
   static bool unlockMayRead(uint32_t u, Value v) { return v == u + 1 || v == kMutexDestroyed; }
   void settle(Graph& g, EventId w, const std::vector<uint32_t>& view) const;
   bool unblockLocks_ = false;
-  bool settles_ = false;  // ThreadInfo::settled kept and honoured: waiting locks or a preemption bound
+  bool settles_ = false;  // ThreadInfo::settled kept and honoured: waiting locks, a preemption bound or stale waits
   // Stale waits (CheckOptions::pruneStaleWaits). A thread whose spin-loop
-  // iteration turned out idle stops (ActionKind::Blocked, an await). When one
-  // of that iteration's reads r read a write that another thread's write
+  // iteration turned out idle stops (ActionKind::Blocked, an await). When the
+  // last read r of that iteration read a write that another thread's write
   // follows in coherence, the thread can never go on in any graph the
   // exploration reaches from here: r was not added maximally (that other
   // write was added before r — since r was added or revisited only its own
   // thread moved, and a write in the revisiting write's porf-prefix cannot
   // follow it in coherence — and stays in every graph that keeps r), so no
   // backward revisit deletes r or changes what it reads (revisitKeeps asks
-  // maximallyAdded of both), and r cannot read the newest write again.
+  // maximallyAdded of both), and r cannot read the newest write again; nor
+  // can the iteration's earlier reads change: a revisit of one deletes r.
+  // (A stale read before the last one is not enough: a later read of the
+  // iteration may still be revisited and the re-run may leave the loop with
+  // the stale value — a behaviour no other graph has; explorer_test's "a
+  // stale read before the last one".) The same holds when r is settled (in
+  // the porf-prefix of an earlier revisiting write, GenMC's "not
+  // revisitable"): it is never revisited or deleted again, nor are the
+  // thread's earlier events; events are settled whenever stale waits are
+  // pruned (`settles_`), and after a backward revisit every thread is asked
+  // (a spin whose last read the revisiting write's prefix now holds).
   // Every execution through the graph ends blocked — also when the program
   // ends first (classifyEnd: a stale waiter makes it blocked) — so the graph
   // is left (State::staleWait, counted in CheckResult::staleWaits). What the
@@ -263,11 +274,12 @@ class Explorer {
   static bool otherWriteAfter(const Graph& g, const Event& e, uint32_t u);
   // Whether one of thread u's last n reads (its idle iteration's) has
   // another thread's write after it in coherence: the spin may still read
-  // another value (finishExecution's waiterAt and staleWait).
+  // another value (finishExecution's waiterAt: then the end is no hang).
   static bool idleReadsStale(const Graph& g, uint32_t u, uint32_t n);
-  // Thread t's spin just stopped on an idle iteration: whether one of its
-  // reads was stale (see above).
-  bool staleWait(const State& s, uint32_t t) const;
+  // Thread t's spin stopped on an idle iteration: whether the iteration's
+  // last read is settled or (unless `settledOnly`: asked when t has just
+  // stopped, while r is the newest event of all) stale (see above).
+  bool staleWait(const State& s, uint32_t t, bool settledOnly = false) const;
   // The same decided before thread t's new read r is given a stale write w
   // (one that another thread's write follows in coherence): whether t,
   // given w's value, stops at once on a spin's await. Then staleWait would

@@ -780,6 +780,48 @@ TEST_CASE("a spin that read a stale value ends its graph: the same executions, f
     }
 }
 
+TEST_CASE("a stale read before the last one of an idle iteration does not end the graph", "[explorer]") {
+  // w1: x = 1; x = 2.   rd: do { rx = x; ry = y; } while (rx == 0 && ry == 0);
+  //                         assert(!(rx == 0 && ry == 1));   w2: y = 1.
+  // w1 runs first, so rd's read of x = 0 is stale when it is added; its
+  // read of y = 0 is the newest, and the thread stops on its await. w2's
+  // y = 1 added later revisits that read: the re-run leaves the loop with
+  // x = 0, y = 1 and fails — a graph only this one leads to. Only a stale
+  // *last* read of the iteration fixes the iteration (explorer.h, stale
+  // waits): this one must be explored to the violation.
+  ProgramBuilder pb("stale_first.c");
+  auto x = pb.global("x"), y = pb.global("y");
+  auto& w1 = pb.function("w1", 1);
+  w1.at(2).storeGlobal(x, 1);
+  w1.at(2).storeGlobal(x, 2);
+  w1.ret();
+  auto& rd = pb.function("rd", 1);
+  Reg saved = rd.at(3).readCountBegin();
+  Reg rx = rd.at(3).loadGlobal(x);
+  Reg ry = rd.at(3).loadGlobal(y);
+  Reg reads = rd.at(3).readCountEnd(saved);
+  rd.at(3).assume(rd.bin(BinOp::Or, rd.cmpImm(CmpOp::Ne, rx, 0), rd.cmpImm(CmpOp::Ne, ry, 0)), true, false, reads);
+  rd.at(4).assertTrue(rd.bin(BinOp::Or, rd.cmpImm(CmpOp::Ne, rx, 0), rd.cmpImm(CmpOp::Ne, ry, 1)), "not (x == 0 && y == 1)");
+  rd.ret();
+  auto& w2 = pb.function("w2", 1);
+  w2.at(5).storeGlobal(y, 1);
+  w2.ret();
+  auto& m = pb.function("main");
+  std::vector<Reg> hs = {m.at(6).spawn(w1.index()), m.at(6).spawn(rd.index()), m.at(6).spawn(w2.index())};
+  for (Reg h : hs) m.at(7).joinDiscard(h);
+  m.ret();
+  pb.setEntry(m.index());
+  const Program p = pb.build();
+  for (Model md : {Model::SC, Model::TSO, Model::PSO}) {
+    CAPTURE(modelName(md));
+    const StaleRun full = runStale(p, md, false), pruned = runStale(p, md, true);
+    REQUIRE(full.r.status == Status::Violation);
+    CHECK(pruned.r.status == Status::Violation);
+    CHECK(pruned.r.executions == full.r.executions);
+    CHECK(pruned.keys == full.keys);
+  }
+}
+
 TEST_CASE("the loads an await may follow with nothing visible in between", "[explorer]") {
   // The explorer asks about stale values only at such loads (staleReadStops):
   // the TTAS worker's `while (lock)` load, not its counter load (a store

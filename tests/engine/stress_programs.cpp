@@ -140,12 +140,30 @@ StressProgram stressProgram(uint64_t seed, StressFamily family) {
           for (uint32_t i = 0; i < n; ++i) th.ops.push_back(g.access(1, p.locations - 1, 2, true));
           th.ops.push_back(StressOp{StressOp::Store, 0, 1, 0});
         } else {
-          if (g.pick(3) != 0) th.ops.push_back(StressOp{StressOp::Await, 0, 1, 0});
+          if (g.pick(3) != 0) {
+            // One await in three also leaves when another location gets a
+            // value another thread stores (chosen below): its idle
+            // iteration reads the flag, then that location.
+            if (g.pick(3) == 0) th.ops.push_back(StressOp{StressOp::AwaitEither, g.range(1, p.locations - 1), 1 + g.pick(4), 0});
+            else th.ops.push_back(StressOp{StressOp::Await, 0, 1, 0});
+          }
           uint32_t n = g.range(1, 2);
           for (uint32_t i = 0; i < n; ++i) th.ops.push_back(g.access(1, p.locations - 1, 3, true));
         }
         p.threads.push_back(th);
       }
+      for (size_t t = 0; t < p.threads.size(); ++t)
+        for (StressOp& op : p.threads[t].ops) {
+          if (op.kind != StressOp::AwaitEither) continue;
+          std::vector<const StressOp*> stores;  // another thread's store to a location other than the flag
+          for (size_t u = 0; u < p.threads.size(); ++u)
+            for (const StressOp& o : p.threads[u].ops)
+              if (u != t && o.kind == StressOp::Store && o.loc != 0) stores.push_back(&o);
+          if (stores.empty()) continue;
+          const StressOp* o = stores[g.pick(uint32_t(stores.size()))];
+          op.loc = o->loc;
+          op.value = o->value;
+        }
       break;
     }
     case StressFamily::Nested: {
@@ -242,6 +260,16 @@ void emitOps(FunctionBuilder& f, const StressProgram& p, const std::vector<uint3
         f.assume(f.cmpImm(CmpOp::Eq, v, op.value), true);
         break;
       }
+      case StressOp::AwaitEither: {
+        Reg saved = f.readCountBegin();
+        Reg v = f.loadGlobal(globals[0]);
+        Reg w = f.loadGlobal(gl);
+        Reg reads = f.readCountEnd(saved);
+        f.assume(f.bin(BinOp::Or, f.cmpImm(CmpOp::Eq, v, 1), f.cmpImm(CmpOp::Eq, w, op.value)), true, false, reads);
+        record(v);  // (which of the two let it go)
+        record(w);
+        break;
+      }
       case StressOp::AssertNot:
         if (lastRead != kNoReg) f.assertTrue(f.cmpImm(CmpOp::Ne, lastRead, op.value), "assertion");
         break;
@@ -306,6 +334,7 @@ std::string stressToC(const StressProgram& p) {
       case StressOp::TryLockBegin: return "if (pthread_mutex_trylock(&" + l + ") == 0) {";
       case StressOp::TryLockEnd: return "pthread_mutex_unlock(&" + l + "); }";
       case StressOp::Await: return "while (" + l + " != " + v + ") ;";
+      case StressOp::AwaitEither: return "while (" + locName(p, 0) + " != 1 && " + l + " != " + v + ") ;";
       case StressOp::AssertNot: return "assert(r != " + v + ");";
     }
     return "?";

@@ -22,7 +22,7 @@ enum class StressFamily : uint8_t {
   RmwHeavy,     // 4-6 threads, mostly fetch_add / xchg / CAS on 1-2 locations
   Mixed,        // 3-4 threads, 2-3 locations, stores/loads/RMWs/fences
   Mutex,        // a mutex (lock/unlock, trylock) around some accesses; up to 4 threads, sometimes two sections each
-  Await,        // spin-waits (load + assume) on a flag that some thread sets
+  Await,        // spin-waits (load + assume) on a flag that some thread sets, or on it or another location
   Nested,       // a thread spawns and joins a child of its own
 };
 constexpr int kStressFamilies = 6;
@@ -32,6 +32,7 @@ struct StressOp {
   enum Kind : uint8_t {
     Store, Load, FetchAdd, Xchg, Cas, CasSeen,  // CasSeen: expected = the value this thread read last
     FenceFull, FenceStoreStore, Lock, Unlock, TryLockBegin, TryLockEnd, Await,
+    AwaitEither,  // while (flag != 1 && loc != value) ;  (two reads per idle iteration, loc's last)
     AssertNot  // assert(the value this thread read last != value)
   } kind = Store;
   uint32_t loc = 0;

@@ -900,6 +900,47 @@ TSOCHECK void hang(void) {
   CHECK(cr.violation->message.find("spins forever at test.c:4") != std::string::npos);
 }
 
+TEST_CASE("a spin that read a stale value first still leaves the loop when its later read changes",
+          "[frontend][spin]") {
+  // w1 runs first, so the waiter's first read of x (0) is stale: x = 2 is
+  // there. Its read of y sees 0 and the iteration is idle; y = 1 comes
+  // later and the waiter leaves the loop with x == 0, y == 1. This used to
+  // be verified: the idle iteration's stale first read ended the graph
+  // before y = 1 could change its second read.
+  const std::string src = R"(#include <tsocheck.h>
+#include <pthread.h>
+#include <assert.h>
+volatile int x, y;
+static void *w1(void *a) { x = 1; x = 2; return 0; }
+static void *rd(void *a) {
+  int rx, ry;
+  do {
+    rx = x;
+    ry = rx == 0 ? y : 0;
+  } while (rx == 0 && ry == 0);
+  assert(!(rx == 0 && ry == 1));
+  return 0;
+}
+static void *w2(void *a) { y = 1; return 0; }
+TSOCHECK void stale_first(void) {
+  pthread_t a, b, c;
+  pthread_create(&a, 0, w1, 0);
+  pthread_create(&b, 0, rd, 0);
+  pthread_create(&c, 0, w2, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  pthread_join(c, 0);
+}
+)";
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    CAPTURE(modelName(m));
+    CheckResult cr = run(src, m);
+    CHECK(cr.status == Status::Violation);
+    REQUIRE(cr.violation);
+    CHECK(cr.violation->kind == ErrorKind::Assertion);
+  }
+}
+
 TEST_CASE("a read-only call in a spin loop counts the callee's reads", "[frontend][spin]") {
   const std::string src = R"(#include <tsocheck.h>
 #include <pthread.h>
