@@ -148,10 +148,21 @@ StressProgram stressProgram(uint64_t seed, StressFamily family) {
             else th.ops.push_back(StressOp{StressOp::Await, 0, 1, 0});
           }
           uint32_t n = g.range(1, 2);
+          // One waiter in four takes a TTAS lock (a location of its own,
+          // added below) around its accesses.
+          const bool tas = g.pick(4) == 0;
+          if (tas) th.ops.push_back(StressOp{StressOp::TasAcquire, 0, 0, 0});
           for (uint32_t i = 0; i < n; ++i) th.ops.push_back(g.access(1, p.locations - 1, 3, true));
+          if (tas) th.ops.push_back(StressOp{StressOp::TasRelease, 0, 0, 0});
         }
         p.threads.push_back(th);
       }
+      for (StressThread& th : p.threads)
+        for (StressOp& op : th.ops)
+          if (op.kind == StressOp::TasAcquire || op.kind == StressOp::TasRelease) {
+            if (!p.tasLock) p.tasLock = p.locations++;
+            op.loc = p.tasLock;
+          }
       for (size_t t = 0; t < p.threads.size(); ++t)
         for (StressOp& op : p.threads[t].ops) {
           if (op.kind != StressOp::AwaitEither) continue;
@@ -201,7 +212,9 @@ StressProgram stressProgram(uint64_t seed, StressFamily family) {
     }
   }
   for (uint32_t i = 0; i < p.locations; ++i)
-    p.init.push_back((p.hasMutex || family == StressFamily::Await) && i == 0 ? 0 : (g.pick(4) == 0 ? 1 : 0));
+    p.init.push_back(((p.hasMutex || family == StressFamily::Await) && i == 0) || (p.tasLock && i == p.tasLock)
+                         ? 0
+                         : (g.pick(4) == 0 ? 1 : 0));
   for (uint32_t t = 0; t < p.threads.size(); ++t) p.spawnOrder.push_back(t);
   for (uint32_t i = uint32_t(p.spawnOrder.size()); i > 1; --i) std::swap(p.spawnOrder[i - 1], p.spawnOrder[g.pick(i)]);
   return p;
@@ -270,6 +283,20 @@ void emitOps(FunctionBuilder& f, const StressProgram& p, const std::vector<uint3
         record(w);
         break;
       }
+      case StressOp::TasAcquire: {
+        // The outer loop's idle iteration reads twice (the load that saw 0,
+        // then the exchange that saw the lock taken); the inner one once.
+        Reg saved = f.readCountBegin();
+        Reg v = f.loadGlobal(gl);
+        Reg first = f.readCountEnd(saved);
+        f.assume(f.cmpImm(CmpOp::Eq, v, 0), true, false, first);
+        saved = f.readCountBegin();
+        Reg old = f.rmwGlobal(RmwOp::Xchg, gl, 1);
+        Reg second = f.readCountEnd(saved);
+        f.assume(f.cmpImm(CmpOp::Eq, old, 0), true, false, f.bin(BinOp::Add, first, second));
+        break;
+      }
+      case StressOp::TasRelease: f.storeGlobal(gl, 0); break;
       case StressOp::AssertNot:
         if (lastRead != kNoReg) f.assertTrue(f.cmpImm(CmpOp::Ne, lastRead, op.value), "assertion");
         break;
@@ -335,6 +362,8 @@ std::string stressToC(const StressProgram& p) {
       case StressOp::TryLockEnd: return "pthread_mutex_unlock(&" + l + "); }";
       case StressOp::Await: return "while (" + l + " != " + v + ") ;";
       case StressOp::AwaitEither: return "while (" + locName(p, 0) + " != 1 && " + l + " != " + v + ") ;";
+      case StressOp::TasRelease: return l + " = 0;";
+      case StressOp::TasAcquire: return "for (;;) { while (" + l + " != 0) ; if (atomic_exchange(&" + l + ", 1) == 0) break; }";
       case StressOp::AssertNot: return "assert(r != " + v + ");";
     }
     return "?";

@@ -33,6 +33,8 @@ struct StressOp {
     Store, Load, FetchAdd, Xchg, Cas, CasSeen,  // CasSeen: expected = the value this thread read last
     FenceFull, FenceStoreStore, Lock, Unlock, TryLockBegin, TryLockEnd, Await,
     AwaitEither,  // while (flag != 1 && loc != value) ;  (two reads per idle iteration, loc's last)
+    TasAcquire,   // for (;;) { while (loc != 0) ; if (xchg(&loc, 1) == 0) break; }  (a TTAS lock)
+    TasRelease,   // loc = 0
     AssertNot  // assert(the value this thread read last != value)
   } kind = Store;
   uint32_t loc = 0;
@@ -53,6 +55,7 @@ struct StressProgram {
   std::vector<StressThread> threads;
   std::vector<uint32_t> spawnOrder;  // permutation of thread indexes: main spawns in this order
   bool hasMutex = false;
+  uint32_t tasLock = 0;  // Await: the location only TasAcquire/TasRelease use (0: none)
 };
 
 // Deterministic: the same seed and family always give the same program.
