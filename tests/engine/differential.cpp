@@ -26,6 +26,8 @@ std::string showFinals(const Finals& f) {
 }
 // The graph explorer's options for a configuration; every incremental
 // consistency answer is checked against a sort from scratch.
+constexpr uint64_t kNaiveMaxCached = 2000000;  // with naiveSeconds: the naive search's memory budget (differential.h)
+
 CheckOptions graphOptions(const DiffConfig& c, bool stopAtFirstError, ExploreOrder order) {
   CheckOptions opts;
   opts.model = c.model;
@@ -216,7 +218,6 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
 
   Limits naiveLimits = c.limits;
   if (c.naiveSeconds > 0) naiveLimits.startClock(std::chrono::steady_clock::now(), c.naiveSeconds, nullptr);
-  constexpr uint64_t kNaiveMaxCached = 2000000;  // with naiveSeconds: its memory budget (differential.h)
   NaiveResult naive = exploreNaive(prog, c.model, c.bound, naiveLimits, c.naiveSeconds > 0 ? kNaiveMaxCached : 0);
   if (naive.timedOut) {
     out.naiveTimedOut = true;
@@ -342,10 +343,19 @@ bool violates(const Program& prog, Model model) {
   return check(prog, o).status == Status::Violation;
 }
 
-DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBound) {
+DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBound, double naiveSeconds) {
   DiffOutcome out;
   std::ostringstream why;
-  const std::map<std::string, int> minP = naiveMinPreemptions(prog, model, -1, maxBound);
+  Limits naiveLimits;
+  if (naiveSeconds > 0) naiveLimits.startClock(std::chrono::steady_clock::now(), naiveSeconds, nullptr);
+  bool naiveTimedOut = false;
+  const std::map<std::string, int> minP =
+      naiveMinPreemptions(prog, model, -1, maxBound, naiveLimits, naiveSeconds > 0 ? kNaiveMaxCached : 0,
+                          &naiveTimedOut);
+  if (naiveTimedOut) {
+    out.naiveTimedOut = true;
+    return out;
+  }
   for (int bound = 0; bound <= maxBound; ++bound) {
     std::map<std::string, int> seen;  // trace key -> the explorer's lower bound
     bool twice = false;

@@ -92,8 +92,10 @@ DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c);
 // Preemption bounding (no buffer bound): at each bound 0..maxBound, the
 // bounded graph explorer must explore every Shasha–Snir class whose minimum
 // preemption count (the naive explorer's) is within the bound, each once,
-// with a lower bound never above that minimum.
-DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBound);
+// with a lower bound never above that minimum. naiveSeconds > 0: the naive
+// search's budget, time and cached subtrees as with DiffConfig::naiveSeconds
+// (over it: DiffOutcome::naiveTimedOut, nothing compared).
+DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBound, double naiveSeconds = 0);
 
 // Whether the unbounded graph explorer finds a violation of prog under
 // model. The explorer ends an execution at its error, so on such a program

@@ -195,9 +195,10 @@ class Naive {
   void setMaxCached(uint64_t n) { maxCached_ = n; }
 
   // Preemption mode: fills minPreemptions_ instead of the usual counts.
-  std::map<std::string, int> runPreemptions(int maxPreemptions) {
+  std::map<std::string, int> runPreemptions(int maxPreemptions, bool* timedOut) {
     maxPreemptions_ = maxPreemptions;
-    run();
+    const NaiveResult r = run();
+    if (timedOut) *timedOut = r.timedOut;
     return std::move(minPreemptions_);
   }
 
@@ -604,9 +605,11 @@ NaiveResult exploreNaivePlain(const Program& prog, Model model, int bufferBound,
 }
 
 std::map<std::string, int> naiveMinPreemptions(const Program& prog, Model model, int bufferBound,
-                                               int maxPreemptions, const Limits& limits) {
+                                               int maxPreemptions, const Limits& limits, uint64_t maxCached,
+                                               bool* timedOut) {
   Naive n(prog, model, bufferBound, limits, /*cache=*/false);
-  return n.runPreemptions(maxPreemptions);
+  n.setMaxCached(maxCached);
+  return n.runPreemptions(maxPreemptions, timedOut);
 }
 
 }  // namespace tsocheck::testing

@@ -39,8 +39,11 @@ NaiveResult exploreNaivePlain(const Program& prog, Model model, int bufferBound,
 // not thread steps; a switch away from a thread waiting for a held mutex or
 // an unfinished join is free) of every Shasha–Snir class, over every run of
 // the machine producing it; only classes whose minimum is <= maxPreemptions.
+// maxCached > 0 and the limits' deadline bound the search as in exploreNaive;
+// *timedOut (when given) tells whether it ended early (the map is incomplete).
 std::map<std::string, int> naiveMinPreemptions(const Program& prog, Model model, int bufferBound,
-                                               int maxPreemptions, const Limits& limits = Limits{});
+                                               int maxPreemptions, const Limits& limits = Limits{},
+                                               uint64_t maxCached = 0, bool* timedOut = nullptr);
 
 // Canonical trace key (format in engine/check.h) from reads-from pairs
 // (reader, writer or "init") and, per written address, writers in co order.
