@@ -24,10 +24,23 @@ std::string showFinals(const Finals& f) {
   }
   return o.str();
 }
+// The naive search's budget (DiffConfig::naiveSeconds; 0: none): `base`'s
+// limits with a deadline `seconds` from now, and at most this many cached
+// subtrees (its memory), for exploreNaive and naiveMinPreemptions alike.
+struct NaiveBudget {
+  Limits limits;
+  uint64_t maxCached = 0;
+};
+NaiveBudget naiveBudget(const Limits& base, double seconds) {
+  NaiveBudget b{base, 0};
+  if (seconds > 0) {
+    b.limits.startClock(std::chrono::steady_clock::now(), seconds, nullptr);
+    b.maxCached = 2000000;
+  }
+  return b;
+}
 // The graph explorer's options for a configuration; every incremental
 // consistency answer is checked against a sort from scratch.
-constexpr uint64_t kNaiveMaxCached = 2000000;  // with naiveSeconds: the naive search's memory budget (differential.h)
-
 CheckOptions graphOptions(const DiffConfig& c, bool stopAtFirstError, ExploreOrder order) {
   CheckOptions opts;
   opts.model = c.model;
@@ -216,9 +229,8 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
   std::ostringstream why;
   const char* cfg = modelName(c.model);
 
-  Limits naiveLimits = c.limits;
-  if (c.naiveSeconds > 0) naiveLimits.startClock(std::chrono::steady_clock::now(), c.naiveSeconds, nullptr);
-  NaiveResult naive = exploreNaive(prog, c.model, c.bound, naiveLimits, c.naiveSeconds > 0 ? kNaiveMaxCached : 0);
+  const NaiveBudget budget = naiveBudget(c.limits, c.naiveSeconds);
+  NaiveResult naive = exploreNaive(prog, c.model, c.bound, budget.limits, budget.maxCached);
   if (naive.timedOut) {
     out.naiveTimedOut = true;
     return out;
@@ -346,12 +358,10 @@ bool violates(const Program& prog, Model model) {
 DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBound, double naiveSeconds) {
   DiffOutcome out;
   std::ostringstream why;
-  Limits naiveLimits;
-  if (naiveSeconds > 0) naiveLimits.startClock(std::chrono::steady_clock::now(), naiveSeconds, nullptr);
+  const NaiveBudget budget = naiveBudget(Limits{}, naiveSeconds);
   bool naiveTimedOut = false;
   const std::map<std::string, int> minP =
-      naiveMinPreemptions(prog, model, -1, maxBound, naiveLimits, naiveSeconds > 0 ? kNaiveMaxCached : 0,
-                          &naiveTimedOut);
+      naiveMinPreemptions(prog, model, -1, maxBound, budget.limits, budget.maxCached, &naiveTimedOut);
   if (naiveTimedOut) {
     out.naiveTimedOut = true;
     return out;
