@@ -44,7 +44,7 @@ programs=(
   "counters(3x2)|counters.c|tso||-DTHREADS=3 -DROUNDS=2"
   "fanout|fanout.c|sc||"
   "fanout|fanout.c|tso||"
-  # spin-heavy: blocked executions (stale waits, CheckOptions::pruneStaleWaits)
+  # spin-heavy: blocked executions (stale waits and frozen spins, CheckOptions::pruneStaleWaits)
   "ttas(5)|ttas.c|sc||-DN=5"
   "ttas(5)|ttas.c|tso||-DN=5"
   "peterson(x4)f|peterson_plain.c|tso||-DROUNDS=4 -DFENCED"
@@ -85,6 +85,11 @@ for p in "${programs[@]}"; do
   read -r e2 b2 < <(execs "$new" "${common[@]}")
   same=yes  # (the executions; blocked ones may go)
   [ "$e1" = "$e2" ] || same=NO
+  # (Going on past errors, an execution that would end in an error inside a
+  # graph left as a stale wait is not explored: `fewer`, not a mismatch, when
+  # the new build leaves more such graphs; the differential tests compare the
+  # executions without an error and the kinds of violation.)
+  [[ "$same" = NO && "$args" == *--keep-going* && "$e2" -lt "$e1" ]] && same=fewer
   read -r so ro < <(measure "$old" "${common[@]}")
   read -r sn rn < <(measure "$new" "${common[@]}")
   ratio=$(python3 -c "print('%.2f' % ($sn / max($so, 0.01)))")

@@ -68,9 +68,9 @@ programs=(
   # parker: samples/parker_*.c) and the generated chains (mpchain, sbchain).
   # A label ending in f is a fenced (or fixed) variant. Expected counts: GenMC's and Nidhugg's where they
   # agree (Nidhugg's alone under PSO; its TSO count for parker differs: it
-  # counts reads-from classes). Blocked executions: fewer than both peers'
-  # (stale waits end their graph: explorer.h staleWait; before, they equalled
-  # Nidhugg's). szymanski's exit loop carries the value it read into the
+  # counts reads-from classes). Blocked executions: no more than GenMC's, fewer
+  # than Nidhugg's (stale waits and frozen spins end their graph: explorer.h
+  # staleWait, freezesSpin; before, they equalled Nidhugg's). szymanski's exit loop carries the value it read into the
   # next iteration (`seen = flag; while (2 <= seen && flag <= 3) seen =
   # flag;`): an iteration that only re-reads it stops the thread (frontend/
   # README.md, spin loops), as GenMC's spin-assume does: both count 5,315

@@ -107,6 +107,7 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
   pruneStaleWaits_ = opts.pruneStaleWaits && !opts.robustness;
   if (pruneStaleWaits_) awaitLoads_ = loadsBeforeAwaits(prog);
   settles_ = unblockLocks_ || opts.preemptionBound >= 0 || pruneStaleWaits_;
+  freezeSpins_ = pruneStaleWaits_ && usesOp(prog, Op::Assume);
 }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par)
@@ -239,9 +240,11 @@ void Explorer::runTask(Task& k) {
   if (!pastBest()) {
     switch (k.kind) {
       case FrameKind::Read:
-      case FrameKind::Write:
         complete(k.s, k.t);
         if (!useAfterFree(k.s, k.id)) visit(k.s);
+        break;
+      case FrameKind::Write:
+        if (placed(k.s, k.t, k.id)) visit(k.s);
         break;
       case FrameKind::Choice:
         complete(k.s, k.t);
@@ -603,6 +606,7 @@ void Explorer::complete(State& s, uint32_t t) {
   const uint32_t every = opts_.checkOrders ? 1 : kMarkEvery;
   if (const uint32_t n = uint32_t(s.g.threads[t].events.size() - 1); n % every == 0 && n > 0) s.ts[t].mark(n);
   s.ts[t].mut().complete(e.result);
+  noteSpinner(s, t);
   if (pruneStaleWaits_ && staleWait(s, t)) s.staleWait = true;
 }
 
@@ -691,41 +695,96 @@ void Explorer::settle(Graph& g, EventId w, const std::vector<uint32_t>& view) co
   }
 }
 
+// (Inlined: pickThread asks it of every thread at every step.)
+[[gnu::always_inline]] inline Explorer::Moves Explorer::canMove(const State& s, uint32_t t) const {
+  const ThreadInfo& th = s.g.threads[t];
+  if (!th.alive || !s.ts[t]) return Moves::No;
+  if (!th.events.empty()) {
+    const Event& last = th.events.back();
+    if (last.kind == EvKind::Exit) return Moves::No;
+    if (last.kind == EvKind::Lock && !last.writes) return Moves::No;
+  }
+  const Action& a = s.ts[t]->pending();
+  switch (a.kind) {
+    case ActionKind::Blocked:
+    case ActionKind::Limit:
+      return Moves::No;
+    case ActionKind::Join: {
+      uint32_t tgt = a.target;
+      bool valid = tgt < s.g.threads.size() && tgt != t && s.g.threads[tgt].alive;
+      if (!valid) return Moves::Yes;  // reported as an error
+      const auto& te = s.g.threads[tgt].events;
+      if (te.empty() || te.back().kind != EvKind::Exit) return Moves::No;
+      if (endsProgram(te.back(), tgt)) return Moves::No;  // it called exit(): the program is over, the join never returns
+      return Moves::Yes;
+    }
+    case ActionKind::Lock:
+      return lockWaits(s, a) ? Moves::Waiting : Moves::Yes;
+    default:
+      return Moves::Yes;
+  }
+}
+
 int Explorer::pickThread(const State& s) const {
   int waiting = -1;  // the first thread whose lock waits (lockWaits): run when no other can move
   for (uint32_t t = 0; t < s.g.threads.size(); ++t) {
-    const ThreadInfo& th = s.g.threads[t];
-    if (!th.alive || !s.ts[t]) continue;
-    if (!th.events.empty()) {
-      const Event& last = th.events.back();
-      if (last.kind == EvKind::Exit) continue;
-      if (last.kind == EvKind::Lock && !last.writes) continue;
-    }
-    const Action& a = s.ts[t]->pending();
-    switch (a.kind) {
-      case ActionKind::Blocked:
-      case ActionKind::Limit:
-        continue;
-      case ActionKind::Join: {
-        uint32_t tgt = a.target;
-        bool valid = tgt < s.g.threads.size() && tgt != t && s.g.threads[tgt].alive;
-        if (!valid) return int(t);  // reported as an error
-        const auto& te = s.g.threads[tgt].events;
-        if (te.empty() || te.back().kind != EvKind::Exit) continue;
-        if (endsProgram(te.back(), tgt)) continue;  // it called exit(): the program is over, the join never returns
-        return int(t);
-      }
-      case ActionKind::Lock:
-        if (lockWaits(s, a)) {
-          if (waiting < 0) waiting = int(t);
-          continue;
-        }
-        return int(t);
-      default:
-        return int(t);
-    }
+    const Moves m = canMove(s, t);
+    if (m == Moves::Yes) return int(t);
+    if (m == Moves::Waiting && waiting < 0) waiting = int(t);
   }
   return waiting;
+}
+
+bool Explorer::placed(State& c, uint32_t t, EventId w) {
+  complete(c, t);
+  if (useAfterFree(c, w)) return false;
+  if (!freezeSpins_ || c.g.ev(w).kind != EvKind::Store || !freezesSpin(c, t, w)) return true;
+  ++res_.staleWaits;
+  return false;
+}
+
+void Explorer::noteSpinner(State& s, uint32_t u) const {
+  if (freezeSpins_ && s.ts[u] && isAwait(s.ts[u]->pending())) s.spinners |= uint64_t(1) << std::min(u, 63u);
+}
+
+bool Explorer::freezesSpin(const State& c, uint32_t t, EventId w) const {
+  const Event& we = c.g.ev(w);
+  const Location& loc = *c.g.findLoc(we.addr);
+  const int wi = Graph::coIndex(loc, w);
+  if (!c.spinners) return false;
+  const uint32_t n = uint32_t(c.g.threads.size());
+  for (uint32_t u = 0; u < n; ++u) {
+    if (!(c.spinners >> std::min(u, 63u) & 1)) {  // (never stopped on an await)
+      if (u >= 63) break;
+      continue;
+    }
+    if (u == t || !c.ts[u]) continue;
+    const Action& p = c.ts[u]->pending();
+    if (!isAwait(p) || p.target == 0) continue;
+    // The idle iteration's last read (as in staleWait; past fences only: a
+    // thread with another event after its last read is left alone).
+    const auto& evs = c.g.threads[u].events;
+    uint32_t i = uint32_t(evs.size());
+    while (i > 0 && evs[i - 1].kind == EvKind::Fence) --i;
+    if (i == 0 || !evs[i - 1].reads || evs[i - 1].addr != we.addr) continue;
+    const EventId r{u, i - 1};
+    const Event& re = evs[i - 1];
+    if (settled(c.g, u, r.index) || Graph::coIndex(loc, re.rf) >= wi) continue;
+    // Only t moved since r, and no other thread can move: every event from
+    // now on has w in its porf-prefix (explorer.h freezesSpin).
+    bool others = false;
+    for (uint32_t v = 0; v < c.g.threads.size() && !others; ++v) {
+      if (v == u || v == t) continue;
+      const auto& ve = c.g.threads[v].events;
+      others = (!ve.empty() && ve.back().stamp > re.stamp) || canMove(c, v) != Moves::No;
+    }
+    if (others) continue;
+    // w may revisit r deleting nothing (t's events since r precede w): that
+    // graph is r reading w where it stands.
+    std::vector<uint32_t> view = viewOf(c.g, w), keep;
+    if (revisitKeeps(c.g, w, r, view, keep)) return true;
+  }
+  return false;
 }
 
 void Explorer::visit(State& s) {
@@ -1200,8 +1259,7 @@ bool Explorer::handleWrite(State& s, uint32_t t) {
   // The coherence position ok[i] made on c (false: a use after free, reported).
   auto take = [&](State& c, uint32_t i) {
     c.g.findLoc(a.addr)->co.insert(size_t(ok[i]), id);
-    complete(c, t);
-    return !useAfterFree(c, id);
+    return placed(c, t, id);
   };
   auto position = [&](uint32_t i, bool last) {
     State copy;
@@ -1307,13 +1365,10 @@ Explorer::Taken Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId
   if (allowed && err.empty() && !notHolder && last && (!writes || !mayRevisit(s, t, id, &view))) {
     // The last candidate, and nothing of s is needed afterwards (no
     // backward revisit to make): it takes s over instead of a copy.
-    if (only) {  // no branch point at all: visit goes on with s
-      complete(s, t);
-      return useAfterFree(s, id) ? Taken::Visited : Taken::Completed;
-    }
+    if (only)  // no branch point at all: visit goes on with s
+      return placed(s, t, id) ? Taken::Completed : Taken::Visited;
     PathScope path(*this, 0);
-    complete(s, t);
-    if (!useAfterFree(s, id)) visit(s);
+    if (placed(s, t, id)) visit(s);
     return Taken::Visited;
   }
   {
@@ -1335,8 +1390,7 @@ Explorer::Taken Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId
                     a.loc, false);
       } else {
         State c = s;
-        complete(c, t);
-        if (!useAfterFree(c, id)) visit(c);
+        if (placed(c, t, id)) visit(c);
       }
     }
     if (writes && !stopped_ && frame->begin(1, &lastPart)) {
@@ -1575,7 +1629,10 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
     PathScope path(*this, uint32_t(pi));
     for (uint32_t u = 0; u < nThreads; ++u) {
       if (u == t || !d.g.threads[u].alive) continue;
-      if (u == r.thread || keep[u] != s.g.threads[u].events.size()) d.ts[u].replaced(replay(d.g, u, d.ts[u]));
+      if (u == r.thread || keep[u] != s.g.threads[u].events.size()) {
+        d.ts[u].replaced(replay(d.g, u, d.ts[u]));
+        noteSpinner(d, u);
+      }
     }
     if (!destroyed.empty()) {
       reportError(d, r.thread, ErrorKind::Memory, destroyed, d.g.ev(r).loc, false);

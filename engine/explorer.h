@@ -115,6 +115,9 @@ class Explorer {
     std::vector<SharedThread> ts;  // per thread id; empty when not alive
     PreemptionState pb;  // preemption bookkeeping (only with a preemption bound)
     bool staleWait = false;  // a thread's spin waits on a stale value (staleWait below)
+    // Threads that have stopped on an await in this state or one it was made
+    // from (bit 63: one of the threads from 63 on); freezesSpin looks at no others.
+    uint64_t spinners = 0;
     // Storage of its own (before it goes to another worker).
     void detach() {
       g.detach();
@@ -124,6 +127,44 @@ class Explorer {
 
   void visit(State& s);
   int pickThread(const State& s) const;
+  // Whether thread t can move now (Waiting: its lock waits for its mutex).
+  enum class Moves : uint8_t { No, Yes, Waiting };
+  Moves canMove(const State& s, uint32_t t) const;
+  // The event w of thread t, just made (a write with its coherence
+  // position), is complete in c: its result goes to t. False: c is not to be
+  // visited (a use after free, reported; or freezesSpin).
+  bool placed(State& c, uint32_t t, EventId w);
+  // Frozen spins (with stale waits). Whether the plain store w of thread t,
+  // just given its coherence position, makes a stopped spin wait for good:
+  // the last read r of the idle iteration of a thread u stopped on an
+  // await, of w's location, not settled, reads a write that w follows in
+  // coherence (r turned stale after u stopped), and
+  //  (1) every event added since r is t's (or u's own), and every thread
+  //      but u and t is unable to move (ended, stopped on an await or a
+  //      limit, waiting to join or for a lock that read a held value);
+  //  (2) w may revisit r deleting nothing (revisitKeeps: r added maximally;
+  //      t's events since r precede w).
+  // Then every event added from here on has w in its porf-prefix: t's
+  // follow w; another thread moves again only through an event that sees
+  // w (a join of an ended thread, a spin's read revisited by a write that
+  // sees w), and a revisit never takes it back to an unseen state, since a
+  // revisit deletes only events stamped after the revisited read, which
+  // must come after r (below) and so after every other thread's events.
+  // So no later write may revisit or delete r: w, co-after what r reads,
+  // is in its prefix, so r was not added maximally for it (maximallyAdded);
+  // nor an earlier read of u (that deletes r). The graph can only end
+  // with u blocked: it is left (counted in CheckResult::staleWaits), like a
+  // stale wait. The graph in which w revisits r is (2)'s, explored as w's
+  // backward revisit: the same events, r reading w — what the other
+  // threads do in this one they also do there (the stale-wait argument).
+  // Under (1) a later write that did not see w, from a third thread, could
+  // still revisit r, so the graph stays (explorer_test "a spin made stale
+  // after it stopped"). Only plain stores: an RMW's read part may still be
+  // revisited, which changes what it writes. This leaves the blocked
+  // executions GenMC leaves on Peterson(x4) (ARCHITECTURE.md "Known limits").
+  bool freezesSpin(const State& c, uint32_t t, EventId w) const;
+  bool freezeSpins_ = false;  // stale waits pruned and the program has awaits
+  void noteSpinner(State& s, uint32_t u) const;  // s.spinners gets u if it stopped on an await
   // (view: w's porf view, when it was worked out: revisits takes it.)
   bool mayRevisit(const State& s, uint32_t t, EventId w, std::vector<uint32_t>* view = nullptr) const;
   void finishExecution(State& s);
