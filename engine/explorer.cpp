@@ -748,10 +748,10 @@ void Explorer::noteSpinner(State& s, uint32_t u) const {
 }
 
 bool Explorer::freezesSpin(const State& c, uint32_t t, EventId w) const {
+  if (!c.spinners) return false;  // (most stores: no thread has stopped on an await)
   const Event& we = c.g.ev(w);
   const Location& loc = *c.g.findLoc(we.addr);
   const int wi = Graph::coIndex(loc, w);
-  if (!c.spinners) return false;
   const uint32_t n = uint32_t(c.g.threads.size());
   for (uint32_t u = 0; u < n; ++u) {
     if (!(c.spinners >> std::min(u, 63u) & 1)) {  // (never stopped on an await)
@@ -773,7 +773,7 @@ bool Explorer::freezesSpin(const State& c, uint32_t t, EventId w) const {
     // Only t moved since r, and no other thread can move: every event from
     // now on has w in its porf-prefix (explorer.h freezesSpin).
     bool others = false;
-    for (uint32_t v = 0; v < c.g.threads.size() && !others; ++v) {
+    for (uint32_t v = 0; v < n && !others; ++v) {
       if (v == u || v == t) continue;
       const auto& ve = c.g.threads[v].events;
       others = (!ve.empty() && ve.back().stamp > re.stamp) || canMove(c, v) != Moves::No;

@@ -157,7 +157,7 @@ class Explorer {
   // stale wait. The graph in which w revisits r is (2)'s, explored as w's
   // backward revisit: the same events, r reading w — what the other
   // threads do in this one they also do there (the stale-wait argument).
-  // Under (1) a later write that did not see w, from a third thread, could
+  // Without (1) a later write that did not see w, from a third thread, could
   // still revisit r, so the graph stays (explorer_test "a spin made stale
   // after it stopped"). Only plain stores: an RMW's read part may still be
   // revisited, which changes what it writes. This leaves the blocked
