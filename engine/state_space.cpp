@@ -405,6 +405,11 @@ Value Search::readValue(State& s, uint32_t t, Cell& c, bool* fromBuffer) const {
   return c.value;
 }
 
+// (A fence forgets no reads: it is no effect, so a spin's idle iteration
+// may have fences between its reads, and the hang check and the state key
+// take its last reads whatever lies between them, as the graph explorer's
+// idleReadsStale does. A store, an RMW that changed memory, a spawn, join,
+// exit or free is an effect: no idle iteration spans it.)
 void Search::noteRead(Thread& th, Addr a, Value v) const {
   if (th.recentReads.size() >= kMaxRecentReads) th.recentReads.erase(th.recentReads.begin());
   th.recentReads.push_back({a, v});
@@ -462,10 +467,10 @@ bool Search::reducedStep(const State& s, uint32_t node) {
       x.hasAddr = x.hasValue = x.buffered = true;
       x.addr = a.addr;
       x.value = v;
+      ct.recentReads.clear();
     } else {
-      x.kind = StepKind::Fence;
+      x.kind = StepKind::Fence;  // (no effect: an idle iteration keeps its reads across it, noteRead)
     }
-    ct.recentReads.clear();
     ct.ts->complete(0);
     const ActionKind next = ct.ts->pending().kind;
     if (next == ActionKind::Error || next == ActionKind::Limit) continue;
@@ -569,8 +574,7 @@ bool Search::stepThread(const State& s, uint32_t node, uint32_t t, bool& any, bo
       if (a.fence == FenceKind::StoreStore && opts_.memoryModel().storeStoreBarrierOrdersFlushes() &&
           !ct.buf.empty())
         ++ct.epoch;
-      ct.recentReads.clear();
-      ct.ts->complete(0);
+      ct.ts->complete(0);  // (the reads before it stay: noteRead)
       any = true;
       emit(std::move(c), stepNode(node, t, StepKind::Fence, a));
       return true;
@@ -1256,11 +1260,25 @@ void Search::revisit(uint32_t id, const State& s, const std::vector<PendingOp>& 
 void Search::enterState(State&& s, uint32_t node, uint32_t enteringOp) {
   std::string k = key(s);
   std::vector<PendingOp> pend = pendingOps(s);
+  // An exit that ends the program (OpClass::Global) stops every other
+  // actor: their operations pending before it are pending in no state
+  // after it, yet they race with it (running one of them first may let it
+  // write what the exiting thread read). They are checked as if still
+  // pending here, and the dependency graph gets their edges, so that a
+  // later revisit of this state checks them too. (Another transition never
+  // takes an operation away from an actor that did not move.)
+  std::vector<PendingOp> raced = pend;
+  if (!frames_.empty() && enteringOp != Frame::kNone && graph_.op(enteringOp).cls == sdpor::OpClass::Global) {
+    const Frame& prev = frames_.back();
+    for (const PendingOp& p : prev.pending)
+      if (p.actor != prev.actor && std::none_of(pend.begin(), pend.end(), [&](const PendingOp& q) { return q.actor == p.actor; }))
+        raced.push_back(p);
+  }
   if (enteringOp != Frame::kNone)
-    for (const PendingOp& p : pend) graph_.addEdge(enteringOp, p.op);
+    for (const PendingOp& p : raced) graph_.addEdge(enteringOp, p.op);
   if (auto it = stateIds_.find(k); it != stateIds_.end()) {
     nodes_.pop_back();
-    revisit(it->second, s, pend);
+    revisit(it->second, s, raced);
     return;
   }
   Frame f;
@@ -1273,7 +1291,7 @@ void Search::enterState(State&& s, uint32_t node, uint32_t enteringOp) {
     nodes_.pop_back();
     return;
   }
-  raceCheck(pend);
+  raceCheck(raced);
   heldBytes_ += kept;
   f.id = uint32_t(infos_.size());
   stateIds_.emplace(std::move(k), f.id);

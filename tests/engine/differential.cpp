@@ -349,6 +349,68 @@ DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c) {
   return out;
 }
 
+DiffOutcome programEndDifferential(const Program& prog, Model model, uint64_t maxStates) {
+  DiffOutcome out;
+  std::ostringstream why;
+  Addr res0 = 0;
+  for (const Global& gl : prog.globals)
+    if (gl.name == "res0") res0 = gl.addr;
+  auto mainRead = [&](const ExecutionInfo& e) {
+    for (const auto& [a, v] : e.finalMemory)
+      if (a == res0) return v;
+    return Value(0);
+  };
+  auto fail = [&](const std::string& what) {
+    why << (out.agree ? std::string(modelName(model)) + " (program end): " : "; ") << what;
+    out.agree = false;
+  };
+  if (res0 == 0) fail("no res0 global (not a RandomProgramSpec::mainReads program)");
+  CheckOptions co;
+  co.model = model;
+  co.stopAtFirstError = false;
+  co.exitEndsProgram = true;
+  std::set<Value> graph;
+  co.onExecution = [&](const ExecutionInfo& e) {
+    if (!e.blocked) graph.insert(mainRead(e));
+  };
+  const CheckResult g = check(prog, co);
+  out.executions = g.executions;
+  out.violation = bool(g.violation);
+  out.status = g.status;
+  if (g.status == Status::Error) fail("engine error (graph explorer): " + g.message);
+  if (g.cut) fail("the graph explorer was cut");
+  auto show = [](const std::set<Value>& v) {
+    std::string t = "{";
+    for (Value x : v) t += " " + std::to_string(x);
+    return t + " }";
+  };
+  for (StateSearch search : {StateSearch::Bfs, StateSearch::Dpor}) {
+    const char* name = search == StateSearch::Bfs ? "stateful BFS" : "stateful DPOR";
+    StateSpaceOptions so;
+    so.check = co;
+    so.search = search;
+    if (maxStates) so.maxStates = maxStates;
+    std::set<Value> reads;
+    so.check.onExecution = [&](const ExecutionInfo& e) {
+      if (!e.blocked) reads.insert(mainRead(e));
+    };
+    const StateSpaceResult r = exploreStates(prog, so);
+    (search == StateSearch::Bfs ? out.bfsStates : out.dporStates) = r.states;
+    if (!r.exhaustive && !r.result.violation) {
+      (search == StateSearch::Bfs ? out.statefulSkipped : out.dporSkipped) = true;
+      continue;
+    }
+    if (r.result.status == Status::Error) fail(std::string("engine error (") + name + "): " + r.result.message);
+    if (bool(r.result.violation) != bool(g.violation))
+      fail(std::string("verdict: ") + name + (r.result.violation ? " violation" : " no violation") +
+           ", graph explorer " + (g.violation ? "violation" : "no violation"));
+    else if (!g.violation && reads != graph)
+      fail(std::string("what main read: ") + name + " " + show(reads) + ", graph explorer " + show(graph));
+  }
+  out.why = why.str();
+  return out;
+}
+
 bool violates(const Program& prog, Model model) {
   CheckOptions o;
   o.model = model;

@@ -89,6 +89,15 @@ std::string orderDifferential(const Program& prog, const DiffConfig& c);
 // stateful DPOR's).
 DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c);
 
+// A program that ends while threads still run (RandomProgramSpec::mainReads:
+// main joins one thread, copies a location into res0 and returns, with
+// CheckOptions::exitEndsProgram): the graph explorer and both state-space
+// searches must agree on the verdict and on the values main can read (the
+// naive explorer does not model the end; final memory as a whole is not
+// compared, as the others' buffered stores die with the program, which a
+// graph does not model). A state-space search over maxStates (0: the
+// search's own cap) is left out (statefulSkipped / dporSkipped).
+DiffOutcome programEndDifferential(const Program& prog, Model model, uint64_t maxStates = 30000);
 // Preemption bounding (no buffer bound): at each bound 0..maxBound, the
 // bounded graph explorer must explore every Shasha–Snir class whose minimum
 // preemption count (the naive explorer's) is within the bound, each once,

@@ -326,7 +326,7 @@ class Emitter {
   uint32_t line_ = 1;
 };
 
-Program build(const GenProgram& gp, uint32_t loopIterations, bool spinAwaits) {
+Program build(const GenProgram& gp, uint32_t loopIterations, bool spinAwaits, bool mainReads) {
   ProgramBuilder pb("random.c");
   std::vector<uint32_t> shared;
   for (uint32_t i = 0; i < gp.locations; ++i)
@@ -343,6 +343,12 @@ Program build(const GenProgram& gp, uint32_t loopIterations, bool spinAwaits) {
     Reg acc = f.constant(0);
     std::vector<Reg> slotRegs(size_t(th.slots), kNoReg);
     Emitter e(f, shared);
+    if (mainReads && t > 0) {
+      // A first step nothing else races with (a store to a global of the
+      // thread's own): what the thread does next to the shared locations
+      // must still be tried before main returns.
+      f.storeGlobal(pb.global("own" + std::to_string(t + 1), 4, 0), 1);
+    }
     if (spinAwaits && t % 2 == 1) {
       // Wait until the first location differs from its initial value (a
       // spin-loop await: the idle iteration is one read). May never happen:
@@ -373,7 +379,15 @@ Program build(const GenProgram& gp, uint32_t loopIterations, bool spinAwaits) {
   mainFn.at(1);
   std::vector<Reg> ids;
   for (uint32_t fi : funcs) ids.push_back(mainFn.spawn(fi));
-  for (Reg id : ids) mainFn.joinDiscard(id);
+  if (!mainReads) {
+    for (Reg id : ids) mainFn.joinDiscard(id);
+  } else {
+    // Joins the first thread only, reads the first location into res0 and
+    // returns while the others may still run (what they do to the other
+    // locations is independent of main's steps).
+    mainFn.joinDiscard(ids[0]);
+    mainFn.storeGlobalReg(pb.global("res0", 8, 0), mainFn.loadGlobal(shared[0]), 8);
+  }
   mainFn.ret();
   return pb.build();
 }
@@ -398,7 +412,7 @@ Program randomProgram(uint64_t seed, const RandomProgramSpec& spec) {
     }
     if (bestCost <= spec.maxStates) break;
   }
-  return build(best, spec.loopIterations, spec.spinAwaits);
+  return build(best, spec.loopIterations, spec.spinAwaits, spec.mainReads);
 }
 
 }  // namespace tsocheck::testing

@@ -2,7 +2,9 @@
 // naive explorer, the state space's BFS and its stateful DPOR, parallel
 // workers against one) on the stress families (stress_programs.h), both
 // state-space searches against the naive explorer on random programs with
-// atomic sections (sectionDifferential), and preemption bounds 0..2 against
+// atomic sections (sectionDifferential), the three searches on random
+// programs that end while threads still run (programEndDifferential), and
+// preemption bounds 0..2 against
 // the naive minimum preemption count on random programs and mutex programs
 // (preemptionDifferential), for a number of seeds or minutes.
 //   tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]
@@ -58,6 +60,10 @@ int main(int argc, char** argv) {
   uint64_t sectionPrograms = 0, sectionChecks = 0, preemptionChecks = 0;
   RandomProgramSpec sectionSpec;
   sectionSpec.atomicSections = true;
+  RandomProgramSpec endSpec;
+  endSpec.minLocations = 2;
+  endSpec.mainReads = true;
+  uint64_t endPrograms = 0, endChecks = 0;
   std::string firstMismatch;
   double lastReport = 0;
   for (uint64_t seed = first;; ++seed) {
@@ -107,6 +113,21 @@ int main(int argc, char** argv) {
         }
       }
     }
+    // One random program that ends while threads still run (main joins one
+    // and returns): the graph explorer and both state-space searches.
+    {
+      const uint64_t endSeed = 0xe7d0000000ull + seed;
+      Program p = randomProgram(endSeed, endSpec);
+      ++endPrograms;
+      for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+        const DiffOutcome d = programEndDifferential(p, m);
+        ++checks;
+        ++endChecks;
+        skipped += d.statefulSkipped;
+        dporSkipped += d.dporSkipped;
+        record(d, [&] { return "random program that ends early (seed " + std::to_string(endSeed) + ")\n"; });
+      }
+    }
     // One random program and one mutex-family program (waiting locks run
     // under a bound too) under preemption bounds 0..2 per seed and model.
     {
@@ -144,14 +165,16 @@ int main(int argc, char** argv) {
   std::printf("soak: %.1f minutes, %llu programs (", elapsed() / 60, (unsigned long long)programs);
   for (int f = 0; f < kStressFamilies; ++f)
     std::printf("%s%s %llu", f ? ", " : "", stressFamilyName(StressFamily(f)), (unsigned long long)perFamily[f]);
-  std::printf("; atomic sections %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
-              "section programs, %llu preemption bounds 0..2 vs naive on random and mutex programs), %llu graph-explorer executions, "
+  std::printf("; atomic sections %llu; ending early %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
+              "section programs, %llu preemption bounds 0..2 vs naive on random and mutex programs, %llu program ends "
+              "across the three searches), %llu graph-explorer executions, "
               "%llu with a violation, "
               "%llu without the BFS state space and %llu without the stateful DPOR (over the state cap), "
               "%llu left out (the naive explorer over %.0f s or its cache), "
               "states where both ran: BFS %llu, DPOR %llu; %llu mismatches\n",
-              (unsigned long long)sectionPrograms, (unsigned long long)checks, configs.size(),
-              (unsigned long long)sectionChecks, (unsigned long long)preemptionChecks, (unsigned long long)execs,
+              (unsigned long long)sectionPrograms, (unsigned long long)endPrograms, (unsigned long long)checks,
+              configs.size(), (unsigned long long)sectionChecks, (unsigned long long)preemptionChecks,
+              (unsigned long long)endChecks, (unsigned long long)execs,
               (unsigned long long)violations, (unsigned long long)skipped, (unsigned long long)dporSkipped,
               (unsigned long long)naiveTimedOut, kNaiveSeconds,
               (unsigned long long)bfsStates, (unsigned long long)dporStates, (unsigned long long)mismatches);
