@@ -3,7 +3,8 @@
 the bundled samples so that they still compile (memory orders, constants and
 comparisons changed, statements dropped — joins among them —, statements
 inserted: fences, mutex pairs, spins on a global of the fuzzer's, thread
-exits, assertions) and checks each mutant through the whole pipeline:
+exits, exit(), assertions, RMWs, spawns of a thread of the fuzzer's with or
+without a join) and checks each mutant through the whole pipeline:
 
   * the graph explorer against itself with two workers and the other
     exploration orders (same verdict; when verified, the same executions and
@@ -47,9 +48,15 @@ STMTS = ["atomic_thread_fence(memory_order_seq_cst);", '__asm__ __volatile__("mf
          "if (0) { }", "sched_yield();", "pthread_mutex_lock(&fz_m); pthread_mutex_unlock(&fz_m);",
          "if (fz_g) { fz_g = 0; }", "fz_g = 1;", "while (fz_g == 2) ;",
          "while (fz_g == 2) { atomic_thread_fence(memory_order_seq_cst); }", "if (fz_g == 1) pthread_exit(0);",
-         "{ int fz_v = fz_g; assert(fz_v != 3); }", "fz_g = 2; fz_g = 0;"]
-PRELUDE = ("#include <sched.h>\n#include <stdatomic.h>\n"
-           "static pthread_mutex_t fz_m = PTHREAD_MUTEX_INITIALIZER;\nstatic int fz_g;\n")
+         "{ int fz_v = fz_g; assert(fz_v != 3); }", "fz_g = 2; fz_g = 0;",
+         "atomic_fetch_add(&fz_a, 1);", "{ int fz_e = 0; atomic_compare_exchange_strong(&fz_a, &fz_e, 2); }",
+         "if (atomic_exchange(&fz_a, 3) == 3) fz_g = 3;",
+         "{ pthread_t fz_t; pthread_create(&fz_t, 0, fz_thread, 0); }",
+         "{ pthread_t fz_t; pthread_create(&fz_t, 0, fz_thread, 0); pthread_join(fz_t, 0); }",
+         "if (fz_g == 3) exit(0);"]
+PRELUDE = ("#include <sched.h>\n#include <stdatomic.h>\n#include <stdlib.h>\n"
+           "static pthread_mutex_t fz_m = PTHREAD_MUTEX_INITIALIZER;\nstatic int fz_g;\nstatic atomic_int fz_a;\n"
+           "static void *fz_thread(void *p) { fz_g = 1; atomic_fetch_add(&fz_a, 1); return p; }\n")
 
 
 def mutate(s):
