@@ -1265,20 +1265,22 @@ void Search::enterState(State&& s, uint32_t node, uint32_t enteringOp) {
   // after it, yet they race with it (running one of them first may let it
   // write what the exiting thread read). They are checked as if still
   // pending here, and the dependency graph gets their edges, so that a
-  // later revisit of this state checks them too. (Another transition never
-  // takes an operation away from an actor that did not move.)
-  std::vector<PendingOp> raced = pend;
+  // later revisit of this state checks them too; the frame keeps only the
+  // first `live`, which are. (Another transition never takes an operation
+  // away from an actor that did not move.)
+  const size_t live = pend.size();
   if (!frames_.empty() && enteringOp != Frame::kNone && graph_.op(enteringOp).cls == sdpor::OpClass::Global) {
     const Frame& prev = frames_.back();
     for (const PendingOp& p : prev.pending)
-      if (p.actor != prev.actor && std::none_of(pend.begin(), pend.end(), [&](const PendingOp& q) { return q.actor == p.actor; }))
-        raced.push_back(p);
+      if (p.actor != prev.actor &&
+          std::none_of(pend.begin(), pend.begin() + ptrdiff_t(live), [&](const PendingOp& q) { return q.actor == p.actor; }))
+        pend.push_back(p);
   }
   if (enteringOp != Frame::kNone)
-    for (const PendingOp& p : raced) graph_.addEdge(enteringOp, p.op);
+    for (const PendingOp& p : pend) graph_.addEdge(enteringOp, p.op);
   if (auto it = stateIds_.find(k); it != stateIds_.end()) {
     nodes_.pop_back();
-    revisit(it->second, s, raced);
+    revisit(it->second, s, pend);
     return;
   }
   Frame f;
@@ -1291,7 +1293,8 @@ void Search::enterState(State&& s, uint32_t node, uint32_t enteringOp) {
     nodes_.pop_back();
     return;
   }
-  raceCheck(raced);
+  raceCheck(pend);
+  pend.resize(live);
   heldBytes_ += kept;
   f.id = uint32_t(infos_.size());
   stateIds_.emplace(std::move(k), f.id);
