@@ -84,6 +84,7 @@ const char* kUsage =
     "                            the verdict do not change; how soon a violation is\n"
     "                            found, and which, may)\n"
     "  --keep-going              explore every execution after the first violation\n"
+    "  --keep-bound              keep a preemption bound that pruned nothing in its probe\n"
     "                            (counts all executions; reports the first violation)\n"
     "  --fence-time-limit SECONDS  fence synthesis after a TSO/PSO violation, per check\n"
     "                            (default 10; 0: none). The verdict and its trace are\n"

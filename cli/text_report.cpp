@@ -134,7 +134,11 @@ std::string checkVerdictText(const CheckReport& c) {
   os << "  " << errorKindName(v.kind) << ": " << v.message << " at " << prog.locString(v.loc) << "\n";
   writeOthers();
   if (!c.boundsNote.empty()) os << "  " << c.boundsNote << "\n";
-  if (c.preemptionBound && v.aboveBound)
+  if (c.preemptionBound && v.aboveBound && r.boundDropped)
+    os << "  above the preemption bound " << *c.preemptionBound << " (at least " << v.preemptions
+       << (v.preemptions == 1 ? " preemption" : " preemptions")
+       << "): the bound pruned nothing in its probe, so the search went on without it\n";
+  else if (c.preemptionBound && v.aboveBound)
     os << "  above the preemption bound " << *c.preemptionBound << ": met only in a slack execution (at least "
        << v.preemptions << (v.preemptions == 1 ? " preemption)\n" : " preemptions)\n");
   else if (c.preemptionBound)

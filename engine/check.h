@@ -101,6 +101,14 @@ struct CheckOptions {
   // plus "slack" executions above P that completeness needs; graphs whose
   // preemption lower bound exceeds P + slack are pruned (boundBlocked).
   int preemptionBound = -1;
+  // A bound that prunes nothing costs its bookkeeping and saves nothing.
+  // When the first `boundProbe` ended executions (complete, blocked, cut or
+  // left at a stale wait, in the order one worker explores them: with
+  // several workers none is given away before that) had nothing pruned, the
+  // rest of the search runs without the bound (CheckResult::boundDropped):
+  // it then explores exactly what the unbounded search explores and its
+  // answer is complete. 0: keep the bound throughout.
+  uint64_t boundProbe = 200;
   // Robustness (graph explorer only): also look for an execution whose
   // Shasha–Snir trace SC does not allow (CheckResult::robustness). A failing
   // assertion does not end the search until such a witness is found or the
@@ -274,6 +282,9 @@ struct CheckResult {
   uint64_t staleWaits = 0;     // partial executions left at a spin that read a stale value (pruneStaleWaits)
   uint64_t staleReads = 0;     // stale values a spin's read was not given: its thread would stop at once (pruneStaleWaits)
   uint64_t slackExecutions = 0;  // complete executions known to exceed the preemption bound
+  // The preemption bound pruned nothing in its probe (CheckOptions::boundProbe)
+  // and was dropped: the counts and the verdict are those of the full search.
+  bool boundDropped = false;
   double elapsedMs = 0;
   std::string message;         // one-sentence summary
   std::vector<std::string> limitsHit;  // e.g. "step limit ... at file:12:3"

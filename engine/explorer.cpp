@@ -46,6 +46,11 @@ struct ParallelShared {
   std::atomic<bool> haveBest{false};
   std::atomic<uint64_t> bestVersion{0};
   std::atomic<bool> stop{false};  // time limit or cancel
+  // The preemption bound's probe (CheckOptions::boundProbe): decided by the
+  // one worker that runs until then (nothing is given away before), so that
+  // every task sees the decision.
+  std::atomic<bool> probeOver{false};
+  std::atomic<bool> boundDropped{false};
   std::atomic<uint64_t> progress{0};
   std::mutex callbacks;  // onExecution is called by one worker at a time
   SpawnIds spawnIds;
@@ -107,6 +112,8 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
   pruneStaleWaits_ = opts.pruneStaleWaits && !opts.robustness;
   if (pruneStaleWaits_) awaitLoads_ = loadsBeforeAwaits(prog);
   settles_ = unblockLocks_ || opts.preemptionBound >= 0 || pruneStaleWaits_;
+  boundOn_ = opts.preemptionBound >= 0;
+  probing_ = boundOn_ && opts.boundProbe > 0;
   freezeSpins_ = pruneStaleWaits_ && usesOp(prog, Op::Assume);
 }
 
@@ -236,6 +243,10 @@ void Explorer::runTask(Task& k) {
   res_.violations.clear();
   res_.violation.reset();
   raceCheck_ = raceCheckInitially_;
+  if (par_->probeOver.load()) {
+    probing_ = false;
+    boundOn_ = !par_->boundDropped.load();
+  }
   if (!timedOut_) stopped_ = false;
   if (!pastBest()) {
     switch (k.kind) {
@@ -299,8 +310,23 @@ bool Explorer::addViolation(Violation v) {
   return true;
 }
 
+void Explorer::endProbe(bool drop) {
+  probing_ = false;
+  boundOn_ = !drop;
+  res_.boundDropped = drop;
+  if (par_) {
+    par_->boundDropped = drop;
+    par_->probeOver = true;
+  }
+}
+
 bool Explorer::withinPreemptionSlack(State& s) {
-  if (opts_.preemptionBound < 0) return true;
+  if (!boundOn_) return true;
+  if (probing_ && res_.executions + res_.blocked + res_.cut + res_.staleWaits >= opts_.boundProbe) {
+    endProbe(true);  // nothing was pruned (a prune ends the probe)
+    s.pb = PreemptionState{};
+    return true;
+  }
   const PreemptionSlack slack = preemptionSlack(s.g);
   const int limit = opts_.preemptionBound + slack.value();
   if (!preemptions_.exceeds(s.g, s.pb, limit)) {
@@ -319,6 +345,7 @@ bool Explorer::withinPreemptionSlack(State& s) {
     return false;
   }
   ++res_.boundBlocked;
+  if (probing_) endProbe(false);
   // Pruned only because the §5 slack is below N−2 (the bench and tests show
   // what the tighter slack adds).
   if (slack.open < slack.threads && !preemptions_.exceeds(s.g, s.pb, opts_.preemptionBound + slack.threads))
@@ -348,7 +375,7 @@ bool Explorer::timeUp() {
       stopped_ = true;  // after the first error: nothing here counts any more
       return false;
     }
-    if (par_->idleHint.load(std::memory_order_relaxed) > 0 || opts_.splitEagerly) giveAway();
+    if ((par_->idleHint.load(std::memory_order_relaxed) > 0 || opts_.splitEagerly) && !probing_) giveAway();
   }
   if ((++timePolls_ & 15) == 0 && outOfTime()) {
     if (par_) par_->stop = true;
@@ -457,6 +484,7 @@ CheckResult Explorer::runParallel(const State& root) {
   }
   std::sort(segs.begin(), segs.end(), [](const Segment* a, const Segment* b) { return a->start < b->start; });
   CheckResult r;
+  r.boundDropped = shared.boundDropped.load();
   for (Segment* g : segs) {
     if (shared.haveBest && g->start > shared.best) break;
     forEachCounter(r, g->counts, r, [](uint64_t& sum, uint64_t seg, uint64_t&) { sum += seg; });
@@ -493,7 +521,7 @@ void Explorer::finishResult() {
   } else if (res_.executions == 0) {
     res_.status = Status::Bounded;
     res_.message = "no complete execution: every execution was blocked";
-  } else if (opts_.preemptionBound >= 0) {
+  } else if (opts_.preemptionBound >= 0 && !res_.boundDropped) {
     res_.status = Status::Bounded;
     res_.message = "no violation with ≤ " + std::to_string(opts_.preemptionBound) + " preemptions";
     if (bufferCut) res_.message += " and store buffers of at most " + std::to_string(opts_.bufferBound) + " entries";
@@ -504,6 +532,9 @@ void Explorer::finishResult() {
   } else {
     res_.status = Status::Verified;
     res_.message = "no violation in any execution";
+    if (res_.boundDropped)
+      res_.message += " (the preemption bound pruned nothing in the first " + std::to_string(opts_.boundProbe) +
+                      " ended executions, so the search went on without it)";
   }
   res_.limitNondet(opts_.limits);
   if (res_.status != Status::Violation) res_.message += res_.warningsNote();
@@ -1624,7 +1655,7 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
     dl->co.insert(size_t(p), w);
     if (rw) dl->co.insert(size_t(p) + 1, r);
     if (!consistentRevisit(d.g, w, r)) continue;
-    if (opts_.preemptionBound >= 0) d.pb.copyRevisited(s.pb, sr);
+    if (boundOn_) d.pb.copyRevisited(s.pb, sr);
     if (settles_) settle(d.g, w, view);
     PathScope path(*this, uint32_t(pi));
     for (uint32_t u = 0; u < nThreads; ++u) {
@@ -1780,12 +1811,13 @@ void Explorer::finishRobustness() {
     r.message = std::string("not robust: ") + m + " allows an execution SC does not";
   } else {
     const bool bufferCut = mm_.boundCuts();
-    r.complete = !timedOut_ && res_.cut == 0 && opts_.preemptionBound < 0 && !bufferCut && !res_.nondetLimited;
+    r.complete = !timedOut_ && res_.cut == 0 && (opts_.preemptionBound < 0 || res_.boundDropped) && !bufferCut &&
+                 !res_.nondetLimited;
     r.message = r.complete ? std::string("robust: every ") + m + " execution is an SC execution"
                            : std::string("no non-SC execution found, but ") +
                                  (timedOut_ ? "the time limit stopped the search"
                                   : res_.cut ? "limits cut some executions"
-                                  : opts_.preemptionBound >= 0 ? "a preemption bound was set"
+                                  : opts_.preemptionBound >= 0 && !res_.boundDropped ? "a preemption bound was set"
                                   : bufferCut                  ? "store buffers were bounded"
                                                                : nondetRangeText(opts_.limits));
   }
@@ -1863,7 +1895,7 @@ void Explorer::finishExecution(State& s) {
   if (allDone) {
     ++res_.executions;
     // Slack executions as far as the bookkeeping already knows (no extra work).
-    if (opts_.preemptionBound >= 0 && s.pb.exact && preemptions_.update(s.g, s.pb) > opts_.preemptionBound)
+    if (boundOn_ && s.pb.exact && preemptions_.update(s.g, s.pb) > opts_.preemptionBound)
       ++res_.slackExecutions;
     recordExecution(s, false);
     return;

@@ -406,6 +406,16 @@ class Explorer {
   uint32_t timePolls_ = 0;    // timeUp's calls (the clock is read on every 16th)
   // With a preemption bound: false (and counted) when g is pruned by it.
   bool withinPreemptionSlack(State& s);
+  // The bound's probe (CheckOptions::boundProbe) ends: at the first prune
+  // (kept) or after that many ended executions with none (dropped). Until
+  // then nothing is given away, so the probe is one worker's deterministic
+  // prefix of the search, and with nothing pruned that prefix is the
+  // unbounded search's: dropping the bound there leaves exactly the
+  // unbounded search (settling, waiting locks and stale waits as under the
+  // bound: they change no execution, explorer.h lockWaits).
+  void endProbe(bool drop);
+  bool boundOn_ = false;   // a preemption bound is set and not dropped
+  bool probing_ = false;   // its probe is still running
 
   // Parallel exploration (see ParallelShared above).
   using Path = std::vector<uint32_t>;

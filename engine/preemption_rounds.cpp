@@ -23,8 +23,11 @@ PreemptionRoundsResult checkPreemptionRounds(const Program& prog, CheckOptions o
       hang = r;
       hangBound = bound;
     }
+    // A round whose bound was dropped (CheckOptions::boundProbe) searched
+    // everything: its answer is the last.
+    const bool more = bound < to && !r.boundDropped;
     if (hangOnly) {
-      if (bound < to) continue;
+      if (more) continue;
       out.bound = hangBound;
       hang->elapsedMs = totalMs;
       out.result = std::move(*hang);
@@ -41,7 +44,7 @@ PreemptionRoundsResult checkPreemptionRounds(const Program& prog, CheckOptions o
                        (r.status == Status::Violation && r.violation->aboveBound && r.cut == 0 &&
                         r.limitsHit.empty());
     if (clean && !hang) out.provenBound = bound;
-    const bool anotherRound = bound < to && (clean || (r.status == Status::Violation && !within));
+    const bool anotherRound = more && (clean || (r.status == Status::Violation && !within));
     if (anotherRound) continue;
     if (hang && !within) {
       out.bound = hangBound;

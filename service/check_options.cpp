@@ -146,6 +146,8 @@ const std::vector<OptionSpec> kSchema = {
      clearFields<&V::nondetRange>},
     {"keepGoing", nullptr, "--keep-going", nullptr, ValueKind::Switch, nullptr, 0, storeSwitch<&V::keepGoing>,
      clearFields<&V::keepGoing>},
+    {"keepBound", nullptr, "--keep-bound", nullptr, ValueKind::Switch, nullptr, 0, storeSwitch<&V::keepBound>,
+     clearFields<&V::keepBound>},
     {"exploreOrder", nullptr, "--explore-order", nullptr, ValueKind::Choice, "forward|revisits-first|stale-first", 0,
      storeParsed<&V::exploreOrder, parseExploreOrder>, clearFields<&V::exploreOrder>},
     {"main", nullptr, "--main", nullptr, ValueKind::Switch, nullptr, 0, storeSwitch<&V::mainHarness>,
@@ -295,6 +297,7 @@ nlohmann::json optionsJson(const OptionValues& v) {
   put("abortEnds", v.abortEnds);
   if (v.nondetRange) j["nondetRange"] = {v.nondetRange->first, v.nondetRange->second};
   put("keepGoing", v.keepGoing);
+  put("keepBound", v.keepBound);
   if (v.exploreOrder) j["exploreOrder"] = exploreOrderName(*v.exploreOrder);
   put("main", v.mainHarness);
   put("compileCommandsDir", v.compileCommandsDir);

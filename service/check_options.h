@@ -57,6 +57,7 @@ struct OptionValues {
   std::optional<bool> abortEnds;       // abort() ends the program instead of being an error
   std::optional<std::pair<int64_t, int64_t>> nondetRange;
   std::optional<bool> keepGoing;       // explore everything after the first violation
+  std::optional<bool> keepBound;       // keep a preemption bound that prunes nothing in its probe
   std::optional<ExploreOrder> exploreOrder;  // which executions the graph explorer visits first
   std::optional<bool> mainHarness;     // also check main()
   std::optional<std::string> compileCommandsDir;

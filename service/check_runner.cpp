@@ -135,6 +135,7 @@ void applyOptions(const OptionValues& v, RunOptions& r) {
   if (v.abortEnds) r.abortEnds = v.abortEnds;
   if (v.nondetRange) r.nondetRange = v.nondetRange;
   if (v.keepGoing) r.keepGoing = *v.keepGoing;
+  if (v.keepBound) r.keepBound = *v.keepBound;
   if (v.exploreOrder) r.exploreOrder = *v.exploreOrder;
   if (v.mainHarness) r.mainHarness = *v.mainHarness;
   if (v.compileCommandsDir) r.compileCommandsDir = *v.compileCommandsDir;
@@ -268,6 +269,7 @@ CheckOptions engineOptions(const RunOptions& opts, const CheckPlan& plan, const 
   co.limits.nondetLo = rep.nondetRange.first;
   co.limits.nondetHi = rep.nondetRange.second;
   co.stopAtFirstError = !opts.keepGoing;
+  if (opts.keepBound) co.boundProbe = 0;
   co.exploreOrder = opts.exploreOrder;
   co.deadlocks = rep.deadlocks;
   co.raceCheck = rep.raceCheck;

@@ -51,6 +51,7 @@ struct RunOptions {
   std::optional<std::string> contents;    // unsaved buffer contents
   Limits limits;
   bool keepGoing = false;                 // explore everything after the first violation
+  bool keepBound = false;                 // --keep-bound: a preemption bound is never dropped (CheckOptions::boundProbe)
   ExploreOrder exploreOrder = ExploreOrder::Forward;  // --explore-order: which executions come first
   std::optional<DeadlockMode> deadlocks;  // --deadlocks / setting; overrides the annotation
   std::optional<bool> raceCheck;          // --[no-]race-check / setting; overrides the annotation (default on)

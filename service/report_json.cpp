@@ -167,6 +167,7 @@ json checkJson(const CheckReport& r) {
          {"stale_waits", r.result.staleWaits},            // partial executions left at a spin on a stale value
          {"stale_reads", r.result.staleReads},            // stale values not given to a spin's read that would stop at once
          {"slack_executions", r.result.slackExecutions},  // complete executions known to exceed it
+         {"bound_dropped", r.result.boundDropped},  // the bound pruned nothing in its probe: a full search
          {"fences", fencesJson(r.fences)},
          {"fence_note", r.fenceNote},
          {"fences_verified", r.fencesVerified ? json(*r.fencesVerified) : json(nullptr)},
@@ -405,6 +406,7 @@ void resultFrom(const json& j, CheckResult& r, Names& names) {
   r.staleWaits = count(j, "stale_waits");
   r.staleReads = count(j, "stale_reads");
   r.slackExecutions = count(j, "slack_executions");
+  r.boundDropped = flag(j, "bound_dropped");
   r.robustness = robustnessFrom(at(j, "robustness"), names);
 }
 
@@ -533,7 +535,7 @@ bool completeCheckJson(const json& j) {
                   {"status", T::Str}, {"executions", T::Int}, {"blocked", T::Int}, {"cut", T::Int},
                   {"elapsed_ms", T::Num}, {"lower_ms", T::Num}, {"events", T::Int}, {"message", T::Str},
                   {"limits", T::StrArray}, {"bound_blocked", T::Int}, {"stale_waits", T::Int}, {"stale_reads", T::Int}, {"slack_executions", T::Int},
-                  {"fence_note", T::Str}, {"fences_verified", T::BoolOrNull}}))
+                  {"bound_dropped", T::Bool}, {"fence_note", T::Str}, {"fences_verified", T::BoolOrNull}}))
     return false;
   const auto& v = j["violation"];
   if (!v.is_null() && !validViolation(v)) return false;

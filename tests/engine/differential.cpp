@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -157,6 +158,7 @@ std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, cons
       }
       CheckOptions opts = graphOptions(c, false, c.order);
       opts.preemptionBound = bound;
+      opts.boundProbe = 0;  // the bound kept in both (its probe could drop it in one only: other ended counts)
       opts.pruneStaleWaits = i == 0;
       opts.onExecution = [&keys, &complete, i](const ExecutionInfo& info) {
         if (info.blocked) return;
@@ -428,6 +430,15 @@ DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBoun
     out.naiveTimedOut = true;
     return out;
   }
+  // The classes of a run (each once: `twice` otherwise).
+  auto classesOf = [](const Program& p, CheckOptions o, std::map<std::string, int>& seen, bool& twice) {
+    o.onExecution = [&](const ExecutionInfo& info) {
+      if (info.blocked) return;
+      twice |= !seen.emplace(info.traceKey, info.preemptionLowerBound).second;
+    };
+    return check(p, o);
+  };
+  std::optional<std::set<std::string>> unbounded;  // the unbounded search's classes, when needed
   for (int bound = 0; bound <= maxBound; ++bound) {
     std::map<std::string, int> seen;  // trace key -> the explorer's lower bound
     bool twice = false;
@@ -436,11 +447,8 @@ DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBoun
     o.preemptionBound = bound;
     o.stopAtFirstError = false;
     o.checkOrders = true;  // also: every graph pruned by the kept bound is pruned by the one from scratch
-    o.onExecution = [&](const ExecutionInfo& info) {
-      if (info.blocked) return;
-      twice |= !seen.emplace(info.traceKey, info.preemptionLowerBound).second;
-    };
-    const CheckResult r = check(prog, o);
+    o.boundProbe = 0;
+    const CheckResult r = classesOf(prog, o, seen, twice);
     out.executions += r.executions;
     out.violation |= bool(r.violation);
     auto fail = [&](const std::string& what) {
@@ -460,6 +468,32 @@ DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBoun
         break;
       }
     }
+    // A probe of two ended executions (CheckOptions::boundProbe): dropped,
+    // the classes are the unbounded search's; kept, those of the run above.
+    std::map<std::string, int> probed;
+    bool probedTwice = false;
+    o.boundProbe = 2;
+    const CheckResult p = classesOf(prog, o, probed, probedTwice);
+    if (probedTwice) fail("a trace explored twice after the probe");
+    std::set<std::string> keys, want;
+    for (const auto& kv : probed) keys.insert(kv.first);
+    if (p.boundDropped) {
+      if (!unbounded) {
+        CheckOptions u = o;
+        u.preemptionBound = -1;
+        std::map<std::string, int> all;
+        bool allTwice = false;
+        classesOf(prog, u, all, allTwice);
+        unbounded.emplace();
+        for (const auto& kv : all) unbounded->insert(kv.first);
+      }
+      want = *unbounded;
+    } else {
+      for (const auto& kv : seen) want.insert(kv.first);
+    }
+    if (keys != want)
+      fail(std::string("the probe's run (bound ") + (p.boundDropped ? "dropped" : "kept") + ") explored " +
+           std::to_string(keys.size()) + " classes against " + std::to_string(want.size()));
   }
   out.why = why.str();
   return out;

@@ -12,6 +12,7 @@
 #include "engine/builder.h"
 #include "engine/check.h"
 #include "engine/preemption.h"
+#include "engine/preemption_rounds.h"
 #include "tests/engine/naive_explorer.h"
 #include "tests/engine/random_programs.h"
 #include "tests/engine/stress_programs.h"
@@ -231,6 +232,30 @@ uint64_t boundedAgainstNaive(Model model, const RandomProgramSpec& spec = Random
   CHECK(compared == seeds * 3);
   CHECK(pruned > 0);  // the bound does cut something on these programs
   return prunedSettled;
+}
+
+// Three threads each add 1 to a counter twice, each time under a mutex;
+// main joins them and stores the total in `res` or asserts it is 6.
+Program lockedCounter(bool assertTotal) {
+  ProgramBuilder pb("counter.c");
+  const uint32_t c = pb.global("c"), mu = pb.global("m"), res = pb.global("res", 16, 0, 4);
+  auto& m = pb.function("main");
+  auto& w = pb.function("w", 1);
+  pb.setEntry(m.index());
+  for (int round = 0; round < 2; ++round) {  // two critical sections: c = c + 1
+    w.lock(w.globalAddr(mu));
+    const Reg v = w.loadGlobal(c);
+    w.storeGlobalReg(c, w.binImm(BinOp::Add, v, 1));
+    w.unlock(w.globalAddr(mu));
+  }
+  w.ret();
+  std::vector<Reg> hs;
+  for (int i = 0; i < 3; ++i) hs.push_back(m.spawn(w.index()));
+  for (Reg h : hs) m.joinDiscard(h);
+  if (assertTotal) m.assertTrue(m.cmpImm(CmpOp::Eq, m.loadGlobal(c), 6), "c == 6");
+  else m.storeGlobalReg(res, m.loadGlobal(c));
+  m.ret();
+  return pb.build();
 }
 
 }  // namespace
@@ -521,24 +546,7 @@ TEST_CASE("preemptions: threads spawned after main waits keep every class within
 // bound, each once.
 TEST_CASE("preemptions: locks wait for their mutex under a bound and keep every class within it",
           "[preemption]") {
-  ProgramBuilder pb("counter.c");
-  const uint32_t c = pb.global("c"), mu = pb.global("m"), res = pb.global("res", 16, 0, 4);
-  auto& m = pb.function("main");
-  auto& w = pb.function("w", 1);
-  pb.setEntry(m.index());
-  for (int round = 0; round < 2; ++round) {  // two critical sections: c = c + 1
-    w.lock(w.globalAddr(mu));
-    const Reg v = w.loadGlobal(c);
-    w.storeGlobalReg(c, w.binImm(BinOp::Add, v, 1));
-    w.unlock(w.globalAddr(mu));
-  }
-  w.ret();
-  std::vector<Reg> hs;
-  for (int i = 0; i < 3; ++i) hs.push_back(m.spawn(w.index()));
-  for (Reg h : hs) m.joinDiscard(h);
-  m.storeGlobalReg(res, m.loadGlobal(c));
-  m.ret();
-  const Program prog = pb.build();
+  const Program prog = lockedCounter(false);
   for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
     const std::map<std::string, int> minP = naiveMinPreemptions(prog, model, -1, 2);
     REQUIRE_FALSE(minP.empty());
@@ -585,4 +593,95 @@ TEST_CASE("preemptions: a store placed between two writes keeps the edges into t
     pruned += b.result.boundBlocked;
   }
   CHECK(pruned > 0);
+}
+
+// The bound's probe (CheckOptions::boundProbe): when the first ended
+// executions had nothing pruned the bound is dropped, and the search is then
+// exactly the unbounded one (same counts, same verdict); when something was
+// pruned first, nothing changes (the counts of a run that keeps the bound
+// throughout). Two workers splitting eagerly make the same decision and
+// reach the same counts: the probe runs on one worker.
+TEST_CASE("preemptions: a bound that prunes nothing in its probe is dropped, otherwise kept", "[preemption][property]") {
+  RandomProgramSpec spec;
+  spec.maxStates = 15000;
+  const uint64_t seeds = std::max<uint64_t>(1, seedCount() / 3);
+  uint64_t dropped = 0, kept = 0, compared = 0;
+  int failures = 0;
+  auto counts = [](const CheckResult& r) {
+    return std::vector<uint64_t>{r.executions, r.blocked, r.cut, r.staleWaits, uint64_t(r.status),
+                                 r.violation ? uint64_t(r.violation->kind) : 99};
+  };
+  for (uint64_t seed = 1; seed <= seeds && failures < 3; ++seed) {
+    const Program prog = randomProgram(seed, spec);
+    for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
+      CheckOptions o;
+      o.model = model;
+      o.checkOrders = true;
+      const CheckResult full = check(prog, o);
+      for (int bound = 0; bound <= 2; ++bound) {
+        o.preemptionBound = bound;
+        o.boundProbe = 0;
+        const CheckResult whole = check(prog, o);
+        o.boundProbe = 1 + seed % 7;
+        const CheckResult probed = check(prog, o);
+        CheckOptions o2 = o;
+        o2.jobs = 2;
+        o2.splitEagerly = true;
+        const CheckResult two = check(prog, o2);
+        CAPTURE(seed, modelName(model), bound, o.boundProbe, probed.boundDropped);
+        ++compared;
+        bool ok = two.boundDropped == probed.boundDropped && counts(two) == counts(probed) &&
+                  two.boundBlocked == probed.boundBlocked;
+        if (probed.boundDropped) {
+          ++dropped;
+          ok = ok && counts(probed) == counts(full) && probed.boundBlocked == 0;
+        } else {
+          ++kept;
+          ok = ok && counts(probed) == counts(whole) && probed.boundBlocked == whole.boundBlocked;
+        }
+        if (ok) continue;
+        ++failures;
+        CHECK(two.boundDropped == probed.boundDropped);
+        CHECK(counts(two) == counts(probed));
+        CHECK(counts(probed) == counts(probed.boundDropped ? full : whole));
+        CHECK(two.boundBlocked == probed.boundBlocked);
+        CHECK(probed.boundBlocked == (probed.boundDropped ? 0 : whole.boundBlocked));
+      }
+    }
+  }
+  INFO(compared << " runs: " << dropped << " with the bound dropped, " << kept << " kept");
+  CHECK(failures == 0);
+  CHECK(dropped > 0);
+  CHECK(kept > 0);
+}
+
+// A mutex program the bound cannot prune (every switch the counter forces is
+// at a lock): the bound is dropped after the probe, the answer is the
+// unbounded search's `verified`, and bounds tried in rounds stop at the
+// first round (it searched everything).
+TEST_CASE("preemptions: a dropped bound gives the full search's verified and ends the rounds", "[preemption]") {
+  const Program prog = lockedCounter(true);
+  for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
+    CAPTURE(modelName(model));
+    CheckOptions o;
+    o.model = model;
+    const CheckResult full = check(prog, o);
+    REQUIRE(full.status == Status::Verified);
+    REQUIRE(full.executions > 5);
+    o.preemptionBound = 0;
+    o.boundProbe = 5;
+    const CheckResult r = check(prog, o);
+    CHECK(r.boundDropped);
+    CHECK(r.status == Status::Verified);
+    CHECK(r.executions == full.executions);
+    CHECK(r.message.find("pruned nothing in the first 5 ended executions") != std::string::npos);
+    const PreemptionRoundsResult rounds = checkPreemptionRounds(prog, o, 0, 3);
+    CHECK(rounds.bound == 0);
+    CHECK(rounds.result.status == Status::Verified);
+    o.boundProbe = 0;  // kept: a bounded answer
+    const CheckResult k = check(prog, o);
+    CHECK_FALSE(k.boundDropped);
+    CHECK(k.status == Status::Bounded);
+    CHECK(k.executions == full.executions);
+  }
 }

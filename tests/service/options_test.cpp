@@ -162,6 +162,17 @@ TEST_CASE("exploreOrder: the command line, settings and launch (not annotations)
   CHECK(err == "--explore-order must be forward, revisits-first or stale-first, got `backwards`");
 }
 
+TEST_CASE("keepBound: the command line and settings (not annotations), reaching the run options") {
+  OptionValues v = viaText(Door::CommandLine, "--keep-bound", "true");
+  CHECK(v.keepBound == true);
+  CHECK(optionsJson(viaJson(Door::Settings, "keepBound", true)) == optionsJson(v));
+  CHECK_FALSE(findOption(Door::Annotation, "keep_bound"));
+  RunOptions r;
+  CHECK_FALSE(r.keepBound);  // the default: a bound that prunes nothing in its probe is dropped
+  applyOptions(v, r);
+  CHECK(r.keepBound);
+}
+
 TEST_CASE("applyOptions: a time limit of 0 is none, unset values leave the run as it was") {
   RunOptions r;
   r.timeLimit = 10;
