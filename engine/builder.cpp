@@ -333,10 +333,9 @@ uint32_t ProgramBuilder::globalBytes(const std::string& name, std::vector<uint8_
   Global g;
   g.name = name;
   g.size = uint32_t(bytes.size());
-  g.addr = nextGlobal_;
+  g.addr = layout::placeObject(nextGlobal_, g.size, 16);
   g.init = std::move(bytes);
   g.elemSize = elemSize;
-  nextGlobal_ += (uint64_t(g.size) + 15) / 16 * 16 + 16;  // gaps catch overruns
   prog_.globals.push_back(std::move(g));
   return uint32_t(prog_.globals.size() - 1);
 }

@@ -141,7 +141,7 @@ class ProgramBuilder {
  private:
   Program prog_;
   std::deque<FunctionBuilder> funcs_;
-  Addr nextGlobal_ = layout::kGlobalBase;
+  Addr nextGlobal_ = layout::kFirstGlobal;
 };
 
 }  // namespace tsocheck

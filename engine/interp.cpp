@@ -104,8 +104,13 @@ ThreadState::ThreadState(const Program& prog, uint32_t tid, uint32_t func, Value
     for (const ThreadLocal& v : prog.threadLocals)
       if (v.isPrivate)
         std::copy(v.init.begin(), v.init.begin() + std::min<size_t>(v.init.size(), v.size), priv_.begin() + v.offset);
+    privSlots_.push_back(PrivSlot{0, privTop_, 0});
   }
-  fr.privMark = privTop_;
+  // A red zone before the first slot too (an underrun stays in the window).
+  privAddrTop_ = std::max<uint64_t>(privTop_ + layout::redZone(privTop_), layout::kFirstSlot);
+  stackTop_ = layout::kFirstSlot;
+  fr.stackMark = stackTop_;
+  fr.privSlotMark = uint32_t(privSlots_.size());
   frames_.push_back(std::move(fr));
   run();
 }
@@ -137,7 +142,34 @@ const HeapBlock* ThreadState::heapBlockBefore(Addr a) const {
 
 bool ThreadState::ownsStackAddress(Addr a, uint64_t size) const {
   Addr base = layout::kStackBase + tid_ * layout::kThreadStride;
-  return a >= base && a + size <= base + stackHigh_;
+  if (a < base || a + size > base + stackHigh_) return false;
+  const uint64_t off = a - base;
+  auto it = std::upper_bound(stackSlots_.begin(), stackSlots_.end(), off,
+                             [](uint64_t x, const StackSlot& s) { return x < s.at; });
+  return it != stackSlots_.begin() && off + size <= (it - 1)->at + (it - 1)->size;
+}
+
+std::string ThreadState::slotOverrun(Addr a) const {
+  const Addr priv = layout::kPrivateBase + tid_ * layout::kThreadStride;
+  const Addr shared = layout::kStackBase + tid_ * layout::kThreadStride;
+  const bool isPriv = a >= priv && a - priv < layout::kThreadStride;
+  if (!isPriv && !(a >= shared && a - shared < layout::kThreadStride)) return "";
+  const uint64_t rel = a - (isPriv ? priv : shared);
+  // The nearest slot: the one whose end or start is closest to rel.
+  int64_t best = -1;
+  uint64_t bestSize = 0, bestDist = UINT64_MAX;
+  auto consider = [&](uint64_t at, uint64_t size) {
+    const uint64_t d = rel < at ? at - rel : rel >= at + size ? rel - (at + size) + 1 : 0;
+    if (d < bestDist) bestDist = d, best = int64_t(rel) - int64_t(at), bestSize = size;
+  };
+  if (isPriv) {
+    for (const PrivSlot& p : privSlots_) consider(p.at, p.size);
+  } else {
+    for (const StackSlot& p : stackSlots_) consider(p.at, p.size);
+  }
+  if (bestDist == UINT64_MAX || bestDist > layout::kThreadStride / 2) return "";
+  return "out-of-bounds access to a stack slot (offset " + std::to_string(best) + " of a " + std::to_string(bestSize) +
+         "-byte slot)";
 }
 
 bool ThreadState::isPrivate(Addr a) const {
@@ -165,11 +197,27 @@ void ThreadState::fail(ErrorKind e, const Instr& in, std::string msg) {
 // Loads and stores to private stack slots never leave the thread.
 bool ThreadState::privateAccess(const Instr& in, Addr a, bool store, Value* v) {
   Addr base = layout::kPrivateBase + tid_ * layout::kThreadStride;
-  if (a < base || a + in.size > base + privTop_) {
-    fail(ErrorKind::Memory, in, "access to a private stack slot of another thread or out of its bounds");
+  const PrivSlot* slot = nullptr;
+  if (a >= base && a - base < privAddrTop_) {
+    const uint64_t rel = a - base;
+    // Usually the newest slot: check it before searching.
+    const PrivSlot& last = privSlots_.back();
+    if (rel >= last.at) {
+      slot = &last;
+    } else {
+      auto it = std::upper_bound(privSlots_.begin(), privSlots_.end(), rel,
+                                 [](uint64_t x, const PrivSlot& s) { return x < s.at; });
+      if (it != privSlots_.begin()) slot = &*(it - 1);
+    }
+    if (slot && rel + in.size > slot->at + slot->size) slot = nullptr;
+  }
+  if (!slot) {
+    const std::string overrun = slotOverrun(a);
+    fail(ErrorKind::Memory, in,
+         overrun.empty() ? "access to a private stack slot of another thread or out of its bounds" : overrun);
     return false;
   }
-  uint64_t off = a - base;
+  const uint64_t off = slot->store + (a - base - slot->at);
   if (store) {
     Value x = *v;
     std::memcpy(&priv_[off], &x, in.size);  // little-endian host
@@ -197,7 +245,7 @@ bool ThreadState::doCall(uint32_t func, const Instr& in, Frame& caller) {
   for (uint32_t i = 0; i < in.argCount && i < f.numParams; ++i)
     fr.regs[i] = caller.regs[cf.args[in.argBegin + i]];
   fr.stackMark = stackTop_;
-  fr.privMark = privTop_;
+  fr.privSlotMark = uint32_t(privSlots_.size());
   caller.pc++;  // resume after the call on return
   frames_.push_back(std::move(fr));
   return true;
@@ -207,7 +255,14 @@ void ThreadState::doReturn(Value v, bool hasValue) {
   Frame done = std::move(frames_.back());
   frames_.pop_back();
   stackTop_ = done.stackMark;
-  privTop_ = done.privMark;
+  // The frame's private slots end with it (the first one began where the
+  // frame's began).
+  if (privSlots_.size() > done.privSlotMark) {
+    const PrivSlot& first = privSlots_.begin()[done.privSlotMark];
+    privTop_ = first.store;
+    privAddrTop_ = first.at;
+    privSlots_.shrink(done.privSlotMark);
+  }
   if (frames_.empty()) {
     // Returning from the thread's entry function ends the thread.
     const Function& f = prog_->functions[done.func];
@@ -387,16 +442,23 @@ void ThreadState::run() {
         break;
       }
       case Op::Alloca: {
-        uint64_t n = align16(uint64_t(std::max<int64_t>(in.imm, 1)));
+        const uint64_t size = uint64_t(std::max<int64_t>(in.imm, 1));  // the slot (its accesses stay inside)
+        uint64_t n = align16(size);
+        // (Slots and their red zones: Frame, PrivSlot.)
         if (in.sub) {
-          Addr a = layout::kPrivateBase + tid_ * layout::kThreadStride + privTop_;
+          privSlots_.push_back(PrivSlot{privAddrTop_, size, privTop_});
+          Addr a = layout::kPrivateBase + tid_ * layout::kThreadStride + privAddrTop_;
+          privAddrTop_ += n + layout::redZone(n);
           privTop_ += n;
           if (priv_.size() < privTop_) priv_.resize(privTop_);
           std::fill(priv_.begin() + (privTop_ - n), priv_.begin() + privTop_, 0);
           R(in.a) = a;
         } else {
+          // A returned frame's slots stay valid until this one takes their place.
+          while (!stackSlots_.empty() && stackSlots_.back().at >= stackTop_) stackSlots_.pop_back();
+          stackSlots_.push_back(StackSlot{stackTop_, size});
           Addr a = layout::kStackBase + tid_ * layout::kThreadStride + stackTop_;
-          stackTop_ += n;
+          stackTop_ += n + layout::redZone(n);
           stackHigh_ = std::max(stackHigh_, stackTop_);
           R(in.a) = a;
         }
@@ -411,12 +473,12 @@ void ThreadState::run() {
                               : "malloc of " + std::to_string(n) + " bytes (more than 1 GiB)");
           return;
         }
-        if (heapTop_ + align16(std::max<uint64_t>(n, 1)) + 16 > layout::kThreadStride) {
+        if (heapTop_ + align16(std::max<uint64_t>(n, 1)) + layout::redZone(n) > layout::kThreadStride) {
           fail(ErrorKind::Memory, in, "malloc of " + std::to_string(n) + " bytes: the thread's heap (4 GiB) is exhausted");
           return;
         }
         Addr a = layout::kHeapBase + tid_ * layout::kThreadStride + heapTop_;
-        heapTop_ += align16(std::max<uint64_t>(n, 1)) + 16;  // a gap catches overruns
+        heapTop_ += align16(std::max<uint64_t>(n, 1)) + layout::redZone(n);  // the gap catches overruns
         heap_.push_back(HeapBlock{a, n});
         R(in.a) = a;
         fr.pc++;
@@ -608,6 +670,7 @@ void putRaw(std::string& out, const T& v) {
 
 size_t ThreadState::heapBytes() const {
   size_t n = frames_.capacity() * sizeof(Frame) + priv_.capacity() + heap_.capacity() * sizeof(HeapBlock) +
+             privSlots_.heapBytes() + stackSlots_.heapBytes() +
              pending_.message.capacity();
   for (const Frame& f : frames_) n += f.regs.capacity() * sizeof(Value);
   return n;
@@ -620,16 +683,24 @@ void ThreadState::appendKey(std::string& out) const {
     putRaw(out, f.pc);
     putRaw(out, f.ret);
     putRaw(out, f.stackMark);
-    putRaw(out, f.privMark);
+    putRaw(out, f.privSlotMark);
     putRaw(out, uint32_t(f.regs.size()));
     out.append(reinterpret_cast<const char*>(f.regs.data()), f.regs.size() * sizeof(Value));
   }
   putRaw(out, stackTop_);
   putRaw(out, stackHigh_);
   putRaw(out, privTop_);
+  putRaw(out, privAddrTop_);
   // Bytes above privTop_ are zeroed again when a slot is handed out.
   const size_t live = std::min<size_t>(priv_.size(), privTop_);
   out.append(reinterpret_cast<const char*>(priv_.data()), live);
+  putRaw(out, uint32_t(privSlots_.size()));
+  for (const PrivSlot& p : privSlots_) putRaw(out, p.size);
+  putRaw(out, uint32_t(stackSlots_.size()));
+  for (const StackSlot& p : stackSlots_) {
+    putRaw(out, p.at);
+    putRaw(out, p.size);
+  }
   putRaw(out, uint32_t(heap_.size()));
   for (const HeapBlock& b : heap_) {
     putRaw(out, b.addr);

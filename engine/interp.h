@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/inline_vector.h"
 #include "engine/ir.h"
 
 namespace tsocheck {
@@ -172,6 +173,10 @@ class ThreadState {
   const HeapBlock* heapBlockBefore(Addr a) const;
   // Whether a lies in a shared stack slot this thread has allocated.
   bool ownsStackAddress(Addr a, uint64_t size) const;
+  // For an access at a in this thread's shared or private stack window that
+  // no slot holds: the slot it runs out of ("offset 16 of an 8-byte stack
+  // slot": the nearest one, before or after), or "" when there is none.
+  std::string slotOverrun(Addr a) const;
 
   // Appends a byte encoding of everything that decides the thread's future
   // (frames, registers, stack and heap bookkeeping, pending action) but not
@@ -191,9 +196,22 @@ class ThreadState {
     uint32_t func = 0;
     uint32_t pc = 0;
     Reg ret = kNoReg;
+    uint32_t privSlotMark = 0;  // privSlots_.size() when the frame began
     uint64_t stackMark = 0;
-    uint64_t privMark = 0;
     std::vector<Value> regs;
+  };
+  // Stack slots lie apart: after each a red zone (layout::redZone) that no
+  // slot covers, so an index past a local array's end (or before its start)
+  // is out of bounds instead of reaching the next slot. A private slot's
+  // bytes are kept without the gaps: `store` is its offset in priv_.
+  struct PrivSlot {
+    uint64_t at;  // offset in the thread's private window
+    uint64_t size;
+    uint64_t store;
+  };
+  struct StackSlot {
+    uint64_t at;  // offset in the thread's shared stack window
+    uint64_t size;
   };
 
   void run();  // advance until a visible action; fills pending_
@@ -210,8 +228,14 @@ class ThreadState {
   std::vector<Frame> frames_;
   uint64_t stackTop_ = 0;   // bump pointer of the shared stack window
   uint64_t stackHigh_ = 0;  // high-water mark (slots ever handed out)
-  uint64_t privTop_ = 0;
+  uint64_t privTop_ = 0;        // bytes of priv_ in use
+  uint64_t privAddrTop_ = 0;    // bump pointer of the private window (slots and red zones)
   std::vector<uint8_t> priv_;  // private stack bytes
+  // The live private slots by address (the private thread-locals first, one
+  // slot), and the shared slots handed out, by address: those of returned
+  // frames stay until a new slot reuses their place (ownsStackAddress).
+  InlineVector<PrivSlot, 4> privSlots_;
+  InlineVector<StackSlot, 2> stackSlots_;
   std::vector<HeapBlock> heap_;
   uint64_t heapTop_ = 0;
   uint64_t steps_ = 0;

@@ -171,6 +171,7 @@ struct ThreadLocal {
 namespace layout {
 constexpr Addr kNullLimit = 0x1000;
 constexpr Addr kGlobalBase = 0x10000;
+constexpr Addr kFirstGlobal = kGlobalBase + 0x1000;  // a red zone before the first global too
 constexpr Addr kFunctionBase = 0x0F00'0000;         // fake code addresses
 constexpr Addr kTlsBase = 0x0800'0000'0000ULL;      // shared thread-local copies, one window per thread
 constexpr Addr kTlsStride = 0x100'0000ULL;          // 16 MiB of thread-local data per thread (524,288 threads)
@@ -178,6 +179,24 @@ constexpr Addr kStackBase = 0x1000'0000'0000ULL;    // shared (escaping) stack s
 constexpr Addr kPrivateBase = 0x2000'0000'0000ULL;  // private (non-escaping) stack slots
 constexpr Addr kHeapBase = 0x4000'0000'0000ULL;
 constexpr Addr kThreadStride = 0x1'0000'0000ULL;    // per-thread window inside a region
+// The gap left after an object (a global or a heap block): an access that
+// runs past the object's end by up to the gap, or before the next object's
+// start, lands in no object and is reported as out of bounds instead of
+// reaching the neighbour. As large as the object (so `a[i]` with i below
+// twice the length is caught), at least 64 bytes, at most 4 KiB.
+constexpr uint64_t redZone(uint64_t size) {
+  const uint64_t r = (size + 15) / 16 * 16;
+  return r < 64 ? 64 : r > 4096 ? 4096 : r;
+}
+// Where a thread's first stack slot goes in its private and shared windows.
+constexpr uint64_t kFirstSlot = 0x1000;
+// Places an object of `size` bytes aligned to `align` at or after `next`, and
+// moves `next` past it and its red zone.
+inline Addr placeObject(Addr& next, uint64_t size, uint64_t align) {
+  const Addr a = (next + align - 1) / align * align;
+  next = a + (size ? size : 1) + redZone(size);
+  return a;
+}
 }  // namespace layout
 
 struct Program {

@@ -82,6 +82,10 @@ std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const Thre
     uint64_t owner = (a - layout::kStackBase) / layout::kThreadStride;
     const ThreadState* ts = thread(owner);
     if (ts && ts->ownsStackAddress(a, size)) return gone(ts, owner) ? stackAfterReturn(prog, a, owner) : "";
+    if (ts && !gone(ts, owner)) {
+      const std::string overrun = ts->slotOverrun(a);
+      if (!overrun.empty()) return overrun;
+    }
     return "access to an invalid stack address " + hex(a);
   }
   if (const Global* g = prog.globalAt(a)) {
@@ -89,11 +93,21 @@ std::string invalidAccess(const Program& prog, Addr a, uint64_t size, const Thre
     return "";
   }
   if (a >= layout::kGlobalBase && a < layout::kFunctionBase) {
-    // Past the end of a global: name the one it overruns.
-    for (auto it = prog.globals.rbegin(); it != prog.globals.rend(); ++it)
-      if (it->addr <= a)
-        return "out-of-bounds access to `" + it->name + "` (offset " + std::to_string(a - it->addr) + " of a " +
-               std::to_string(it->size) + "-byte object)";
+    // In the red zone between two globals (layout::placeObject): name the one
+    // it is nearer to, overrun or underrun.
+    const Global* before = nullptr;
+    const Global* after = nullptr;
+    for (const Global& g : prog.globals) {
+      if (g.addr <= a && (!before || g.addr > before->addr)) before = &g;
+      if (g.addr > a && (!after || g.addr < after->addr)) after = &g;
+    }
+    auto text = [](const Global& g, int64_t off) {
+      return "out-of-bounds access to `" + g.name + "` (offset " + std::to_string(off) + " of a " +
+             std::to_string(g.size) + "-byte object)";
+    };
+    if (before && (!after || a - (before->addr + before->size) <= after->addr - a))
+      return text(*before, int64_t(a - before->addr));
+    if (after) return text(*after, -int64_t(after->addr - a));
   }
   return "access to an invalid address " + hex(a);
 }

@@ -425,7 +425,7 @@ void ModuleLowering::collectReachable(const std::vector<llvm::Function*>& roots,
 }
 
 void ModuleLowering::layoutGlobals() {
-  Addr next = layout::kGlobalBase;
+  Addr next = layout::kFirstGlobal;
   std::map<std::string, int> nameCount;
   std::vector<std::pair<llvm::GlobalVariable*, std::string>> gvs;
   for (llvm::GlobalVariable& g : m_.globals()) {
@@ -479,10 +479,8 @@ void ModuleLowering::layoutGlobals() {
       p_.threadLocals.push_back(std::move(v));
       continue;
     }
-    next = (next + align - 1) / align * align;
     Global gl;
     gl.name = nameCount[name] > 1 ? g->getName().str() : name;  // static locals clash: use "f.x"
-    gl.addr = next;
     if (size > kMaxGlobalBytes) {
       // Memory is materialised per byte: refuse (in fillInitialisers, at the
       // definition, when a check uses it) instead of allocating gigabytes.
@@ -494,9 +492,9 @@ void ModuleLowering::layoutGlobals() {
     llvm::Type* et = t;
     while (auto* at = dyn_cast<llvm::ArrayType>(et)) et = at->getElementType();
     if (et != t && et->isSized()) gl.elemSize = uint32_t(dl_.getTypeAllocSize(et).getFixedValue());
+    gl.addr = layout::placeObject(next, size, align);  // with a red zone after it
     globalIndex_[g] = uint32_t(p_.globals.size());
     p_.globals.push_back(std::move(gl));
-    next += std::max<uint64_t>(size, 1);
   }
   // Thread-specific data (lower_sync.cpp, lowerThreadSpecific): a shared key
   // counter and kMaxKeys private 8-byte values per thread.

@@ -85,7 +85,7 @@ std::set<Value> finalValuesOf(const Finals& finals, Addr a) {
 
 TEST_CASE("an atomic section makes a read-modify-write atomic under SC, its store is still buffered under TSO/PSO",
           "[atomic-section]") {
-  const Addr x = layout::kGlobalBase;
+  const Addr x = increments(true, true).globals.at(0).addr;  // the counter
   {
     CheckOptions o;
     o.model = Model::SC;

@@ -476,6 +476,63 @@ TSOCHECK void check(void) {
   CHECK(uaf.status == Status::Violation);
 }
 
+// Objects lie apart (layout::placeObject, stack slots: interp.h Frame): an
+// index past a global array's or a local array's end
+// (or before its start) is an out-of-bounds error naming that array, not a
+// read of whatever global comes next (search fuzz seed 4101: a Chase-Lev
+// mutant compared `stolen[0]` with `stolen[2]` of `int stolen[2]`, read the
+// next global's bytes and was called verified).
+TEST_CASE("an index past a global array, a local array or a heap block is out of bounds, not the next object", "[frontend][heap]") {
+  const char* src = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <pthread.h>
+#include <stdlib.h>
+int before[2];
+int stolen[2];
+int after[2];
+int idx(int i) { return i; }
+TSOCHECK void past(void) { assert(stolen[0] < 0 || stolen[0] != stolen[idx(2)]); }
+TSOCHECK void under(void) { after[idx(-1)] = 1; }
+TSOCHECK void heap(void) {
+  int *p = malloc(8 * sizeof(int));
+  int *q = malloc(8 * sizeof(int));
+  q[0] = 5;
+  assert(p[idx(12)] != 5);
+}
+TSOCHECK void inside(void) { stolen[idx(1)] = 3; assert(stolen[1] == 3 && before[1] == 0 && after[0] == 0); }
+static void *local(void *arg) {
+  int a[2] = {0, 0}, b[2] = {0, 0};
+  a[idx(4)] = 7;
+  assert(b[0] == 0);
+  return 0;
+}
+TSOCHECK void privateSlot(void) { pthread_t t; pthread_create(&t, 0, local, 0); pthread_join(t, 0); }
+int *shared;
+TSOCHECK void sharedSlot(void) {
+  int a[2] = {0, 0}, b[2] = {0, 0};
+  shared = a;
+  shared = b;
+  assert(a[idx(-2)] == 0);
+}
+)";
+  struct Case {
+    size_t idx;
+    const char* message;
+  };
+  for (const Case& c : {Case{0, "out-of-bounds access to `stolen` (offset 8 of a 8-byte object)"},
+                        Case{1, "out-of-bounds access to `after` (offset -4 of a 8-byte object)"},
+                        Case{2, "out-of-bounds heap access: offset 48 of a 32-byte block"},
+                        Case{4, "out-of-bounds access to a stack slot (offset 16 of a 8-byte slot)"},
+                        Case{5, "out-of-bounds access to a stack slot (offset -8 of a 8-byte slot)"}}) {
+    CAPTURE(c.idx);
+    const CheckResult r = run(src, Model::TSO, true, c.idx);
+    REQUIRE(r.violation);
+    CHECK(r.violation->kind == ErrorKind::Memory);
+    CHECK(r.violation->message == c.message);
+  }
+  CHECK(run(src, Model::TSO, true, 3).status == Status::Verified);
+}
+
 TEST_CASE("direct, indirect and recursive calls", "[frontend][calls]") {
   CheckResult cr = run(R"(#include <tsocheck.h>
 #include <assert.h>
@@ -719,6 +776,28 @@ TSOCHECK void check(void) {
     CHECK(cr.status == Status::Verified);
     CHECK(cr.cut == 0);
   }
+}
+
+// Clang drops an atomic load with memory_order_release (a store with
+// memory_order_acquire) from the IR, where GCC makes it seq_cst: refused at
+// the argument instead of checking a program without it (search fuzz seed
+// 4102: a message-passing mutant spun on such a load and was `verified`,
+// while the GCC-compiled mutant failed its assertion).
+TEST_CASE("an atomic operation with a memory order its kind does not allow is refused", "[frontend][atomics]") {
+  expectError(R"(#include <tsocheck.h>
+#include <stdatomic.h>
+atomic_int ready;
+TSOCHECK void check(void) {
+  while (!atomic_load_explicit(&ready, memory_order_release)) ;
+}
+)", 5, "memory order argument to atomic operation is invalid");
+  expectError(R"(#include <tsocheck.h>
+#include <stdatomic.h>
+atomic_int ready;
+TSOCHECK void check(void) {
+  atomic_store_explicit(&ready, 1, memory_order_acquire);
+}
+)", 5, "memory order argument to atomic operation is invalid");
 }
 
 TEST_CASE("memory orders are mapped to the machine's fences", "[frontend][atomics]") {

@@ -195,6 +195,7 @@ while (a.minutes > 0 and time.time() - t0 < a.minutes * 60) or (a.minutes <= 0 a
     problems = differential(f, model) + (native(f, s) if a.native else [])
     if problems:
         bad += 1
+        os.makedirs(a.keep, exist_ok=True)
         keep = os.path.join(a.keep, "tsocheck-searchfuzz-%d-%d.c" % (seed, n))
         shutil.copy(f, keep)
         kept.append(keep)
