@@ -17,7 +17,8 @@
 # made with it: its executions, its time and the ratio new/old are printed.
 # pruned: partial executions the bound pruned; pruned_st: of those, the ones
 # pruned only through the tighter slack (threads with unsettled events,
-# engine/preemption.h).
+# engine/preemption.h). dropped: the bound pruned nothing in its probe and
+# the search went on without it (CheckOptions::boundProbe).
 # Targets (issue 17): bound <= 2 at most 25% of the unbounded time where the
 # unbounded run takes over 5 s; never more than 5% slower than unbounded.
 set -euo pipefail
@@ -65,7 +66,7 @@ if [ "$quick" = 0 ]; then
   )
 fi
 
-run() {  # binary model bound args defines -> "status executions ms preemption_bound blocked pruned pruned_settled" (ms: median of $runs)
+run() {  # binary model bound args defines -> "status executions ms preemption_bound blocked pruned pruned_settled dropped" (ms: median of $runs)
   local b=$1 model=$2 bound=$3 args=$4 defs=$5 file=$6
   local pb=() i
   [ "$bound" != "-" ] && pb=(--preemption-bound "$bound")
@@ -75,14 +76,14 @@ run() {  # binary model bound args defines -> "status executions ms preemption_b
   done | python3 -c 'import json,statistics,sys
 docs=[json.loads(l) for l in sys.stdin if l.strip()]
 docs=[d for d in docs if d.get("results")]
-if not docs: print("? 0 0 - 0 0 0"); sys.exit()
+if not docs: print("? 0 0 - 0 0 0 -"); sys.exit()
 rs=docs[0]["results"]
 pb=rs[0].get("preemption_bound")
 ms=statistics.median(sum(r["elapsed_ms"] for r in d["results"]) for d in docs)
 print(rs[0]["status"], sum(r["executions"] for r in rs), "%.1f" % ms, "-" if pb is None else pb,
       sum(r.get("blocked", 0) for r in rs), sum(r.get("bound_blocked", 0) for r in rs),
-      sum(r.get("bound_blocked_settled", 0) for r in rs))' 2>/dev/null ||
-    echo "? 0 0 - 0 0 0"
+      sum(r.get("bound_blocked_settled", 0) for r in rs), "yes" if any(r.get("bound_dropped") for r in rs) else "-")' 2>/dev/null ||
+    echo "? 0 0 - 0 0 0 -"
 }
 
 instructions() {  # binary model bound args defines file -> millions of instructions (bench/instructions.sh)
@@ -92,7 +93,7 @@ instructions() {  # binary model bound args defines file -> millions of instruct
   bench/instructions.sh "$1" check "$6" --no-fences --jobs 1 --model "$2" "${pb[@]}" $4 -- $5
 }
 
-printf '%-13s %-4s %-9s %10s %9s %9s %9s %10s %8s %8s' program model bound executions blocked pruned pruned_st time_ms exec% time%
+printf '%-13s %-4s %-9s %10s %9s %9s %9s %7s %10s %8s %8s' program model bound executions blocked pruned pruned_st dropped time_ms exec% time%
 [ "$instr" = 1 ] && printf ' %10s %7s' Minstr instr%
 printf ' %s\n' "${old:+old_execs old_ms new/old}"
 for c in "${clients[@]}"; do
@@ -102,15 +103,15 @@ for c in "${clients[@]}"; do
     read -r _ fe fms _ fb _ _ < <(run "$bin" "$model" - "$args" "$defs" "$file")
     [ "$instr" = 1 ] && fi_=$(instructions "$bin" "$model" - "$args" "$defs" "$file")
     for bound in 0 1 2 3 -; do
-      pr=0 ps=0
-      if [ "$bound" = "-" ]; then e=$fe; ms=$fms; bl=$fb; else read -r _ e ms _ bl pr ps < <(run "$bin" "$model" "$bound" "$args" "$defs" "$file"); fi
+      pr=0 ps=0 dr=-
+      if [ "$bound" = "-" ]; then e=$fe; ms=$fms; bl=$fb; else read -r _ e ms _ bl pr ps dr < <(run "$bin" "$model" "$bound" "$args" "$defs" "$file"); fi
       extra=""
       if [ -n "$old" ] && [ "$bound" != "-" ]; then
         read -r _ oe oms _ < <(run "$old" "$model" "$bound" "$args" "$defs" "$file")
         extra=$(python3 -c "print('%10s %10s %7.1f%%' % ('$oe', '$oms', 100*$ms/max($oms,1e-9)))")
       fi
-      printf '%-13s %-4s %-9s %10s %9s %9s %9s %10s %7.1f%% %7.1f%%' "$label" "$model" "$([ "$bound" = - ] && echo unbounded || echo "$bound")" \
-        "$e" "$bl" "$pr" "$ps" "$ms" "$(python3 -c "print(100*$e/max($fe,1))")" "$(python3 -c "print(100*$ms/max($fms,1e-9))")"
+      printf '%-13s %-4s %-9s %10s %9s %9s %9s %7s %10s %7.1f%% %7.1f%%' "$label" "$model" "$([ "$bound" = - ] && echo unbounded || echo "$bound")" \
+        "$e" "$bl" "$pr" "$ps" "$dr" "$ms" "$(python3 -c "print(100*$e/max($fe,1))")" "$(python3 -c "print(100*$ms/max($fms,1e-9))")"
       if [ "$instr" = 1 ]; then
         if [ "$bound" = "-" ]; then bi=$fi_; else bi=$(instructions "$bin" "$model" "$bound" "$args" "$defs" "$file"); fi
         printf ' %10s %7s' "$bi" "$(python3 -c "print('%.1f%%' % (100*$bi/$fi_))" 2>/dev/null || echo -)"

@@ -443,9 +443,21 @@ void ThreadState::run() {
       }
       case Op::Alloca: {
         const uint64_t size = uint64_t(std::max<int64_t>(in.imm, 1));  // the slot (its accesses stay inside)
+        if (size > kMaxAllocation) {
+          fail(ErrorKind::Memory, in, "a local variable of " + std::to_string(size) + " bytes (more than 1 GiB)");
+          return;
+        }
         uint64_t n = align16(size);
+        // A large non-escaping local goes to the shared window instead: a
+        // private slot's bytes are copied with the thread's state. (Its
+        // accesses then become events; the address is valid either way.)
+        const bool priv = in.sub && size <= kMaxPrivateSlot;
+        if ((priv ? privAddrTop_ : stackTop_) + n + layout::redZone(n) > layout::kThreadStride) {
+          fail(ErrorKind::Memory, in, "stack overflow: the thread's stack window (4 GiB) is exhausted");
+          return;
+        }
         // (Slots and their red zones: Frame, PrivSlot.)
-        if (in.sub) {
+        if (priv) {
           privSlots_.push_back(PrivSlot{privAddrTop_, size, privTop_});
           Addr a = layout::kPrivateBase + tid_ * layout::kThreadStride + privAddrTop_;
           privAddrTop_ += n + layout::redZone(n);

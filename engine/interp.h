@@ -84,6 +84,9 @@ std::string waitText(const Action& a);
 // The largest heap block malloc/calloc/realloc may ask for; more (or a
 // negative size converted to size_t) is reported as a memory error.
 constexpr uint64_t kMaxAllocation = uint64_t(1) << 30;
+// The largest non-escaping local kept in the private window (its bytes are
+// copied with the thread's state); a larger one is a shared stack slot.
+constexpr uint64_t kMaxPrivateSlot = uint64_t(1) << 16;
 
 struct HeapBlock {
   Addr addr = 0;

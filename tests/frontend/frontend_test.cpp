@@ -514,6 +514,8 @@ TSOCHECK void sharedSlot(void) {
   shared = b;
   assert(a[idx(-2)] == 0);
 }
+TSOCHECK void hugeLocal(void) { char b[1L << 33]; b[idx(1)] = 1; }
+TSOCHECK void largeLocal(void) { char b[100000]; b[idx(99999)] = 1; assert(b[99999] == 1 && b[0] == 0); }
 )";
   struct Case {
     size_t idx;
@@ -523,7 +525,10 @@ TSOCHECK void sharedSlot(void) {
                         Case{1, "out-of-bounds access to `after` (offset -4 of a 8-byte object)"},
                         Case{2, "out-of-bounds heap access: offset 48 of a 32-byte block"},
                         Case{4, "out-of-bounds access to a stack slot (offset 16 of a 8-byte slot)"},
-                        Case{5, "out-of-bounds access to a stack slot (offset -8 of a 8-byte slot)"}}) {
+                        Case{5, "out-of-bounds access to a stack slot (offset -8 of a 8-byte slot)"},
+                        // (no std::bad_alloc: a slot above 1 GiB is an error, one above
+                        // kMaxPrivateSlot is not kept with the thread's state)
+                        Case{6, "a local variable of 8589934592 bytes (more than 1 GiB)"}}) {
     CAPTURE(c.idx);
     const CheckResult r = run(src, Model::TSO, true, c.idx);
     REQUIRE(r.violation);
@@ -531,6 +536,7 @@ TSOCHECK void sharedSlot(void) {
     CHECK(r.violation->message == c.message);
   }
   CHECK(run(src, Model::TSO, true, 3).status == Status::Verified);
+  CHECK(run(src, Model::TSO, true, 7).status == Status::Verified);
 }
 
 TEST_CASE("direct, indirect and recursive calls", "[frontend][calls]") {
