@@ -140,13 +140,23 @@ const HeapBlock* ThreadState::heapBlockBefore(Addr a) const {
   return it == heap_.begin() ? nullptr : &*(it - 1);
 }
 
+namespace {
+// The slot of `slots` (by increasing `at`) that holds [off, off + size), or
+// nullptr. Scanned from the newest: the slot accessed is nearly always one of
+// the last few.
+template <class Slots>
+auto slotHolding(const Slots& slots, uint64_t off, uint64_t size) -> decltype(&*slots.begin()) {
+  for (auto p = slots.end(); p != slots.begin();) {
+    --p;
+    if (p->at <= off) return off + size <= p->at + p->size ? &*p : nullptr;
+  }
+  return nullptr;
+}
+}  // namespace
+
 bool ThreadState::ownsStackAddress(Addr a, uint64_t size) const {
   Addr base = layout::kStackBase + tid_ * layout::kThreadStride;
-  if (a < base || a + size > base + stackHigh_) return false;
-  const uint64_t off = a - base;
-  auto it = std::upper_bound(stackSlots_.begin(), stackSlots_.end(), off,
-                             [](uint64_t x, const StackSlot& s) { return x < s.at; });
-  return it != stackSlots_.begin() && off + size <= (it - 1)->at + (it - 1)->size;
+  return a >= base && a - base < layout::kThreadStride && slotHolding(stackSlots_, a - base, size);
 }
 
 std::string ThreadState::slotOverrun(Addr a) const {
@@ -197,20 +207,7 @@ void ThreadState::fail(ErrorKind e, const Instr& in, std::string msg) {
 // Loads and stores to private stack slots never leave the thread.
 bool ThreadState::privateAccess(const Instr& in, Addr a, bool store, Value* v) {
   Addr base = layout::kPrivateBase + tid_ * layout::kThreadStride;
-  const PrivSlot* slot = nullptr;
-  if (a >= base && a - base < privAddrTop_) {
-    const uint64_t rel = a - base;
-    // Usually the newest slot: check it before searching.
-    const PrivSlot& last = privSlots_.back();
-    if (rel >= last.at) {
-      slot = &last;
-    } else {
-      auto it = std::upper_bound(privSlots_.begin(), privSlots_.end(), rel,
-                                 [](uint64_t x, const PrivSlot& s) { return x < s.at; });
-      if (it != privSlots_.begin()) slot = &*(it - 1);
-    }
-    if (slot && rel + in.size > slot->at + slot->size) slot = nullptr;
-  }
+  const PrivSlot* slot = a >= base && a - base < privAddrTop_ ? slotHolding(privSlots_, a - base, in.size) : nullptr;
   if (!slot) {
     const std::string overrun = slotOverrun(a);
     fail(ErrorKind::Memory, in,
@@ -471,7 +468,6 @@ void ThreadState::run() {
           stackSlots_.push_back(StackSlot{stackTop_, size});
           Addr a = layout::kStackBase + tid_ * layout::kThreadStride + stackTop_;
           stackTop_ += n + layout::redZone(n);
-          stackHigh_ = std::max(stackHigh_, stackTop_);
           R(in.a) = a;
         }
         fr.pc++;
@@ -700,7 +696,6 @@ void ThreadState::appendKey(std::string& out) const {
     out.append(reinterpret_cast<const char*>(f.regs.data()), f.regs.size() * sizeof(Value));
   }
   putRaw(out, stackTop_);
-  putRaw(out, stackHigh_);
   putRaw(out, privTop_);
   putRaw(out, privAddrTop_);
   // Bytes above privTop_ are zeroed again when a slot is handed out.

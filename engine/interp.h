@@ -230,7 +230,6 @@ class ThreadState {
   uint32_t tid_;
   std::vector<Frame> frames_;
   uint64_t stackTop_ = 0;   // bump pointer of the shared stack window
-  uint64_t stackHigh_ = 0;  // high-water mark (slots ever handed out)
   uint64_t privTop_ = 0;        // bytes of priv_ in use
   uint64_t privAddrTop_ = 0;    // bump pointer of the private window (slots and red zones)
   std::vector<uint8_t> priv_;  // private stack bytes

@@ -179,7 +179,7 @@ constexpr Addr kStackBase = 0x1000'0000'0000ULL;    // shared (escaping) stack s
 constexpr Addr kPrivateBase = 0x2000'0000'0000ULL;  // private (non-escaping) stack slots
 constexpr Addr kHeapBase = 0x4000'0000'0000ULL;
 constexpr Addr kThreadStride = 0x1'0000'0000ULL;    // per-thread window inside a region
-// The gap left after an object (a global or a heap block): an access that
+// The gap left after an object (a global, a heap block or a stack slot): an access that
 // runs past the object's end by up to the gap, or before the next object's
 // start, lands in no object and is reported as out of bounds instead of
 // reaching the neighbour. As large as the object (so `a[i]` with i below
