@@ -327,17 +327,28 @@ bool Explorer::withinPreemptionSlack(State& s) {
     s.pb = PreemptionState{};
     return true;
   }
-  const PreemptionSlack slack = preemptionSlack(s.g);
-  const int limit = opts_.preemptionBound + slack.value();
-  if (!preemptions_.exceeds(s.g, s.pb, limit)) {
+  std::optional<PreemptionSlack> slack;  // worked out only when needed
+  const bool over = preemptions_.exceedsWithSlack(s.g, s.pb, opts_.preemptionBound, slack);
+  // Self-check (tests): the slack kept from event to event is the one from scratch.
+  if (opts_.checkOrders && slack) {
+    const PreemptionSlack full = preemptionSlack(s.g);
+    if (full.threads != slack->threads || full.open != slack->open) {
+      reportEngineError("self-check: the kept preemption slack differs from the one from scratch", SourceLoc{});
+      return false;
+    }
+  }
+  if (!over) {
     // Self-check (tests): the cheap phase's upper bounds never hide a lower
     // bound above the limit.
-    if (opts_.checkOrders && !s.pb.exact && preemptions_.lowerBound(s.g) > limit) {
+    if (opts_.checkOrders && !s.pb.exact &&
+        preemptions_.lowerBound(s.g) > opts_.preemptionBound + preemptionSlack(s.g).value()) {
       reportEngineError("self-check: the cheap preemption bound hid an exceeded limit", SourceLoc{});
       return false;
     }
     return true;
   }
+  if (!slack) slack = preemptionSlack(s.g, s.pb);  // (a prune compared a bound above P with it: known)
+  const int limit = opts_.preemptionBound + slack->value();
   // Self-check (tests): the kept bound is never above the one from scratch,
   // so a graph pruned by it is pruned by that one too.
   if (opts_.checkOrders && preemptions_.lowerBound(s.g) <= limit) {
@@ -348,7 +359,7 @@ bool Explorer::withinPreemptionSlack(State& s) {
   if (probing_) endProbe(false);
   // Pruned only because the §5 slack is below N−2 (the bench and tests show
   // what the tighter slack adds).
-  if (slack.open < slack.threads && !preemptions_.exceeds(s.g, s.pb, opts_.preemptionBound + slack.threads))
+  if (slack->open < slack->threads && !preemptions_.exceeds(s.g, s.pb, opts_.preemptionBound + slack->threads))
     ++res_.boundBlockedSettled;
   return false;
 }

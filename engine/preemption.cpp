@@ -19,6 +19,7 @@ uint16_t clockValue(uint32_t v) { return uint16_t(std::min<uint32_t>(v, 0xFFFFu)
 }  // namespace
 
 void PreemptionState::revisited(uint32_t stamp) {
+  slackStamp = 0;
   if (!exact) {  // count again from scratch (cheap)
     candidates = 0;
     scannedStamp = 0;
@@ -591,8 +592,63 @@ bool PreemptionCounter::armingStep(const Graph& g, PreemptionState& st) const {
   return true;
 }
 
+PreemptionSlack preemptionSlack(const Graph& g, PreemptionState& st) {
+  // One event appended since (the explorer's append, to st.lastThread): only
+  // that thread's share changes. A spawn (a thread comes alive) counts again.
+  if (st.slackStamp != 0 && g.nextStamp == st.slackStamp + 1 && st.lastThread < g.threads.size()) {
+    const ThreadInfo& th = g.threads[st.lastThread];
+    const size_t n = th.events.size();
+    if (th.alive && n > 0 && th.settled < n && th.events.back().stamp == st.slackStamp &&
+        th.events.back().kind != EvKind::Spawn) {
+      // Its previous last event counted if unsettled and stamped no earlier
+      // than the first unsettled read; a read becomes the first only where
+      // there was none (it is the newest event).
+      const bool before = n > 1 && th.settled < n - 1 && th.events[n - 2].stamp >= st.slackFirst;
+      if (th.events.back().reads && st.slackFirst == UINT32_MAX) st.slackFirst = th.events.back().stamp;
+      st.slack.open += int(st.slackFirst != UINT32_MAX) - int(before);
+      st.slackStamp = g.nextStamp;
+      return st.slack;
+    }
+  }
+  st.slack = preemptionSlack(g, &st.slackFirst);
+  st.slackStamp = g.nextStamp;
+  return st.slack;
+}
+
+// The limit as `Limit::above(x)`: x exceeds it. A fixed limit, or
+// bound + preemptionSlack(g, st), the slack worked out only when a value
+// above the bound has to be compared with it (most values are within it).
+struct PreemptionCounter::FixedLimit {
+  int limit;
+  bool above(int64_t x) const { return x > limit; }
+  int value() const { return limit; }
+};
+struct PreemptionCounter::SlackLimit {
+  const Graph& g;
+  int bound;
+  std::optional<PreemptionSlack>& slack;
+  PreemptionState& st;
+  bool above(int64_t x) { return x > bound && x > value(); }
+  int value() {
+    if (!slack) slack = preemptionSlack(g, st);
+    return bound + slack->value();
+  }
+};
+
 bool PreemptionCounter::exceeds(const Graph& g, PreemptionState& st, int limit) {
-  if (st.exact) return update(g, st) > limit;
+  FixedLimit lim{limit};
+  return exceedsLimit(g, st, lim);
+}
+
+bool PreemptionCounter::exceedsWithSlack(const Graph& g, PreemptionState& st, int bound,
+                                         std::optional<PreemptionSlack>& slack) {
+  SlackLimit lim{g, bound, slack, st};
+  return exceedsLimit(g, st, lim);
+}
+
+template <class Limit>
+bool PreemptionCounter::exceedsLimit(const Graph& g, PreemptionState& st, Limit& lim) {
+  if (st.exact) return lim.above(update(g, st));
   const uint32_t nThreads = uint32_t(g.threads.size());
   // One event since the last scan: only the newest event's thread changed.
   const bool one = st.scannedStamp != 0 && g.nextStamp == st.scannedStamp + 1 && st.lastThread < nThreads;
@@ -607,8 +663,9 @@ bool PreemptionCounter::exceeds(const Graph& g, PreemptionState& st, int limit) 
   st.scannedStamp = g.nextStamp;
   // Cheap phase: while an upper bound stays within the limit, nothing is
   // pruned and no clocks are kept.
-  if (int64_t(st.candidates) <= int64_t(limit)) return false;
-  if (armingStep(g, st) && int64_t(st.armTotal) <= int64_t(limit)) return false;
+  if (!lim.above(st.candidates)) return false;
+  if (armingStep(g, st) && !lim.above(st.armTotal)) return false;
+  const int limit = lim.value();
   if (g.threads.size() <= 64) {
     const int arm = armingBound(g, limit, &st.armedMask);
     st.armTotal = uint32_t(std::max(arm, 0));
@@ -619,7 +676,7 @@ bool PreemptionCounter::exceeds(const Graph& g, PreemptionState& st, int limit) 
   }
   recompute(g, &st);
   st.seenStamp = g.nextStamp;
-  return st.total > limit;
+  return lim.above(st.total);
 }
 
 int PreemptionCounter::update(const Graph& g, PreemptionState& st) {

@@ -40,11 +40,19 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/graph.h"
 
 namespace tsocheck {
+
+// The slack of a graph (preemptionSlack, at the end): min(N−2, D).
+struct PreemptionSlack {
+  int threads = 0;  // N−2 (Theorem 1)
+  int open = 0;     // D: alive threads with an event that a later revisit may delete or change (§5)
+  int value() const { return std::min(threads, open); }
+};
 
 // Incremental bookkeeping carried along the exploration with each graph:
 // per event a vector clock over the edges above (as wide as the graph has
@@ -110,6 +118,12 @@ struct PreemptionState {
   // when exactly one event came since the last look, only it is looked at.
   uint32_t lastThread = 0;
   uint32_t seenStamp = 0;  // exact phase: g.nextStamp when last brought up to date
+  // The slack of the graph as it was when g.nextStamp was slackStamp (0:
+  // none), with the earliest stamp of an unsettled read (preemptionSlack):
+  // an appended event updates it in O(1).
+  uint32_t slackStamp = 0;
+  uint32_t slackFirst = 0;
+  PreemptionSlack slack;
   // Exact phase.
   uint32_t width = 0;  // clock entries per event (>= threads in the graph)
   std::vector<Segment> threads;
@@ -133,6 +147,7 @@ struct PreemptionState {
   void revisited(uint32_t stamp);
 };
 
+
 class PreemptionCounter {
  public:
   PreemptionCounter(bool sc, bool pso) : sc_(sc), pso_(pso) {}
@@ -144,6 +159,9 @@ class PreemptionCounter {
   // True when g's lower bound exceeds limit; stays in the cheap phase while
   // the upper bound allows.
   bool exceeds(const Graph& g, PreemptionState& st, int limit);
+  // The same with limit = bound + preemptionSlack(g); the slack is worked
+  // out (into `slack`) only when a bound above `bound` is compared with it.
+  bool exceedsWithSlack(const Graph& g, PreemptionState& st, int bound, std::optional<PreemptionSlack>& slack);
 
  private:
   // The clock bookkeeping of one new event (addEvent): its clock so far, its
@@ -158,6 +176,10 @@ class PreemptionCounter {
     void from(EventId src);
     void flushSources(const Graph& g, EventId b, const Event& be, bool readers);
   };
+  struct FixedLimit;
+  struct SlackLimit;
+  template <class Limit>
+  bool exceedsLimit(const Graph& g, PreemptionState& st, Limit& lim);
   int recompute(const Graph& g, PreemptionState* st);
   void layout(const Graph& g);
   bool present(const Graph& g, EventId x) const;
@@ -240,12 +262,7 @@ class PreemptionCounter {
 // shown here; the property tests and the soak compare bounds 0..2 with the
 // naive minimum on random programs (four threads included, where D < N−2
 // prunes), and the tight slack agrees.
-struct PreemptionSlack {
-  int threads = 0;  // N−2 (Theorem 1)
-  int open = 0;     // D: alive threads with an event that a later revisit may delete or change (§5)
-  int value() const { return std::min(threads, open); }
-};
-inline PreemptionSlack preemptionSlack(const Graph& g) {
+inline PreemptionSlack preemptionSlack(const Graph& g, uint32_t* firstRead = nullptr) {
   // The earliest stamp of a read that may still be revisited: the first
   // unsettled read of each thread (stamps grow along po).
   uint32_t first = UINT32_MAX;
@@ -260,7 +277,11 @@ inline PreemptionSlack preemptionSlack(const Graph& g) {
     alive += th.alive;
     open += th.alive && th.settled < th.events.size() && th.events.back().stamp >= first;
   }
+  if (firstRead) *firstRead = first;
   return PreemptionSlack{alive > 2 ? alive - 2 : 0, open};
 }
+// The same, kept in st from one call to the next (O(1) when one event was
+// appended since).
+PreemptionSlack preemptionSlack(const Graph& g, PreemptionState& st);
 
 }  // namespace tsocheck
