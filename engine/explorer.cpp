@@ -329,24 +329,21 @@ bool Explorer::withinPreemptionSlack(State& s) {
   }
   std::optional<PreemptionSlack> slack;  // worked out only when needed
   const bool over = preemptions_.exceedsWithSlack(s.g, s.pb, opts_.preemptionBound, slack);
-  // Self-check (tests): the slack kept from event to event is the one from scratch.
-  if (opts_.checkOrders && slack) {
+  if (opts_.checkOrders) {
     const PreemptionSlack full = preemptionSlack(s.g);
-    if (full.threads != slack->threads || full.open != slack->open) {
+    // Self-check (tests): the slack kept from event to event is the one from scratch.
+    if (slack && (full.threads != slack->threads || full.open != slack->open)) {
       reportEngineError("self-check: the kept preemption slack differs from the one from scratch", SourceLoc{});
       return false;
     }
-  }
-  if (!over) {
     // Self-check (tests): the cheap phase's upper bounds never hide a lower
     // bound above the limit.
-    if (opts_.checkOrders && !s.pb.exact &&
-        preemptions_.lowerBound(s.g) > opts_.preemptionBound + preemptionSlack(s.g).value()) {
+    if (!over && !s.pb.exact && preemptions_.lowerBound(s.g) > opts_.preemptionBound + full.value()) {
       reportEngineError("self-check: the cheap preemption bound hid an exceeded limit", SourceLoc{});
       return false;
     }
-    return true;
   }
+  if (!over) return true;
   if (!slack) slack = preemptionSlack(s.g, s.pb);  // (a prune compared a bound above P with it: known)
   const int limit = opts_.preemptionBound + slack->value();
   // Self-check (tests): the kept bound is never above the one from scratch,

@@ -593,22 +593,19 @@ bool PreemptionCounter::armingStep(const Graph& g, PreemptionState& st) const {
 }
 
 PreemptionSlack preemptionSlack(const Graph& g, PreemptionState& st) {
-  // One event appended since (the explorer's append, to st.lastThread): only
-  // that thread's share changes. A spawn (a thread comes alive) counts again.
-  if (st.slackStamp != 0 && g.nextStamp == st.slackStamp + 1 && st.lastThread < g.threads.size()) {
-    const ThreadInfo& th = g.threads[st.lastThread];
-    const size_t n = th.events.size();
-    if (th.alive && n > 0 && th.settled < n && th.events.back().stamp == st.slackStamp &&
-        th.events.back().kind != EvKind::Spawn) {
-      // Its previous last event counted if unsettled and stamped no earlier
-      // than the first unsettled read; a read becomes the first only where
-      // there was none (it is the newest event).
-      const bool before = n > 1 && th.settled < n - 1 && th.events[n - 2].stamp >= st.slackFirst;
-      if (th.events.back().reads && st.slackFirst == UINT32_MAX) st.slackFirst = th.events.back().stamp;
-      st.slack.open += int(st.slackFirst != UINT32_MAX) - int(before);
-      st.slackStamp = g.nextStamp;
-      return st.slack;
-    }
+  // One event appended since: only its thread's share changes. A spawn (a
+  // thread comes alive) counts again.
+  if (const ThreadInfo* th = appendedSince(g, st, st.slackStamp);
+      th && th->settled < th->events.size() && th->events.back().kind != EvKind::Spawn) {
+    // Its previous last event counted if unsettled and stamped no earlier
+    // than the first unsettled read; a read becomes the first only where
+    // there was none (it is the newest event).
+    const size_t n = th->events.size();
+    const bool before = n > 1 && th->settled < n - 1 && th->events[n - 2].stamp >= st.slackFirst;
+    if (th->events.back().reads && st.slackFirst == UINT32_MAX) st.slackFirst = th->events.back().stamp;
+    st.slack.open += int(st.slackFirst != UINT32_MAX) - int(before);
+    st.slackStamp = g.nextStamp;
+    return st.slack;
   }
   st.slack = preemptionSlack(g, &st.slackFirst);
   st.slackStamp = g.nextStamp;
@@ -690,15 +687,11 @@ int PreemptionCounter::update(const Graph& g, PreemptionState& st) {
   if (st.width < nThreads) st.setWidth(std::max({nThreads, st.width * 2, 4u}));  // a new thread: widen every clock
   scratchClock_.resize(st.width);
   if (st.seenStamp == g.nextStamp) return st.total;  // nothing new
-  if (st.seenStamp != 0 && g.nextStamp == st.seenStamp + 1 && st.lastThread < nThreads) {
-    // Exactly one event added (by the explorer's append): the newest of its thread.
-    const ThreadInfo& th = g.threads[st.lastThread];
-    if (th.alive && !th.events.empty() && th.events.back().stamp == st.seenStamp &&
-        st.processed(st.lastThread) + 1 == th.events.size()) {
-      addEvent(g, st, EventId{st.lastThread, uint32_t(th.events.size()) - 1});
-      st.seenStamp = g.nextStamp;
-      return st.total;
-    }
+  if (const ThreadInfo* th = appendedSince(g, st, st.seenStamp);
+      th && st.processed(st.lastThread) + 1 == th->events.size()) {
+    addEvent(g, st, EventId{st.lastThread, uint32_t(th->events.size()) - 1});
+    st.seenStamp = g.nextStamp;
+    return st.total;
   }
   st.seenStamp = g.nextStamp;
   fresh_.clear();

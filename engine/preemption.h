@@ -147,6 +147,13 @@ struct PreemptionState {
   void revisited(uint32_t stamp);
 };
 
+// The thread of st.lastThread when exactly one event, its newest, was
+// appended (the explorer's append) since g.nextStamp was `stamp`; else null.
+inline const ThreadInfo* appendedSince(const Graph& g, const PreemptionState& st, uint32_t stamp) {
+  if (stamp == 0 || g.nextStamp != stamp + 1 || st.lastThread >= g.threads.size()) return nullptr;
+  const ThreadInfo& th = g.threads[st.lastThread];
+  return th.alive && !th.events.empty() && th.events.back().stamp == stamp ? &th : nullptr;
+}
 
 class PreemptionCounter {
  public:
