@@ -7,7 +7,6 @@ namespace tsocheck {
 namespace {
 // Acts on memory at its own step in every model (no store buffer in between).
 bool lockedWrite(const Event& e) { return e.writes && e.kind != EvKind::Store; }
-bool blocksThread(const Event& e) { return e.kind == EvKind::Lock || e.kind == EvKind::Join; }
 // Empties the thread's store buffer before it acts (an exit is left out: no
 // step of the thread follows it).
 bool drains(const Event& e) { return MemoryModel::drainsBuffer(e) && e.kind != EvKind::Exit; }
@@ -16,6 +15,70 @@ constexpr uint32_t kNone = 0xFFFFFFFFu;
 // the draining step after a store (fewer edges: a smaller, still sound bound).
 constexpr uint32_t kWalk = 64;
 uint16_t clockValue(uint32_t v) { return uint16_t(std::min<uint32_t>(v, 0xFFFFu)); }  // saturating: weaker, sound
+
+// Whether event j of thread t may be a blocked wait that takes the switch of
+// a forced interval, and of which ones: kNone when it never blocks, else its
+// *floor* f — a wait at j can take the switch of the interval [s, j-1] (s =
+// the interval's start: a_s reaches a later event through another thread)
+// only when f <= s. A join: 0 (the joined thread may run while t waits). A
+// lock that is waiting now (it read a held mutex): 0. A lock that took the
+// mutex from t's own unlock or from its initial value: kNone (no other thread
+// held the mutex between t's release, or the start, and t's request, since
+// that thread's lock and unlock would lie in between in co). Otherwise the
+// holder t waited for took the mutex after t's last unlock of it, a_u: so if
+// t ran without a switch from a_s (s <= u) up to its request at j, nobody
+// could take the mutex in between, and the first switch after a_s is a
+// preemption or a wait elsewhere: f = u + 1 (0 with no earlier unlock within
+// kWalk events). A thread that takes a mutex again right after releasing it
+// (a lock per loop iteration) is thus switched away from by a preemption.
+uint32_t lockFloor(const ThreadInfo& th, uint32_t t, uint32_t j, const Event& e) {
+  if (!e.writes) return 0;
+  if (e.rf.isInit() || e.rf.thread == t) return kNone;
+  for (uint32_t k = j, steps = 0; k-- > 0 && steps < kWalk; ++steps)
+    if (th.events[k].kind == EvKind::Unlock && th.events[k].addr == e.addr) return k + 1;
+  return 0;
+}
+// e is event j of thread t (th).
+inline uint32_t blockerFloor(const ThreadInfo& th, uint32_t t, uint32_t j, const Event& e) {
+  if (e.kind == EvKind::Join) return 0;
+  return e.kind == EvKind::Lock ? lockFloor(th, t, j, e) : kNone;
+}
+
+// Blockers looked at per interval; past it the interval is left out (sound:
+// a lower bound may drop intervals).
+constexpr int kBlockerWalk = 16;
+
+// The interval of switch points ending before event j whose start is a_{reach-1}
+// (reach = events of the thread that reach a_j through another thread; 0:
+// none) loses the events a wait may absorb: the latest start s <= reach-1
+// such that no blocker b in a_{s+1..j} has floor <= s (any earlier start is a
+// forced interval too), as reach = s+1; 0 when every start is absorbed.
+// Blockers are visited from b (the latest at or before j) backwards through
+// prev(b), their floors by floorOf(b). Monotone in reach: a smaller reach
+// (the kept clocks may lag the full ones) never gives a larger result, so the
+// kept bound stays at most the one from scratch.
+template <class Prev, class FloorOf>
+uint32_t unblockedReach(uint32_t reach, int32_t b, Prev prev, FloorOf floorOf) {
+  if (reach == 0) return 0;
+  uint32_t s = reach - 1, least = kNone;
+  for (int walked = 0; b >= 0 && uint32_t(b) > s; b = prev(b)) {
+    if (++walked > kBlockerWalk) return 0;
+    least = std::min(least, floorOf(b));
+    if (least <= s) {
+      if (least == 0) return 0;
+      s = least - 1;
+    }
+  }
+  return s + 1;
+}
+
+// unblockedReach over thread t's kept marks (event j, the one stepped, may
+// not be stored yet): b is the latest blocker at or before j.
+uint32_t keptReach(const Graph& g, PreemptionState& st, uint32_t t, uint32_t j, uint32_t reach, int32_t b) {
+  return unblockedReach(
+      reach, b, [&](int32_t x) { return uint32_t(x) == 0 ? -1 : st.mark(t, uint32_t(x) - 1).lastBlocker; },
+      [&](int32_t x) { return blockerFloor(g.threads[t], t, uint32_t(x), g.threads[t].events[uint32_t(x)]); });
+}
 }  // namespace
 
 void PreemptionState::revisited(uint32_t stamp) {
@@ -305,10 +368,17 @@ int PreemptionCounter::greedyCounts(const Graph& g, PreemptionState* st) {
     if (!th.alive) continue;
     const uint32_t m = uint32_t(th.events.size());
     PreemptionState::Mark cur;
+    blockers_.resize(m);  // per event: the latest blocker up to it (as Mark::lastBlocker) and its own floor
     for (uint32_t j = 0; j < m; ++j) {
       const uint32_t v = base_[t] + j;
       const uint32_t i = left_[v];
-      cur.step(j, i, blocksThread(th.events[j]));
+      const uint32_t floor = blockerFloor(th, t, j, th.events[j]);
+      const int32_t last = floor != kNone ? int32_t(j) : cur.lastBlocker;
+      blockers_[j] = {uint32_t(last), floor};
+      const uint32_t reach = unblockedReach(
+          i, last, [&](int32_t b) { return b > 0 ? int32_t(blockers_[size_t(b) - 1].first) : -1; },
+          [&](int32_t b) { return blockers_[size_t(b)].second; });
+      cur.step(j, reach, floor != kNone);
       if (st) {
         cur.dep = dep_[v];
         cur.left = i;
@@ -420,7 +490,8 @@ void PreemptionCounter::replayGreedy(const Graph& g, PreemptionState& st, uint32
   const uint32_t before = st.mark(bt, m - 1).count;
   for (uint32_t k = from; k < m; ++k) {
     PreemptionState::Mark& mk = st.mark(bt, k);
-    cur.step(k, mk.left, blocksThread(evs[k]));
+    const bool blocker = blockerFloor(g.threads[bt], bt, k, evs[k]) != kNone;
+    cur.step(k, keptReach(g, st, bt, k, mk.left, blocker ? int32_t(k) : cur.lastBlocker), blocker);
     mk.hit = cur.hit;
     mk.lastBlocker = cur.lastBlocker;
     mk.count = cur.count;
@@ -470,7 +541,8 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
   incomingEdges(g, id, in);
   in.c[t] = clockValue(j + 1);
   in.mark.left = in.left;
-  st.total += in.mark.step(j, in.left, blocksThread(e));
+  const bool blocker = blockerFloor(g.threads[t], t, j, e) != kNone;
+  st.total += in.mark.step(j, keptReach(g, st, t, j, in.left, blocker ? int32_t(j) : in.mark.lastBlocker), blocker);
   st.reserveOne(t);
   std::copy_n(in.c, W, st.clock(t, j));
   st.mark(t, j) = in.mark;
@@ -497,7 +569,7 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
 // lock or join (the interval would be skipped).
 bool PreemptionCounter::mayEndInterval(const ThreadInfo& th, uint32_t t, uint32_t i) const {
   const Event& e = th.events[i];
-  if (blocksThread(e)) return false;
+  if (blockerFloor(th, t, i, e) == 0) return false;  // a wait there may take any interval's switch
   if ((e.reads && !e.rf.isInit() && e.rf.thread != t) || (e.writes && (sc_ || lockedWrite(e)))) return true;
   if (sc_ || !drains(e)) return false;
   for (uint32_t k = i, steps = 0; k-- > 0 && steps < kWalk; ++steps) {
@@ -540,7 +612,7 @@ int PreemptionCounter::armingBound(const Graph& g, int limit, uint64_t* armedMas
         armed = false;
         if (++total > limit) return total;
       }
-      if (blocksThread(e)) armed = false;
+      if (blockerFloor(th, t, j, e) == 0) armed = false;
       if (!armed && mayLeave(g, t, e)) armed = true;
     }
     if (armed && armedMask) *armedMask |= uint64_t(1) << t;
@@ -568,7 +640,7 @@ bool PreemptionCounter::armingStep(const Graph& g, PreemptionState& st) const {
     st.armedMask &= ~bit;
     ++st.armTotal;
   }
-  if (blocksThread(e)) st.armedMask &= ~bit;
+  if (blockerFloor(th, t, j, e) == 0) st.armedMask &= ~bit;
   if (!(st.armedMask & bit) && mayLeave(g, t, e)) st.armedMask |= bit;
   if (e.writes) {
     const Location* l = g.locOf(e);

@@ -23,8 +23,9 @@
 // another thread's buffered store comes after everything that precedes that
 // store's flush and the flushes of the older stores buffered with it — TSO:
 // all of them, PSO: those to the same location) force a switch away from A
-// somewhere between them; when none
-// of a_{i+1..j} is a lock or join the switch is a preemption. The minimum
+// somewhere between them; when no event of a_{i+1..j} may be a blocked wait
+// (a join, or a lock whose wait could absorb the switch: blockerFloor) the
+// switch is a preemption. The minimum
 // number of points hitting all such intervals (greedy, exact for intervals)
 // summed over threads is ≤ the class's preemption count. Pruning a graph only
 // when this lower bound exceeds P + slack (preemptionSlack: seed 002's §5
@@ -76,17 +77,17 @@ struct PreemptionState {
   struct Mark {
     uint32_t dep = 0;          // newest (write) stamp this event's clock depends on
     int32_t hit = -1;          // the thread's last switch point chosen ("after event #hit")
-    int32_t lastBlocker = -1;  // index of the thread's latest lock or join
+    int32_t lastBlocker = -1;  // index of the thread's latest event that may block it (blockerFloor)
     uint32_t count = 0;        // switch points chosen in the thread so far
     uint32_t left = 0;         // events of the thread that reach this one through another thread
-    // The greedy's step at the thread's event j (a lock or join when
-    // `blocker`) with `left` as above: the forced interval of switch points
-    // [left-1, j-1] needs a new point unless a lock/join in a_left..a_j may
-    // make the switch a blocked wait or the last point chosen hits it.
+    // The greedy's step at the thread's event j (one that may block it when
+    // `blocker`) with `reach` from unblockedReach: the forced interval of
+    // switch points [reach-1, j-1] needs a new point unless the last point
+    // chosen hits it (reach 0: no interval, or a blocked wait may take it).
     // True when a point was added (at j-1).
     bool step(uint32_t j, uint32_t reach, bool blocker) {
       if (blocker) lastBlocker = int32_t(j);
-      if (j == 0 || reach == 0 || reach > j || lastBlocker >= int32_t(reach) || hit >= int32_t(reach) - 1) return false;
+      if (j == 0 || reach == 0 || reach > j || hit >= int32_t(reach) - 1) return false;
       hit = int32_t(j) - 1;
       ++count;
       return true;
@@ -211,7 +212,8 @@ class PreemptionCounter {
   std::vector<EventId> fresh_;
   std::vector<uint8_t> done_;
   // Scratch buffers reused across calls.
-  std::vector<uint32_t> base_, indeg_, order_, clock_, left_, blockers_, nextDrain_, dep_, carry_;
+  std::vector<uint32_t> base_, indeg_, order_, clock_, left_, nextDrain_, dep_, carry_;
+  std::vector<std::pair<uint32_t, uint32_t>> blockers_;  // greedyCounts: (index, floor) of a thread's blockers
   std::vector<std::pair<uint32_t, uint32_t>> edges_;  // cross-thread (from node, to node)
   std::vector<std::pair<uint32_t, uint32_t>> flushSrc_;  // (write node, node before its flush)
   std::vector<uint32_t> adjStart_, adj_, fsStart_, fs_;

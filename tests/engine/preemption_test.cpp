@@ -236,13 +236,13 @@ uint64_t boundedAgainstNaive(Model model, const RandomProgramSpec& spec = Random
 
 // Three threads each add 1 to a counter twice, each time under a mutex;
 // main joins them and stores the total in `res` or asserts it is 6.
-Program lockedCounter(bool assertTotal) {
+Program lockedCounter(bool assertTotal, int rounds = 2, int workers = 3) {
   ProgramBuilder pb("counter.c");
   const uint32_t c = pb.global("c"), mu = pb.global("m"), res = pb.global("res", 16, 0, 4);
   auto& m = pb.function("main");
   auto& w = pb.function("w", 1);
   pb.setEntry(m.index());
-  for (int round = 0; round < 2; ++round) {  // two critical sections: c = c + 1
+  for (int round = 0; round < rounds; ++round) {  // critical sections: c = c + 1
     w.lock(w.globalAddr(mu));
     const Reg v = w.loadGlobal(c);
     w.storeGlobalReg(c, w.binImm(BinOp::Add, v, 1));
@@ -250,9 +250,9 @@ Program lockedCounter(bool assertTotal) {
   }
   w.ret();
   std::vector<Reg> hs;
-  for (int i = 0; i < 3; ++i) hs.push_back(m.spawn(w.index()));
+  for (int i = 0; i < workers; ++i) hs.push_back(m.spawn(w.index()));
   for (Reg h : hs) m.joinDiscard(h);
-  if (assertTotal) m.assertTrue(m.cmpImm(CmpOp::Eq, m.loadGlobal(c), 6), "c == 6");
+  if (assertTotal) m.assertTrue(m.cmpImm(CmpOp::Eq, m.loadGlobal(c), workers * rounds), "c == workers * rounds");
   else m.storeGlobalReg(res, m.loadGlobal(c));
   m.ret();
   return pb.build();
@@ -570,6 +570,84 @@ TEST_CASE("preemptions: locks wait for their mutex under a bound and keep every 
   }
 }
 
+// A thread that takes its mutex again right after releasing it cannot have
+// waited for another holder in between unless it was switched away from
+// first (engine/preemption.cpp blockerFloor): critical sections of two
+// workers that alternate cost preemptions, and the bound prunes there (every
+// lock counted as a possible wait pruned nothing: the lower bound was 0 for
+// every class). Every class within the bound is still explored, and no
+// class's lower bound exceeds its naive minimum.
+TEST_CASE("preemptions: a lock taken again after its own unlock is no free wait, and the bound prunes",
+          "[preemption]") {
+  const Program prog = lockedCounter(false, 3, 2);
+  for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
+    const std::map<std::string, int> minP = naiveMinPreemptions(prog, model, -1, 100);
+    REQUIRE(minP.size() == 20);  // the orders of 3 + 3 critical sections
+    int highest = 0;
+    for (int bound = 0; bound <= 2; ++bound) {
+      CAPTURE(modelName(model), bound);
+      const Bounded a = runBounded(prog, model, bound);
+      CHECK(a.result.boundBlocked > 0);
+      CHECK(a.keys.size() < minP.size());
+      for (const auto& [key, n] : minP) {
+        if (n <= bound) CHECK(std::count(a.keys.begin(), a.keys.end(), key) == 1);
+        auto it = a.lowerBounds.find(key);
+        if (it == a.lowerBounds.end()) continue;
+        CHECK(it->second <= n);
+        highest = std::max(highest, it->second);
+      }
+    }
+    CHECK(highest >= 3);
+  }
+}
+
+// The floor is tight: A releases the mutex, reads x and takes the mutex
+// again; B, holding it, writes x twice. In the class where A reads B's first
+// write, A is preempted after its unlock (B's lock and first write come
+// next) and B between its writes; A's second lock then waits for B, and that
+// wait takes the switch between A's read and B's second write: minimum 2. A
+// floor one higher (the wait counted only for intervals starting after the
+// read) gives that class a lower bound of 3.
+TEST_CASE("preemptions: a wait for a mutex taken after the thread's own unlock still takes later switches",
+          "[preemption]") {
+  ProgramBuilder pb("relock.c");
+  const uint32_t x = pb.global("x"), mu = pb.global("m"), r = pb.global("r");
+  auto& m = pb.function("main");
+  auto& a = pb.function("a", 1);
+  auto& b = pb.function("b", 1);
+  pb.setEntry(m.index());
+  a.lock(a.globalAddr(mu));
+  a.unlock(a.globalAddr(mu));
+  a.storeGlobalReg(r, a.loadGlobal(x));
+  a.lock(a.globalAddr(mu));
+  a.unlock(a.globalAddr(mu));
+  a.ret();
+  b.lock(b.globalAddr(mu));
+  b.storeGlobal(x, 1);
+  b.storeGlobal(x, 2);
+  b.unlock(b.globalAddr(mu));
+  b.ret();
+  const Reg ha = m.spawn(a.index()), hb = m.spawn(b.index());
+  m.joinDiscard(ha);
+  m.joinDiscard(hb);
+  m.ret();
+  const Program prog = pb.build();
+  for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
+    CAPTURE(modelName(model));
+    const std::map<std::string, int> minP = naiveMinPreemptions(prog, model, -1, 100);
+    REQUIRE_FALSE(minP.empty());
+    const Bounded all = runBounded(prog, model, 100);
+    int two = 0;
+    for (const auto& [key, n] : minP) {
+      auto it = all.lowerBounds.find(key);
+      REQUIRE(it != all.lowerBounds.end());
+      CHECK(it->second <= n);
+      two += it->second == 2 && n == 2;
+    }
+    CHECK(two > 0);
+  }
+}
+
 // Soak seed 430037 (a mutex program under TSO): a store placed co-between two
 // writes while its own flush has no step yet took the fr edge into the later
 // write's flush away, so the bound from scratch fell below the kept one (2
@@ -655,12 +733,13 @@ TEST_CASE("preemptions: a bound that prunes nothing in its probe is dropped, oth
   CHECK(kept > 0);
 }
 
-// A mutex program the bound cannot prune (every switch the counter forces is
-// at a lock): the bound is dropped after the probe, the answer is the
-// unbounded search's `verified`, and bounds tried in rounds stop at the
-// first round (it searched everything).
+// A mutex program the bound cannot prune (one critical section per thread:
+// every order of them is a run without preemptions, and every switch the
+// counter forces is at a lock or join): the bound is dropped after the probe,
+// the answer is the unbounded search's `verified`, and bounds tried in rounds
+// stop at the first round (it searched everything).
 TEST_CASE("preemptions: a dropped bound gives the full search's verified and ends the rounds", "[preemption]") {
-  const Program prog = lockedCounter(true);
+  const Program prog = lockedCounter(true, 1);
   for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
     CAPTURE(modelName(model));
     CheckOptions o;
