@@ -13,8 +13,8 @@
 // per bound up to the largest minimum: the classes with exactly that minimum,
 // those within the bound and their share of all classes. Exit 2 on a
 // lowering error or when the time limit or the cache's size (the naive
-// explorer's cached subtrees, default 500,000: about 0.8 GB on Treiber(3))
-// cut the enumeration.
+// explorer's cached subtrees, default 500,000: about 0.8 GB on Treiber(3);
+// 0 = no cap: ttas(5) then takes 17 GB) cut the enumeration.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
