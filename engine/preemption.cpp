@@ -347,9 +347,10 @@ bool PreemptionCounter::propagateClocks(const Graph& g) {
 }
 
 // Per thread: fewest switch points hitting every forced interval [i-1, j-1]
-// (a_0..a_{i-1} reach a_j through another thread), greedy by right end; an
-// interval containing a lock or join may be a blocked wait: skipped. With
-// st, every event's clock and greedy state are kept for later updates.
+// (a_0..a_{i-1} reach a_j through another thread), greedy by right end; the
+// interval starts instead where no blocked wait in it may take its switch
+// (unblockedReach), or is skipped when none does. With st, every event's
+// clock and greedy state are kept for later updates.
 int PreemptionCounter::greedyCounts(const Graph& g, PreemptionState* st) {
   const uint32_t nThreads = uint32_t(g.threads.size()), n = base_[nThreads];
   if (st) {
@@ -566,7 +567,7 @@ void PreemptionCounter::addEvent(const Graph& g, PreemptionState& st, EventId id
 // Can a forced interval end at event i >= 1 of thread t? It needs a cross
 // edge into the event's own step (a read of another thread's value, a write
 // timed at its step, a draining step after buffered stores) and is never a
-// lock or join (the interval would be skipped).
+// blocker of floor 0 (every interval ending there is skipped).
 bool PreemptionCounter::mayEndInterval(const ThreadInfo& th, uint32_t t, uint32_t i) const {
   const Event& e = th.events[i];
   if (blockerFloor(th, t, i, e) == 0) return false;  // a wait there may take any interval's switch
@@ -594,10 +595,12 @@ bool PreemptionCounter::mayLeave(const Graph& g, uint32_t t, const Event& e) {
 // An upper bound on what recompute() would return, without clocks. A forced
 // interval of thread t counted by the greedy at a_j needs a path from some
 // a_i (i >= the previous counted index) that leaves t at a_k (i <= k < j)
-// and comes back into a_j, with no lock/join in a_{k+1..j}: so per thread,
-// scanning in po order, an event that may start a cross edge "arms" and the
-// next event that may end an interval consumes the arm (a lock or join
-// disarms). The greedy's count is at most the number of consumed arms (its
+// and comes back into a_j, with no blocker of floor 0 in a_{k+1..j} (the
+// interval's start is at most k, and such a wait takes any switch): so per
+// thread, scanning in po order, an event that may start a cross edge "arms"
+// and the next event that may end an interval consumes the arm (a blocker of
+// floor 0 disarms; other locks are left as if they never waited, which only
+// raises this bound). The greedy's count is at most the number of consumed arms (its
 // i-th counted index is never before the scan's i-th).
 int PreemptionCounter::armingBound(const Graph& g, int limit, uint64_t* armedMask) const {
   int total = 0;
