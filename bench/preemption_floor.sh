@@ -28,6 +28,8 @@ clients=(
   "treiber(2)|bench/programs/treiber.c|tso|-DN=2"
   "2lockq(2+2)|bench/programs/twolock_queue.c|sc|-DE=2 -DD=2"
   "idx_mutex(2)|bench/programs/indexer_mutex.c|sc|-DN=2"
+  "parker|samples/parker_fixed.c|sc|"
+  "parker|samples/parker_fixed.c|tso|"
   "peterson|samples/peterson_fixed.c|tso|"
   "szymanski|samples/szymanski_fixed.c|tso|"
 )
