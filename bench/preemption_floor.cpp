@@ -16,8 +16,11 @@
 // explorer's cached subtrees, default 500,000: about 0.8 GB on Treiber(3);
 // 0 = no cap: ttas(5) then takes 17 GB) cut the enumeration.
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
