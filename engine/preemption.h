@@ -213,7 +213,8 @@ class PreemptionCounter {
   std::vector<uint8_t> done_;
   // Scratch buffers reused across calls.
   std::vector<uint32_t> base_, indeg_, order_, clock_, left_, nextDrain_, dep_, carry_;
-  std::vector<std::pair<uint32_t, uint32_t>> blockers_;  // greedyCounts: (index, floor) of a thread's blockers
+  // greedyCounts, per event of a thread: (the latest blocker up to it, its own blockerFloor)
+  std::vector<std::pair<uint32_t, uint32_t>> blockers_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;  // cross-thread (from node, to node)
   std::vector<std::pair<uint32_t, uint32_t>> flushSrc_;  // (write node, node before its flush)
   std::vector<uint32_t> adjStart_, adj_, fsStart_, fs_;
