@@ -59,7 +59,8 @@ const char* kUsage =
     "                            separate process stopped above it; --stateful and deepening\n"
     "                            searches stop at it (`bounded`, \"state memory limit\")\n"
     "  --jobs N                  worker threads for the exploration (default: every core;\n"
-    "                            the result is the same with any number)\n"
+    "                            the result is the same with any number); given several\n"
+    "                            files, also how many are compiled at once\n"
     "  --no-fences               no fence synthesis after a TSO/PSO violation\n"
     "  --no-race-check           do not report data races on plain (non-atomic,\n"
     "                            non-volatile) accesses (a warning by default)\n"
@@ -184,8 +185,8 @@ int runCheck(int argc, char** argv) {
   }
   std::vector<FileReport> reports;
   bool violation = false, inputError = false;
-  for (const std::string& f : files) {
-    FileReport r = runFile(f, opts);
+  // (The next files are lowered meanwhile on the spare cores: runFiles.)
+  runFiles(files, opts, [&](FileReport r) {
     if (r.inputError) inputError = true;
     for (const CheckReport& c : r.checks) {
       if (c.result.status == Status::Violation) violation = true;
@@ -193,7 +194,7 @@ int runCheck(int argc, char** argv) {
     }
     if (!json && r.inputError) std::cerr << textReport(r) << std::flush;  // the checks are out already
     reports.push_back(std::move(r));
-  }
+  });
   if (json) {
     nlohmann::json out = resultsJson(reports);
     // The frontend runs in worker processes: the peak is the larger of this

@@ -1,12 +1,16 @@
 #include "service/check_runner.h"
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <deque>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -420,29 +424,46 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
   return rep;
 }
 
-}  // namespace
+// What a run of a file does before its checks: its compile flags and its
+// default lowering. It needs nothing from earlier files, so runFiles does it
+// ahead, on another thread, while an earlier file is checked.
+struct FileStart {
+  FileReport report;  // file, compile database; a missing file's input error
+  std::vector<std::string> flagWarnings;
+  std::optional<Lowerings> lowerings;  // none: the file is missing
+  uint32_t defaultLoopBound = 0;
+  Lowerings::Key defaultKey;
+};
 
-FileReport runFile(const std::string& path, const RunOptions& opts) {
-  FileReport fr;
-  fr.file = path;
+FileStart startFile(const std::string& path, const RunOptions& opts) {
+  FileStart s;
+  s.report.file = path;
   std::error_code ec;
   if (!opts.contents && !std::filesystem::is_regular_file(path, ec)) {
-    fr.inputError = true;
-    fr.inputMessage = path + ": no such file";
-    return fr;
+    s.report.inputError = true;
+    s.report.inputMessage = path + ": no such file";
+    return s;
   }
   CompileFlags flags = compileFlagsFor(path, opts.compileCommandsDir);
-  fr.compileDatabase = flags.database;
-  std::vector<std::string> args = flags.args;
+  s.report.compileDatabase = flags.database;
+  s.flagWarnings = std::move(flags.warnings);
+  std::vector<std::string> args = std::move(flags.args);
   args.insert(args.end(), opts.extraClangArgs.begin(), opts.extraClangArgs.end());
-  Lowerings lowerings(path, opts, std::move(args));
+  s.lowerings.emplace(path, opts, std::move(args));
+  s.defaultLoopBound = opts.loopBound.value_or(frontend::kDefaultLoopBound);
+  s.defaultKey = {opts.model.value_or(kDefaultModel), s.defaultLoopBound, opts.abortEnds.value_or(false)};
+  s.lowerings->get(s.defaultKey);
+  return s;
+}
 
-  const uint32_t defaultLoopBound = opts.loopBound.value_or(frontend::kDefaultLoopBound);
-  frontend::FrontendResult& base =
-      lowerings.get({opts.model.value_or(kDefaultModel), defaultLoopBound, opts.abortEnds.value_or(false)});
+FileReport finishFile(const std::string& path, const RunOptions& opts, FileStart s) {
+  FileReport fr = std::move(s.report);
+  if (!s.lowerings) return fr;
+  Lowerings& lowerings = *s.lowerings;
+  frontend::FrontendResult& base = lowerings.get(s.defaultKey);
   // A stopped frontend's only diagnostic says why; it becomes the input message.
   if (base.stopped == frontend::FrontendStop::None) fr.diagnostics = base.diagnostics;
-  for (const std::string& w : flags.warnings)  // a compile_commands.json ignored (also said on stderr)
+  for (const std::string& w : s.flagWarnings)  // a compile_commands.json ignored (also said on stderr)
     fr.diagnostics.push_back({path, 0, 0, "warning", w});
   if (base.module.checks.empty()) {
     fr.inputError = true;
@@ -456,10 +477,37 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
   }
   const std::vector<frontend::CheckFunction> checks = base.module.checks;
   for (size_t i = 0; i < checks.size(); ++i) {
-    fr.checks.push_back(runOneCheck(checks[i], i, base, lowerings, defaultLoopBound, path, opts));
+    fr.checks.push_back(runOneCheck(checks[i], i, base, lowerings, s.defaultLoopBound, path, opts));
     if (opts.onCheckDone) opts.onCheckDone(fr.checks.back());
   }
   return fr;
+}
+
+}  // namespace
+
+FileReport runFile(const std::string& path, const RunOptions& opts) {
+  return finishFile(path, opts, startFile(path, opts));
+}
+
+size_t filesLoweredAhead(const RunOptions& opts) {
+  if (opts.frontendWorker.empty() || opts.contents) return 0;  // in-process Clang: one lowering at a time
+  const uint32_t cores = opts.jobs && *opts.jobs ? *opts.jobs : std::max(1u, std::thread::hardware_concurrency());
+  return cores - 1;
+}
+
+void runFiles(const std::vector<std::string>& paths, const RunOptions& opts,
+              const std::function<void(FileReport)>& done) {
+  const size_t ahead = filesLoweredAhead(opts);
+  std::deque<std::future<FileStart>> started;  // paths[i], paths[i + 1], ... (next - i of them)
+  size_t next = 0;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    for (; next < paths.size() && next <= i + ahead; ++next)
+      started.push_back(std::async(ahead ? std::launch::async : std::launch::deferred, startFile,
+                                   std::cref(paths[next]), std::cref(opts)));
+    FileStart s = started.front().get();
+    started.pop_front();
+    done(finishFile(paths[i], opts, std::move(s)));
+  }
 }
 
 }  // namespace tsocheck

@@ -86,4 +86,18 @@ void applyOptions(const OptionValues& v, RunOptions& r);
 
 FileReport runFile(const std::string& path, const RunOptions& opts);
 
+// runFile on each path in order, each report handed to `done` (on the
+// calling thread, in the order of `paths`) before the next file's checks
+// run. Meanwhile up to filesLoweredAhead(opts) later files have their
+// compile flags read and their default lowering done on other threads: on a
+// run over many small files the frontend workers' start-up and Clang, most
+// of the time, overlap one another and the checks. The reports are those
+// runFile gives one by one.
+void runFiles(const std::vector<std::string>& paths, const RunOptions& opts,
+              const std::function<void(FileReport)>& done);
+// The machine's cores (or the run's --jobs) less one; 0 when the frontend
+// runs in this process (Clang instances are not run side by side here) or
+// for an unsaved buffer.
+size_t filesLoweredAhead(const RunOptions& opts);
+
 }  // namespace tsocheck

@@ -239,6 +239,83 @@ TEST_CASE("the tsocheck binary loads no Clang or LLVM: the frontend worker besid
   fs::remove_all(dir);
 }
 
+// A check's JSON without what varies from run to run (times).
+json withoutTimes(json j) {
+  if (j.is_object()) {
+    for (const char* k : {"elapsed_ms", "lower_ms", "seconds", "stats"}) j.erase(k);
+    for (auto& [k, v] : j.items()) v = withoutTimes(v);
+  } else if (j.is_array()) {
+    for (auto& v : j) v = withoutTimes(v);
+  }
+  return j;
+}
+
+TEST_CASE("several files: later files are lowered ahead on the spare cores, the reports are the same and in order",
+          "[cli]") {
+  // Through a worker that logs when each lowering starts and ends: with
+  // --jobs 1 they follow one another; with --jobs 3 the next two files are
+  // lowered while the first one is, and nothing else changes.
+  std::string tmpl = (fs::temp_directory_path() / "tsocheck-ahead-XXXXXX").string();
+  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+  const fs::path dir = tmpl;
+  fs::copy_file(TSOCHECK_BIN, dir / "tsocheck");
+  const fs::path realWorker = fs::path(TSOCHECK_BIN).parent_path() / "tsocheck-frontend";
+  {
+    std::ofstream w(dir / "tsocheck-frontend");
+    w << "#!/bin/sh\necho start >> " << quote((dir / "log").string()) << "\n"
+      << quote(realWorker.string()) << " \"$@\"\nrc=$?\necho end >> " << quote((dir / "log").string())
+      << "\nexit $rc\n";
+  }
+  fs::permissions(dir / "tsocheck-frontend", fs::perms::owner_all);
+  const std::string samples = std::string(TSOCHECK_SAMPLES_DIR) + "/";
+  std::ofstream(dir / "broken.c") << "int x = ;\n";
+  // A violation with fence synthesis, a missing file, a verified file, a
+  // file that does not compile, a check that cannot be lowered, a file with
+  // no check, another violation.
+  const std::vector<std::string> files = {samples + "mp_buggy.c",      (dir / "missing.c").string(),
+                                          samples + "dekker_fixed.c",  (dir / "broken.c").string(),
+                                          inputs("unsupported_setjmp.c"), inputs("no_check.c"),
+                                          samples + "litmus/sb.c"};
+  std::string args;
+  for (const std::string& f : files) args += " " + quote(f);
+  auto run = [&](int jobs, bool asJson, std::string* log) {
+    fs::remove(dir / "log");
+    const Run r = shell(quote((dir / "tsocheck").string()) + " check" + (asJson ? " --json" : "") + " --jobs " +
+                        std::to_string(jobs) + args + (asJson ? " 2>/dev/null" : ""));
+    *log = readFile(dir / "log");
+    return r;
+  };
+  std::string log1, log3, ignored;
+  const Run one = run(1, true, &log1), three = run(3, true, &log3);
+  CHECK(one.exitCode == 1);
+  CHECK(three.exitCode == one.exitCode);
+  const json j1 = json::parse(one.out), j3 = json::parse(three.out);
+  CHECK(withoutTimes(j3) == withoutTimes(j1));
+  CHECK(j1["results"].size() >= 4);
+  CHECK(j1["errors"].size() == 3);  // the missing file, the one that does not compile, the one with no check
+  // One worker at a time with one job; with three, a second lowering starts
+  // before the first ends.
+  CHECK(log1.find("start\nstart\n") == std::string::npos);
+  CHECK(log1.find("start\nend\n") == 0);
+  CHECK(log3.find("start\nstart\n") == 0);
+  // Text: the reports in the order of the files.
+  const Run text1 = run(1, false, &ignored), text3 = run(3, false, &ignored);
+  auto order = [&](const std::string& out) {
+    std::vector<size_t> at;
+    for (const char* name : {"mp_buggy.c", "missing.c", "dekker_fixed.c", "broken.c", "unsupported_setjmp.c",
+                             "no_check.c", "litmus/sb.c"})
+      at.push_back(out.find(name));
+    return at;
+  };
+  const std::vector<size_t> at1 = order(text1.out), at3 = order(text3.out);
+  for (size_t i = 0; i + 1 < at3.size(); ++i) {
+    INFO(i);
+    CHECK(at1[i] < at1[i + 1]);
+    CHECK(at3[i] < at3[i + 1]);
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("unsupported constructs give an error result at their line", "[cli]") {
   for (const char* name : {"unsupported_float.c", "unsupported_extern.c", "unsupported_asm.c", "unsupported_setjmp.c"}) {
     INFO(name);
