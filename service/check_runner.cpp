@@ -491,8 +491,10 @@ FileReport runFile(const std::string& path, const RunOptions& opts) {
 
 size_t filesLoweredAhead(const RunOptions& opts) {
   if (opts.frontendWorker.empty() || opts.contents) return 0;  // in-process Clang: one lowering at a time
-  const uint32_t cores = opts.jobs && *opts.jobs ? *opts.jobs : std::max(1u, std::thread::hardware_concurrency());
-  return cores - 1;
+  // (Not beyond the machine's cores whatever --jobs says: each lowering is
+  // a worker process with its own memory ceiling.)
+  const uint32_t machine = std::max(1u, std::thread::hardware_concurrency());
+  return std::min(opts.jobs && *opts.jobs ? *opts.jobs : machine, machine) - 1;
 }
 
 void runFiles(const std::vector<std::string>& paths, const RunOptions& opts,

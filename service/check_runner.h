@@ -95,7 +95,7 @@ FileReport runFile(const std::string& path, const RunOptions& opts);
 // runFile gives one by one.
 void runFiles(const std::vector<std::string>& paths, const RunOptions& opts,
               const std::function<void(FileReport)>& done);
-// The machine's cores (or the run's --jobs) less one; 0 when the frontend
+// The machine's cores (or the run's --jobs, if fewer) less one; 0 when the frontend
 // runs in this process (Clang instances are not run side by side here) or
 // for an unsaved buffer.
 size_t filesLoweredAhead(const RunOptions& opts);

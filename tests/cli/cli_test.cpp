@@ -15,6 +15,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -269,11 +270,11 @@ TEST_CASE("several files: later files are lowered ahead on the spare cores, the 
   fs::permissions(dir / "tsocheck-frontend", fs::perms::owner_all);
   const std::string samples = std::string(TSOCHECK_SAMPLES_DIR) + "/";
   std::ofstream(dir / "broken.c") << "int x = ;\n";
-  // A violation with fence synthesis, a missing file, a verified file, a
+  // A violation with fence synthesis, a verified file, a missing file, a
   // file that does not compile, a check that cannot be lowered, a file with
   // no check, another violation.
-  const std::vector<std::string> files = {samples + "mp_buggy.c",      (dir / "missing.c").string(),
-                                          samples + "dekker_fixed.c",  (dir / "broken.c").string(),
+  const std::vector<std::string> files = {samples + "mp_buggy.c",      samples + "dekker_fixed.c",
+                                          (dir / "missing.c").string(), (dir / "broken.c").string(),
                                           inputs("unsupported_setjmp.c"), inputs("no_check.c"),
                                           samples + "litmus/sb.c"};
   std::string args;
@@ -297,12 +298,12 @@ TEST_CASE("several files: later files are lowered ahead on the spare cores, the 
   // before the first ends.
   CHECK(log1.find("start\nstart\n") == std::string::npos);
   CHECK(log1.find("start\nend\n") == 0);
-  CHECK(log3.find("start\nstart\n") == 0);
+  if (std::thread::hardware_concurrency() > 1) CHECK(log3.find("start\nstart\n") == 0);  // one per core at most
   // Text: the reports in the order of the files.
   const Run text1 = run(1, false, &ignored), text3 = run(3, false, &ignored);
   auto order = [&](const std::string& out) {
     std::vector<size_t> at;
-    for (const char* name : {"mp_buggy.c", "missing.c", "dekker_fixed.c", "broken.c", "unsupported_setjmp.c",
+    for (const char* name : {"mp_buggy.c", "dekker_fixed.c", "missing.c", "broken.c", "unsupported_setjmp.c",
                              "no_check.c", "litmus/sb.c"})
       at.push_back(out.find(name));
     return at;
