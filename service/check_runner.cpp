@@ -1,10 +1,10 @@
 #include "service/check_runner.h"
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
-#include <deque>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <future>
