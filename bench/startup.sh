@@ -80,12 +80,12 @@ printf '%-46s %8s %8s\n' "CPU ms (R=$reps)" mean min
   measure "check: assert.h pthread.h stdatomic.h" /dev/null "$bin" check "$tmp/headers.c" --no-fences --no-race-check
   measure "check: lamport(1)! tso" /dev/null "$bin" check "${lamport[@]}"
   if [ -n "$genmc" ]; then
-    g=("$genmc" --disable-estimation --disable-mm-detector --disable-race-detection --program-entry-function=check --)
-    measure "GenMC: no #include" /dev/null "${g[@]}" "$tmp/trivial.c"
-    measure "GenMC: assert.h pthread.h stdatomic.h" /dev/null "${g[@]}" "$tmp/headers.c"
-    measure "GenMC: lamport(1)! tso" /dev/null "$genmc" --tso --disable-estimation --disable-mm-detector \
-      --disable-race-detection --program-entry-function=lamport_plain -- -I bench/peer_include -DROUNDS=1 \
-      bench/programs/lamport_plain.c
+    g=("$genmc" --disable-estimation --disable-mm-detector --disable-race-detection)  # as bench/peers.sh runs it
+    measure "GenMC: no #include" /dev/null "${g[@]}" --program-entry-function=check -- "$tmp/trivial.c"
+    measure "GenMC: assert.h pthread.h stdatomic.h" /dev/null "${g[@]}" --program-entry-function=check -- \
+      "$tmp/headers.c"
+    measure "GenMC: lamport(1)! tso" /dev/null "${g[@]}" --tso --program-entry-function=lamport_plain -- \
+      -I bench/peer_include -DROUNDS=1 bench/programs/lamport_plain.c
   fi
 } | tee "$tmp/rows"
 python3 - "$tmp/rows" <<'PY'

@@ -431,8 +431,7 @@ struct FileStart {
   FileReport report;  // file, compile database; a missing file's input error
   std::vector<std::string> flagWarnings;
   std::optional<Lowerings> lowerings;  // none: the file is missing
-  uint32_t defaultLoopBound = 0;
-  Lowerings::Key defaultKey;
+  Lowerings::Key defaultKey;           // the run's model, loop bound and abort()
 };
 
 FileStart startFile(const std::string& path, const RunOptions& opts) {
@@ -450,8 +449,8 @@ FileStart startFile(const std::string& path, const RunOptions& opts) {
   std::vector<std::string> args = std::move(flags.args);
   args.insert(args.end(), opts.extraClangArgs.begin(), opts.extraClangArgs.end());
   s.lowerings.emplace(path, opts, std::move(args));
-  s.defaultLoopBound = opts.loopBound.value_or(frontend::kDefaultLoopBound);
-  s.defaultKey = {opts.model.value_or(kDefaultModel), s.defaultLoopBound, opts.abortEnds.value_or(false)};
+  s.defaultKey = {opts.model.value_or(kDefaultModel), opts.loopBound.value_or(frontend::kDefaultLoopBound),
+                  opts.abortEnds.value_or(false)};
   s.lowerings->get(s.defaultKey);
   return s;
 }
@@ -477,7 +476,7 @@ FileReport finishFile(const std::string& path, const RunOptions& opts, FileStart
   }
   const std::vector<frontend::CheckFunction> checks = base.module.checks;
   for (size_t i = 0; i < checks.size(); ++i) {
-    fr.checks.push_back(runOneCheck(checks[i], i, base, lowerings, s.defaultLoopBound, path, opts));
+    fr.checks.push_back(runOneCheck(checks[i], i, base, lowerings, std::get<1>(s.defaultKey), path, opts));
     if (opts.onCheckDone) opts.onCheckDone(fr.checks.back());
   }
   return fr;
