@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Time to the answer and time to the fix (issue 14): szymanski, Lamport's fast
+# Time to the answer and time to the fix: szymanski, Lamport's fast
 # mutex and the bakery with plain (non-atomic) accesses (bench/programs/
 # *_plain.c) under TSO and PSO. Per program and model: when the verdict line
 # appeared on stdout (s), when the run ended with the fix (s), the fence

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Bugs early (issue 14): executions explored before the first violation, and
+# Bugs early: executions explored before the first violation, and
 # the exploration's seconds to it (fence synthesis off), for every
 # --explore-order, on the mutual-exclusion programs with plain accesses
 # (bench/programs/*_plain.c: szymanski, Lamport's fast mutex, the bakery,
 # Dekker, Peterson's filter lock) under TSO and PSO, a deep SC/TSO bug
 # (fib_bench with SV-COMP's bound) and the samples. A cell is
-# "executions+blocked seconds". `genmc` is the figure issue 14 quotes for
+# "executions+blocked seconds". `genmc` is the figure reported for
 # GenMC (szymanski, TSO), where known. With --totals: every execution
 # (--keep-going) per order instead, and whether they agree (the orders must
 # explore the same executions; a run stopped by its time limit, 120 s unless
@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-# label | file | -D defines | models | GenMC's executions before the violation (issue 14) per model
+# label | file | -D defines | models | GenMC's executions before the violation per model
 programs=(
   "szymanski(1)|bench/programs/szymanski_plain.c|-DROUNDS=1|tso pso|"
   "szymanski(2)|bench/programs/szymanski_plain.c|-DROUNDS=2|tso pso|tso=3881"

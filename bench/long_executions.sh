@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Memory and speed on long executions (issue 14, "memory per execution
-# length"): bench/programs/rmw_loops.c (3 threads looping fetch_add;
+# Memory and speed on long executions (memory per execution
+# length): bench/programs/rmw_loops.c (3 threads looping fetch_add;
 # fetch_sub on one counter) at loop bounds that give 2,000 to 10,000 events
 # per thread, each run for a fixed time with one worker. Prints executions
 # ended (all are cut at the loop bound), events added, events/s and peak RSS,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Language-server timings against the issue's targets, best of N rounds:
+"""Language-server timings against its targets, best of N rounds:
 initialize -> first diagnostics on a sample (fresh check), an edit inside one
 check function (only that one is re-checked), an edit elsewhere (every check
 from the cache), reopen in a new server (disk cache), a first open 300 ms

@@ -6,7 +6,7 @@
 # check, as the peers run — GenMC with --disable-race-detection, Nidhugg has
 # none — and the time the ratios use; races_s: with it, tsocheck's default),
 # executions/s and peak RSS —
-# blocked executions (driven toward 0, issue 14) — and, when peer binaries are found ($GENMC / $NIDHUGGC, or genmc / nidhuggc
+# blocked executions (driven toward 0) — and, when peer binaries are found ($GENMC / $NIDHUGGC, or genmc / nidhuggc
 # on PATH), their CPU seconds and the ratio tsocheck/peer in the same run
 # (measured with GenMC v0.11.0 and Nidhugg master 0aea4d23 built against LLVM 14; the
 # peers compile bench/peer_include/tsocheck.h and start at the check function:

@@ -19,7 +19,7 @@
 # pruned only through the tighter slack (threads with unsettled events,
 # engine/preemption.h). dropped: the bound pruned nothing in its probe and
 # the search went on without it (CheckOptions::boundProbe).
-# Targets (issue 17): bound <= 2 at most 25% of the unbounded time where the
+# Targets: bound <= 2 at most 25% of the unbounded time where the
 # unbounded run takes over 5 s; never more than 5% slower than unbounded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,9 +58,9 @@ if [ "$quick" = 0 ]; then
     "2lockq(5+3)|bench/programs/twolock_queue.c|sc||-DE=5 -DD=3"
     "lastzero(15)|bench/programs/lastzero.c|sc tso|--loop-bound 17|-DN=15"
     "treiber(4)/lb1|bench/programs/treiber.c|sc|--loop-bound 1|-DN=4"
-    # over 5 s unbounded (34 s here): issue 17's 25% target applies
+    # over 5 s unbounded (34 s here): the 25% target applies
     "ttas(6)|bench/programs/ttas.c|sc||-DN=6"
-    # seed 002's kind of client (two threads, three push/pop pairs each;
+    # Buster's kind of client (two threads, three push/pop pairs each;
     # 12 s unbounded under SC here): the 25% target applies too
     "treiber(2x3)|bench/programs/treiber.c|sc tso||-DN=2 -DOPS=3"
   )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The fixed cost of one `tsocheck check`, taken apart (issue 14's start-up
-# rows; ARCHITECTURE "Known limits"). CPU milliseconds (user + system, the
+# The fixed cost of one `tsocheck check`, taken apart (bench/RESULTS.md,
+# "startup.sh"). CPU milliseconds (user + system, the
 # process and every process it waited for, as getrusage counts them), the
 # mean and the minimum of R runs (default 30), for:
 #   - an empty C++ program, the same linked with libLLVM, and with

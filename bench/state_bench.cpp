@@ -7,7 +7,7 @@
 //   (--only: the rows whose program name starts with PREFIX)
 //
 // Loop programs (each at growing sizes):
-//   fig1-N      seed 004's Figure 1: two threads, each N times lock; d = d + 1; unlock
+//   fig1-N      Yang et al.'s Figure 1: two threads, each N times lock; d = d + 1; unlock
 //   spin-T/N    T threads, N critical sections each, behind a test-and-set lock
 //               whose acquire is an exchange *loop*; the stateless explorer gets
 //               the frontend's form of it (xchg + spin-await), since it cannot

@@ -62,7 +62,7 @@ enum class ExploreOrder : uint8_t {
   // order of GenMC's work list).
   Forward,
   // As Forward, but a write's backward revisits come before its positions
-  // (the order before issue 14's "bugs early").
+  // (the default of earlier releases).
   RevisitsFirst,
   // As Forward, but a read takes stale values first (the oldest write it may
   // read, other threads' writes before its own thread's) and a write its

@@ -1,5 +1,5 @@
 // Optimal exploration of execution graphs (TruSt-style, Kokologiannakis et al.
-// POPL'22, as recalled in seed 002): events are added one at a time from the
+// POPL'22, as recalled by Buster, TACAS 2023): events are added one at a time from the
 // leftmost thread that can move; a read tries every write it could read from,
 // a write tries every coherence position and then revisits earlier reads of
 // its location, deleting what was added after the read — but only when the

@@ -1,4 +1,4 @@
-// Fence synthesis (seed 001, section 5.1): for a check that fails under TSO or
+// Fence synthesis (Narayan et al., section 5.1): for a check that fails under TSO or
 // PSO but not under SC, find a smallest set of program points where a full
 // fence makes the check pass.
 //
@@ -23,7 +23,7 @@
 // smallest correct fence set: when the loop ends with a passing check, the
 // answer is minimal (unless `minimal` is false: the exact search hit its cap).
 //
-// The search starts from a correct set when it can (seed 001's critical-cycle
+// The search starts from a correct set when it can (Narayan et al.'s critical-cycle
 // placement): a fence right before every load (or PSO flush) of a
 // counterexample that some delayed store of its thread is on a critical cycle
 // with, grown by the placements of the counterexamples of that set until the
@@ -147,7 +147,7 @@ Program insertFences(const Program& prog, const std::vector<FencePosition>& fenc
 // to the delayed event. Sorted, without duplicates.
 std::vector<FencePosition> candidatePositions(const Program& prog, Model model, const Violation& v);
 
-// The same, split by seed 001's critical cycles: `critical` keeps, per
+// The same, split by Narayan et al.'s critical cycles: `critical` keeps, per
 // delayed event e, the stores from the oldest one that is on a cycle of
 // (conflicts between threads in trace order) ∪ (program order) with e up to
 // e — every correct fence set has one of them (a delay on no cycle can be

@@ -1,4 +1,4 @@
-// Preemption bounding (seed 002, Buster) on weak memory.
+// Preemption bounding (Buster: Marmanis et al., TACAS 2023) on weak memory.
 //
 // Definition (the same in SC, TSO and PSO; see ARCHITECTURE.md "Definitions"):
 // a run's *schedule* is the sequence of thread steps — every load, store
@@ -7,7 +7,7 @@
 // which may take them at any moment without a thread switch. A *preemption*
 // is a switch from thread A to another thread while A is not blocked (not
 // waiting for a held mutex or for an unfinished thread to join) and A takes
-// another step later in the run (the optimistic count of seed 002, which
+// another step later in the run (Buster's optimistic count, which
 // coincides with the classic one on complete runs). Waiting for its own
 // buffer to drain (fence, RMW) does not block a thread. The preemption count
 // of a Shasha–Snir class is the minimum over the runs that produce it.
@@ -28,7 +28,7 @@
 // switch is a preemption. The minimum
 // number of points hitting all such intervals (greedy, exact for intervals)
 // summed over threads is ≤ the class's preemption count. Pruning a graph only
-// when this lower bound exceeds P + slack (preemptionSlack: seed 002's §5
+// when this lower bound exceeds P + slack (preemptionSlack: Buster's §5
 // slack, the smaller of N−2 and the threads with events not settled) keeps
 // every graph that Buster keeps, so completeness up to P carries over; the
 // explorer stays optimal because it explores a subset of the unbounded
@@ -221,7 +221,7 @@ class PreemptionCounter {
   std::vector<uint16_t> scratchClock_;
 };
 
-// Slack that keeps the bounded exploration complete: min(N−2, D), seed 002's
+// Slack that keeps the bounded exploration complete: min(N−2, D), Buster's
 // Theorem 1 with its §5 refinement.
 //
 // N−2 (Theorem 1), N = threads alive in the graph (0 for fewer than 2). The
@@ -229,7 +229,7 @@ class PreemptionCounter {
 // exploring; N_G = threads alive in the graph is never larger. Why it still
 // holds: take G in
 // the production sequence of a full G_f with preemptions(G_f) ≤ P, G not a
-// prefix of G_f, and Ĝ, r, t as in the seed's Prop. 1 (Ĝ ⊑ G_f, Ĝ →r→* G
+// prefix of G_f, and Ĝ, r, t as in Buster's Prop. 1 (Ĝ ⊑ G_f, Ĝ →r→* G
 // by non-decreasing maximal steps, no event of thread t in G \ Ĝ). In the
 // proof of Lemma 2 a new preemption only appears at the last switch away
 // from a thread that has events in Ĝ's witness and is extended afterwards,
@@ -237,7 +237,7 @@ class PreemptionCounter {
 // extended; each has events in G, so is alive in G. (1) If t is alive in G
 // (spawned), t ∉ A and |A| ≤ N_G − 1; at equality every other alive thread,
 // thread 0 included, is extended, so r's thread (the first extended, the
-// smallest) is thread 0, the leftmost, and the seed's closing argument (r's
+// smallest) is thread 0, the leftmost, and Buster's closing argument (r's
 // thread is extended at no cost) gives P + N_G − 2. (2) If t is spawned only
 // after G, its spawn is in the porf-prefix of t's write w that revisits next,
 // and the thread q of G that (through spawns added after G) starts t has all
@@ -268,7 +268,7 @@ class PreemptionCounter {
 // first unsettled read, and preemptions(G) ≤ P + D (D = 0 when G has no
 // unsettled read: then G is a prefix of G_f). Stamps grow along po, so a
 // thread qualifies when its last event is unsettled and stamped no earlier.
-// That Ĝ is exactly the kept part is the seed's reading of Prop. 1, not
+// That Ĝ is exactly the kept part is our reading of Buster's Prop. 1, not
 // shown here; the property tests and the soak compare bounds 0..2 with the
 // naive minimum on random programs (four threads included, where D < N−2
 // prunes), and the tight slack agrees.

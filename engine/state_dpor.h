@@ -1,5 +1,5 @@
 // Visible operations of the explicit-state machine (engine/state_space.cpp)
-// for its stateful dynamic partial-order reduction (seed 004, SDPOR): what a
+// for its stateful dynamic partial-order reduction (Yang et al., SDPOR): what a
 // transition touches, when two transitions are dependent, and the visible
 // operation dependency graph that summarises what can follow a visited state.
 //

@@ -241,7 +241,7 @@ class Search {
 };
 
 uint32_t Search::localId(const ThreadState& ts) {
-  // Light-weight local-state ids (seed 004): a thread's local state is interned
+  // Light-weight local-state ids (Yang et al.): a thread's local state is interned
   // once and the global state key holds its id, so keys stay short and a
   // local state shared by many global states is stored once.
   scratch_.clear();
@@ -1021,7 +1021,7 @@ void Search::reportError(const State& s, uint32_t node, const Node* last, uint32
 }
 
 // ---------------------------------------------------------------------------
-// Stateful DPOR (seed 004, SDPOR). A depth-first search over the same
+// Stateful DPOR (Yang et al., SDPOR). A depth-first search over the same
 // transitions as the BFS (thread steps; flushes as their own actors), with
 //  * dynamic backtrack sets (Flanagan–Godefroid): entering a state, every
 //    actor's next operation is checked against the stack for the latest

@@ -1,14 +1,15 @@
-// Explicit-state search over the operational semantics (seed 000's machine):
+// Explicit-state search over the operational semantics (the machine of
+// Zhang, Kusano and Wang, PLDI 2015):
 // thread steps and store-buffer flushes, per-thread FIFO buffers under TSO,
 // per-address FIFOs under PSO (store-store barriers order flushes across
 // them), at most k pending stores per thread, k = 0 being SC. A visited-state
 // table (exact byte keys of threads, memory and buffers) stops the search
 // below every state seen before, so loops over finite data end by themselves.
 // Two searches (StateSearch): breadth-first over every reachable state, and
-// seed 004's stateful DPOR, which enters only the successors its backtrack
+// Yang et al.'s stateful DPOR, which enters only the successors its backtrack
 // sets need and reaches the same errors and final states.
 //
-// On top of it, buffer-bound deepening with the fixpoint of seed 001
+// On top of it, buffer-bound deepening with the fixpoint of Narayan et al.
 // (Theorem 1): the reachable states projected to (control locations and local
 // state, memory, last pending write per address of every thread) stop growing
 // from k to k+1 ⇒ they never grow again, so a program without a violation at
@@ -27,7 +28,7 @@
 namespace tsocheck {
 
 // Bfs: breadth-first over every reachable state (what the deepening's
-// fixpoint needs). Dpor: seed 004's stateful dynamic partial-order reduction,
+// fixpoint needs). Dpor: Yang et al.'s stateful dynamic partial-order reduction,
 // depth-first (state_space.cpp, "Stateful DPOR"): the same verdicts and final
 // states from far fewer states where steps are independent. --stateful uses it.
 enum class StateSearch : uint8_t { Bfs, Dpor };

@@ -287,7 +287,7 @@ FrontendResult run(const std::string& path, const MemoryFiles* files, const Fron
   // After the user's arguments, so that they cannot be overridden: the
   // lowering relies on unoptimised IR (one access per C access), 64-bit
   // pointers and debug locations. No typo correction: on a 100,000-character
-  // identifier it takes about a minute (issue 16) and only improves messages.
+  // identifier it takes about a minute and only improves messages.
   // An atomic operation with a memory order its kind does not allow (a load
   // with memory_order_release, a store with memory_order_acquire) is
   // undefined, and Clang drops the operation from the IR (GCC makes it

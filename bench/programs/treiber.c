@@ -1,7 +1,8 @@
 /* Bench program: a Treiber stack (CAS on the top pointer), N threads each
  * push a node and pop one, OPS times (default once); the popped nodes must
  * be distinct and every pop finds a node (each thread pushes before it
- * pops). N=2..3 with OPS=2..3 is seed 002's kind of client (few threads,
+ * pops). N=2..3 with OPS=2..3 is the kind of client Buster
+ * (Marmanis et al., TACAS 2023) measures (few threads,
  * several operations each). */
 #include <assert.h>
 #include <pthread.h>

@@ -11,7 +11,8 @@
 
 namespace tsocheck::examples {
 
-// Seed 004's Figure 1: two threads, each n times lock; d = d + 1; unlock;
+// Figure 1 of Yang et al., Efficient Stateful DPOR (SPIN 2008): two threads,
+// each n times lock; d = d + 1; unlock;
 // main asserts d == 2n.
 Program figure1(int n);
 

@@ -164,7 +164,7 @@ TEST_CASE("command-line flags override the annotation's options", "[cli]") {
 
 TEST_CASE("the exploration order option (--explore-order) changes which execution comes first, never the verdict or what is explored", "[cli]") {
   // Szymanski's lock without fences, under TSO: the orders reach the
-  // violation after different numbers of executions (issue 14, "bugs early":
+  // violation after different numbers of executions ("bugs early":
   // the default runs the execution under way on before backward revisits),
   // and going on past it every order explores the same executions.
   const std::string f = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/szymanski_buggy.c") + " --model tso --no-fences";
@@ -434,7 +434,7 @@ TEST_CASE("a thread that runs forever gives a bounded result at its location, no
 }
 
 TEST_CASE("a thread that never blocks does not starve the others", "[cli][limits]") {
-  // Issue 11. With the loop bound (default) the endless loop is cut after 8
+  // With the loop bound (default) the endless loop is cut after 8
   // iterations; with --loop-bound 0 the engine's per-thread event limit cuts it
   // (SC keeps the 10,000-event trace cheap). Either way the other thread runs.
   for (const char* extra : {"", " --loop-bound 0 --model sc"}) {
@@ -467,7 +467,7 @@ TEST_CASE("a loop without an exit condition over shared state is bounded by the 
 }
 
 TEST_CASE("the time limit (--time-limit) is a hard limit: long executions, fence synthesis and its re-checks", "[cli][limits]") {
-  // Issue 11: the run ends within about a second of the limit (4 s: a generous
+  // The run ends within about a second of the limit (4 s: a generous
   // margin on a shared machine for a 2 s limit).
   auto timed = [](const std::string& args, json* out) {
     auto t0 = std::chrono::steady_clock::now();
@@ -508,7 +508,7 @@ TEST_CASE("realloc keeps the contents and frees the old block", "[cli]") {
 }
 
 // ---------------------------------------------------------------------------
-// Fence synthesis (issue 4): fences for TSO/PSO-only bugs, validated by
+// Fence synthesis: fences for TSO/PSO-only bugs, validated by
 // applying the reported edits here and re-running the binary on the result.
 
 namespace {
@@ -1012,7 +1012,7 @@ TEST_CASE("robustness fences: the smallest set that makes SB and MP robust, vali
   CHECK(off["results"][0]["robustness"]["robust"] == false);
 }
 
-// Issue 11 §3: kinds of error, a deadlock that must not hide an assertion
+// Kinds of error, a deadlock that must not hide an assertion
 // failure, --deadlocks, and the fence note's comparison of the same error.
 TEST_CASE("each kind of error has its own violation.kind, text label and SARIF rule", "[cli][kinds]") {
   const std::vector<std::tuple<std::string, std::string, int>> cases = {
@@ -1174,7 +1174,7 @@ TEST_CASE("preemption rounds go on past a round whose only violation is a hang",
 }
 
 // ---------------------------------------------------------------------------
-// Issue 11, section 3: spin loops through calls and _Atomic pointers, and
+// Spin loops through calls and _Atomic pointers, and
 // memory errors peers report.
 
 namespace {
@@ -1288,7 +1288,7 @@ TEST_CASE("reading an uninitialised local is a warning in the result, not a viol
   CHECK(clean["results"][0]["warnings"].empty());
 }
 
-// Issue 16: results carrying bytes that are not UTF-8 are written (the bytes
+// Hostile input: results carrying bytes that are not UTF-8 are written (the bytes
 // become U+FFFD), never an abort; odd compile_commands.json files are ignored
 // with a message; messages say what happened.
 TEST_CASE("invalid UTF-8 in a result: --json and --sarif still write", "[cli][robustness]") {

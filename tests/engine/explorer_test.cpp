@@ -234,7 +234,7 @@ TEST_CASE("a spin-wait on a flag nobody sets is a hang, one that is set is fine"
       REQUIRE(r.staleWaits == 1);
     } else {
       REQUIRE(r.status == Status::Violation);
-      REQUIRE(r.violation->kind == ErrorKind::NonTermination);  // issue 11: no longer called a deadlock
+      REQUIRE(r.violation->kind == ErrorKind::NonTermination);  // a spin is not a deadlock
       REQUIRE(r.violation->message.find("spins forever") != std::string::npos);
     }
   }
@@ -330,7 +330,7 @@ Program starvation(Runaway kind) {
 }  // namespace
 
 TEST_CASE("a thread cut by a limit does not starve the others", "[explorer][limits]") {
-  // Issue 11: the leftmost thread loops forever without blocking; once the
+  // The leftmost thread loops forever without blocking; once the
   // per-thread event limit (or the step limit) cuts it, the other threads go
   // on and the assertion in `bad` is found.
   for (Runaway kind : {Runaway::Increment, Runaway::Spawn, Runaway::Private}) {

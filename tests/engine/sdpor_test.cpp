@@ -296,7 +296,7 @@ TEST_CASE("stateful DPOR: loop-free independent steps take one execution, not ev
   }
 }
 
-TEST_CASE("stateful DPOR keeps the visited-state win on seed 004's Figure 1 and exchange loops", "[sdpor]") {
+TEST_CASE("stateful DPOR keeps the visited-state win on Yang et al.'s Figure 1 and exchange loops", "[sdpor]") {
   for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
     CAPTURE(modelName(m));
     const Program p = figure1(6);

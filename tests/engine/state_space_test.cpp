@@ -451,7 +451,7 @@ TEST_CASE("property: stateful and stateless agree on random programs with spin-w
       REQUIRE(bool(s.violation) == bool(g.violation));
       if (g.violation) {
         REQUIRE(s.violation->kind == g.violation->kind);
-        deadlocks += isHang(g.violation->kind);  // spin-waits: non-termination since issue 11
+        deadlocks += isHang(g.violation->kind);  // spin-waits are non-termination, not deadlock
       } else {
         ++passes;
         // Same reachable final states when nothing deadlocks.

@@ -710,7 +710,7 @@ TSOCHECK void check(void) {
     CHECK(cr.cut == 0);
     CHECK(cr.executions >= 2);
   }
-  // Nobody signals: the waiter waits forever. Issue 11: a wait on a
+  // Nobody signals: the waiter waits forever. A wait on a
   // condition variable nobody signals is a deadlock (it used to come out as
   // a blocked execution: "no complete execution", status bounded).
   CheckResult hang = run(R"(#include <tsocheck.h>
@@ -981,7 +981,7 @@ TSOCHECK void hang(void) {
 )", Model::TSO);
   CHECK(cr.status == Status::Violation);
   REQUIRE(cr.violation);
-  CHECK(cr.violation->kind == ErrorKind::NonTermination);  // issue 11: a spin is not a deadlock
+  CHECK(cr.violation->kind == ErrorKind::NonTermination);  // a spin is not a deadlock
   CHECK(cr.violation->message.find("spins forever at test.c:4") != std::string::npos);
 }
 
@@ -1518,7 +1518,7 @@ TSOCHECK void loops(void) {
       {"int b[4] = {0}; for (int i = 0; b[0] < 3; i++) b[0] += 1 + flag;", 1},  // b[0] gets flag
       {"int b[4] = {0}; for (int i = 0; b[0] < 3; i++) { b[0]++; arr[i] = flag; }", 0},
       {"for (int i = 0; i < 8; i++) { if (flag) attempts++; }", 0},
-      // No exit condition at all: bounded when an iteration touches shared state (issue 11).
+      // No exit condition at all: bounded when an iteration touches shared state.
       {"while (1) { attempts++; }", 1},
       {"for (;;) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); }", 1},
       {"for (;;) { pthread_t u; pthread_create(&u, 0, t, 0); }", 1},
@@ -1614,7 +1614,7 @@ TSOCHECK void f(void) {
   copy(&a, &b);
 }
 )", 4, "memcpy of 24 bytes");
-  // (Issue 13: defined thread-local variables are supported; one only declared is not.)
+  // (Defined thread-local variables are supported; one only declared is not.)
   expectError(R"(#include <tsocheck.h>
 extern _Thread_local int tl;
 TSOCHECK void f(void) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fuzz driver for `tsocheck check` (issue 16): mutates the bundled samples
+"""Fuzz driver for `tsocheck check`: mutates the bundled samples
 (byte flips, deletions, duplicated lines, hostile snippets: invalid UTF-8,
 huge arrays, deep expressions, long identifiers, odd annotations) and runs the
 CLI with --json and --sarif under a time limit. Every run must end (no hang),

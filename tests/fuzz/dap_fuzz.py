@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fuzz driver for `tsocheck dap` (issue 16): a real launch of a buggy sample,
+"""Fuzz driver for `tsocheck dap`: a real launch of a buggy sample,
 then N mutated or hostile DAP requests (random JSON types in arguments,
 deep nesting, bad framing, invalid UTF-8); the adapter must stay up and answer
 a final `threads` request.

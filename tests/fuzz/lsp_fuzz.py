@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fuzz driver for `tsocheck lsp` (issue 16): sends N mutated or hostile LSP
+"""Fuzz driver for `tsocheck lsp`: sends N mutated or hostile LSP
 messages (random JSON types in every field, invalid UTF-8, deep nesting, bad
 framing, %FF URIs, odd positions and commands) to the real server, then checks
 that it still answers a final request and has not died. Prints the cases

@@ -17,7 +17,7 @@ without a join) and checks each mutant through the whole pipeline:
     `verified`.
 
 A check that reports an engine error (a self-check, a crash of the
-explorer) fails too. Found this way (stop 40): `--stateful` said verified
+explorer) fails too. Found this way: `--stateful` said verified
 where main returned without joining a thread that could still change what
 main read, and reported non-termination for a spin with an mfence between
 its reads.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The answer first, the fix second (issue 14): `tsocheck lsp` publishes a
+"""The answer first, the fix second: `tsocheck lsp` publishes a
 check's violation as soon as the exploration finds it — without fence hints —
 and publishes again, with the fence hints (and code actions), when fence
 synthesis ends. Both publishes carry the same document version.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile clients and workspaces against the real `tsocheck lsp` (issue 16):
+"""Hostile clients and workspaces against the real `tsocheck lsp`:
 malformed frames, deep nesting, bad initialize params, invalid UTF-8 in paths,
 tampered/odd cache entries, odd compile_commands.json, many runWithModel calls.
 Every case ends with the server still answering.

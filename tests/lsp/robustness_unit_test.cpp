@@ -1,4 +1,4 @@
-// Hostile input to the language server's pieces (issue 16): framing that
+// Hostile input to the language server's pieces: framing that
 // must resynchronise without losing the next message, deeply nested JSON,
 // invalid UTF-8, cache entries of the wrong shape or kind, and odd
 // compile_commands.json files.

@@ -183,7 +183,7 @@ local function test()
   check(has(verified, 'store_buffering_fenced') and has(verified, 'no violation in any execution'), verified)
   note('verified check: ' .. verified)
 
-  -- The loaded trace follows the buffer's results (issue 15 item 8).
+  -- The loaded trace follows the buffer's results.
   run('edit ' .. vim.fn.fnameescape(file))
   check(vim.api.nvim_get_current_buf() == bufnr, 'back in sb.c')
   local trace_ns = vim.api.nvim_get_namespaces()['tsocheck_trace']

@@ -1,4 +1,4 @@
-/* Issue 11: a loop with no exit condition that works on shared state is
+/* A loop with no exit condition that works on shared state is
    bounded by --loop-bound (named in the limits), not run to the event limit;
    the executions where the worker never enters it complete. */
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* Issue 11: --time-limit covers fence synthesis and its re-checks too. The
+/* --time-limit covers fence synthesis and its re-checks too. The
    TSO-only store-buffering failure is found late (after every interleaving of
    the workers' critical sections for the earlier outcomes); the synthesis
    that follows must not run past the check's limit. */

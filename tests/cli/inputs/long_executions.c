@@ -1,4 +1,4 @@
-/* Issue 11: --time-limit is a hard limit even when single executions are very
+/* --time-limit is a hard limit even when single executions are very
    long (six threads, thousands of shared accesses each; run with a high
    --loop-bound). */
 #include <assert.h>

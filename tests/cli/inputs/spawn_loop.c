@@ -1,4 +1,4 @@
-/* Issue 11: a thread that creates threads without end must not starve the
+/* A thread that creates threads without end must not starve the
    others: the assertion in `bad` is found. */
 #include <assert.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* Issue 11: a thread that never blocks must not starve the others. T1 loops
+/* A thread that never blocks must not starve the others. T1 loops
    forever; T2 fails an assertion. The violation must be found, whether the
    loop is cut at the loop bound or (--loop-bound 0) at the engine's event limit. */
 #include <assert.h>

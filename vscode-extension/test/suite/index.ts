@@ -196,7 +196,7 @@ test('status bar: "checking… N executions" while a long check runs (tsocheck/s
   await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 });
 
-// ---- trace view follows the results (issue 15 item 8) ----------------------------
+// ---- trace view follows the results ----------------------------------------------
 
 const traceOf = (a: TsocheckApi) => a.traceView.loaded;
 
@@ -274,7 +274,7 @@ test('trace view and its highlights follow new results: refreshed after an edit,
   assert.strictEqual(a.decorations.shown.plan, undefined);
 });
 
-// ---- restart (issue 15 item 13) ---------------------------------------------------
+// ---- restart ---------------------------------------------------------------------
 
 test('tsocheck: Restart Server logs the stop as info, no "[Error] … exited with code 0"', 60000, async () => {
   const a = await getApi();
