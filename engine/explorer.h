@@ -161,7 +161,8 @@ class Explorer {
   // still revisit r, so the graph stays (explorer_test "a spin made stale
   // after it stopped"). Only plain stores: an RMW's read part may still be
   // revisited, which changes what it writes. This leaves the blocked
-  // executions GenMC leaves on Peterson(x4) (ARCHITECTURE.md "Known limits").
+  // executions GenMC leaves on Peterson(x4) (bench/RESULTS.md, "Blocked
+  // executions against GenMC").
   bool freezesSpin(const State& c, uint32_t t, EventId w) const;
   bool freezeSpins_ = false;  // stale waits pruned and the program has awaits
   void noteSpinner(State& s, uint32_t u) const;  // s.spinners gets u if it stopped on an await
