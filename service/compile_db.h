@@ -1,5 +1,7 @@
 // Compile flags for a file, found like clangd does: the nearest
-// compile_commands.json in the file's directory or above.
+// compile_commands.json in the file's directory or above. Parsed databases
+// are kept by path and the hash of their text; as in Clang's tooling, only
+// entries with the checked file's name are resolved through symbolic links.
 #pragma once
 
 #include <optional>
