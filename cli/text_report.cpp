@@ -1,10 +1,10 @@
 #include "cli/text_report.h"
 
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "service/report_json.h"
+#include "service/safe_io.h"
 #include "service/wording.h"
 
 namespace tsocheck {
@@ -18,7 +18,7 @@ class SourceCache {
     auto it = files_.find(file);
     if (it == files_.end()) {
       std::vector<std::string> lines;
-      std::ifstream in(file);
+      std::istringstream in(readSourceFile(file).value_or(""));
       for (std::string s; std::getline(in, s);) lines.push_back(s);
       it = files_.emplace(file, std::move(lines)).first;
     }

@@ -6,9 +6,7 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <future>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <thread>
@@ -20,6 +18,7 @@
 #include "service/check_options.h"
 #include "service/compile_db.h"
 #include "service/fence_fix.h"
+#include "service/safe_io.h"
 
 namespace tsocheck {
 
@@ -343,7 +342,7 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
   fi.lowering.process.deadline = co.limits.deadline;
   fi.lowering.process.timeLimitSeconds = co.timeLimitSeconds;
   if (opts.contents) fi.source = *opts.contents;
-  else if (std::ifstream f(path, std::ios::binary); f) fi.source.assign(std::istreambuf_iterator<char>(f), {});
+  else if (std::optional<std::string> text = readSourceFile(path)) fi.source = std::move(*text);
   addFenceFix(rep, fi);
 }
 
@@ -439,8 +438,12 @@ FileStart startFile(const std::string& path, const RunOptions& opts) {
   s.report.file = path;
   std::error_code ec;
   if (!opts.contents && !std::filesystem::is_regular_file(path, ec)) {
+    // What the path is instead (a FIFO or a device is never opened).
+    const std::filesystem::file_status st = std::filesystem::status(path, ec);
     s.report.inputError = true;
-    s.report.inputMessage = path + ": no such file";
+    s.report.inputMessage = path + (!std::filesystem::exists(st) ? ": no such file"
+                                    : std::filesystem::is_directory(st) ? ": is a directory"
+                                                                        : ": is not a regular file");
     return s;
   }
   CompileFlags flags = compileFlagsFor(path, opts.compileCommandsDir);

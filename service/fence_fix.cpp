@@ -6,12 +6,11 @@
 #include <cmath>
 #include <limits>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 
 #include "engine/fences.h"
+#include "service/safe_io.h"
 #include "service/source_paths.h"
 
 namespace tsocheck {
@@ -166,10 +165,10 @@ std::string editSources(const FenceFixInput& in, const std::vector<FenceEdit>& e
     const bool isMain = sameFile(file, in.path);
     if (isMain) {
       f.original = in.source;
-    } else if (std::ifstream is(file, std::ios::binary); is) {
-      f.original.assign(std::istreambuf_iterator<char>(is), {});
+    } else if (std::string why; std::optional<std::string> text = readSourceFile(file, &why)) {
+      f.original = std::move(*text);
     } else {
-      return "cannot read " + file;
+      return "cannot read " + file + " (it " + why + ")";
     }
     std::sort(f.edits.begin(), f.edits.end(), [](const FenceEdit& a, const FenceEdit& b) {
       return a.line != b.line ? a.line < b.line : a.column < b.column;

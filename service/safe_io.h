@@ -1,4 +1,5 @@
-// Reading files a workspace controls (compile_commands.json, cache entries)
+// Reading files a workspace controls (compile_commands.json, cache entries,
+// source text: a checked file, a header a fence goes in, a `#line` path)
 // without blocking or exhausting memory: only regular files are read (a FIFO,
 // a device or a symlink to /dev/stdin is refused without blocking: the open is
 // non-blocking and fstat decides), and only up to a size cap.
@@ -45,6 +46,14 @@ inline std::optional<std::string> readRegularFile(const std::string& path, size_
   ::close(fd);
   out.resize(got);
   return out;
+}
+
+// Source text is read only through this: a `#line N "PATH"` directive can
+// name any path (/dev/zero, /dev/stdin, a FIFO), and a header can be replaced
+// by one after a check.
+inline constexpr size_t kMaxSourceBytes = size_t(64) << 20;
+inline std::optional<std::string> readSourceFile(const std::string& path, std::string* why = nullptr) {
+  return readRegularFile(path, kMaxSourceBytes, why);
 }
 
 }  // namespace tsocheck

@@ -3,6 +3,7 @@
 // compile_commands.json, and unsupported constructs.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -206,12 +207,56 @@ TEST_CASE("exit status and messages for bad input", "[cli]") {
     CHECK(r.exitCode == 2);
     CHECK(r.out.find("no check function") != std::string::npos);
   }
+  SECTION("a directory, a FIFO or a device is said to be what it is, not a missing file") {
+    std::string tmpl = (fs::temp_directory_path() / "tsocheck-kind-XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    const fs::path dir = tmpl;
+    REQUIRE(mkfifo((dir / "pipe.c").c_str(), 0600) == 0);
+    const Run d = tsocheck("check " + quote(dir.string()));
+    CHECK(d.exitCode == 2);
+    CHECK(d.out.find("is a directory") != std::string::npos);
+    for (const std::string& path : {(dir / "pipe.c").string(), std::string("/dev/null")}) {
+      const Run r = tsocheck("check " + quote(path));  // a FIFO without a writer is never opened
+      CHECK(r.exitCode == 2);
+      CHECK(r.out.find(path + ": is not a regular file") != std::string::npos);
+      CHECK(r.out.find("no such file") == std::string::npos);
+    }
+    fs::remove_all(dir);
+  }
   SECTION("usage errors") {
     CHECK(tsocheck("check").exitCode == 2);
     CHECK(tsocheck("check x.c --model arm").exitCode == 2);
     CHECK(tsocheck("check x.c --buffer-bound -1").exitCode == 2);
     CHECK(tsocheck("frobnicate").exitCode == 2);
   }
+}
+
+// A `#line N "PATH"` directive names any path; the source lines of the
+// report and fence synthesis read only regular files (the guarded reader).
+TEST_CASE("a #line path that is a device, a FIFO or a link to a device is never read: the violation is reported",
+          "[cli][robustness]") {
+  std::string tmpl = (fs::temp_directory_path() / "tsocheck-line-XXXXXX").string();
+  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+  const fs::path dir = tmpl;
+  REQUIRE(mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  fs::create_symlink("/dev/zero", dir / "zero-link");
+  const std::string buggy = readFile(fs::path(TSOCHECK_SAMPLES_DIR) / "dekker_buggy.c");
+  for (const std::string& path : {std::string("/dev/zero"), std::string("/dev/stdin"), (dir / "fifo").string(),
+                                  (dir / "zero-link").string()}) {
+    INFO(path);
+    const fs::path harness = dir / "harness.c";
+    std::ofstream(harness) << "#line 1 \"" << path << "\"\n" << buggy;
+    const auto t0 = std::chrono::steady_clock::now();
+    // stdin is /dev/zero: reading /dev/stdin would never end either.
+    const Run r = shell("timeout 100 " + quote(TSOCHECK_BIN) + " check " + quote(harness.string()) + " </dev/zero");
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(r.exitCode == 1);
+    CHECK(s < 60);
+    CHECK(r.out.find("dekker: VIOLATION under TSO") != std::string::npos);
+    CHECK(r.out.find("assertion `counter == 2` failed") != std::string::npos);
+    CHECK(r.out.find("cannot read " + path + " (it is not a regular file); no fix offered") != std::string::npos);
+  }
+  fs::remove_all(dir);
 }
 
 TEST_CASE("the tsocheck binary loads no Clang or LLVM: the frontend worker beside it lowers the files", "[cli]") {
