@@ -6,13 +6,12 @@
 #include "engine/memory_model.h"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <sstream>
 
 #include "frontend/frontend.h"
 #include "lsp/lsp_protocol.h"
+#include "service/safe_io.h"
 #include "service/source_paths.h"
 
 namespace tsocheck::lsp {
@@ -281,13 +280,15 @@ struct Target {
   std::string uri;
   std::string text;
   bool here = false;
+  std::optional<int64_t> version;  // the open document's; none: the file on disk
 };
 
 // The fences whose file could be read, this document's first, with their
 // files' targets; *complete: every fence's file could be read.
 std::vector<const FenceEdit*> fenceTargets(const CheckReport& check, const std::string& uri, const std::string& path,
-                                           const std::string& text, const TextOf& textOf,
-                                           std::map<std::string, Target>& targets, bool* complete) {
+                                           const std::string& text, std::optional<int64_t> version,
+                                           const TextOf& textOf, std::map<std::string, Target>& targets,
+                                           bool* complete) {
   std::vector<const FenceEdit*> all;
   *complete = true;
   for (int pass = 0; pass < 2; ++pass)
@@ -295,13 +296,13 @@ std::vector<const FenceEdit*> fenceTargets(const CheckReport& check, const std::
       const bool here = sameFile(f.file, path);
       if (here != (pass == 0)) continue;
       if (!targets.count(f.file)) {
-        std::optional<std::string> t;
+        std::optional<EditText> t;
         if (here) {
-          t = text;
+          t = EditText(text, version);
         } else if (textOf) {
           t = textOf(f.file);
-        } else if (std::ifstream in(f.file, std::ios::binary); in) {
-          t = std::string(std::istreambuf_iterator<char>(in), {});
+        } else if (std::optional<std::string> disk = readSourceFile(f.file)) {
+          t = EditText(std::move(*disk));
         }
         if (!t) {
           *complete = false;
@@ -309,7 +310,8 @@ std::vector<const FenceEdit*> fenceTargets(const CheckReport& check, const std::
         }
         std::error_code ec;
         const std::filesystem::path abs = std::filesystem::absolute(f.file, ec);
-        targets[f.file] = Target{here ? uri : pathToUri(ec ? f.file : abs.lexically_normal().string()), *t, here};
+        targets[f.file] =
+            Target{here ? uri : pathToUri(ec ? f.file : abs.lexically_normal().string()), t->text, here, t->version};
       }
       all.push_back(&f);
     }
@@ -319,7 +321,7 @@ std::vector<const FenceEdit*> fenceTargets(const CheckReport& check, const std::
 }  // namespace
 
 json fenceActions(const CheckReport& check, const std::string& uri, const std::string& text, const json& range,
-                  const TextOf& textOf) {
+                  const TextOf& textOf, const EditFormat& format) {
   json out = json::array();
   // Fences fix a violation, or make a non-robust check robust.
   const bool violation = check.result.status == Status::Violation;
@@ -329,7 +331,7 @@ json fenceActions(const CheckReport& check, const std::string& uri, const std::s
   const json errorDiag = fixedDiagnostic(check, path, text);
   std::map<std::string, Target> targets;  // by the fence's file
   bool complete = true;
-  const std::vector<const FenceEdit*> all = fenceTargets(check, uri, path, text, textOf, targets, &complete);
+  const std::vector<const FenceEdit*> all = fenceTargets(check, uri, path, text, format.version, textOf, targets, &complete);
   if (all.empty()) return out;
   auto needsInclude = [&](const std::vector<const FenceEdit*>& which) {
     for (const FenceEdit* f : which)
@@ -338,17 +340,28 @@ json fenceActions(const CheckReport& check, const std::string& uri, const std::s
   };
   auto action = [&](const std::string& title, const std::vector<const FenceEdit*>& which, bool preferred) {
     json changes = json::object();
+    std::vector<const Target*> order;  // documentChanges: one entry per file, in the fences' order
     for (const FenceEdit* f : which) {
       const Target& t = targets[f->file];
       json& edits = changes[t.uri];
       if (edits.is_null()) {
         edits = json::array();
+        order.push_back(&t);
         if (auto inc = includeEdit(t.text, f->text)) edits.push_back(*inc);
       }
       edits.push_back(fenceEdit(t.text, f->line, f->text));
     }
+    json edit = {{"changes", changes}};
+    if (format.documentChanges) {
+      // The editor applies each file's edits only to the version they were computed for.
+      edit = {{"documentChanges", json::array()}};
+      for (const Target* t : order)
+        edit["documentChanges"].push_back(
+            {{"textDocument", {{"uri", t->uri}, {"version", t->version ? json(*t->version) : json(nullptr)}}},
+             {"edits", changes[t->uri]}});
+    }
     return json{{"title", title}, {"kind", "quickfix"}, {"diagnostics", errorDiag},
-                {"isPreferred", preferred}, {"edit", {{"changes", changes}}}};
+                {"isPreferred", preferred}, {"edit", edit}};
   };
   // The synthesized set as a whole fixes the check: a single fence is the
   // preferred fix by itself, otherwise "insert all" is (offered only when
@@ -376,8 +389,8 @@ json fenceActions(const CheckReport& check, const std::string& uri, const std::s
 }
 
 json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range,
-                  const TextOf& textOf) {
-  return fenceActions(checkFromJson(check), uri, text, range, textOf);
+                  const TextOf& textOf, const EditFormat& format) {
+  return fenceActions(checkFromJson(check), uri, text, range, textOf, format);
 }
 
 json checkLenses(const CheckReport& check, const std::string& uri, const std::string& text, long long checking) {

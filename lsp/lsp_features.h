@@ -28,20 +28,37 @@ std::string staleReadExplanation(const json& check);
 json checkDiagnostics(const CheckReport& check, const std::string& path, const std::string& text);
 json checkDiagnostics(const json& check, const std::string& path, const std::string& text);
 
-// The text of another file of a checked program (a header holding a fence):
-// the open document's, or the file on disk; nullopt when it cannot be read.
-using TextOf = std::function<std::optional<std::string>(const std::string& path)>;
+// The text a file's edits are computed against: an open document's, with
+// its version, or the file on disk (no version).
+struct EditText {
+  EditText(std::string t, std::optional<int64_t> v = std::nullopt) : text(std::move(t)), version(v) {}
+  std::string text;
+  std::optional<int64_t> version;
+};
+
+// The text of another file of a checked program (a header holding a fence);
+// nullopt when it cannot be read (or no longer matches the check's).
+using TextOf = std::function<std::optional<EditText>(const std::string& path)>;
+
+// How a WorkspaceEdit is written: versioned `documentChanges` (the client
+// announced workspace.workspaceEdit.documentChanges; `version` is this
+// document's, each other file's comes from textOf) or plain `changes`.
+struct EditFormat {
+  bool documentChanges = false;
+  std::optional<int64_t> version;
+};
 
 // Quickfix actions for the fences of `check` when `range` touches the
-// violation, a fence position in this document or the function header. The
-// fences may be in other files too (headers): their edits go in the same
-// WorkspaceEdit, one `changes` entry per file URI, with those files' texts
-// from `textOf` (default: the file on disk). The fixed diagnostic is echoed
-// in each action's diagnostics.
+// violation, a fence position in this document or the function header.
+// `text` must be the text the check was computed for (the fence lines are
+// its lines). The fences may be in other files too (headers): their edits go
+// in the same WorkspaceEdit, one entry per file URI, with those files' texts
+// from `textOf` (default: the file on disk, read with the guarded reader).
+// The fixed diagnostic is echoed in each action's diagnostics.
 json fenceActions(const CheckReport& check, const std::string& uri, const std::string& text, const json& range,
-                  const TextOf& textOf = {});
+                  const TextOf& textOf = {}, const EditFormat& format = {});
 json fenceActions(const json& check, const std::string& uri, const std::string& text, const json& range,
-                  const TextOf& textOf = {});
+                  const TextOf& textOf = {}, const EditFormat& format = {});
 
 // Code lenses of one check; `checking` >= 0 means a check is running and has
 // explored that many executions.

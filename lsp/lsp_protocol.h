@@ -47,6 +47,7 @@ struct InitializeParams {
   std::string rootPath;             // rootUri as a path, else rootPath ("" = none)
   bool workDoneProgress = false;    // capabilities.window.workDoneProgress
   bool codeLensRefresh = false;     // capabilities.workspace.codeLens.refreshSupport
+  bool documentChanges = false;     // capabilities.workspace.workspaceEdit.documentChanges
   nlohmann::json initializationOptions = nlohmann::json::object();
 };
 struct DidOpenParams {

@@ -13,8 +13,6 @@
 #include <csignal>
 #include <cstdio>
 #include <deque>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -22,6 +20,7 @@
 
 #include "service/check_options.h"
 #include "service/result_cache.h"
+#include "service/safe_io.h"
 #include "lsp/lsp_documents.h"
 #include "lsp/lsp_protocol.h"
 #include "lsp/lsp_features.h"
@@ -50,9 +49,26 @@ struct RpcError {
 
 struct Results {
   int64_t version = 0;
+  std::string text;                 // the document's text the checks saw: fence lines are its lines
   std::vector<CheckReport> checks;  // fresh from the runner, or read back from the cache
   json inputDiagnostics = json::array();
+  // The other files the fences go in (headers), read from disk on the worker
+  // when the check ended: code actions compute their edits against these and
+  // never read a file on the I/O thread. A file that cannot be read is absent.
+  std::map<std::string, std::string> fenceFiles;
 };
+
+// The texts of the files other than the document that the checks' fences go
+// in, as a check read them (from disk, through the guarded reader).
+std::map<std::string, std::string> fenceFilesOf(const std::string& path, const std::vector<CheckReport>& checks) {
+  std::map<std::string, std::string> out;
+  for (const CheckReport& c : checks)
+    for (const FenceEdit& f : c.fences) {
+      if (sameFile(f.file, path) || out.count(f.file)) continue;
+      if (std::optional<std::string> t = readSourceFile(f.file)) out.emplace(f.file, std::move(*t));
+    }
+  return out;
+}
 
 class Server {
  public:
@@ -186,8 +202,16 @@ class Server {
       } else if (method == "$/cancelRequest") {
         CancelParams p;
         if (!fromJson(params, p, &bad)) return log(1, "bad $/cancelRequest notification: " + bad);
+        const std::string key = dumpJson(p.id);
+        if (sched_.withdraw(key)) {  // still waiting for a worker: answered now
+          {
+            std::lock_guard<std::mutex> l(mu_);
+            commandCancels_.erase(key);
+          }
+          return replyError(p.id, {kRequestCancelled, "cancelled"});
+        }
         std::lock_guard<std::mutex> l(mu_);
-        auto it = commandCancels_.find(dumpJson(p.id));
+        auto it = commandCancels_.find(key);
         if (it != commandCancels_.end()) it->second->store(true);
       }
       // initialized, $/setTrace and other notifications need nothing.
@@ -260,6 +284,7 @@ class Server {
     // A failed initialize leaves the server uninitialized (a later valid one works).
     clientProgress_ = p.workDoneProgress;
     clientLensRefresh_ = p.codeLensRefresh;
+    clientDocumentChanges_ = p.documentChanges;
     cache_.setDir(cacheDirFor(p.rootPath));  // outside the workspace
     configure(p.initializationOptions);
     initialized_ = true;
@@ -359,18 +384,22 @@ class Server {
       if (!cur || cur->version != doc.version || cur->text != doc.text) return;
       Results early;
       early.version = doc.version;
+      early.text = doc.text;
       early.checks = done;
       early.checks.push_back(c);
+      early.fenceFiles = fenceFilesOf(doc.path, early.checks);
       {
         std::lock_guard<std::mutex> l(mu_);
         // Checks not reached yet keep what they showed for this very text.
         auto it = results_.find(doc.uri);
-        if (it != results_.end() && it->second.version == doc.version)
+        if (it != results_.end() && it->second.version == doc.version) {
+          early.fenceFiles.insert(it->second.fenceFiles.begin(), it->second.fenceFiles.end());
           for (const CheckReport& old : it->second.checks) {
             bool known = false;
             for (const CheckReport& k : early.checks) known = known || k.function == old.function;
             if (!known) early.checks.push_back(old);
           }
+        }
         results_[doc.uri] = early;
       }
       publish(doc, early);
@@ -433,6 +462,7 @@ class Server {
                   int* cachedN) {
     Results res;
     res.version = doc.version;
+    res.text = doc.text;
     for (const CheckReport& c : fr.checks) {
       if (c.reused) {
         res.checks.push_back(reused[c.function]);
@@ -448,6 +478,7 @@ class Server {
       ++*checked;
       if (c.result.status != Status::Timeout && keys.count(c.function)) cache_.put(keys[c.function], checkJson(c));
     }
+    res.fenceFiles = fenceFilesOf(doc.path, res.checks);
     return res;
   }
 
@@ -549,18 +580,33 @@ class Server {
     return it == results_.end() ? std::vector<CheckReport>() : it->second.checks;
   }
 
+  // Fence quick fixes, computed only against the texts the check saw: none
+  // while the document is newer than its results (it is being re-checked),
+  // and none in a header whose open buffer no longer holds the text the
+  // check read. No file is read here (the I/O thread).
   json codeActions(const CodeActionParams& p) {
     Document d = openDoc(p.uri);
     json out = json::array();
-    // A fence in a header edits its open buffer's text, else the file on disk.
-    TextOf textOf = [&](const std::string& file) -> std::optional<std::string> {
-      if (std::optional<Document> o = docs_.get(pathToUri(file))) return o->text;
-      std::ifstream in(file, std::ios::binary);
-      if (!in) return std::nullopt;
-      return std::string(std::istreambuf_iterator<char>(in), {});
+    Results res;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = results_.find(d.uri);
+      if (it == results_.end()) return out;
+      res = it->second;
+    }
+    if (res.version != d.version || res.text != d.text) return out;
+    TextOf textOf = [&](const std::string& file) -> std::optional<EditText> {
+      auto it = res.fenceFiles.find(file);
+      if (it == res.fenceFiles.end()) return std::nullopt;
+      if (std::optional<Document> o = docs_.get(pathToUri(file))) {
+        if (o->text != it->second) return std::nullopt;  // edited since the check
+        return EditText(o->text, o->version);
+      }
+      return EditText(it->second);  // the file on disk: no version
     };
-    for (const CheckReport& c : resultsOf(d.uri))
-      for (json& a : fenceActions(c, d.uri, d.text, p.rangeJson, textOf)) out.push_back(std::move(a));
+    const EditFormat format{clientDocumentChanges_, d.version};
+    for (const CheckReport& c : res.checks)
+      for (json& a : fenceActions(c, d.uri, d.text, p.rangeJson, textOf, format)) out.push_back(std::move(a));
     return out;
   }
 
@@ -645,7 +691,7 @@ class Server {
             }
             replyError(id, {kInternalError, std::string("internal error: ") + e.what()});
           }
-        });
+        }, dumpJson(id));
       }
       return;
     }
@@ -655,7 +701,8 @@ class Server {
   asio::io_context& io_;
   Transport out_;
   std::string version_;
-  bool initialized_ = false, shutdown_ = false, clientProgress_ = false, clientLensRefresh_ = false;
+  bool initialized_ = false, shutdown_ = false, clientProgress_ = false, clientLensRefresh_ = false,
+       clientDocumentChanges_ = false;
   int exitCode_ = 1;
   DocumentStore docs_;
   ResultCache cache_;

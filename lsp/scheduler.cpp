@@ -55,10 +55,10 @@ void Scheduler::forget(const std::string& uri) {
   queue_.erase(std::remove(queue_.begin(), queue_.end(), uri), queue_.end());
 }
 
-void Scheduler::submit(std::function<void()> job) {
+void Scheduler::submit(std::function<void()> job, std::string key) {
   std::unique_lock<std::mutex> l(mu_);
   if (stopping_) return;
-  jobs_.push_back(std::move(job));
+  jobs_.push_back({std::move(job), std::move(key)});
   if (maxWorkers_ == 0) {
     // Inline, but from the I/O thread's queue: the caller (a request handler)
     // returns first, as it does with workers.
@@ -70,6 +70,15 @@ void Scheduler::submit(std::function<void()> job) {
   }
   l.unlock();
   cv_.notify_all();
+}
+
+bool Scheduler::withdraw(const std::string& key) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = std::find_if(jobs_.begin(), jobs_.end(), [&](const Job& j) { return !key.empty() && j.key == key; });
+  if (it == jobs_.end()) return false;
+  jobs_.erase(it);
+  cv_.notify_all();  // blockUntilIdle may be waiting for the queue to empty
+  return true;
 }
 
 std::optional<Running> Scheduler::running(const std::string& uri) {
@@ -94,7 +103,7 @@ bool Scheduler::ready() const {
 void Scheduler::runDue(std::unique_lock<std::mutex>& l) {
   ++busy_;
   if (!jobs_.empty()) {  // commands first: someone waits for their answer
-    std::function<void()> job = std::move(jobs_.front());
+    std::function<void()> job = std::move(jobs_.front().run);
     jobs_.pop_front();
     l.unlock();
     job();  // catches its own exceptions

@@ -55,8 +55,12 @@ class Scheduler {
   void cancel(const std::string& uri, const char* why);
   // Drops the document's timer (closed).
   void forget(const std::string& uri);
-  // Runs job on the pool, ahead of queued documents.
-  void submit(std::function<void()> job);
+  // Runs job on the pool, ahead of queued documents. A job with a key can be
+  // withdrawn while it waits.
+  void submit(std::function<void()> job, std::string key = "");
+  // Drops the waiting job submitted with key: true when it was waiting (it
+  // will not run), false when it has started (or never was).
+  bool withdraw(const std::string& key);
   // The running check of uri, if any.
   std::optional<Running> running(const std::string& uri);
   // The check r of uri has published its results: it no longer counts as
@@ -80,7 +84,11 @@ class Scheduler {
   std::map<std::string, std::unique_ptr<asio::steady_timer>> timers_;
   std::map<std::string, Running> running_;
   std::deque<std::string> queue_;
-  std::deque<std::function<void()>> jobs_;
+  struct Job {
+    std::function<void()> run;
+    std::string key;
+  };
+  std::deque<Job> jobs_;
   std::vector<std::thread> workers_;
   int maxWorkers_ = 0;
   int busy_ = 0;

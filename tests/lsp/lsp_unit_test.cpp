@@ -143,6 +143,20 @@ TEST_CASE("fence code actions with a fence in a header: one WorkspaceEdit, one e
   json diags = checkDiagnostics(check, path, text);
   REQUIRE(diags.size() == 2);
   CHECK(diags[1]["range"]["start"]["line"] == 3);
+  // A client that takes documentChanges gets one versioned entry per file: the
+  // document's version, the header's from textOf (null: the file on disk).
+  json versioned = fenceActions(check, uri, text, range, textOf, EditFormat{true, 7});
+  REQUIRE(versioned.size() == 3);
+  const json& dc = versioned[2]["edit"]["documentChanges"];
+  CHECK_FALSE(versioned[2]["edit"].contains("changes"));
+  REQUIRE(dc.size() == 2);
+  CHECK(dc[0]["textDocument"] == json{{"uri", uri}, {"version", 7}});
+  CHECK(dc[0]["edits"] == changes[uri]);
+  CHECK(dc[1]["textDocument"] == json{{"uri", "file:///w/handshake.h"}, {"version", nullptr}});
+  CHECK(dc[1]["edits"] == changes["file:///w/handshake.h"]);
+  TextOf openHeader = [&](const std::string&) -> std::optional<EditText> { return EditText(headerText, 3); };
+  json open = fenceActions(check, uri, text, range, openHeader, EditFormat{true, 7});
+  CHECK(open[1]["edit"]["documentChanges"][0]["textDocument"]["version"] == 3);
   // The header cannot be read: its fence and "insert all" are not offered.
   json partial = fenceActions(check, uri, text, range, [](const std::string&) { return std::nullopt; });
   REQUIRE(partial.size() == 1);

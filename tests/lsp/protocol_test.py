@@ -18,12 +18,14 @@ def check(cond, what):
 
 
 class Client:
-    def __init__(self, root, progress=False, options=None):
+    def __init__(self, root, progress=False, options=None, document_changes=False):
         self.p = subprocess.Popen([BIN, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.q = queue.Queue()
         self.next_id = 100
         threading.Thread(target=self._read, daemon=True).start()
         caps = {"window": {"workDoneProgress": progress}, "workspace": {"codeLens": {"refreshSupport": progress}}}
+        if document_changes:
+            caps["workspace"]["workspaceEdit"] = {"documentChanges": True}
         self.root = root
         r = self.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + root,
                                         "capabilities": caps, "initializationOptions": options or {}})
@@ -140,6 +142,132 @@ def settle(pred, timeout=5):
     return None
 
 
+def checked(c, uri, version=None, timeout=60):
+    """The end of a document's check (its final tsocheck/status, fences included)."""
+    if version is not None and c.diagnostics(uri, version=version, timeout=timeout) is None:
+        return None
+    return c.wait(lambda m: m.get("method") == "tsocheck/status" and m["params"]["uri"] == uri
+                  and not m["params"]["checking"], timeout)
+
+
+def whole(text):
+    return {"start": {"line": 0, "character": 0}, "end": {"line": text.count("\n") + 1, "character": 0}}
+
+
+def edited_files(action):
+    """{"textDocument": {uri, version}, "edits"} per file of an action's edit
+    (plain `changes` get the version "none")."""
+    e = action["edit"]
+    if "documentChanges" in e:
+        return e["documentChanges"]
+    return [{"textDocument": {"uri": u, "version": "none"}, "edits": x} for u, x in e.get("changes", {}).items()]
+
+
+def fence_lines(actions):
+    """(uri, line) of each fence edit (not the #include) in the actions."""
+    return sorted({(dc["textDocument"]["uri"], e["range"]["start"]["line"])
+                   for a in actions for dc in edited_files(a)
+                   for e in dc["edits"] if "#include" not in e["newText"]})
+
+
+def edit_racing_quick_fix(root):
+    """A quick fix is computed against the text its check saw: none while the
+    document is newer; after the re-check, a versioned edit at the new lines."""
+    c = Client(root, document_changes=True, options={"tsocheck": {"debounceMs": 1500}})
+    path = copy(root, os.path.join(SAMPLES, "dekker_buggy.c"), "race.c")
+    text = open(path).read()
+    uri = c.open(path)
+    check(checked(c, uri) is not None, "race.c: checked")
+    rng = whole(text)
+    acts = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": rng,
+                                                 "context": {"diagnostics": []}})["result"]
+    before = fence_lines(acts)
+    check(len(before) >= 1 and all(edited_files(a)[0]["textDocument"] == {"uri": uri, "version": 1}
+                                   for a in acts), "documentChanges with the document's version")
+    check(all("changes" not in a["edit"] for a in acts), "a client with documentChanges gets no plain changes")
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+        {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "\n\n\n"}]})
+    acts = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": whole("\n\n\n" + text),
+                                                 "context": {"diagnostics": []}})["result"]
+    check(acts == [], "no fence edit while the document is newer than its check: %s" % fence_lines(acts))
+    check(checked(c, uri, version=2) is not None, "race.c v2: re-checked")
+    acts = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": whole("\n\n\n" + text),
+                                                 "context": {"diagnostics": []}})["result"]
+    after = fence_lines(acts)
+    check(after == [(u, l + 3) for u, l in before], "after the re-check the fences are 3 lines lower: %s then %s"
+          % (before, after))
+    check(acts and all(edited_files(a)[0]["textDocument"]["version"] == 2 for a in acts),
+          "the edit carries the new version")
+    c.close()
+
+
+def header_replaced_by_fifo(root):
+    """A fence in a header: its text is read when the check ends, on the
+    worker; a header replaced by a FIFO afterwards blocks nothing."""
+    src = os.path.join(INPUTS, "..", "..", "cli", "inputs", "fence_header")
+    d = os.path.join(root, "fence_header")
+    shutil.copytree(src, d)
+    c = Client(d, document_changes=True)
+    path = os.path.join(d, "check.c")
+    uri = c.open(path)
+    check(checked(c, uri) is not None, "fence_header/check.c: checked")
+    header = os.path.join(d, "handshake.h")
+    os.remove(header)
+    os.mkfifo(header)
+    t0 = time.time()
+    r = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": whole(open(path).read()),
+                                              "context": {"diagnostics": []}}, timeout=5)
+    check(r is not None and "result" in r, "code actions answered with the header now a FIFO (%.0f ms)"
+          % ((time.time() - t0) * 1000))
+    hdr = [l for u, l in fence_lines(r["result"] if r else []) if u.endswith("/handshake.h")]
+    hdoc = [dc["textDocument"] for a in (r or {}).get("result", []) for dc in edited_files(a)
+            if dc["textDocument"]["uri"].endswith("/handshake.h")]
+    check(len(hdr) >= 1 and all(t["version"] is None for t in hdoc),
+          "the header's fence edit, against the text the check read (not open: version null)")
+    r = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}}, timeout=5)
+    check(r is not None and "result" in r, "the server keeps answering")
+    c.close()
+
+
+def line_directive_stdin(root):
+    """#line 1 "/dev/stdin": fence synthesis never reads the server's own
+    client pipe; later messages are answered."""
+    c = Client(root)
+    path = os.path.join(root, "line_stdin.c")
+    with open(path, "w") as f:
+        f.write('#line 1 "/dev/stdin"\n' + open(os.path.join(SAMPLES, "dekker_buggy.c")).read())
+    uri = c.open(path)
+    m = checked(c, uri)
+    check(m is not None and m["params"]["checks"] and m["params"]["checks"][0]["status"] == "violation",
+          "#line /dev/stdin: the violation is reported")
+    r = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}}, timeout=5)
+    check(r is not None and "result" in r, "#line /dev/stdin: later requests are answered")
+    c.close()
+
+
+def cancel_queued_command(root):
+    """A runWithModel waiting for the only worker is answered as soon as it is cancelled."""
+    c = Client(root, options={"tsocheck": {"maxWorkers": 1, "timeLimit": 0}})
+    slow = copy(root, os.path.join(INPUTS, "slow.c"), "slow_queue.c")
+    suri = c.open(slow)
+    busy = c.wait(lambda m: m.get("method") == "tsocheck/status" and m["params"]["uri"] == suri
+                  and m["params"]["checking"], 10)
+    check(busy is not None, "slow check running on the only worker")
+    c.next_id += 1
+    i = c.next_id
+    c.send({"jsonrpc": "2.0", "id": i, "method": "workspace/executeCommand",
+            "params": {"command": "tsocheck.runWithModel", "arguments": [suri, "slow", "SC"]}})
+    time.sleep(0.3)
+    t0 = time.time()
+    c.notify("$/cancelRequest", {"id": i})
+    r = c.wait(lambda m: m.get("id") == i and "method" not in m, 5)
+    check(r is not None and r.get("error", {}).get("code") == -32800,
+          "a queued runWithModel answers RequestCancelled at once (%.0f ms): %s" % ((time.time() - t0) * 1000, r))
+    c.request("shutdown", None)  # stops the slow check
+    c.notify("exit", None)
+    check(c.p.wait(timeout=30) == 0, "shutdown and exit with a check running")
+
+
 def main():
     root = tempfile.mkdtemp(prefix="tsocheck-lsp-")
     # The result cache lives in the user's cache directory (never in the
@@ -203,6 +331,7 @@ def main():
               "fence quick fixes, one preferred")
         pref = [a for a in acts if a.get("isPreferred")]
         if pref:
+            check("documentChanges" not in pref[0]["edit"], "a client without documentChanges gets plain changes")
             edits = pref[0]["edit"]["changes"][uri]
             key = lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"])
             changes = [{"range": e["range"], "text": e["newText"]} for e in sorted(edits, key=key, reverse=True)]
@@ -359,6 +488,12 @@ def main():
           "a compile error at its own line")
     again = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
     check(len(again) > 0 and again == before, "the other file's checks unaffected")
+
+    # --- quick fixes and files named by the program ----------------------------------------------
+    edit_racing_quick_fix(root)
+    header_replaced_by_fifo(root)
+    line_directive_stdin(root)
+    cancel_queued_command(root)
 
     # --- shutdown / exit ---------------------------------------------------------------------------
     r = c.request("shutdown", None)

@@ -111,3 +111,24 @@ TEST_CASE("workers: command jobs share the pool and stop() cancels what runs") {
   CHECK(cancelled);
   CHECK(std::chrono::steady_clock::now() - t0 < 2s);
 }
+
+TEST_CASE("workers: a waiting job can be withdrawn (it never runs), a started one cannot") {
+  IoThread io;
+  std::atomic<bool> release{false}, firstStarted{false}, secondRan{false};
+  Scheduler s(io.io, [](const std::string&, const Running&) {});
+  s.setWorkers(1);
+  s.submit([&] {
+    firstStarted = true;
+    while (!release) std::this_thread::sleep_for(2ms);
+  }, "1");
+  for (int i = 0; i < 400 && !firstStarted; ++i) std::this_thread::sleep_for(5ms);
+  REQUIRE(firstStarted);
+  s.submit([&] { secondRan = true; }, "2");  // waits: the only worker is busy
+  CHECK_FALSE(s.withdraw("1"));  // running
+  CHECK(s.withdraw("2"));
+  CHECK_FALSE(s.withdraw("2"));  // gone
+  CHECK_FALSE(s.withdraw(""));   // keyless jobs are never withdrawn
+  release = true;
+  s.blockUntilIdle();
+  CHECK_FALSE(secondRan);
+}

@@ -174,9 +174,14 @@ export class Commands {
     return result;
   }
 
-  /** Merges the preferred fence fix of every violating function into one edit. */
+  /**
+   * Merges the preferred fence fix of every violating function into one edit.
+   * The server's edits are for the text its check saw (none while the file is
+   * being re-checked); an edit made while they were asked for voids them.
+   */
   private async insertAllFences(): Promise<number> {
     const doc = this.activeC().document;
+    const version = doc.version;
     const all = new vscode.Range(0, 0, doc.lineCount, 0);
     const actions = (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[]>(
       'vscode.executeCodeActionProvider', doc.uri, all, vscode.CodeActionKind.QuickFix.value)) ?? [];
@@ -199,9 +204,10 @@ export class Commands {
           if (!e.newText.includes('#include')) fences++;
         }
     if (fences === 0) {
-      void vscode.window.showInformationMessage('tsocheck: no suggested fences in this file (no violation with a fence fix).');
+      void vscode.window.showInformationMessage('tsocheck: no suggested fences in this file (no violation with a fence fix, or its check of the latest edit has not ended).');
       return 0;
     }
+    if (doc.version !== version) throw new Error('the file changed while the fences were asked for: run the command again');
     if (!(await vscode.workspace.applyEdit(merged))) throw new Error('the fence edit could not be applied');
     vscode.window.setStatusBarMessage(`tsocheck: inserted ${fences} fence${fences === 1 ? '' : 's'}`, 5000);
     return fences;
