@@ -254,8 +254,14 @@ test('trace view and its highlights follow new results: refreshed after an edit,
   await waitFor('the PSO trace to go after the edit', 60000, () => traceOf(a).payload === undefined || undefined);
   assert.strictEqual(a.decorations.shown.plan, undefined);
 
-  // 4. The fix: no violation any more, no trace.
+  // 4. The fix: no violation any more, no trace. Fence fixes exist only for
+  // the text their check saw: wait for the re-check of the edit.
   await showTrace();
+  await waitFor('the fence fixes of the edited file', 60000, async () => {
+    const acts = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider', doc.uri, new vscode.Range(0, 0, doc.lineCount, 0));
+    return (acts ?? []).some((x) => x.isPreferred && /^Insert /.test(x.title)) || undefined;
+  });
   assert.strictEqual(await vscode.commands.executeCommand<number>('tsocheck.insertAllFences'), 2);
   assert.ok(await doc.save());
   await waitFor('the Error to disappear', 60000, () => tsoErrors(doc.uri).length === 0);
