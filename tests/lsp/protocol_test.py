@@ -226,6 +226,21 @@ def header_replaced_by_fifo(root):
           "the header's fence edit, against the text the check read (not open: version null)")
     r = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}}, timeout=5)
     check(r is not None and "result" in r, "the server keeps answering")
+    # The header open in the editor with the text the check read: its buffer's
+    # version; once that buffer is edited, no edit in the header at all.
+    huri = "file://" + header
+    htext = open(os.path.join(src, "handshake.h")).read()
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": huri, "languageId": "c", "version": 5, "text": htext}})
+    def header_docs():
+        r = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": whole(open(path).read()),
+                                                  "context": {"diagnostics": []}}, timeout=5)
+        return [dc["textDocument"] for a in (r or {}).get("result", []) for dc in edited_files(a)
+                if dc["textDocument"]["uri"] == huri]
+    hd = header_docs()
+    check(hd and all(t["version"] == 5 for t in hd), "an open header's edit carries its buffer's version: %s" % hd)
+    c.notify("textDocument/didChange", {"textDocument": {"uri": huri, "version": 6}, "contentChanges": [
+        {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "\n"}]})
+    check(header_docs() == [], "no edit in a header whose buffer changed since the check")
     c.close()
 
 
