@@ -152,6 +152,7 @@ bool fromJson(const nlohmann::json& j, InitializeParams& out, std::string* error
   out.workDoneProgress = flag(j, {"capabilities", "window", "workDoneProgress"});
   out.codeLensRefresh = flag(j, {"capabilities", "workspace", "codeLens", "refreshSupport"});
   out.documentChanges = flag(j, {"capabilities", "workspace", "workspaceEdit", "documentChanges"});
+  out.disabledActions = flag(j, {"capabilities", "textDocument", "codeAction", "disabledSupport"});
   // Clients send null for "no root": only strings count.
   if (j.contains("rootUri") && j["rootUri"].is_string()) out.rootPath = uriToPath(j["rootUri"]);
   else if (j.contains("rootPath") && j["rootPath"].is_string()) out.rootPath = j["rootPath"];

@@ -48,6 +48,7 @@ struct InitializeParams {
   bool workDoneProgress = false;    // capabilities.window.workDoneProgress
   bool codeLensRefresh = false;     // capabilities.workspace.codeLens.refreshSupport
   bool documentChanges = false;     // capabilities.workspace.workspaceEdit.documentChanges
+  bool disabledActions = false;     // capabilities.textDocument.codeAction.disabledSupport
   nlohmann::json initializationOptions = nlohmann::json::object();
 };
 struct DidOpenParams {

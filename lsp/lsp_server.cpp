@@ -285,6 +285,7 @@ class Server {
     clientProgress_ = p.workDoneProgress;
     clientLensRefresh_ = p.codeLensRefresh;
     clientDocumentChanges_ = p.documentChanges;
+    clientDisabledActions_ = p.disabledActions;
     cache_.setDir(cacheDirFor(p.rootPath));  // outside the workspace
     configure(p.initializationOptions);
     initialized_ = true;
@@ -594,7 +595,15 @@ class Server {
       if (it == results_.end()) return out;
       res = it->second;
     }
-    if (res.version != d.version || res.text != d.text) return out;
+    if (res.version != d.version || res.text != d.text) {
+      // A client that shows disabled actions learns why the fix is not there yet.
+      bool fences = false;
+      for (const CheckReport& c : res.checks) fences = fences || !c.fences.empty();
+      if (fences && clientDisabledActions_)
+        out.push_back({{"title", "Insert fences (after the re-check of this edit)"}, {"kind", "quickfix"},
+                       {"disabled", {{"reason", "tsocheck is re-checking the edited file; its fence fixes follow"}}}});
+      return out;
+    }
     TextOf textOf = [&](const std::string& file) -> std::optional<EditText> {
       auto it = res.fenceFiles.find(file);
       if (it == res.fenceFiles.end()) return std::nullopt;
@@ -702,7 +711,7 @@ class Server {
   Transport out_;
   std::string version_;
   bool initialized_ = false, shutdown_ = false, clientProgress_ = false, clientLensRefresh_ = false,
-       clientDocumentChanges_ = false;
+       clientDocumentChanges_ = false, clientDisabledActions_ = false;
   int exitCode_ = 1;
   DocumentStore docs_;
   ResultCache cache_;

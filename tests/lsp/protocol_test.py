@@ -18,7 +18,7 @@ def check(cond, what):
 
 
 class Client:
-    def __init__(self, root, progress=False, options=None, document_changes=False):
+    def __init__(self, root, progress=False, options=None, document_changes=False, disabled_actions=False):
         self.p = subprocess.Popen([BIN, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.q = queue.Queue()
         self.next_id = 100
@@ -26,6 +26,8 @@ class Client:
         caps = {"window": {"workDoneProgress": progress}, "workspace": {"codeLens": {"refreshSupport": progress}}}
         if document_changes:
             caps["workspace"]["workspaceEdit"] = {"documentChanges": True}
+        if disabled_actions:
+            caps["textDocument"] = {"codeAction": {"disabledSupport": True}}
         self.root = root
         r = self.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + root,
                                         "capabilities": caps, "initializationOptions": options or {}})
@@ -190,6 +192,16 @@ def edit_racing_quick_fix(root):
     acts = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": whole("\n\n\n" + text),
                                                  "context": {"diagnostics": []}})["result"]
     check(acts == [], "no fence edit while the document is newer than its check: %s" % fence_lines(acts))
+    c2 = Client(root, document_changes=True, disabled_actions=True, options={"tsocheck": {"debounceMs": 1500}})
+    u2 = c2.open(path)  # race.c as on disk (version 1)
+    check(checked(c2, u2) is not None, "race.c in a client that shows disabled actions: checked")
+    c2.notify("textDocument/didChange", {"textDocument": {"uri": u2, "version": 2}, "contentChanges": [
+        {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "\n"}]})
+    r = c2.request("textDocument/codeAction", {"textDocument": {"uri": u2}, "range": whole("\n" + text),
+                                               "context": {"diagnostics": []}})["result"]
+    check(len(r) == 1 and "edit" not in r[0] and "re-check" in r[0]["disabled"]["reason"],
+          "a client with disabledSupport gets one disabled action saying the fix follows the re-check: %s" % r)
+    c2.close()
     check(checked(c, uri, version=2) is not None, "race.c v2: re-checked")
     acts = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": whole("\n\n\n" + text),
                                                  "context": {"diagnostics": []}})["result"]
