@@ -258,17 +258,19 @@ def header_replaced_by_fifo(root):
 
 def line_directive_stdin(root):
     """#line 1 "/dev/stdin": fence synthesis never reads the server's own
-    client pipe; later messages are answered."""
+    client pipe; later messages are answered. "/dev/zero": the violation
+    stays (it is not replaced by an out-of-memory failure)."""
     c = Client(root)
-    path = os.path.join(root, "line_stdin.c")
-    with open(path, "w") as f:
-        f.write('#line 1 "/dev/stdin"\n' + open(os.path.join(SAMPLES, "dekker_buggy.c")).read())
-    uri = c.open(path)
-    m = checked(c, uri)
-    check(m is not None and m["params"]["checks"] and m["params"]["checks"][0]["status"] == "violation",
-          "#line /dev/stdin: the violation is reported")
-    r = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}}, timeout=5)
-    check(r is not None and "result" in r, "#line /dev/stdin: later requests are answered")
+    for name in ("stdin", "zero"):
+        path = os.path.join(root, "line_%s.c" % name)
+        with open(path, "w") as f:
+            f.write('#line 1 "/dev/%s"\n' % name + open(os.path.join(SAMPLES, "dekker_buggy.c")).read())
+        uri = c.open(path)
+        m = checked(c, uri)
+        check(m is not None and m["params"]["checks"] and m["params"]["checks"][0]["status"] == "violation",
+              "#line /dev/%s: the violation is reported" % name)
+        r = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}}, timeout=5)
+        check(r is not None and "result" in r, "#line /dev/%s: later requests are answered" % name)
     c.close()
 
 
