@@ -190,7 +190,7 @@ class Server {
         }
         out_.send({{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
                    {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
-        notifyStatus(uri, false, 0, json::array());  // nothing runs for it any more
+        notifyStatus(uri, false, 0, json::array(), {"unchecked", "not checked (closed)"});  // nothing runs for it any more
       } else if (method == "workspace/didChangeConfiguration") {
         ConfigurationParams p;
         if (!fromJson(params, p, &bad)) return log(1, "bad didChangeConfiguration notification: " + bad);
@@ -337,13 +337,13 @@ class Server {
     auto lastReport = t0;
     const std::string token = "tsocheck-check-" + std::to_string(++progressTokens_);
     const bool progress = clientProgress_;
-    notifyStatus(doc.uri, true, 0, json::array());
+    notifyChecking(doc.uri, 0);
     auto lastStatus = t0;
     opts.onProgress = [&](uint64_t n) {
       r.executions->store((long long)n);
       if (msSince(lastStatus) >= 250) {
         lastStatus = Clock::now();
-        notifyStatus(doc.uri, true, (long long)n, json::array());
+        notifyChecking(doc.uri, (long long)n);
       }
       if (!progress || msSince(t0) < 200) return;
       if (!created) {
@@ -436,7 +436,7 @@ class Server {
     }
     sched_.done(doc.uri, r);  // lenses show the result from now on
     publish(doc, res);
-    notifyChecked(doc.uri, res);
+    notifyChecked(doc.uri, res, fileStatus(fr, res.checks));
     // Lenses show the new status: ask clients that support it to re-request them.
     if (clientLensRefresh_) request("workspace/codeLens/refresh", nullptr, [](const json&) {});
     log(4, "checked " + doc.path + " v" + std::to_string(doc.version) + ": " + std::to_string(checked) +
@@ -484,16 +484,16 @@ class Server {
   }
 
   // tsocheck/status at the end of a check: each check's verdict, the executions in total.
-  void notifyChecked(const std::string& uri, const Results& res) {
+  void notifyChecked(const std::string& uri, const Results& res, const FileStatus& file) {
     json summary = json::array();
     long long total = 0;
     for (const CheckReport& c : res.checks) {
       const long long executions = (long long)c.result.executions;
       total += executions;
       summary.push_back({{"function", c.function}, {"status", statusName(c.result.status)},
-                         {"executions", executions}, {"model", modelName(c.model)}});
+                         {"executions", executions}, {"model", modelName(c.model)}, {"message", c.result.message}});
     }
-    notifyStatus(uri, false, total, summary);
+    notifyStatus(uri, false, total, summary, file);
   }
 
   // A file that cannot be checked: the compiler's errors (and warnings) in
@@ -540,7 +540,7 @@ class Server {
              {{"uri", doc.uri}, {"version", doc.version},
               {"diagnostics", json::array({{{"range", at}, {"severity", 1}, {"source", "tsocheck"},
                                             {"code", "internal-error"}, {"message", msg}}})}});
-      notifyStatus(doc.uri, false, 0, json::array());
+      notifyStatus(doc.uri, false, 0, json::array(), {"unchecked", "not checked: tsocheck failed on this file (internal error)"});
     } catch (...) {
     }
   }
@@ -548,8 +548,15 @@ class Server {
   // tsocheck/status: a document's checks started (checking, executions 0),
   // are running (executions so far, every 250 ms) or ended (checks summary).
   // Lets clients show a status bar without parsing $/progress.
-  void notifyStatus(const std::string& uri, bool checking, long long executions, const json& checks) {
-    notify("tsocheck/status", {{"uri", uri}, {"checking", checking}, {"executions", executions}, {"checks", checks}});
+  // "file" is the file's state, worded once by the service (fileStatus):
+  // clients show it as it is.
+  void notifyStatus(const std::string& uri, bool checking, long long executions, const json& checks,
+                    const FileStatus& file) {
+    notify("tsocheck/status", {{"uri", uri}, {"checking", checking}, {"executions", executions}, {"checks", checks},
+                               {"file", fileStatusJson(file)}});
+  }
+  void notifyChecking(const std::string& uri, long long executions) {
+    notifyStatus(uri, true, executions, json::array(), checkingStatus(uint64_t(executions)));
   }
 
   void publish(const Document& doc, const Results& res) {

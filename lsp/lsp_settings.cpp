@@ -49,7 +49,7 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
   count("debounceMs", 60000, [&](std::optional<long> v) { s.debounceMs = v ? int(*v) : 300; });
   if (j.contains("checkOn")) {
     const json& v = j["checkOn"];
-    if (v == "change") s.checkOnSave = false;
+    if (v.is_null() || v == "" || v == "change") s.checkOnSave = false;  // null, "": the default
     else if (v == "save") s.checkOnSave = true;
     else bad.push_back("checkOn must be \"change\" or \"save\"");
   }

@@ -225,7 +225,10 @@ std::string setOption(const OptionSpec& o, Door door, const std::string& text, O
 }
 
 std::string setOption(const OptionSpec& o, Door door, const nlohmann::json& value, OptionValues& v) {
-  if (value.is_null()) {
+  // A setting put back to its default: editors write null, "" (an empty
+  // path: search upward) or "default" (the model's "from annotation /
+  // default" choice). No option has "" or "default" as a value.
+  if (value.is_null() || value == "" || value == "default") {
     o.clear(v);
     return "";
   }

@@ -94,7 +94,8 @@ bool isSwitch(const OptionSpec& o);  // takes no value on the command line or in
 
 // Sets one option from its text (command line, annotation; a switch given
 // bare passes "true") or its JSON value (settings, launch: numbers and
-// booleans as they are, strings as in the text form; null unsets it).
+// booleans as they are, strings as in the text form; null, "" and "default"
+// unset it).
 // Returns "" or the error, e.g. "--deadlocks must be error, warning or
 // ignore, got `x`"; on error the value keeps what it had.
 std::string setOption(const OptionSpec& o, Door door, const std::string& text, OptionValues& v);

@@ -1,9 +1,12 @@
 #include "service/report_reader.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "engine/memory_model.h"
 #include "service/report_json.h"
+#include "service/wording.h"
 
 namespace tsocheck {
 
@@ -73,5 +76,78 @@ json tracePayload(const CheckReport& check) {
   out["violation"] = std::move(v);
   return out;
 }
+
+namespace {
+
+// "TSO", "SC and TSO": the models of the checks in state `st`.
+std::string modelsOf(const std::vector<CheckReport>& checks, Status st) {
+  std::vector<std::string> ms;
+  for (const CheckReport& c : checks)
+    if (c.result.status == st && std::find(ms.begin(), ms.end(), modelName(c.model)) == ms.end())
+      ms.push_back(modelName(c.model));
+  std::string out;
+  for (size_t i = 0; i < ms.size(); ++i) out += (i == 0 ? "" : i + 1 == ms.size() ? " and " : ", ") + ms[i];
+  return out;
+}
+
+// The input message without the path it starts with.
+std::string withoutPath(const FileReport& input) {
+  const std::string& m = input.inputMessage;
+  if (!input.file.empty() && m.rfind(input.file + ": ", 0) == 0) return m.substr(input.file.size() + 2);
+  return m;
+}
+
+}  // namespace
+
+FileStatus checkingStatus(uint64_t executions) { return {"checking", "checking… " + countText(executions, "execution")}; }
+
+FileStatus fileStatus(const FileReport& input, const std::vector<CheckReport>& checks) {
+  if (checks.empty()) {
+    if (!input.inputError) return {"unchecked", "not checked yet"};
+    const std::string why = withoutPath(input);
+    if (why.rfind("no check function", 0) == 0) return {"unchecked", why};
+    for (const frontend::Diagnostic& d : input.diagnostics)
+      if (d.severity == "error" && d.message.rfind("no check function", 0) != 0) {
+        std::string where;
+        if (d.line) {
+          const std::string name = std::filesystem::path(d.file).filename().string();
+          where = " (" + (d.file.empty() || d.file == input.file ? std::string("line ") : name + ":") +
+                  std::to_string(d.line) + ")";
+        }
+        return {"input-error", "does not compile: " + d.message + where};
+      }
+    return {"input-error", "cannot be checked: " + why};
+  }
+  size_t n[5] = {0, 0, 0, 0, 0};
+  const CheckReport* first[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
+  for (const CheckReport& c : checks) {
+    const size_t i = size_t(c.result.status);
+    if (i >= 5) continue;
+    if (!first[i]) first[i] = &c;
+    ++n[i];
+  }
+  // Which check the text is about, when the file has several.
+  auto who = [&](const CheckReport& c) { return checks.size() > 1 ? "`" + c.function + "`: " : std::string(); };
+  auto more = [&](Status st) {
+    const size_t k = n[size_t(st)];
+    return k > 1 ? " (and " + std::to_string(k - 1) + " more)" : std::string();
+  };
+  if (n[size_t(Status::Violation)]) {
+    const size_t k = n[size_t(Status::Violation)];
+    return {"violation", countText(k, "violation") + " under " + modelsOf(checks, Status::Violation)};
+  }
+  if (const CheckReport* c = first[size_t(Status::Timeout)])
+    return {"timeout", std::string("timed out under ") + modelName(c->model) + ": " + who(*c) +
+                           "no violation found so far" + more(Status::Timeout)};
+  if (const CheckReport* c = first[size_t(Status::Error)])
+    return {"unchecked", "not checked: " + who(*c) + c->result.message + more(Status::Error)};
+  if (const CheckReport* c = first[size_t(Status::Bounded)])
+    return {"bounded", std::string("bounded under ") + modelName(c->model) + ": " + who(*c) + c->result.message +
+                           more(Status::Bounded)};
+  const std::string all = checks.size() > 1 ? "all " + std::to_string(checks.size()) + " checks " : std::string();
+  return {"verified", all + "verified under " + modelsOf(checks, Status::Verified)};
+}
+
+nlohmann::json fileStatusJson(const FileStatus& s) { return {{"state", s.state}, {"text", s.text}}; }
 
 }  // namespace tsocheck

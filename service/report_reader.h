@@ -41,4 +41,21 @@ nlohmann::json payloadStep(const Program& prog, const TraceStep& s, const KnownM
 // The structured trace for stepping UIs: the check JSON with payload steps.
 nlohmann::json tracePayload(const CheckReport& check);
 
+// What checking a file came to, as one line an editor's status bar shows:
+// the state ("verified", "bounded", "violation", "input-error", "timeout",
+// "unchecked", "checking") and its words, e.g. "verified under TSO",
+// "bounded under TSO: no violation with store buffers of at most 2 entries",
+// "does not compile: use of undeclared identifier 'x' (line 4)".
+// "verified" only when every check of the file was verified.
+struct FileStatus {
+  std::string state;
+  std::string text;
+};
+// `input` says whether the file could be checked at all; `checks` are the
+// checks as shown (fresh or from the cache).
+FileStatus fileStatus(const FileReport& input, const std::vector<CheckReport>& checks);
+// A check running: "checking… 1,234 executions".
+FileStatus checkingStatus(uint64_t executions);
+nlohmann::json fileStatusJson(const FileStatus& s);
+
 }  // namespace tsocheck

@@ -181,6 +181,31 @@ TEST_CASE("settings: values, bad values keep the old ones") {
   CHECK(s.run.model == tsocheck::Model::PSO);
 }
 
+TEST_CASE("settings: a setting put back to its default (\"default\", \"\", null) resets the option") {
+  Settings s;
+  REQUIRE(applySettings(s, {{"tsocheck", {{"model", "sc"}, {"compileCommandsDir", "/w/build"}, {"checkOn", "save"}}}}).empty());
+  CHECK(s.run.model == tsocheck::Model::SC);
+  CHECK(s.options.compileCommandsDir == "/w/build");
+  const std::string withSC = outcomeSettings(s);
+  // The editors' default values: no warning, and the old value is gone.
+  CHECK(applySettings(s, {{"tsocheck", {{"model", "default"}, {"compileCommandsDir", ""}, {"checkOn", nullptr}}}}).empty());
+  CHECK_FALSE(s.options.model.has_value());
+  CHECK(s.run.model == Settings().run.model);
+  CHECK_FALSE(s.options.compileCommandsDir.has_value());
+  CHECK_FALSE(s.checkOnSave);
+  CHECK(outcomeSettings(s) != withSC);  // cached results under SC are not reused
+  CHECK(outcomeSettings(s) == outcomeSettings(Settings()));
+  REQUIRE(applySettings(s, {{"model", "pso"}, {"deadlocks", "warning"}}).empty());
+  CHECK(applySettings(s, {{"model", nullptr}, {"deadlocks", ""}}).empty());
+  CHECK_FALSE(s.options.model.has_value());
+  CHECK_FALSE(s.options.deadlocks.has_value());
+  // A fresh editor's first settings, every key at its default: no warning.
+  Settings fresh;
+  CHECK(applySettings(fresh, {{"tsocheck", {{"model", "default"}, {"compileCommandsDir", ""}, {"bufferBound", nullptr},
+                                            {"nondetRange", ""}, {"fenceStyle", nullptr}, {"checkOn", "change"}}}})
+            .empty());
+}
+
 TEST_CASE("editor settings are defaults: the annotation's model wins, CLI flags still override") {
   // Store buffering checked under the model its annotation names.
   const std::string src =

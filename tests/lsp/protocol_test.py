@@ -337,6 +337,10 @@ def main():
     check(refresh is not None and "id" in refresh, "code lens refresh requested after a check")
     check(fin.get("checks") and fin["checks"][0]["function"] == "dekker" and fin["checks"][0]["status"] == "violation"
           and fin["checks"][0]["model"] == "TSO" and fin["executions"] >= 1, "tsocheck/status: final summary %s" % fin)
+    check(fin.get("file") == {"state": "violation", "text": "1 violation under TSO"},
+          "tsocheck/status: the file's state in words %s" % fin.get("file"))
+    check(st[0].get("file") == {"state": "checking", "text": "checking… 0 executions"},
+          "tsocheck/status: checking in words %s" % st[0].get("file"))
 
     # --- code lens, trace, hover -------------------------------------------------
     lens = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
@@ -472,6 +476,15 @@ def main():
     d = c.diagnostics(turi)
     check(d is not None and [x for x in d["params"]["diagnostics"] if x["severity"] == 1] == [] or
           (d and all(x["code"].startswith("sc") for x in d["params"]["diagnostics"])), "model sc from settings")
+    # Back to the defaults as an editor writes them: no warning, and the SC
+    # setting is gone (the file is checked under TSO again, not from a cache of SC).
+    mark = len(c.seen)
+    c.notify("workspace/didChangeConfiguration", {"settings": {"tsocheck": {"model": "default", "compileCommandsDir": ""}}})
+    m = c.wait(lambda m: m.get("method") == "tsocheck/status" and m["params"]["uri"] == turi
+               and not m["params"]["checking"] and "under TSO" in m["params"]["file"]["text"], 60)
+    check(m is not None and m["params"]["file"]["state"] == "violation", "model \"default\" resets the model to TSO: %s" % (m and m["params"]["file"]))
+    shown = [x["params"]["message"] for x in c.seen[mark:] if x.get("method") == "window/showMessage"]
+    check(shown == [], "settings at their defaults give no warning: %s" % shown)
     c.notify("workspace/didChangeConfiguration", {"settings": {"tsocheck": {"model": "arm"}}})
     m = c.wait(lambda m: m.get("method") == "window/showMessage")
     check(m is not None and "model" in m["params"]["message"], "bad setting reported")
@@ -515,6 +528,13 @@ def main():
           "compile errors are Errors without the absolute path: %s" % bad_errs)
     check(any(x["code"] == "compile-error" and x["range"]["start"]["line"] > 0 for x in bad_errs),
           "a compile error at its own line")
+    bs = c.wait(lambda m: m.get("method") == "tsocheck/status" and m["params"]["uri"] == buri
+                and not m["params"]["checking"], 10) or \
+        next((m for m in reversed(c.seen) if m.get("method") == "tsocheck/status" and m["params"]["uri"] == buri
+              and not m["params"]["checking"]), None)
+    bfile = bs["params"]["file"] if bs else {}
+    check(bfile.get("state") == "input-error" and bfile.get("text", "").startswith("does not compile: ")
+          and "(line " in bfile.get("text", ""), "a file that does not compile has a status that says so: %s" % bfile)
     again = c.request("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
     check(len(again) > 0 and again == before, "the other file's checks unaffected")
 

@@ -15,6 +15,11 @@ dir=$(mktemp -d)
 cp "$2/litmus/sb.c" "$2/litmus/sb_fenced.c" "$here/../lsp/inputs/slow.c" "$dir/"
 sed 's/^TSOCHECK void store_buffering/TSOCHECK_WITH("model=sc") void store_buffering/' "$2/litmus/sb.c" >"$dir/sb_sc.c"
 grep -q 'TSOCHECK_WITH("model=sc")' "$dir/sb_sc.c" || { echo "FAIL: could not annotate sb.c"; exit 1; }
+# A bounded result (no violation with store buffers of at most 0 entries) and
+# a file that does not compile: neither may read "verified".
+sed 's/^TSOCHECK void /TSOCHECK_WITH("buffer_bound=0") void /' "$2/litmus/sb_fenced.c" >"$dir/sb_bounded.c"
+grep -q 'buffer_bound=0' "$dir/sb_bounded.c" || { echo "FAIL: could not annotate sb_fenced.c"; exit 1; }
+printf '#include <tsocheck.h>\nTSOCHECK void f(void) { undeclared_name = 1; }\n' >"$dir/broken.c"
 # A copy of the module in a tree without a build (the "no binary" case).
 mkdir -p "$dir/tree" && cp -R "$tree/nvim" "$dir/tree/"
 readme_lua "$tree/README.md" 'Neovim (0.7+, built-in client)' >"$dir/readme.lua"
@@ -32,6 +37,7 @@ for s in readme module_readme; do
     TSOCHECK_COPY="$dir/tree/nvim/lua/tsocheck/init.lua" TSOCHECK_EXPECT_BIN="$expect" \
     TSOCHECK_EXPECT_SOURCE="$source" TSOCHECK_SC="$dir/sb_sc.c" TSOCHECK_FENCED="$dir/sb_fenced.c" \
     TSOCHECK_SLOW="$dir/slow.c" TSOCHECK_KEYMAPS=$keymaps \
+    TSOCHECK_BOUNDED="$dir/sb_bounded.c" TSOCHECK_BROKEN="$dir/broken.c" \
     timeout 150 nvim --headless --noplugin -n -i NONE -u "$here/module_test.lua" "$dir/sb.c"
   echo "== $s"
   cat "$dir/$s.txt" 2>/dev/null || echo "FAIL nvim wrote no result (crash or timeout)"

@@ -135,12 +135,12 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
     note('lenses drawn after the check: ' .. lens_titles(bufnr))
 
     -- Status: message area and statusline.
-    check(vim.wait(5000, function() return M.status() == 'tsocheck: ✗ 1 violation (TSO)' end, 50), 'status(): ' .. M.status())
-    check(find_echo('tsocheck: sb.c: checking…') and find_echo('tsocheck: sb.c: ✗ 1 violation (TSO)'),
+    check(vim.wait(5000, function() return M.status() == 'tsocheck: ✗ 1 violation under TSO' end, 50), 'status(): ' .. M.status())
+    check(find_echo('tsocheck: sb.c: checking…') and find_echo('tsocheck: sb.c: ✗ 1 violation under TSO'),
       'echoed: ' .. table.concat(echoes, ' / '))
     if os.getenv('TSOCHECK_KEYMAPS') == '1' then
       local sl = vim.api.nvim_eval_statusline(vim.o.statusline, {}).str
-      check(has(sl, 'tsocheck: ✗ 1 violation (TSO)'), 'statusline: ' .. sl)
+      check(has(sl, 'tsocheck: ✗ 1 violation under TSO'), 'statusline: ' .. sl)
       for lhs, want in pairs({ [']s'] = 'TsocheckStep next', ['[s'] = 'TsocheckStep prev',
                                ['<Leader>tt'] = 'TsocheckTrace' }) do
         local m = vim.fn.maparg(lhs, 'n', false, true)
@@ -179,7 +179,7 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
       local t = lens_text(bufnr, cid)
       return has(t, '✓ verified under TSO') and not has(t, '✗')
     end, 50), 'stale lenses after the fix: ' .. lens_text(bufnr, cid))
-    check(vim.wait(5000, function() return M.status() == 'tsocheck: ✓ verified' end, 50), 'status after fix: ' .. M.status())
+    check(vim.wait(5000, function() return M.status() == 'tsocheck: ✓ verified under TSO' end, 50), 'status after fix: ' .. M.status())
     note('after the fix: lens "' .. lens_titles(bufnr) .. '", status "' .. M.status() .. '"')
 
     -- Another C file of the same root: the same client; its annotation's
@@ -187,7 +187,7 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
     vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TSOCHECK_SC')))
     local sc = vim.api.nvim_get_current_buf()
     check(sc ~= bufnr, 'no second buffer')
-    check(vim.wait(30000, function() return M.status(sc) == 'tsocheck: ✓ verified' end, 50),
+    check(vim.wait(30000, function() return M.status(sc) == 'tsocheck: ✓ verified under SC' end, 50),
       'model=sc file: status ' .. M.status(sc))
     check(#vim.lsp.get_active_clients() == 1, 'a second client was started: ' .. #vim.lsp.get_active_clients())
     local attached = vim.lsp.buf_get_clients(sc)
@@ -196,6 +196,18 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
     check(vim.wait(10000, function() return has(lens_text(sc, cid), '✓ verified under SC') end, 50),
       'model=sc lens: ' .. lens_text(sc, cid))
     note('TSOCHECK_WITH("model=sc") with the snippet\'s init_options: ' .. lens_titles(sc) .. '; one client for ' .. vim.tbl_count(vim.lsp.get_buffers_by_client_id(cid)) .. ' buffers')
+
+    -- A bounded result and a file that does not compile: status() says so, in the server's words.
+    vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TSOCHECK_BOUNDED')))
+    local bounded = vim.api.nvim_get_current_buf()
+    local want = 'tsocheck: bounded under TSO: no violation with store buffers of at most 0 entries'
+    check(vim.wait(30000, function() return M.status(bounded):sub(1, #want) == want end, 50), 'bounded file: status ' .. M.status(bounded))
+    vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TSOCHECK_BROKEN')))
+    local broken = vim.api.nvim_get_current_buf()
+    check(vim.wait(30000, function() return has(M.status(broken), 'tsocheck: ✗ does not compile: ') end, 50),
+      'broken file: status ' .. M.status(broken))
+    check(has(M.status(broken), 'undeclared_name') and has(M.status(broken), '(line 2)'), 'broken file: status ' .. M.status(broken))
+    note('bounded: "' .. M.status(bounded) .. '"; broken: "' .. M.status(broken) .. '"')
 
     -- A long check: $/progress reaches the message area and status().
     vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TSOCHECK_SLOW')))

@@ -34,7 +34,7 @@ wait_for() {
   echo "FAIL $2: no \"$1\" on the screen:"; screen; exit 1
 }
 wait_for '✗ TSO violation — show trace | re-run' 'lens line drawn after the check'
-wait_for 'tsocheck: ✗ 1 violation (TSO)' 'statusline'
+wait_for 'tsocheck: ✗ 1 violation under TSO' 'statusline'
 line=$(grep -n '^TSOCHECK void store_buffering' "$dir/sb.c" | cut -d: -f1)
 t send-keys -t nv ":$line" Enter
 t send-keys -t nv '\cl'

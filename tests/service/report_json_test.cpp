@@ -212,3 +212,63 @@ TEST_CASE("a check JSON from an older revision reads with its new members defaul
   }
   CHECK(entries > 0);
 }
+
+TEST_CASE("a file's status names what happened: verified only when every check was verified") {
+  auto check = [](const char* fn, Status st, Model m, const char* message) {
+    CheckReport c;
+    c.function = fn;
+    c.model = m;
+    c.result.status = st;
+    c.result.message = message;
+    return c;
+  };
+  FileReport ok;
+  ok.file = "/w/a.c";
+  const CheckReport verified = check("f", Status::Verified, Model::TSO, "no violation in any execution");
+  const CheckReport bounded =
+      check("g", Status::Bounded, Model::TSO, "no violation with store buffers of at most 2 entries");
+  FileStatus s = fileStatus(ok, {verified});
+  CHECK(s.state == "verified");
+  CHECK(s.text == "verified under TSO");
+  s = fileStatus(ok, {bounded});
+  CHECK(s.state == "bounded");
+  CHECK(s.text == "bounded under TSO: no violation with store buffers of at most 2 entries");
+  s = fileStatus(ok, {verified, bounded});
+  CHECK(s.state == "bounded");
+  CHECK(s.text == "bounded under TSO: `g`: no violation with store buffers of at most 2 entries");
+  s = fileStatus(ok, {verified, check("h", Status::Timeout, Model::PSO, "time limit reached")});
+  CHECK(s.state == "timeout");
+  CHECK(s.text == "timed out under PSO: `h`: no violation found so far");
+  s = fileStatus(ok, {bounded, check("u", Status::Error, Model::TSO, "unsupported: inline assembly")});
+  CHECK(s.state == "unchecked");
+  CHECK(s.text == "not checked: `u`: unsupported: inline assembly");
+  s = fileStatus(ok, {verified, check("v", Status::Violation, Model::SC, "assertion failed"),
+                      check("w", Status::Violation, Model::TSO, "assertion failed")});
+  CHECK(s.state == "violation");
+  CHECK(s.text == "2 violations under SC and TSO");
+  CHECK(fileStatus(ok, {verified, check("x", Status::Verified, Model::SC, "")}).text == "all 2 checks verified under TSO and SC");
+  // A file that does not compile: its first error, located.
+  FileReport broken;
+  broken.file = "/w/b.c";
+  broken.inputError = true;
+  broken.inputMessage = "/w/b.c: the file does not compile";
+  broken.diagnostics = {{"/w/b.c", 4, 3, "warning", "unused variable 'y'"},
+                        {"/w/b.c", 5, 7, "error", "use of undeclared identifier 'x'"}};
+  s = fileStatus(broken, {});
+  CHECK(s.state == "input-error");
+  CHECK(s.text == "does not compile: use of undeclared identifier 'x' (line 5)");
+  broken.diagnostics = {{"/w/inc/h.h", 2, 1, "error", "unknown type name 'foo'"}};
+  CHECK(fileStatus(broken, {}).text == "does not compile: unknown type name 'foo' (h.h:2)");
+  broken.diagnostics.clear();
+  broken.inputMessage = "/w/b.c: cannot open the file";
+  CHECK(fileStatus(broken, {}).text == "cannot be checked: cannot open the file");
+  FileReport none;
+  none.file = "/w/c.c";
+  none.inputError = true;
+  none.inputMessage = "/w/c.c: no check function (mark one with TSOCHECK)";
+  s = fileStatus(none, {});
+  CHECK(s.state == "unchecked");
+  CHECK(s.text == "no check function (mark one with TSOCHECK)");
+  CHECK(checkingStatus(1234).text == "checking… 1,234 executions");
+  CHECK(fileStatusJson(checkingStatus(1)) == json{{"state", "checking"}, {"text", "checking… 1 execution"}});
+}

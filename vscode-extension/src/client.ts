@@ -5,12 +5,12 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as vscode from 'vscode';
 import {
-  CodeLensRequest, ExecuteCommandRequest, LanguageClient, LanguageClientOptions, MessageType,
+  CodeLensRequest, DidChangeConfigurationNotification, ExecuteCommandRequest, LanguageClient, LanguageClientOptions, MessageType,
   RevealOutputChannelOn, ServerOptions, ShowMessageNotification, State,
 } from 'vscode-languageclient/node';
 import { log, output } from './log';
 import { notFoundMessage, Resolution, resolveServerPath } from './serverPath';
-import { serverSettings } from './settings';
+import { executableSetting, serverSettings } from './settings';
 import { StatusParams } from './statusModel';
 import { CheckPayload } from './traceModel';
 
@@ -28,10 +28,24 @@ export function workspaceRoots(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
 }
 
+/**
+ * A setting that names a program to run (serverPath, debugAdapterPath): a
+ * workspace's value only counts once the workspace is trusted.
+ */
+export function programSetting(key: 'serverPath' | 'debugAdapterPath'): string | undefined {
+  return executableSetting(vscode.workspace.getConfiguration('tsocheck').inspect<string>(key), vscode.workspace.isTrusted);
+}
+
+/** What the server gets as its settings: initializationOptions and every change after. */
+export function currentServerSettings(): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration('tsocheck');
+  return serverSettings((k) => config.get(k));
+}
+
 /** The tsocheck binary for the language server (setting, bundled, development build, PATH). */
 export function findServer(extensionPath: string): Resolution {
   return resolveServerPath({
-    configured: vscode.workspace.getConfiguration('tsocheck').get<string>('serverPath'),
+    configured: programSetting('serverPath'),
     extensionPath,
     pathEnv: process.env.PATH,
     workspaceFolders: workspaceRoots(),
@@ -62,6 +76,8 @@ export class Server implements vscode.Disposable {
   private ownRuns = 0;
   /** How many `tsocheck/status` notifications arrived (0: an older server; the status bar falls back to diagnostics). */
   statusNotifications = 0;
+  /** The server's window/showMessage notifications shown to the user, in order. */
+  readonly shownMessages: string[] = [];
   /** Why the last start failed (undefined after a successful start). */
   lastStartError: string | undefined;
   private readonly statusEmitter = new vscode.EventEmitter<StatusParams>();
@@ -82,7 +98,7 @@ export class Server implements vscode.Disposable {
 
   async start(): Promise<boolean> {
     const found = findServer(this.extensionPath);
-    const configured = vscode.workspace.getConfiguration('tsocheck').get<string>('serverPath');
+    const configured = programSetting('serverPath');
     this.lastStartError = undefined;
     if (!found.path) {
       const msg = notFoundMessage(found, configured);
@@ -117,8 +133,9 @@ export class Server implements vscode.Disposable {
       documentSelector: [{ scheme: 'file', language: 'c' }],
       outputChannel: output(),
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: () => serverSettings((k) => vscode.workspace.getConfiguration('tsocheck').get(k)),
-      synchronize: { configurationSection: 'tsocheck' },
+      // The settings go through serverSettings on both paths (pushSettings):
+      // the raw section would send "default" and "" as values.
+      initializationOptions: currentServerSettings,
       initializationFailedHandler: (error) => {
         log(`initialize failed: ${error instanceof Error ? error.message : String(error)}`);
         return false;
@@ -142,6 +159,7 @@ export class Server implements vscode.Disposable {
     });
     client.onNotification(ShowMessageNotification.type, (m) => {
       if (this.ownRuns > 0 && verdictMessage.test(m.message)) return;
+      this.shownMessages.push(m.message);
       if (m.type === MessageType.Error) void vscode.window.showErrorMessage(m.message);
       else if (m.type === MessageType.Warning) void vscode.window.showWarningMessage(m.message);
       else void vscode.window.showInformationMessage(m.message);
@@ -198,6 +216,13 @@ export class Server implements vscode.Disposable {
     if (!this.client || this.client.state !== State.Running)
       throw new Error('the tsocheck language server is not running (see "tsocheck: Show Server Log")');
     return this.client;
+  }
+
+  /** Sends the current settings (a tsocheck setting changed). */
+  async pushSettings(): Promise<void> {
+    const c = this.client;
+    if (!c || c.state !== State.Running) return;
+    await c.sendNotification(DidChangeConfigurationNotification.type, { settings: currentServerSettings() });
   }
 
   /** The document's URI as the server knows it. */

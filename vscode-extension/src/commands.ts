@@ -9,6 +9,7 @@ import { formatCount } from './format';
 import { findCheckFunctions, functionAt } from './functions';
 import { log, output } from './log';
 import { StatusBar } from './statusBar';
+import { problemsFirst } from './statusModel';
 import { CheckPayload } from './traceModel';
 import { TraceView } from './traceView';
 
@@ -52,7 +53,7 @@ export class Commands {
       r('tsocheck.revealStep', (i) => this.traceView.reveal(Number(i))),
       r('tsocheck.pickStep', () => this.traceView.pick()),
       r('tsocheck.clearTrace', () => this.traceView.clearHighlights()),
-      r('tsocheck.statusBarClick', () => this.status.summary && this.status.summary.violations > 0
+      r('tsocheck.statusBarClick', () => this.status.summary && problemsFirst(this.status.summary)
         ? vscode.commands.executeCommand('workbench.actions.view.problems')
         : output().show(true)),
     ];

@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { findServer, isExecutable, workspaceRoots } from './client';
+import { findServer, isExecutable, programSetting, workspaceRoots } from './client';
 import { Decorations } from './decorations';
 import { log } from './log';
 import { expandConfiguredPath, notFoundMessage } from './serverPath';
@@ -75,15 +75,14 @@ export class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   constructor(private readonly extensionPath: string) {}
 
   createDebugAdapterDescriptor(session: vscode.DebugSession): vscode.DebugAdapterDescriptor {
-    const settings = vscode.workspace.getConfiguration('tsocheck');
-    const own = (settings.get<string>('debugAdapterPath') ?? '').trim();
+    const own = (programSetting('debugAdapterPath') ?? '').trim();
     let binary: string | undefined;
     if (own) {
       binary = expandConfiguredPath(own, workspaceRoots(), os.homedir());
       if (!isExecutable(binary)) throw new Error(`tsocheck: "tsocheck.debugAdapterPath" (${binary}) is not an executable file.`);
     } else {
       const found = findServer(this.extensionPath);
-      if (!found.path) throw new Error(notFoundMessage(found, settings.get<string>('serverPath')));
+      if (!found.path) throw new Error(notFoundMessage(found, programSetting('serverPath')));
       binary = found.path;
     }
     // An older binary without the adapter prints its usage and exits 2: say so instead of "read error".

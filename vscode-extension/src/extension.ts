@@ -72,14 +72,21 @@ export function activate(context: vscode.ExtensionContext): TsocheckApi {
     vscode.debug.registerDebugAdapterDescriptorFactory(debugType, new AdapterFactory(context.extensionPath)),
     vscode.debug.registerDebugAdapterTrackerFactory(debugType, tracker),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!e.affectsConfiguration('tsocheck.serverPath')) return;
-      // Configuration refreshes can report a change without one: restart only for another binary.
-      const next = findServer(context.extensionPath).path;
-      if (srv.running && next === srv.binary) return;
-      log(`tsocheck.serverPath changed: restarting the language server (${next ?? 'not found'})`);
-      void srv.restart();
+      if (!e.affectsConfiguration('tsocheck')) return;
+      if (e.affectsConfiguration('tsocheck.serverPath')) restartIfMoved('tsocheck.serverPath changed');
+      else void srv.pushSettings();
     }),
+    // A trusted workspace's own tsocheck.serverPath counts from now on.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => restartIfMoved('the workspace is trusted')),
   );
+
+  function restartIfMoved(why: string): void {
+    // Configuration refreshes can report a change without one: restart only for another binary.
+    const next = findServer(context.extensionPath).path;
+    if (srv.running && next === srv.binary) return;
+    log(`${why}: restarting the language server (${next ?? 'not found'})`);
+    void srv.restart();
+  }
 
   const ready = srv.start();
   return {

@@ -10,13 +10,38 @@ export const serverSettingKeys = [
 
 export type ServerSettingKey = (typeof serverSettingKeys)[number];
 
-/** The server's part of the `tsocheck` configuration section (unset values as null, which the server takes as "default"). */
+/**
+ * The server's part of the `tsocheck` configuration section, for
+ * initializationOptions and workspace/didChangeConfiguration alike. A value
+ * at its default goes as null ("reset to the default"): "default" (the
+ * model's "from annotation / default") and "" (an empty compileCommandsDir:
+ * search upward) included.
+ */
 export function serverSettings(get: (key: string) => unknown): Record<ServerSettingKey, unknown> {
   const out = {} as Record<ServerSettingKey, unknown>;
   for (const k of serverSettingKeys) {
     const v = get(k);
-    // "default" (the model's choice "from annotation / default") is unset too.
-    out[k] = v === undefined || v === 'default' || v === '' && k !== 'compileCommandsDir' ? null : v;
+    out[k] = v === undefined || v === 'default' || v === '' ? null : v;
   }
   return out;
+}
+
+/** What WorkspaceConfiguration.inspect() gives for a setting. */
+export interface Inspected<T> {
+  defaultValue?: T;
+  globalValue?: T;
+  workspaceValue?: T;
+  workspaceFolderValue?: T;
+}
+
+/**
+ * A setting that names a program to run: the user's value (or the default)
+ * unless the workspace is trusted, when a workspace's own value counts too
+ * (as package.json's machine-overridable scope and restrictedConfigurations
+ * declare): a cloned repository cannot pick the program in restricted mode.
+ */
+export function executableSetting(i: Inspected<string> | undefined, workspaceTrusted: boolean): string | undefined {
+  if (!i) return undefined;
+  if (workspaceTrusted) return i.workspaceFolderValue ?? i.workspaceValue ?? i.globalValue ?? i.defaultValue;
+  return i.globalValue ?? i.defaultValue;
 }

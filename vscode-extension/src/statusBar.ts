@@ -1,8 +1,8 @@
-// The status bar item: checking / verified / N violations, from
-// `tsocheck/status` (or diagnostics for documents without one).
+// The status bar item: the active file's state as the server words it in
+// `tsocheck/status` (statusModel.ts), or diagnostics for documents without one.
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { DiagnosticLike, DocumentInput, StatusParams, Summary, summarizeFor } from './statusModel';
+import { DiagnosticLike, DocumentInput, problemsFirst, StatusParams, Summary, summarizeFor } from './statusModel';
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('tsocheck.status', vscode.StatusBarAlignment.Left, 10);
@@ -89,8 +89,8 @@ export class StatusBar implements vscode.Disposable {
     const s = summarizeFor(docs, vscode.window.activeTextEditor?.document.uri.toString());
     this.last = s;
     this.item.text = s.text;
-    this.item.tooltip = s.tooltip + (s.violations > 0 ? '\n\nClick for the Problems panel' : '\n\nClick for the server log');
-    this.item.backgroundColor = s.kind === 'violations' ? new vscode.ThemeColor('statusBarItem.errorBackground')
+    this.item.tooltip = s.tooltip + (problemsFirst(s) ? '\n\nClick for the Problems panel' : '\n\nClick for the server log');
+    this.item.backgroundColor = s.kind === 'violations' || s.kind === 'input-error' ? new vscode.ThemeColor('statusBarItem.errorBackground')
       : s.kind === 'inconclusive' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 

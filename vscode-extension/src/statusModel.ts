@@ -1,5 +1,9 @@
-// What the status bar says, from the server's `tsocheck/status`
-// notifications or, for documents without one, from diagnostics. Pure.
+// What the status bar says: the server's own words for each file (the
+// `file` of its `tsocheck/status` notification: verified, bounded and what
+// cut it, a violation, does not compile, timed out, not checked), with an
+// icon per state; the workspace's files counted by state in the tooltip.
+// Documents the server sent no status for fall back on diagnostics, which
+// never read as "verified". Pure.
 import { formatCount, plural } from './format';
 
 export type CheckStatus = 'violation' | 'verified' | 'bounded' | 'timeout' | 'error';
@@ -9,6 +13,16 @@ export interface CheckSummary {
   status: CheckStatus | string;
   executions?: number;
   model?: string;
+  /** The check's result message, e.g. "no violation with store buffers of at most 2 entries". */
+  message?: string;
+}
+
+/** The file's state as the server words it. */
+export type FileState = 'verified' | 'bounded' | 'violation' | 'input-error' | 'timeout' | 'unchecked' | 'checking';
+
+export interface FileStatus {
+  state: FileState | string;
+  text: string;
 }
 
 /** Params of the server's `tsocheck/status` notification. */
@@ -17,6 +31,7 @@ export interface StatusParams {
   checking: boolean;
   executions?: number;
   checks?: CheckSummary[];
+  file?: FileStatus;
 }
 
 export interface DiagnosticLike {
@@ -36,7 +51,7 @@ export interface DocumentInput {
   diagnostics: DiagnosticLike[];
 }
 
-export type SummaryKind = 'checking' | 'violations' | 'inconclusive' | 'verified' | 'idle';
+export type SummaryKind = 'checking' | 'violations' | 'input-error' | 'inconclusive' | 'bounded' | 'verified' | 'unchecked' | 'idle';
 
 export interface Summary {
   kind: SummaryKind;
@@ -65,63 +80,99 @@ export function classifyDiagnostics(diags: DiagnosticLike[]): { violations: numb
   return { violations, inconclusive };
 }
 
-const statusWord: Record<string, string> = {
-  violation: '✗ violation',
-  verified: '✓ verified',
-  bounded: '✓ no violation (bounded)',
-  timeout: '⧗ time limit',
-  error: 'not checked',
+/** Each state's icon and summary kind. */
+const stateLook: Record<string, { icon: string; kind: SummaryKind }> = {
+  checking: { icon: '$(sync~spin)', kind: 'checking' },
+  violation: { icon: '$(error)', kind: 'violations' },
+  'input-error': { icon: '$(error)', kind: 'input-error' },
+  timeout: { icon: '$(watch)', kind: 'inconclusive' },
+  unchecked: { icon: '$(circle-slash)', kind: 'unchecked' },
+  bounded: { icon: '$(info)', kind: 'bounded' },
+  verified: { icon: '$(check)', kind: 'verified' },
 };
 
+/** A document's state: the server's words, or (no status from the server) what its diagnostics show. */
+function stateOf(d: DocumentInput): FileStatus | undefined {
+  const s = d.status;
+  if (s?.checking) return { state: 'checking', text: s.file?.state === 'checking' ? s.file.text : `checking… ${plural(s.executions ?? 0, 'execution')}` };
+  if (s?.file) return s.file;
+  if (!d.diagnosed) return undefined;
+  const c = classifyDiagnostics(d.diagnostics);
+  if (c.violations) return { state: 'violation', text: plural(c.violations, 'problem') };
+  if (c.inconclusive) return { state: 'timeout', text: `${plural(c.inconclusive, 'check')} not verified` };
+  return { state: 'unchecked', text: 'no problem reported' };
+}
+
+function checkLine(c: CheckSummary): string {
+  const extra = [c.model ? `under ${c.model}` : undefined, c.executions !== undefined ? plural(c.executions, 'execution') : undefined].filter(Boolean).join(', ');
+  return `  ${c.function}: ${c.status}${extra ? ` (${extra})` : ''}${c.message ? ` — ${c.message}` : ''}`;
+}
+
+/** Order of precedence when several files are summed up: the first present names the workspace. */
+const precedence: SummaryKind[] = ['checking', 'violations', 'input-error', 'inconclusive', 'unchecked', 'bounded', 'verified'];
+
 export function summarize(docs: DocumentInput[]): Summary {
-  let checking = false, executions = 0, violations = 0, inconclusive = 0, passed = 0, known = false;
+  let executions = 0, violations = 0, inconclusive = 0, passed = 0;
   const lines: string[] = [];
+  const files = new Map<SummaryKind, number>();
+  const states: { kind: SummaryKind; file: FileStatus }[] = [];
   for (const d of docs) {
-    if (d.status) {
-      known = true;
-      if (d.status.checking) {
-        checking = true;
-        executions += d.status.executions ?? 0;
-        lines.push(`${d.name}: checking… ${formatCount(d.status.executions ?? 0)} executions`);
-      }
-      for (const c of d.status.checks ?? []) {
-        if (c.status === 'violation') violations++;
-        else if (c.status === 'verified' || c.status === 'bounded') passed++;
-        else inconclusive++;
-        if (!d.status.checking) {
-          const extra = [c.model, c.executions !== undefined ? `${formatCount(c.executions)} executions` : undefined].filter(Boolean).join(', ');
-          lines.push(`${d.name}: ${c.function} ${statusWord[c.status] ?? c.status}${extra ? ` (${extra})` : ''}`);
-        }
-      }
-    } else if (d.diagnosed) {
-      known = true;
-      const c = classifyDiagnostics(d.diagnostics);
-      violations += c.violations;
-      inconclusive += c.inconclusive;
-      if (c.violations + c.inconclusive === 0) passed++;
-      lines.push(`${d.name}: ${c.violations ? plural(c.violations, 'violation') : c.inconclusive ? plural(c.inconclusive, 'check') + ' not verified' : 'no violation'}`);
+    const st = stateOf(d);
+    if (!st) continue;
+    const kind = stateLook[st.state]?.kind ?? 'unchecked';
+    files.set(kind, (files.get(kind) ?? 0) + 1);
+    states.push({ kind, file: st });
+    lines.push(`${d.name}: ${st.text}`);
+    if (kind === 'checking') executions += d.status?.executions ?? 0;
+    const checks = d.status?.checking ? [] : d.status?.checks ?? [];
+    for (const c of checks) {
+      if (c.status === 'violation') violations++;
+      else if (c.status === 'verified') passed++;
+      else inconclusive++;
+      lines.push(checkLine(c));
     }
+    if (!d.status && kind === 'violations') violations += classifyDiagnostics(d.diagnostics).violations;
+    if (kind === 'inconclusive' || kind === 'input-error' || kind === 'unchecked') inconclusive += checks.length ? 0 : 1;
   }
   const tooltip = lines.length ? lines.join('\n') : 'tsocheck: no results for the open C files yet';
   const base = { tooltip, executions, violations, inconclusive, passed };
-  if (checking) return { kind: 'checking', text: `$(sync~spin) tsocheck: checking… ${formatCount(executions)} executions`, ...base };
-  if (violations > 0) return { kind: 'violations', text: `$(error) tsocheck: ${plural(violations, 'violation')}`, ...base };
-  if (inconclusive > 0) return { kind: 'inconclusive', text: `$(warning) tsocheck: ${formatCount(inconclusive)} not verified`, ...base };
-  if (known) return { kind: 'verified', text: '$(check) tsocheck: verified', ...base };
-  return { kind: 'idle', text: '$(shield) tsocheck', ...base };
+  const kind = precedence.find((k) => files.has(k));
+  if (!kind) return { kind: 'idle', text: '$(shield) tsocheck', ...base };
+  const icon = Object.values(stateLook).find((l) => l.kind === kind)!.icon;
+  // One file: the server's own words.
+  if (states.length === 1) return { kind, text: `${icon} tsocheck: ${states[0].file.text}`, ...base };
+  const n = files.get(kind)!;
+  const words: Record<SummaryKind, string> = {
+    checking: `checking… ${formatCount(executions)} executions`,
+    violations: plural(violations || n, 'violation'),
+    'input-error': `${plural(n, 'file')} cannot be checked`,
+    inconclusive: `${plural(n, 'file')} not verified`,
+    unchecked: `${plural(n, 'file')} not checked`,
+    bounded: `no violation, ${plural(n, 'file')} bounded`,
+    verified: `verified (${plural(n, 'file')})`,
+    idle: '',
+  };
+  return { kind, text: `${icon} tsocheck: ${words[kind]}`, ...base };
 }
 
 /**
  * What the status bar shows: the active C file's state (the workspace total
- * goes into the tooltip); the workspace's when no C file with results is in
- * front.
+ * goes into the tooltip); "not checked yet" for an active C file without
+ * results; the workspace's state when no C file is in front.
  */
+/** Whether the Problems panel says more than the server log (a violation, a file that does not compile). */
+export function problemsFirst(s: Summary): boolean {
+  return s.kind === 'violations' || s.kind === 'input-error' || s.violations > 0;
+}
+
 export function summarizeFor(docs: DocumentInput[], activeUri: string | undefined): Summary {
   const all = summarize(docs);
   const mine = activeUri ? docs.filter((d) => d.uri === activeUri) : [];
   if (mine.length === 0) return all;
-  const own = summarize(mine);
-  if (own.kind === 'idle') return all;
+  let own = summarize(mine);
+  if (own.kind === 'idle')
+    own = { ...own, kind: 'unchecked', text: `${stateLook.unchecked.icon} tsocheck: not checked yet`, tooltip: `${mine[0].name}: not checked yet` };
+  if (docs.length < 2) return own;
   const total = all.kind === 'idle' ? 'no results yet' : all.text.replace(/^\$\([^)]*\) tsocheck: /, '');
   return { ...own, tooltip: `${own.tooltip}\n\nWorkspace (${docs.length} C files): ${total}` };
 }

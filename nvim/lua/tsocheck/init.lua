@@ -188,7 +188,7 @@ local warned_missing = false
 -- ---------------------------------------------------------------------------
 -- Status, progress, lenses
 
--- uri -> { checking = bool, executions = n, checks = summary of the last check }
+-- uri -> { checking = bool, executions = n, checks = summary of the last check, file = { state, text } }
 local status_by_uri = {}
 -- uri -> { function name } waiting for "re-checked: ..."
 local rechecks = {}
@@ -207,29 +207,19 @@ local function thousands(n)
   return (out:gsub('^,', ''))
 end
 
+-- The server words each file's state once (`file` of tsocheck/status:
+-- verified, bounded and what cut it, a violation, does not compile, timed
+-- out, not checked); this only puts a mark before it.
+local state_marks = { verified = '✓ ', violation = '✗ ', ['input-error'] = '✗ ', timeout = '⧗ ' }
+
 local function summary_text(st)
   if not st then return '' end
   if st.checking then
     return 'checking… ' .. thousands(st.executions) .. ' executions'
   end
-  local n = { violation = 0, verified = 0, other = 0 }
-  local models = {}
-  for _, c in ipairs(st.checks or {}) do
-    if c.status == 'violation' then
-      n.violation = n.violation + 1
-      if type(c.model) == 'string' and not vim.tbl_contains(models, c.model) then table.insert(models, c.model) end
-    elseif c.status == 'verified' or c.status == 'bounded' then
-      n.verified = n.verified + 1
-    else
-      n.other = n.other + 1
-    end
-  end
-  if n.violation > 0 then
-    return string.format('✗ %d violation%s (%s)', n.violation, n.violation == 1 and '' or 's', table.concat(models, ', '))
-  end
-  if n.verified > 0 and n.other == 0 then return '✓ verified' end
-  if #(st.checks or {}) == 0 then return 'no checks' end
-  return string.format('%d verified, %d not checked', n.verified, n.other)
+  local f = st.file
+  if type(f) ~= 'table' or type(f.text) ~= 'string' then return 'not checked yet' end
+  return (state_marks[f.state] or '') .. f.text
 end
 
 --- For the statusline: the state of the current (or given) buffer's checks,
@@ -282,6 +272,7 @@ local function on_status(err, result, ctx)
     checking = result.checking == true,
     executions = tonumber(result.executions) or 0,
     checks = type(result.checks) == 'table' and result.checks or prev.checks,
+    file = type(result.file) == 'table' and result.file or nil,
   }
   status_by_uri[result.uri] = st
   local name = vim.fn.fnamemodify(vim.uri_to_fname(result.uri), ':t')

@@ -85,6 +85,65 @@ test('peterson_buggy.c: an Error whose related information walks the trace', 700
   assert.ok(steps.some((m) => /store .* \(buffered\)/.test(m)), 'no buffered store among the steps');
 });
 
+test('a fresh profile: no settings warning (the model "default" and an empty compileCommandsDir are defaults)', 30000, async () => {
+  const a = await getApi();
+  await violationOf(await open('peterson_buggy.c'));
+  const warnings = a.server.shownMessages.filter((m) => /settings/.test(m));
+  assert.deepStrictEqual(warnings, []);
+});
+
+test('tsocheck.model: SC, then back to "from annotation / default": the TSO violation comes back, no warning', 120000, async () => {
+  const a = await getApi();
+  const doc = await open('peterson_buggy.c');
+  await violationOf(doc);
+  const config = () => vscode.workspace.getConfiguration('tsocheck');
+  try {
+    await config().update('model', 'sc', vscode.ConfigurationTarget.Global);
+    await waitFor('no violation under SC', 60000, () => tsoErrors(doc.uri).length === 0);
+    await waitFor('the status bar to say verified under SC', 20000, () => /^\$\(check\) tsocheck: verified under SC$/.test(a.statusText() ?? ''));
+    await config().update('model', 'default', vscode.ConfigurationTarget.Global);
+    await violationOf(doc);
+    await waitFor('the status bar to say the violation under TSO', 20000, () => /violation under TSO$/.test(a.statusText() ?? ''));
+  } finally {
+    await config().update('model', undefined, vscode.ConfigurationTarget.Global);
+  }
+  assert.deepStrictEqual(a.server.shownMessages.filter((m) => /settings/.test(m)), []);
+});
+
+test('status bar: a file that does not compile and a bounded result are not "verified"', 90000, async () => {
+  const a = await getApi();
+  const dir = folder().uri.fsPath;
+  const broken = path.join(dir, 'does_not_compile.c');
+  const bounded = path.join(dir, 'litmus', 'sb_bounded.c');
+  fs.writeFileSync(broken, '#include <tsocheck.h>\nTSOCHECK void f(void) { undeclared_name = 1; }\n');
+  const fenced = fs.readFileSync(path.join(dir, 'litmus', 'sb_fenced.c'), 'utf8');
+  const annotated = fenced.replace(/^TSOCHECK void /m, 'TSOCHECK_WITH("buffer_bound=0") void ');
+  assert.notStrictEqual(annotated, fenced, 'could not annotate sb_fenced.c');
+  fs.writeFileSync(bounded, annotated);
+  try {
+    await open('does_not_compile.c');
+    const t1 = await waitFor('a "does not compile" status', 30000, () => { const t = a.statusText(); return t && /does not compile/.test(t) ? t : undefined; });
+    assert.match(t1, /^\$\(error\) tsocheck: does not compile: .*undeclared_name.* \(line 2\)$/);
+    await open('litmus/sb_bounded.c');
+    const t2 = await waitFor('a bounded status', 30000, () => { const t = a.statusText(); return t && /bounded/.test(t) ? t : undefined; });
+    assert.ok(t2.startsWith('$(info) tsocheck: bounded under TSO: no violation with store buffers of at most 0 entries'), t2);
+  } finally {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    fs.rmSync(broken, { force: true });
+    fs.rmSync(bounded, { force: true });
+  }
+});
+
+test('serverPath and debugAdapterPath: machine-overridable, restricted in untrusted workspaces', 10000, async () => {
+  const pj = vscode.extensions.getExtension('tsocheck.tsocheck')!.packageJSON;
+  const props = pj.contributes.configuration.properties;
+  for (const k of ['tsocheck.serverPath', 'tsocheck.debugAdapterPath']) {
+    assert.strictEqual(props[k].scope, 'machine-overridable', k);
+    assert.ok(pj.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(k), k);
+  }
+  assert.strictEqual(pj.capabilities.untrustedWorkspaces.supported, 'limited');
+});
+
 test('peterson_buggy.c: lenses are rewritten, status bar counts the violation, trace request works', 30000, async () => {
   const a = await getApi();
   const doc = await open('peterson_buggy.c');
@@ -97,7 +156,7 @@ test('peterson_buggy.c: lenses are rewritten, status bar counts the violation, t
   assert.ok(ids.includes('tsocheck.debugInterleaving'), `lens commands: ${ids.join(', ')}`);
   assert.ok(!ids.includes('tsocheck.showTrace') && !ids.includes('tsocheck.runWithModel'), `server ids left: ${ids.join(', ')}`);
   const text = await waitFor('status bar with a violation', 10000, () => { const t = a.statusText(); return t && /violation/.test(t) ? t : undefined; });
-  assert.match(text, /^\$\(error\) tsocheck: \d+ violations?$/);
+  assert.match(text, /^\$\(error\) tsocheck: \d+ violations? under TSO$/);
   const payload = await a.trace(doc.uri, 'peterson');
   assert.strictEqual(payload.status, 'violation');
   assert.ok((payload.violation?.trace?.length ?? 0) > 3, 'short trace');

@@ -26,7 +26,7 @@ test('server settings: every key, unset as null, serverPath left out', () => {
   const s = serverSettings((k) => cfg[k]);
   assert.deepStrictEqual(s, {
     model: 'pso', bufferBound: null, preemptionBound: null, loopBound: 4, timeLimit: null, memoryLimit: null, nondetRange: null, fenceStyle: 'sync',
-    compileCommandsDir: '', checkOn: null, maxWorkers: null, debounceMs: null, robustness: null, deadlocks: null,
+    compileCommandsDir: null, checkOn: null, maxWorkers: null, debounceMs: null, robustness: null, deadlocks: null,
     stateful: null, stepLimit: null, abort: null, fences: null, raceCheck: null, exitEndsProgram: null, keepGoing: null, keepBound: null, main: null, fenceTimeLimit: null, jobs: null,
     exploreOrder: null,
   });
