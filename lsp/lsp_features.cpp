@@ -126,11 +126,13 @@ json violationDiagnostic(const CheckReport& check, const Violation& v, const std
                      : kind == ErrorKind::NonTermination ? "non-termination"
                      : kind == ErrorKind::Race           ? "data race"
                                                          : v.message;
-  std::string msg = what + " " + boundsText(check);
   const bool race = kind == ErrorKind::Race;
+  // A data race is a property of the C program, not of the memory model: its
+  // own message ("data race on x: T1 writes it ... and T2 reads it") says it all.
+  std::string msg = race ? std::string() : what + " " + boundsText(check);
   std::string why = kind == ErrorKind::Deadlock || kind == ErrorKind::NonTermination || race ? std::string()
                                                                                              : staleReadIn(trace);
-  msg += ": " + (why.empty() ? v.message : why);
+  msg += (race ? "" : ": ") + (why.empty() ? v.message : why);
   if (kind == ErrorKind::Assertion && !why.empty()) msg += " (" + v.message + ")";
   // The summary comes before the steps (relatedInformation, which editors
   // list below the message): the store buffers when it failed.
