@@ -6,7 +6,8 @@
 #   scripts/install-code-server.sh          # install if needed, print binary path
 #   scripts/install-code-server.sh --print  # only print the path (exit 1 if absent)
 #
-# Install location: ${TSOCHECK_CACHE_DIR:-$HOME/.cache/tsocheck}/code-server-<version>
+# Install location: ${TSOCHECK_CACHE_DIR:-$HOME/.cache/tsocheck}/code-server-<version>;
+# concurrent runs take turns (a flock on code-server-<version>.lock beside it).
 # The last line printed on stdout is the absolute path of the code-server binary.
 set -euo pipefail
 
@@ -26,6 +27,19 @@ installed() { [ -f "$MARKER" ] && [ -x "$BIN" ]; }
 if [ "${1:-}" = "--print" ]; then
   installed || exit 1
   echo "$BIN"; exit 0
+fi
+
+# --- One install at a time ------------------------------------------------
+# Two runs at once (parallel test jobs) would wipe and fill the same folder:
+# the second waits for the first, then finds the install complete. The lock
+# is released when this script exits.
+command -v flock >/dev/null || die "flock not found (package util-linux)"
+mkdir -p "$CACHE_DIR"
+LOCK="$CACHE_DIR/code-server-$CODE_SERVER_VERSION.lock"
+exec 9>"$LOCK"
+if ! flock -n 9; then
+  log "another install holds $LOCK: waiting for it (at most ${TSOCHECK_INSTALL_WAIT:-1800} s)"
+  flock -w "${TSOCHECK_INSTALL_WAIT:-1800}" 9 || die "still locked after ${TSOCHECK_INSTALL_WAIT:-1800} s: $LOCK"
 fi
 
 # --- Debian packages -------------------------------------------------------
@@ -62,7 +76,6 @@ node_prefix="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")"
   || die "Node headers not found in $node_prefix/include/node (needed to build code-server's native modules offline)"
 
 # --- code-server -----------------------------------------------------------
-mkdir -p "$CACHE_DIR"
 # Install in place (paths may get baked in); the marker is written last, so an
 # interrupted install is wiped and redone on the next run.
 rm -rf "$DEST"
