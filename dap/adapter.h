@@ -52,7 +52,9 @@ class Adapter {
   void reply(const json& req, json body = json::object());
   void replyError(const json& req, const std::string& message);
   void event(const std::string& name, json body);
-  void output(const std::string& text, const std::string& category = "console");
+  // "stdout": plain text in VS Code's debug console ("console" draws as a
+  // warning there, "stderr" as an error: kept for errors).
+  void output(const std::string& text, const std::string& category = "stdout");
   void log(const std::string& text);
   void stop();
 

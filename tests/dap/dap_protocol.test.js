@@ -197,6 +197,8 @@ test('SB under TSO: entry, threads, next, buffers, stale read, stepBack, continu
     ev = await stepAndWait(dc, 'nextRequest');
     assert.equal(ev.body.reason, 'exception');
     assert.match((await said).body.output, /already at the last step/);
+    // Plain text, not "console" (which VS Code draws as a warning).
+    assert.equal((await said).body.category, 'stdout');
     assert.equal((await dc.customRequest('tsocheckState')).body.step, state.total - 1);
     // reverseContinue: back to the entry; stepBack there stays.
     ev = await stepAndWait(dc, 'reverseContinueRequest');
@@ -345,10 +347,12 @@ test('launch errors: missing file, unknown function, syntax error, unsupported c
 test('a verified program reports its verdict and terminates', async () => {
   await withAdapter(async (dc) => {
     let output = '';
-    dc.on('output', (e) => (output += e.body.output));
+    const categories = new Set();
+    dc.on('output', (e) => { output += e.body.output; categories.add(e.body.category); });
     const { event } = await start(dc, { program: path.join(SAMPLES, 'litmus/sb_fenced.c') }, ['terminated', 'stopped']);
     assert.equal(event.event, 'terminated');
     assert.match(output, /`store_buffering_fenced`: verified under TSO · 3 executions/);
+    assert.deepEqual([...categories], ['stdout']);
   });
 });
 

@@ -111,7 +111,9 @@ export class StateTracker implements vscode.DebugAdapterTrackerFactory {
 
   createDebugAdapterTracker(session: vscode.DebugSession): vscode.DebugAdapterTracker {
     let seq = 0;
+    let ended = false;
     const end = () => {
+      ended = true;
       seq++;
       this.states.delete(session.id);
       this.decorations.clear('debug');
@@ -128,9 +130,11 @@ export class StateTracker implements vscode.DebugAdapterTrackerFactory {
       },
       onWillStopSession: end,
       onExit: end,
-      // The adapter's pipe closing at the end of a session is normal.
-      onError: (e) => log(/read error|EPIPE|ECONNRESET/i.test(e.message) ? `debug adapter: ${e.message} (session ended)`
-        : `debug adapter error: ${e.message}`),
+      // The adapter's pipe closing after the session ended is normal: nothing to say.
+      onError: (e) => {
+        if (ended && /read error|EPIPE|ECONNRESET/i.test(e.message)) return;
+        log(`debug adapter error: ${e.message}`);
+      },
     };
   }
 
