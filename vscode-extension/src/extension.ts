@@ -66,6 +66,12 @@ export function activate(context: vscode.ExtensionContext): TsocheckApi {
       const file = traceView.loaded.docPath;
       if (file && !openInTab(file)) void traceView.documentClosed(file);
     }),
+    // The trace view follows the C file in front (also when its results come after it did).
+    vscode.window.onDidChangeActiveTextEditor((e) => followActive(e?.document, false)),
+    srv.onStatus((p) => {
+      const d = vscode.window.activeTextEditor?.document;
+      if (d && !p.checking && srv.uriOf(d) === p.uri) followActive(d, true);
+    }),
     srv.onState(() => { if (!srv.running) status.reset(); }),
     ...new Commands(srv, status, traceView, decorations).register(),
     vscode.debug.registerDebugConfigurationProvider(debugType, new ConfigurationProvider()),
@@ -79,6 +85,15 @@ export function activate(context: vscode.ExtensionContext): TsocheckApi {
     // A trusted workspace's own tsocheck.serverPath counts from now on.
     vscode.workspace.onDidGrantWorkspaceTrust(() => restartIfMoved('the workspace is trusted')),
   );
+
+  function followActive(d: vscode.TextDocument | undefined, resultsCame: boolean): void {
+    if (!d || d.uri.scheme !== 'file' || d.languageId !== 'c') return;
+    void traceView.activeFileChanged(d.uri.fsPath, d.version, async () => {
+      const uri = srv.uriOf(d);
+      const fn = status.checksOf(uri)?.find((c) => c.status === 'violation')?.function;
+      return fn && srv.running ? srv.trace(uri, fn) : undefined;
+    }, resultsCame);
+  }
 
   function restartIfMoved(why: string): void {
     // Configuration refreshes can report a change without one: restart only for another binary.

@@ -1,5 +1,7 @@
 // The "tsocheck Trace" tree view and a QuickPick over the same steps; choosing
-// a step reveals its line and shows the buffers at that point.
+// a step reveals its line and shows the buffers at that point. The view names
+// the file its trace is from and follows the active editor: another C file in
+// front shows that file's violation trace, or empties the view.
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -46,6 +48,7 @@ export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposab
 
   async load(payload: CheckPayload, docPath: string, origin: 'check' | 'run' = 'check', version?: number): Promise<void> {
     this.loads++;
+    this.awaiting = undefined;
     this.clearHighlights();
     this.origin = origin;
     this.version = version;
@@ -55,8 +58,9 @@ export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposab
     this.stepNodes.length = 0;
     this.steps.forEach((_, index) => this.stepNodes.push({ kind: 'step', index }));
     await vscode.commands.executeCommand('setContext', 'tsocheck.hasTrace', true);
+    this.following = true;
     this.view.title = `tsocheck Trace: ${payload.function}`;
-    this.view.description = payload.model;
+    this.view.description = `${path.basename(this.docPath)} · ${payload.model}`;
     this.changed.fire(undefined);
     try {
       await this.view.reveal(this.root, { expand: true, focus: false, select: false });
@@ -109,6 +113,36 @@ export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposab
     }
   }
 
+  /** Whether the view follows the active editor (from the first trace shown on). */
+  private following = false;
+  /** The file in front that had no trace when it came there (its results may follow). */
+  private awaiting: string | undefined;
+
+  /**
+   * Another C file came to the front: the view shows its violation trace
+   * (`fetch`: undefined when it has none) or empties. The trace's own file, and
+   * the files its steps are in (a reveal opens them), keep the trace.
+   * `resultsCame`: the file's check ended after it came to the front (only a
+   * file the view is still waiting for is looked at again).
+   */
+  async activeFileChanged(file: string, version: number | undefined, fetch: () => Promise<CheckPayload | undefined>, resultsCame = false): Promise<void> {
+    if (!this.following) return;
+    const f = path.normalize(file);
+    if (resultsCame && this.awaiting !== f) return;
+    if (this.payload && (f === this.docPath || this.steps.some((s) => s.file && this.resolve(s.file) === f))) return;
+    const gen = this.loads;
+    let next: CheckPayload | undefined;
+    try {
+      next = await fetch();
+    } catch {
+      next = undefined;
+    }
+    if (gen !== this.loads) return;  // another trace was loaded (or cleared) meanwhile
+    if (next?.status === 'violation' && next.violation?.trace?.length) return this.load(next, file, 'check', version);
+    await this.clear(`${path.basename(file)} is in front and has no violation trace`);
+    this.awaiting = f;
+  }
+
   /** The document was closed: its trace goes. */
   async documentClosed(file: string): Promise<void> {
     if (this.payload && this.docPath === path.normalize(file)) await this.clear(`${path.basename(file)} was closed`);
@@ -125,10 +159,11 @@ export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposab
   getTreeItem(node: Node): vscode.TreeItem {
     const p = this.payload;
     if (node.kind === 'root') {
-      const item = new vscode.TreeItem(`${p?.function ?? '?'} — ${p?.model ?? ''} ${p?.status ?? ''}`, vscode.TreeItemCollapsibleState.Expanded);
+      const file = this.docPath ? path.basename(this.docPath) : '?';
+      const item = new vscode.TreeItem(`${file}: ${p?.function ?? '?'} — ${p?.model ?? ''} ${p?.status ?? ''}`, vscode.TreeItemCollapsibleState.Expanded);
       item.description = p?.violation?.message ?? p?.message ?? '';
       item.iconPath = new vscode.ThemeIcon(p?.status === 'violation' ? 'error' : 'pass');
-      item.tooltip = `${p?.function}: ${p?.message ?? ''}`;
+      item.tooltip = `${this.docPath ?? ''}\n${p?.function}: ${p?.message ?? ''}`;
       return item;
     }
     if (node.kind === 'violation') {
@@ -155,8 +190,14 @@ export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposab
   getChildren(node?: Node): Node[] {
     if (!this.payload) return [];
     if (!node) return [this.root];
-    if (node.kind === 'root') return this.payload.violation ? [...this.stepNodes, { kind: 'violation' }] : [];
+    if (node.kind === 'root') return this.payload.violation ? [...this.stepNodes, ...(this.violationRow() ? [{ kind: 'violation' } as Node] : [])] : [];
     return [];
+  }
+
+  /** A row for the violation after the steps: unless the last step is the failing one already (an `error` step). */
+  private violationRow(): boolean {
+    const last = this.steps[this.steps.length - 1];
+    return !!this.payload?.violation && last?.event !== 'error';
   }
 
   getParent(node: Node): Node | undefined {
@@ -196,12 +237,12 @@ export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposab
     if (!this.payload?.violation) return;
     type Item = vscode.QuickPickItem & { index: number };
     const qp = vscode.window.createQuickPick<Item>();
-    qp.title = `tsocheck trace: ${this.payload.function} (${this.payload.model})`;
+    qp.title = `tsocheck trace: ${this.docPath ? path.basename(this.docPath) + ': ' : ''}${this.payload.function} (${this.payload.model})`;
     qp.placeholder = 'Choose a step to reveal its line';
     qp.matchOnDescription = true;
     qp.items = [
       ...this.steps.map((s, index) => ({ index, label: shortStepLabel(stepLabel(s)), description: s.line ? `${path.basename(s.file ?? '')}:${s.line}` : '', detail: `buffers: ${buffersText(s)} · memory: ${memoryText(s)}` })),
-      { index: this.steps.length, label: `$(error) ${this.payload.violation.message ?? 'violation'}`, description: this.payload.violation.line ? `${path.basename(this.payload.violation.file ?? '')}:${this.payload.violation.line}` : '' },
+      ...(this.violationRow() ? [{ index: this.steps.length, label: `$(error) ${this.payload.violation.message ?? 'violation'}`, description: this.payload.violation.line ? `${path.basename(this.payload.violation.file ?? '')}:${this.payload.violation.line}` : '' }] : []),
     ];
     qp.onDidChangeActive((items) => { if (items[0]) void this.reveal(items[0].index, true); });
     qp.onDidAccept(() => {

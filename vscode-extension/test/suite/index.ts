@@ -216,6 +216,8 @@ test('a copy of litmus/sb.c: "Insert All Suggested Fences" inserts both fences a
   await vscode.window.showTextDocument(doc, { preview: false });
   await violationOf(doc);
   const d = await violationOf(doc);
+  // The verdict is published first; the fence hints (and their fixes) follow when synthesis ends.
+  await waitFor('the fence hints', 60000, () => vscode.languages.getDiagnostics(doc.uri).some((x) => x.source === 'tsocheck' && x.code === 'fence'));
   const direct = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range);
   const n = await vscode.commands.executeCommand<number>('tsocheck.insertAllFences');
   assert.strictEqual(n, 2, `fences inserted; actions at the diagnostic: ${direct.map((a) => `${a.title} ${a.isPreferred} ${!!a.edit} ${a.diagnostics?.map((x) => x.source)}`).join(' | ')}`);
@@ -258,6 +260,34 @@ test('status bar: "checking… N executions" while a long check runs (tsocheck/s
 // ---- trace view follows the results ----------------------------------------------
 
 const traceOf = (a: TsocheckApi) => a.traceView.loaded;
+
+test('trace view: names its file, follows the active editor, the failing step once', 120000, async () => {
+  const a = await getApi();
+  const sb = await open('litmus/sb.c');
+  await violationOf(sb);
+  const doc = await open('dekker_buggy.c');
+  await violationOf(doc);
+  await vscode.commands.executeCommand('tsocheck.openTrace', a.server.uriOf(doc), 'dekker');
+  await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+  const t = traceOf(a);
+  assert.strictEqual(path.basename(t.docPath ?? ''), 'dekker_buggy.c');
+  const root = a.traceView.getChildren()[0];
+  assert.match(String(a.traceView.getTreeItem(root).label), /^dekker_buggy\.c: dekker — TSO violation/);
+  // The last step is the failed assertion: no second row repeating it.
+  assert.strictEqual(t.steps[t.steps.length - 1].event, 'error');
+  assert.strictEqual(a.traceView.getChildren(root).length, t.steps.length);
+  // Another file with a violation in front: its trace.
+  await open('litmus/sb.c');
+  await waitFor('the trace view to show sb.c', 20000, () => path.basename(traceOf(a).docPath ?? '') === 'sb.c' && traceOf(a).payload?.function === 'store_buffering');
+  // A file without a violation in front: the view empties.
+  await open('peterson_fixed.c');
+  await waitFor('the trace view to empty', 60000, () => traceOf(a).payload === undefined);
+  // Back to the first file: its trace again.
+  await open('dekker_buggy.c');
+  await waitFor('the trace view to show dekker_buggy.c again', 20000, () => path.basename(traceOf(a).docPath ?? '') === 'dekker_buggy.c');
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  await a.traceView.clear('end of test');
+});
 
 test('trace view and its highlights follow new results: refreshed after an edit, cleared by a re-run, a fix, a close', 150000, async () => {
   const a = await getApi();
@@ -486,8 +516,13 @@ test('litmus/sb.c: a launch configuration without program is filled from the act
     await waitFor('the first stop', 60000, () => stopped);
     const st = await s.customRequest('tsocheckState');
     assert.strictEqual(st.step, 0);
+    const adapterErrors = () => a.outputLines().filter((l) => /read error|debug adapter error/.test(l));
+    const before = adapterErrors().length;
     await vscode.debug.stopDebugging(s);
     await waitFor('the session to end', 15000, () => terminated);
+    // A normal stop closes the adapter's pipe: no error about it in the log.
+    await sleep(1000);
+    assert.deepStrictEqual(adapterErrors().slice(before), []);
   } finally {
     tracker.dispose();
     started.dispose();
