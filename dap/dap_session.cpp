@@ -160,17 +160,19 @@ json Session::exceptionInfo() const {
           {"breakMode", "always"}};
 }
 
-// The threads that exist at the position: not-yet-spawned ones are left
-// out (VS Code drops a thread that leaves the list); a finished one keeps
-// its row with "· exited" after its name (the badge beside it is the
-// client's own "Paused").
+// The threads that are alive at the position: not-yet-spawned and finished
+// ones are left out (VS Code drops a thread that leaves the list, and would
+// draw "Paused" beside a finished one), except the thread whose exit is the
+// current step, which the stop names: it reads "T1 (worker) · exited".
 json Session::threads() const {
   json list = json::array();
-  if (replay)
+  if (replay) {
+    const uint32_t current = replay->traceStep(replay->position()).thread;
     for (uint32_t t = 0; t < replay->threadCount(); ++t) {
-      if (!replay->spawned(t)) continue;
+      if (!replay->spawned(t) || (replay->exited(t) && t != current)) continue;
       list.push_back({{"id", t + 1}, {"name", replay->threadName(t) + (replay->exited(t) ? " · exited" : "")}});
     }
+  }
   return {{"threads", list}};
 }
 
