@@ -142,6 +142,12 @@ const ExtEntry kLibcCalls[] = {
     {"free", Ext::Free},
 };
 
+// Clocks: nondeterministic readings.
+const ExtEntry kClockCalls[] = {
+    {"time", Ext::Time},
+    {"clock_gettime", Ext::ClockGettime},
+};
+
 // Calls that end the thread or the program: failed assertions, abort, exit.
 const ExtEntry kEndCalls[] = {
     {"__assert_fail", Ext::AssertFail},
@@ -211,10 +217,24 @@ Ext classifyExternal(llvm::StringRef n) {
     add(kEndCalls);
     add(kVerifierCalls);
     add(kSetJmpCalls);
+    add(kClockCalls);
     return t;
   }();
   auto it = table.find(n.str());
-  return it == table.end() ? Ext::Unknown : it->second;
+  if (it != table.end()) return it->second;
+  // Nidhugg's await helpers, one per value type (_aint, _i32, ...).
+  if (n.starts_with("__VERIFIER_xchg_await_")) return Ext::XchgAwait;
+  if (n.starts_with("__VERIFIER_load_await_")) return Ext::LoadAwait;
+  return Ext::Unknown;
+}
+
+DeclaredObject declaredObject(const llvm::Function* f, unsigned arg) {
+  DeclaredObject o;
+  if (!f || arg >= f->arg_size()) return o;
+  const llvm::Attribute size = f->getAttributes().getParamAttr(arg, "tsocheck-object-size");
+  if (!size.isStringAttribute() || size.getValueAsString().getAsInteger(10, o.bytes)) return DeclaredObject();
+  o.type = f->getAttributes().getParamAttr(arg, "tsocheck-object-type").getValueAsString().str();
+  return o;
 }
 
 
@@ -234,6 +254,16 @@ AsmKind classifyAsm(const llvm::InlineAsm* ia) {
   if (s == "sfence") return AsmKind::StoreStore;
   static const std::regex lockAdd(R"(^lock(add|or)[bwlq]?\$0,(-?(0x)?[0-9a-f]+)?\(%[re]sp\)$)");
   if (std::regex_match(s, lockAdd)) return AsmKind::Full;
+  return AsmKind::Unsupported;
+}
+
+// The x86 fence and spin-wait intrinsics (_mm_mfence, _mm_sfence,
+// _mm_lfence, _mm_pause / __builtin_ia32_pause): what the same instruction
+// written as inline assembly is. Unsupported: not one of them.
+AsmKind classifyX86Intrinsic(llvm::StringRef name) {
+  if (name == "llvm.x86.sse2.mfence") return AsmKind::Full;
+  if (name == "llvm.x86.sse.sfence") return AsmKind::StoreStore;
+  if (name == "llvm.x86.sse2.lfence" || name == "llvm.x86.sse2.pause") return AsmKind::Nothing;
   return AsmKind::Unsupported;
 }
 
@@ -290,21 +320,14 @@ unsigned FunctionLowering::reallocElementSize(llvm::CallInst& I) {
 
 void FunctionLowering::lowerCall(llvm::CallInst& I) {
   if (auto* ia = dyn_cast<llvm::InlineAsm>(I.getCalledOperand())) {
-    switch (classifyAsm(ia)) {
-      case AsmKind::Nothing:
-        break;
-      case AsmKind::Full:
-        emitFence(ml_.opts_.memoryModel().fenceKept(FenceKind::Full));
-        break;
-      case AsmKind::StoreStore:
-        emitFence(ml_.opts_.memoryModel().fenceKept(FenceKind::StoreStore));
-        break;
-      case AsmKind::Unsupported:
-        unsupported("inline assembly \"" + ia->getAsmString() +
-                    "\" is not supported (only mfence, lock-prefixed add/or to the stack, sfence/lfence/pause "
-                    "and empty compiler barriers)");
-        return;
+    const AsmKind kind = classifyAsm(ia);
+    if (kind == AsmKind::Unsupported) {
+      unsupported("inline assembly \"" + ia->getAsmString() +
+                  "\" is not supported (only mfence, lock-prefixed add/or to the stack, sfence/lfence/pause "
+                  "and empty compiler barriers)");
+      return;
     }
+    emitAsmFence(kind);
     if (!I.getType()->isVoidTy()) {
       unsupported("inline assembly with outputs is not supported: \"" + ia->getAsmString() + "\"");
     }
@@ -435,9 +458,24 @@ void FunctionLowering::lowerIntrinsic(llvm::CallInst& I, llvm::Function* callee)
     default:
       break;
   }
-  if (callee->getName() == "llvm.x86.sse2.pause") return;
+  if (const AsmKind kind = classifyX86Intrinsic(callee->getName()); kind != AsmKind::Unsupported) {
+    emitAsmFence(kind);  // pause: nothing, so a spin loop's iteration stays idle
+    return;
+  }
   if (lowerFloatIntrinsic(I, id)) return;
-  unsupported("intrinsic " + callee->getName().str() + " is not supported");
+  if (callee->getName().starts_with("llvm.x86."))
+    unsupported("intrinsic " + callee->getName().str() +
+                " is not supported (the x86 intrinsics supported are _mm_mfence, _mm_sfence, _mm_lfence and "
+                "_mm_pause)");
+  else
+    unsupported("intrinsic " + callee->getName().str() + " is not supported");
+}
+
+// A fence written as an instruction (inline assembly or an x86 intrinsic):
+// what the model keeps of it (the memory-order table in frontend/README.md).
+void FunctionLowering::emitAsmFence(AsmKind kind) {
+  if (kind == AsmKind::Full) emitFence(ml_.opts_.memoryModel().fenceKept(FenceKind::Full));
+  if (kind == AsmKind::StoreStore) emitFence(ml_.opts_.memoryModel().fenceKept(FenceKind::StoreStore));
 }
 
 
@@ -461,8 +499,13 @@ void FunctionLowering::resultZero(llvm::CallInst& I) {
 }
 
 // A thread creation: the start routine is argument fnArg, its argument
-// argArg; the new thread's id is stored (8 bytes) through argument tidArg.
+// argArg; the new thread's id is stored through argument tidArg, in as many
+// bytes as the program's pthread_t / thrd_t has (8, the C library's, when
+// the declaration does not say; at most 8). An id too large for a 1- or
+// 2-byte type is an error naming the type.
 bool FunctionLowering::emitSpawn(llvm::CallInst& I, unsigned tidArg, unsigned fnArg, unsigned argArg) {
+  const DeclaredObject idType = declaredObject(I.getCalledFunction(), tidArg);
+  const unsigned width = !idType.bytes || idType.bytes >= 8 ? 8 : idType.bytes >= 4 ? 4 : idType.bytes >= 2 ? 2 : 1;
   Reg tidAddr = argReg(I, tidArg);
   Reg a = argReg(I, argArg);
   Reg tid = newReg();
@@ -484,8 +527,50 @@ bool FunctionLowering::emitSpawn(llvm::CallInst& I, unsigned tidArg, unsigned fn
     in.b = a;
     in.c = fr;
   }
-  emitStore(tidAddr, tid, 8, addrName(I.getArgOperand(tidArg)));
+  if (width < 4) {
+    const int lFits = newLabel(), lTooLarge = newLabel();
+    br(cmp(CmpOp::Ult, tid, constVal(Value(1) << (8 * width))), lFits, lTooLarge);
+    bind(lTooLarge);
+    Instr& f = emit(Op::Fail);
+    f.name = ml_.p_.intern("the new thread's id does not fit in " + idType.type + " (" + std::to_string(idType.bytes) +
+                           (idType.bytes == 1 ? " byte" : " bytes") + " here)");
+    bind(lFits);
+  }
+  emitStore(tidAddr, tid, width, addrName(I.getArgOperand(tidArg)));
   return true;
+}
+
+// The bytes a model keeps in the object argument `arg` points to (the
+// layouts at the top of lower_sync.cpp; a lock word is 4 bytes); 0: none.
+namespace {
+std::pair<unsigned, unsigned> modelObject(Ext k) {  // (argument, bytes)
+  switch (k) {
+    case Ext::MutexLock: case Ext::MutexUnlock: case Ext::MutexTryLock: case Ext::MtxTryLock:
+    case Ext::MutexInit: case Ext::MutexDestroy:
+    case Ext::SemInit: case Ext::SemWait: case Ext::SemTryWait: case Ext::SemPost: case Ext::SemGetValue:
+    case Ext::RwInit: case Ext::RwRdLock: case Ext::RwTryRdLock: case Ext::RwWrLock: case Ext::RwTryWrLock:
+    case Ext::RwUnlock:
+    case Ext::Once: case Ext::KeyCreate:
+      return {0, 4};
+    case Ext::CondWait: case Ext::CondTimedWait:
+      return {1, 4};  // the mutex
+    case Ext::BarrierInit: case Ext::BarrierWait:
+      return {0, 12};
+    default:
+      return {0, 0};
+  }
+}
+}  // namespace
+
+bool FunctionLowering::objectFits(llvm::CallInst& I, Ext k, const std::string& name) {
+  const auto [arg, need] = modelObject(k);
+  if (!need) return true;
+  const DeclaredObject o = declaredObject(I.getCalledFunction(), arg);
+  if (!o.bytes || o.bytes >= need) return true;
+  unsupported(name + "() on a " + o.type + " of " + std::to_string(o.bytes) + (o.bytes == 1 ? " byte" : " bytes") +
+              " (as declared here) is not supported: the model of " + name + "() keeps " + std::to_string(need) +
+              " bytes in it (the C library's type, from <pthread.h> / <semaphore.h>, is large enough)");
+  return false;
 }
 
 // A join of thread argument 0 whose result goes (resultSize bytes) through
@@ -709,6 +794,7 @@ void FunctionLowering::lowerRealloc(llvm::CallInst& I, const std::string& name) 
 void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) {
   std::string name = callee->getName().str();
   Ext k = classifyExternal(name);
+  if (!objectFits(I, k, name)) return;
   if (isPrimitive(k)) return lowerPrimitiveCall(I, k, name);
   if (isStringCall(k)) return lowerStringCall(I, k, name);
   switch (k) {
@@ -755,6 +841,12 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
     case Ext::SetJmp:
       unsupported("setjmp/longjmp is not supported (" + name + ")");
       return;
+    case Ext::XchgAwait:
+    case Ext::LoadAwait:
+      return lowerAwaitCall(I, k, name);
+    case Ext::Time:
+    case Ext::ClockGettime:
+      return lowerClockCall(I, k, name);
     case Ext::Unknown:
       if (lowerMathCall(I, callee)) return;
       break;
@@ -902,17 +994,119 @@ void FunctionLowering::lowerNondetCall(llvm::CallInst& I, Ext k, const std::stri
         unsupported(name + "() returning " + typeName(t) + " is not supported (integer, pointer, float and double types only)");
         return;
       }
-      Instr& in = emit(Op::Nondet);
-      in.a = resultReg(I);
-      in.sub = 1;
-      in.size = uint8_t(bits / 8);
-      in.imm = k == Ext::NondetSigned ? 1 : 0;
-      markEffect();
+      setResult(I, emitNondet(bits / 8, k == Ext::NondetSigned));
       return;
     }
     default:
       break;
   }
+}
+
+// A typed nondet input of `bytes` bytes (Op::Nondet sub = 1): never an
+// idle iteration of an enclosing loop (the next one may choose differently).
+Reg FunctionLowering::emitNondet(unsigned bytes, bool isSigned) {
+  Reg r = newReg();
+  Instr& in = emit(Op::Nondet);
+  in.a = r;
+  in.sub = 1;
+  in.size = uint8_t(bytes);
+  in.imm = isSigned ? 1 : 0;
+  markEffect();
+  return r;
+}
+
+// time(t) and clock_gettime(clock, ts): the clock's readings are
+// nondeterministic inputs (each reading independent of the others), within
+// the check's nondet range like __VERIFIER_nondet_long(): time() returns its
+// reading and stores it through t unless t is NULL; clock_gettime stores
+// tv_sec and tv_nsec (0..999999999) and returns 0.
+void FunctionLowering::lowerClockCall(llvm::CallInst& I, Ext k, const std::string& name) {
+  const unsigned arg = k == Ext::Time ? 0 : 1;
+  if (!needArgs(I, arg + 1, name)) return;
+  llvm::Value* out = I.getArgOperand(arg);
+  const DeclaredObject o = declaredObject(I.getCalledFunction(), arg);
+  const unsigned need = k == Ext::Time ? 8 : 16;  // time_t; struct timespec
+  if (o.bytes && o.bytes < need) {
+    unsupported(name + "() writing a " + o.type + " of " + std::to_string(o.bytes) +
+                " bytes (as declared here) is not supported (the C library's is " + std::to_string(need) + ")");
+    return;
+  }
+  Reg sec = emitNondet(8, true);
+  Reg nsec = kNoReg;
+  if (k == Ext::ClockGettime) {
+    nsec = emitNondet(4, false);
+    Reg valid = cmp(CmpOp::Ult, nsec, constVal(1000000000));
+    Instr& as = emit(Op::Assume);  // only valid readings
+    as.a = valid;
+    as.sub = 0;
+  }
+  if (!isa<llvm::ConstantPointerNull>(out)) {
+    Reg p = val(out);
+    const uint32_t n = addrName(out);
+    const int lStore = newLabel(), lEnd = newLabel();
+    br(p, lStore, lEnd);
+    bind(lStore);
+    emitStore(p, sec, 8, n);
+    if (nsec != kNoReg) emitStore(addOffset(p, 8), nsec, 8, n);
+    bind(lEnd);
+  }
+  setCallResult(I, k == Ext::Time ? sec : constVal(0));
+}
+
+// Nidhugg's __VERIFIER_xchg_await_<type>(p, v, cond, x) and
+// __VERIFIER_load_await_<type>(p, cond, x): the thread waits until *p
+// compares to x as cond says, then (xchg) exchanges v into *p; the result
+// is the value that satisfied the condition. As Nidhugg defines them, an
+// execution in which the condition never holds is blocked (discarded, like
+// __VERIFIER_assume), not a deadlock: the exchange (or load) happens, and
+// executions where the value it saw does not satisfy the condition are
+// discarded (another execution has it happen when it does). cond: bit 0
+// greater, 1 equal, 2 less, 3 signed comparison; any other value is an
+// error at the call.
+void FunctionLowering::lowerAwaitCall(llvm::CallInst& I, Ext k, const std::string& name) {
+  const bool xchg = k == Ext::XchgAwait;
+  const unsigned condArg = xchg ? 2 : 1;
+  if (!needArgs(I, condArg + 2, name)) return;
+  llvm::Type* t = I.getArgOperand(condArg + 1)->getType();
+  const unsigned bits = t->isIntegerTy() ? t->getIntegerBitWidth() : 0;
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+    unsupported(name + "() comparing a " + typeName(t) + " is not supported (integers of 1, 2, 4 or 8 bytes)");
+    return;
+  }
+  const unsigned bytes = bits / 8;
+  Reg p = argReg(I, 0), c = argReg(I, condArg), x = argReg(I, condArg + 1);
+  const uint32_t n = addrName(I.getArgOperand(0));
+  {
+    const int lOk = newLabel(), lBad = newLabel();
+    Reg valid = bin(BinOp::And, cmp(CmpOp::Ult, c, constVal(16)), cmp(CmpOp::Ne, bin(BinOp::And, c, constVal(7)), constVal(0)));
+    br(valid, lOk, lBad);
+    bind(lBad);
+    Instr& f = emit(Op::Fail);
+    f.name = ml_.p_.intern(name + "(): invalid condition (bits 0..3: greater, equal, less, signed; one of the first three)");
+    bind(lOk);
+  }
+  const Reg isSigned = bin(BinOp::And, bin(BinOp::LShr, c, constVal(3)), constVal(1));
+  auto bit = [&](unsigned b) { return bin(BinOp::And, bin(BinOp::LShr, c, constVal(b)), constVal(1)); };
+  // cond(v): (greater && v > x) || (equal && v == x) || (less && v < x), signed when bit 3 is set.
+  auto holds = [&](Reg v) {
+    Reg sv = sextReg(v, bits), sx = sextReg(x, bits);
+    auto pick = [&](CmpOp s, CmpOp u) {
+      Reg sr = cmp(s, sv, sx), ur = cmp(u, v, x);
+      return bin(BinOp::Or, bin(BinOp::And, isSigned, sr), bin(BinOp::And, bin(BinOp::Xor, isSigned, constVal(1)), ur));
+    };
+    Reg gt = pick(CmpOp::Sgt, CmpOp::Ugt);
+    Reg lt = pick(CmpOp::Slt, CmpOp::Ult);
+    Reg eq = cmp(CmpOp::Eq, v, x);
+    return bin(BinOp::Or, bin(BinOp::Or, bin(BinOp::And, bit(0), gt), bin(BinOp::And, bit(1), eq)),
+               bin(BinOp::And, bit(2), lt));
+  };
+  const Reg result = xchg ? syncRmw(RmwOp::Xchg, p, 0, argReg(I, 1), n, kNoReg, bytes) : syncLoad(p, 0, n, bytes);
+  const Reg satisfied = holds(result);
+  Instr& as = emit(Op::Assume);
+  as.a = satisfied;
+  as.sub = 0;
+  if (xchg) markEffect();
+  setCallResult(I, result);
 }
 
 }  // namespace tsocheck::frontend::lowering

@@ -289,6 +289,10 @@ CallResult callResult(Ext k) {
     case Ext::Strlen:
     case Ext::Strcmp:
     case Ext::Strncmp:
+    case Ext::XchgAwait:
+    case Ext::LoadAwait:
+    case Ext::Time:          // a clock: another reading may differ
+    case Ext::ClockGettime:
       return CallResult::Shared;
     case Ext::PthreadEqual:
     case Ext::Malloc:
@@ -354,6 +358,8 @@ bool FunctionLowering::iterationTouchesShared(llvm::Loop* L) const {
           case Ext::CondWait:
           case Ext::Realloc:
           case Ext::Free:
+          case Ext::XchgAwait:
+          case Ext::LoadAwait:
             return true;
           default:
             continue;  // output, malloc, pthread_self, error paths: nothing another thread sees

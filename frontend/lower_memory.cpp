@@ -316,8 +316,12 @@ bool FunctionLowering::memIntrinsicLeaves(llvm::MemIntrinsic& I, uint64_t len, M
     leaves.push_back({0, unsigned(len)});
     return true;
   }
+  // Copying in pieces of another size would mix access sizes on the same
+  // memory, which the engine refuses later with a less direct message.
   unsupported(std::string(isa<llvm::MemSetInst>(I) ? "memset" : "memcpy") + " of " + std::to_string(len) +
-              " bytes through a pointer of unknown element type is not supported (copy field by field)");
+              " bytes through a pointer of unknown element type is not supported: neither pointer points into a "
+              "variable whose type gives the fields (a heap block, a pointer passed in); copy field by field "
+              "(d->a = s->a; ...) or through a typed local");
   return false;
 }
 

@@ -38,18 +38,19 @@ bool isPrimitive(Ext k) {
 }
 
 // (Operands are computed before emit(): emitting may move the code vector.)
-Reg FunctionLowering::syncLoad(Reg obj, int64_t off, uint32_t name) {
+Reg FunctionLowering::syncLoad(Reg obj, int64_t off, uint32_t name, unsigned size) {
   Reg r = newReg();
   Reg at = addOffset(obj, off);
   Instr& in = emit(Op::Load);
   in.a = r;
   in.b = at;
-  in.size = 4;
+  in.size = uint8_t(size);
   in.name = name;
   return r;
 }
 
-Reg FunctionLowering::syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint32_t name, Reg expected) {
+Reg FunctionLowering::syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint32_t name, Reg expected,
+                              unsigned size) {
   Reg r = newReg();
   Reg at = addOffset(obj, off);
   Instr& in = emit(Op::Rmw);
@@ -58,7 +59,7 @@ Reg FunctionLowering::syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint3
   in.b = at;
   in.c = operand;
   in.d = expected;
-  in.size = 4;
+  in.size = uint8_t(size);
   in.name = name;
   return r;
 }

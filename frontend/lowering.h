@@ -157,6 +157,15 @@ enum class Ext {
                  // check's nondet range within the type (width from the result type)
   NondetUnsigned,// __VERIFIER_nondet_uint() and other unsigned types: likewise
   SetJmp,
+  // Nidhugg's await helpers, __VERIFIER_xchg_await_<type>(p, v, cond, x) and
+  // __VERIFIER_load_await_<type>(p, cond, x): wait until *p compares to x as
+  // cond says (bits 0..3: greater, equal, less, signed), then exchange v
+  // into *p / read it; the result is the value that satisfied the condition.
+  XchgAwait,
+  LoadAwait,
+  // Clocks: time() and clock_gettime() read nondeterministic values.
+  Time,
+  ClockGettime,
 };
 
 enum class AsmKind { Nothing, Full, StoreStore, Unsupported };
@@ -165,12 +174,22 @@ enum class AsmKind { Nothing, Full, StoreStore, Unsupported };
 // as they are when that directory is ours, else made absolute.
 std::string debugPath(llvm::StringRef file, llvm::StringRef dir);
 Ext classifyExternal(llvm::StringRef n);
+// What a declared function's pointer parameter `arg` points to, as the
+// program declares it (its C type's size and spelling; clang_driver.cpp
+// records them as the parameter attributes tsocheck-object-size / -type).
+// bytes = 0: unknown (no prototype, not a pointer, an incomplete type).
+struct DeclaredObject {
+  uint64_t bytes = 0;
+  std::string type;
+};
+DeclaredObject declaredObject(const llvm::Function* f, unsigned arg);
 // The primitives lower_sync.cpp builds (they write shared memory; lowerPrimitiveCall).
 bool isPrimitive(Ext k);
 // The libc functions lower_libc.cpp builds (lowerStringCall).
 bool isStringCall(Ext k);
 // Fences and compiler barriers written as inline assembly.
 AsmKind classifyAsm(const llvm::InlineAsm* ia);
+AsmKind classifyX86Intrinsic(llvm::StringRef name);  // _mm_mfence & co.; Unsupported: another one
 bool isIgnorableIntrinsic(llvm::Intrinsic::ID id);
 bool isStdStream(const llvm::GlobalVariable* g);
 std::string typeName(llvm::Type* t);
@@ -296,6 +315,12 @@ class FunctionLowering {
   void lowerNondetCall(llvm::CallInst& I, Ext k, const std::string& name);    // __VERIFIER_nondet_*
   bool optionalEndsBlocked(const llvm::CallInst& I) const;  // __VERIFIER_opt_begin's use
   bool emitSpawn(llvm::CallInst& I, unsigned tidArg, unsigned fnArg, unsigned argArg);  // false: refused
+  // False (refused, naming the type) when the object a model writes through
+  // argument 0 is declared smaller than the model's layout.
+  bool objectFits(llvm::CallInst& I, Ext k, const std::string& name);
+  void lowerAwaitCall(llvm::CallInst& I, Ext k, const std::string& name);  // __VERIFIER_{xchg,load}_await_*
+  void lowerClockCall(llvm::CallInst& I, Ext k, const std::string& name);  // time, clock_gettime
+  Reg emitNondet(unsigned bytes, bool isSigned);  // a typed nondet input (the check's range within the type)
   void emitCondWait(llvm::CallInst& I);  // release and re-acquire the mutex (argument 1)
   void emitJoin(llvm::CallInst& I, uint8_t resultSize);  // join argument 0, result through argument 1
   // Barriers, semaphores, rwlocks, once, timed waits, C11 threads (lower_sync.cpp).
@@ -307,8 +332,9 @@ class FunctionLowering {
   void lowerOtherPrimitive(llvm::CallInst& I, Ext k, const std::string& name);
   void lowerThreadSpecific(llvm::CallInst& I, Ext k, const std::string& name);
   std::string syncObject(llvm::CallInst& I, const char* kind);
-  Reg syncLoad(Reg obj, int64_t off, uint32_t name);  // 4-byte field of a primitive
-  Reg syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint32_t name, Reg expected = kNoReg);
+  Reg syncLoad(Reg obj, int64_t off, uint32_t name, unsigned size = 4);  // a field of a primitive
+  Reg syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint32_t name, Reg expected = kNoReg,
+              unsigned size = 4);
   void syncAwait(Reg cond, const std::string& what);
   // memcmp, strlen, strcmp, strncmp, strcpy, strncpy, aligned_alloc, posix_memalign (lower_libc.cpp).
   void lowerStringCall(llvm::CallInst& I, Ext k, const std::string& name);
@@ -336,6 +362,7 @@ class FunctionLowering {
   void emitSpinStop(SpinLoop* spin, Reg diff);
   void emitBoundCheck(SpinLoop* spin);
   void emitFence(std::optional<FenceKind> k);  // none: nothing (the model needs no fence there)
+  void emitAsmFence(AsmKind kind);  // an instruction's fence: mfence, sfence, lfence, pause (inline asm, intrinsics)
   int edgeTarget(llvm::BasicBlock* from, llvm::BasicBlock* to);  // label to jump to
   bool edgeNeedsCode(llvm::BasicBlock* from, llvm::BasicBlock* to);
   void emitEdgeCode(llvm::BasicBlock* from, llvm::BasicBlock* to);

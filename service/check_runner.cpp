@@ -185,11 +185,19 @@ class Lowerings {
   std::map<Key, double> ms_;
 };
 
-// Clang's -Wuninitialized warnings, each placed at the read it is about.
-std::vector<frontend::Diagnostic> uninitializedReads(const std::vector<frontend::Diagnostic>& ds) {
+// The compiler's warnings every check's result carries: -Wuninitialized
+// reads, each placed at the read it is about, and compare-exchanges whose
+// invalid failure order is checked as the relaxed order Clang emits
+// (clang_driver.cpp words it).
+std::vector<frontend::Diagnostic> resultWarnings(const std::vector<frontend::Diagnostic>& ds) {
   std::vector<frontend::Diagnostic> out;
   for (size_t k = 0; k < ds.size(); ++k) {
-    if (ds[k].severity != "warning" || ds[k].message.find("uninitialized") == std::string::npos) continue;
+    if (ds[k].severity != "warning") continue;
+    if (ds[k].message.find("failure memory order") != std::string::npos) {
+      out.push_back(ds[k]);
+      continue;
+    }
+    if (ds[k].message.find("uninitialized") == std::string::npos) continue;
     frontend::Diagnostic w = ds[k];
     // "used uninitialized whenever ...": the note after it says where the read is.
     if (k + 1 < ds.size() && ds[k + 1].severity == "note" &&
@@ -357,7 +365,7 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
     frontend::Diagnostic at{fn.file, fn.line, fn.column, "error", "tsocheck annotation: " + ann.errors[0]};
     return errorReport(fn, rep.model, at.message, at);
   }
-  rep.warnings = uninitializedReads(base.diagnostics);
+  rep.warnings = resultWarnings(base.diagnostics);
   rep.file = fn.file;
   rep.function = fn.name;
   rep.annotation = fn.annotation;

@@ -3,7 +3,19 @@
  * (`tsocheck check --main prog.c`). Written for tsocheck; what each name
  * means here:
  *
- *   __VERIFIER_assume, __VERIFIER_nondet_*     tsocheck's own (README)
+ *   __VERIFIER_assume, __VERIFIER_nondet_*     tsocheck's own (README); the assume
+ *                                              prototype is GenMC's (bool), so a
+ *                                              program's own `void
+ *                                              __VERIFIER_assume(bool)` is accepted
+ *   __VERIFIER_xchg_await_aint(p, v, cond, x), __VERIFIER_load_await_aint(p, cond, x)
+ *                                              Nidhugg's await helpers: wait until
+ *                                              *p compares to x as cond says (bits
+ *                                              0..3: greater, equal, less, signed),
+ *                                              then exchange v into *p / read it;
+ *                                              the value seen is returned. As in
+ *                                              Nidhugg, an execution where it is
+ *                                              never satisfied is blocked (not a
+ *                                              deadlock)
  *   __VERIFIER_spawn[_symmetric], _join[...]   pthread_create / pthread_join
  *   __VERIFIER_loop_begin, __VERIFIER_spin_start
  *                                              nothing
@@ -29,6 +41,7 @@
 #define TSOCHECK_GENMC_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,11 +51,13 @@
 extern "C" {
 #endif
 
-void __VERIFIER_assume(int);
+void __VERIFIER_assume(bool);
 int __VERIFIER_nondet_int(void);
 unsigned int __VERIFIER_nondet_uint(void);
 _Bool __VERIFIER_nondet_bool(void);
 _Bool __VERIFIER_opt_begin(void);
+int __VERIFIER_xchg_await_aint(atomic_int *, int, int, int);
+int __VERIFIER_load_await_aint(atomic_int *, int, int);
 
 typedef pthread_t __VERIFIER_thread_t;
 

@@ -2138,3 +2138,38 @@ TEST_CASE("the harness's return ends the program, as in C, unless --no-exit-ends
   CHECK(c["results"][0]["violation"]["kind"] == "assertion");
   CHECK(on["results"][0]["violation"]["kind"] == "assertion");
 }
+
+TEST_CASE("a program's own 4-byte pthread_t holds the thread ids: no out-of-bounds at pthread_create", "[cli][realc]") {
+  const std::string file = quote(inputs("small_pthread_t.c"));
+  for (const char* model : {"sc", "tso"}) {
+    INFO(model);
+    json j = checkJson(file + " --main --abort end --deadlocks warning --model " + model);
+    REQUIRE(j["results"].size() == 1);
+    CHECK(j["results"][0]["status"] == "verified");
+    CHECK(j["_exit"] == 0);
+  }
+  json bug = checkJson(file + " --main --abort end --deadlocks warning --model sc -- -DBUG");
+  REQUIRE(bug["results"].size() == 1);
+  REQUIRE(bug["results"][0]["violation"].is_object());
+  CHECK(bug["results"][0]["violation"]["kind"] == "assertion");
+  CHECK(bug["results"][0]["violation"]["line"] == 29);
+}
+
+TEST_CASE("x86 fence intrinsics: _mm_mfence orders a store before a load, _mm_sfence and _mm_lfence do not",
+          "[cli][realc]") {
+  const std::string file = quote(inputs("x86_intrinsics.c"));
+  for (const char* model : {"sc", "tso", "pso"}) {
+    INFO(model);
+    json j = checkJson(file + " --main --no-fences --model " + model);
+    REQUIRE(j["results"].size() == 1);
+    CHECK(j["results"][0]["status"] == "verified");
+    CHECK(j["results"][0]["cut"] == 0);
+  }
+  for (const char* fence : {"_mm_sfence()", "_mm_lfence()"}) {
+    INFO(fence);
+    json j = checkJson(file + " --main --no-fences --model tso -- '-DFENCE=" + fence + "'");
+    REQUIRE(j["results"].size() == 1);
+    REQUIRE(j["results"][0]["violation"].is_object());
+    CHECK(j["results"][0]["violation"]["kind"] == "assertion");
+  }
+}

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -75,6 +76,12 @@ size_t countOps(const Function& f, Op op, int sub = -1) {
   for (const Instr& in : f.code)
     if (in.op == op && (sub < 0 || in.sub == sub)) ++n;
   return n;
+}
+
+// src with every `key` replaced by `value` (a test program's variants).
+std::string substituted(std::string src, const std::string& key, const std::string& value) {
+  for (size_t at = 0; (at = src.find(key, at)) != std::string::npos; at += value.size()) src.replace(at, key.size(), value);
+  return src;
 }
 
 uint64_t readLE(const Global& g, size_t off, size_t n) {
@@ -2415,4 +2422,318 @@ TSOCHECK void wait_level(void) {
   CHECK(tso.staleWaits == 1);
   CHECK(tso.cut == 0);
   CHECK(run(src, Model::PSO).status == Status::Violation);  // level's store passes data's
+}
+
+// ---------------------------------------------------------------------------
+// Programs that declare the C library themselves, compiler leniencies and
+// the intrinsics and libc calls real code uses around atomics
+
+TEST_CASE("thread ids are stored with the size of the program's own pthread_t", "[frontend][realc]") {
+  const std::string src = R"(#include <tsocheck.h>
+typedef ID_TYPE pthread_t;
+typedef int pthread_attr_t;
+int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg);
+int pthread_join(pthread_t t, void **r);
+pthread_t pthread_self(void);
+void __assert_fail(const char *, const char *, unsigned, const char *);
+#define assert(c) ((c) ? (void)0 : __assert_fail(#c, __FILE__, __LINE__, __func__))
+struct pair { pthread_t id; char tag; };
+pthread_t seen[3];
+static void *worker(void *arg) { seen[(long)arg] = pthread_self(); return 0; }
+TSOCHECK void ids(void) {
+  pthread_t a, b[1];
+  struct pair p;
+  pthread_create(&a, 0, worker, (void *)0);
+  pthread_create(&b[0], 0, worker, (void *)1);
+  pthread_create(&p.id, 0, worker, (void *)2);
+  p.tag = 7;
+  pthread_join(a, 0);
+  pthread_join(b[0], 0);
+  pthread_join(p.id, 0);
+  assert(seen[0] == a && seen[1] == b[0] && seen[2] == p.id && p.tag == 7);
+  assert(a != b[0] && b[0] != p.id);
+}
+)";
+  auto with = [&](const char* type) { return substituted(src, "ID_TYPE", type); };
+  for (const char* type : {"int", "unsigned long", "short", "unsigned char"}) {
+    for (Model m : {Model::SC, Model::TSO}) {
+      INFO(type << " under " << modelName(m));
+      CheckResult cr = run(with(type), m);
+      INFO(cr.message);
+      CHECK(cr.status == Status::Verified);
+    }
+  }
+  // Each creation stores the id with the type's size; a 1- or 2-byte type
+  // also gets the check that the id fits.
+  for (auto [type, size] : {std::pair<const char*, int>{"int", 4}, {"unsigned long", 8}, {"short", 2}}) {
+    INFO(type);
+    FrontendResult r = lower(with(type));
+    REQUIRE(r.ok);
+    const Function* f = findFunction(r.module.program, "ids");
+    REQUIRE(f);
+    size_t stores = 0;
+    for (size_t i = 0; i + 1 < f->code.size(); ++i)
+      if (f->code[i].op == Op::Spawn)
+        for (size_t k = i + 1; k < f->code.size(); ++k)
+          if (f->code[k].op == Op::Store) {
+            CHECK(f->code[k].size == size);
+            ++stores;
+            break;
+          }
+    CHECK(stores == 3);
+    CHECK(countOps(*f, Op::Fail) >= (size < 4 ? 3u : 0u));
+  }
+}
+
+TEST_CASE("a primitive on an object declared smaller than its model is refused naming the type", "[frontend][realc]") {
+  expectError(R"(#include <tsocheck.h>
+typedef int pthread_barrier_t;
+int pthread_barrier_init(pthread_barrier_t *b, const void *attr, unsigned n);
+pthread_barrier_t bar;
+TSOCHECK void h(void) {
+  pthread_barrier_init(&bar, 0, 1);
+}
+)", 6, "pthread_barrier_init() on a pthread_barrier_t of 4 bytes");
+  // A 4-byte mutex is what the model keeps: accepted.
+  CheckResult cr = run(R"(#include <tsocheck.h>
+typedef int pthread_mutex_t;
+int pthread_mutex_lock(pthread_mutex_t *m);
+int pthread_mutex_unlock(pthread_mutex_t *m);
+pthread_mutex_t m;
+TSOCHECK void h(void) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); }
+)", Model::TSO);
+  CHECK(cr.status == Status::Verified);
+}
+
+TEST_CASE("a compare-exchange with failure order release or acq_rel is checked as Clang compiles it, with a warning",
+          "[frontend][atomics]") {
+  const std::string src = R"(#include <tsocheck.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <assert.h>
+int x; atomic_int y; int wins, winsY;
+static void *t(void *a) {
+  int e = 0;
+  if (__atomic_compare_exchange_n(&x, &e, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQ_REL)) __atomic_fetch_add(&wins, 1, __ATOMIC_RELAXED);
+  e = 0;
+  if (atomic_compare_exchange_strong_explicit(&y, &e, 1, memory_order_release, memory_order_release))
+    __atomic_fetch_add(&winsY, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+TSOCHECK void once(void) {
+  pthread_t a, b;
+  pthread_create(&a, 0, t, 0);
+  pthread_create(&b, 0, t, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  assert(wins == ONE && winsY == 1);
+}
+)";
+  auto with = [&](const char* one) { return substituted(src, "ONE", one); };
+  FrontendResult r = lower(with("1"));
+  INFO(diags(r));
+  CHECK(r.ok);
+  std::set<uint32_t> warned;
+  for (const Diagnostic& d : r.diagnostics)
+    if (d.severity == "warning" && d.message.find("failure memory order") != std::string::npos &&
+        d.message.find("memory_order_relaxed") != std::string::npos && d.column > 0)
+      warned.insert(d.line);
+  CHECK(warned == std::set<uint32_t>{8, 10});
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    INFO(modelName(m));
+    CHECK(run(with("1"), m).status == Status::Verified);
+    CheckResult bug = run(with("2"), m);
+    CHECK(bug.status == Status::Violation);
+  }
+}
+
+TEST_CASE("x86 fence and pause intrinsics lower like the instructions they are", "[frontend][atomics]") {
+  const std::string sb = R"(#include <tsocheck.h>
+#include <pthread.h>
+#include <assert.h>
+#include <immintrin.h>
+volatile int x, y, r1, r2;
+static void *a(void *p) { x = 1; FENCE; r1 = y; return 0; }
+static void *b(void *p) { y = 1; FENCE; r2 = x; return 0; }
+TSOCHECK void sb(void) {
+  pthread_t t1, t2;
+  pthread_create(&t1, 0, a, 0);
+  pthread_create(&t2, 0, b, 0);
+  pthread_join(t1, 0);
+  pthread_join(t2, 0);
+  assert(r1 == 1 || r2 == 1);
+}
+)";
+  auto with = [&](const char* fence) { return substituted(sb, "FENCE", fence); };
+  // Dekker's store-load pattern: only a full fence forbids both old values.
+  CHECK(run(with("_mm_mfence()"), Model::TSO).status == Status::Verified);
+  CHECK(run(with("_mm_mfence()"), Model::PSO).status == Status::Verified);
+  for (const char* weak : {"(void)0", "_mm_sfence()", "_mm_lfence()", "_mm_pause()", "__builtin_ia32_pause()"}) {
+    INFO(weak);
+    CHECK(run(with(weak), Model::TSO).status == Status::Violation);
+    CHECK(run(with(weak), Model::SC).status == Status::Verified);
+  }
+  // What each keeps: mfence a full fence (TSO, PSO), sfence a store-store
+  // fence (PSO only: TSO keeps stores in order), lfence and pause nothing.
+  struct Expect { const char* fence; int tso[2], pso[2]; };  // {Full, StoreStore}
+  for (const Expect& e : {Expect{"_mm_mfence()", {1, 0}, {1, 0}}, Expect{"_mm_sfence()", {0, 0}, {0, 1}},
+                          Expect{"_mm_lfence()", {0, 0}, {0, 0}}, Expect{"_mm_pause()", {0, 0}, {0, 0}}}) {
+    for (Model m : {Model::TSO, Model::PSO}) {
+      INFO(e.fence << " under " << modelName(m));
+      FrontendResult r = lower(with(e.fence), m);
+      REQUIRE(r.ok);
+      const Function* f = findFunction(r.module.program, "a");
+      REQUIRE(f);
+      const int* want = m == Model::TSO ? e.tso : e.pso;
+      CHECK(countOps(*f, Op::Fence, int(FenceKind::Full)) == size_t(want[0]));
+      CHECK(countOps(*f, Op::Fence, int(FenceKind::StoreStore)) == size_t(want[1]));
+    }
+  }
+  expectError(R"(#include <tsocheck.h>
+#include <x86intrin.h>
+TSOCHECK void h(void) {
+  (void)__rdtsc();
+}
+)", 4, "the x86 intrinsics supported are _mm_mfence, _mm_sfence, _mm_lfence and _mm_pause");
+}
+
+TEST_CASE("a spin loop that pauses, yields or sleeps is still a spin loop", "[frontend][spin]") {
+  const std::string src = R"(#include <tsocheck.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+#include <immintrin.h>
+volatile int flag;
+static void *waiter(void *a) { while (!flag) { WAIT; } return 0; }
+TSOCHECK void hang(void) {
+  pthread_t t;
+  pthread_create(&t, 0, waiter, 0);
+  pthread_join(t, 0);
+}
+)";
+  for (const char* wait : {"_mm_pause()", "__builtin_ia32_pause()", "sched_yield()", "usleep(10)",
+                           "nanosleep(0, 0)"}) {
+    INFO(wait);
+    CheckResult cr = run(substituted(src, "WAIT", wait), Model::TSO);
+    CHECK(cr.status == Status::Violation);
+    REQUIRE(cr.violation);
+    CHECK(cr.violation->kind == ErrorKind::NonTermination);
+    CHECK(cr.cut == 0);
+  }
+}
+
+TEST_CASE("time() and clock_gettime() read nondeterministic clocks", "[frontend][realc]") {
+  const std::string src = R"(#include <tsocheck.h>
+#include <assert.h>
+#include <time.h>
+TSOCHECK void clocks(void) {
+  time_t t0 = time(0), t1;
+  time_t t2 = time(&t1);
+  struct timespec ts;
+  int r = clock_gettime(CLOCK_MONOTONIC, &ts);
+  assert(r == 0 && t1 == t2);
+  assert(ts.tv_nsec >= 0 && ts.tv_nsec < 1000000000);
+  assert(CLAIM);
+}
+)";
+  auto with = [&](const char* claim) { return substituted(src, "CLAIM", claim); };
+  FrontendResult r = lower(with("1"));
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  const Function* f = findFunction(r.module.program, "clocks");
+  REQUIRE(f);
+  CHECK(countOps(*f, Op::Nondet, 1) == 4);  // two time() readings; tv_sec, tv_nsec
+  CheckResult ok = run(with("1"), Model::TSO);
+  INFO(ok.message);
+  CHECK(ok.status == Status::Bounded);  // the readings are cut to the nondet range
+  CHECK_FALSE(ok.violation);
+  // Two readings are independent: the second may be earlier.
+  CheckResult back = run(with("t0 <= t1"), Model::TSO);
+  CHECK(back.status == Status::Violation);
+}
+
+TEST_CASE("Nidhugg's await helpers: wait for the condition, then exchange or read", "[frontend][realc]") {
+  const std::string src = R"(#include <tsocheck.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <assert.h>
+int __VERIFIER_xchg_await_aint(atomic_int *var, int value, int cond, int operand);
+int __VERIFIER_load_await_aint(atomic_int *var, int cond, int operand);
+#define EQ 2
+#define SGE 11
+atomic_int lock, phase;
+int inside, total;
+static void *worker(void *arg) {
+  int old = __VERIFIER_xchg_await_aint(&lock, 1, EQ, 0);  /* take the lock */
+  assert(old == 0);
+  inside++;
+  assert(inside == 1);
+  inside--;
+  total++;
+  atomic_fetch_add(&phase, 1);
+  atomic_store(&lock, 0);
+  return 0;
+}
+TSOCHECK void awaits(void) {
+  pthread_t a, b;
+  pthread_create(&a, 0, worker, 0);
+  pthread_create(&b, 0, worker, 0);
+  int seen = __VERIFIER_load_await_aint(&phase, SGE, 2);  /* both done */
+  assert(seen >= 2 && total == 2);
+  assert(CLAIM);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+}
+)";
+  auto with = [&](const char* claim) { return substituted(src, "CLAIM", claim); };
+  for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
+    INFO(modelName(m));
+    CheckResult ok = run(with("1"), m, false);
+    INFO(ok.message);
+    CHECK(ok.status == Status::Verified);
+    CHECK(ok.executions > 0);
+    CheckResult bug = run(with("total == 3"), m);
+    CHECK(bug.status == Status::Violation);
+  }
+  // A wait that is never satisfied blocks the execution (as in Nidhugg), it is no deadlock.
+  CheckResult never = run(R"(#include <tsocheck.h>
+#include <stdatomic.h>
+int __VERIFIER_load_await_aint(atomic_int *var, int cond, int operand);
+atomic_int v;
+TSOCHECK void never(void) { __VERIFIER_load_await_aint(&v, 2, 1); }
+)", Model::TSO);
+  CHECK(never.status != Status::Violation);  // bounded: no complete execution, as with __VERIFIER_assume(0)
+  CHECK_FALSE(never.violation);
+  CHECK(never.executions == 0);
+  CHECK(never.blocked == 1);
+  // A condition with none of greater, equal, less is an error at the call.
+  CheckResult bad = run(R"(#include <tsocheck.h>
+#include <stdatomic.h>
+int __VERIFIER_load_await_aint(atomic_int *var, int cond, int operand);
+atomic_int v;
+TSOCHECK void bad(void) { __VERIFIER_load_await_aint(&v, 8, 0); }
+)", Model::TSO);
+  CHECK(bad.status == Status::Violation);
+  REQUIRE(bad.violation);
+  CHECK(bad.violation->message.find("invalid condition") != std::string::npos);
+}
+
+TEST_CASE("programs written for other checkers: their assume and remove() declarations are accepted", "[frontend][realc]") {
+  // GenMC's prototype of __VERIFIER_assume, declared again after <genmc.h>.
+  CheckResult cr = run(R"(#include <tsocheck.h>
+#include <genmc.h>
+#include <stdio.h>
+void __VERIFIER_assume(bool truth);
+int __VERIFIER_xchg_await_aint(atomic_int *var, int value, int cond, int comp_operand);
+struct set { int n; };
+bool remove(struct set *s, int x) { if (s->n == 0) return false; s->n--; return true; }
+TSOCHECK void h(void) {
+  struct set s = {1};
+  __VERIFIER_assume(remove(&s, 3));
+  printf("%d\n", s.n);
+}
+)", Model::TSO);
+  CHECK(cr.status == Status::Verified);
+  CHECK(cr.executions == 1);
 }
