@@ -94,7 +94,6 @@ struct CheckOptions {
   // Explicit-state search with a visited-state table (engine/state_space.h,
   // its stateful DPOR) instead of the graph explorer: ends loops over finite
   // data by itself.
-  // (Programs with atomic sections, hasAtomicSections, always use it.)
   bool stateful = false;
   // Preemption bound P (-1 = none): explore every Shasha–Snir class with at
   // most P preemptions (definition in engine/preemption.h), exactly once,

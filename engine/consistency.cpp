@@ -110,10 +110,13 @@ bool ConsistencyChecker::threadEdges(const Graph& g, uint32_t t) {
         edge(lastStore, n);
       }
       ++storeCount;
-      if (k > 0 && storeCount > uint32_t(k)) {
+      // (sectionsHold: a store issued inside a section gets a gate with no
+      // count, the moment of its issue, a step of the section.)
+      const bool bounded = k > 0 && storeCount > uint32_t(k);
+      if (bounded || (sectionGates_ && (e.section & kInSection))) {
         uint32_t gnode = nEvents + uint32_t(gateThread_.size());
         gateThread_.push_back(t);
-        gateNeed_.push_back(storeCount - uint32_t(k));
+        gateNeed_.push_back(bounded ? storeCount - uint32_t(k) : 0);
         gateOf_.push_back(i);
         edge(lastGate, gnode);
         edge(gnode, n);
@@ -222,16 +225,21 @@ bool ConsistencyChecker::readEdges(const Graph& g, EventId id, const uint32_t* o
   return !e.writes || coPos_[n] == wi + 1;
 }
 
+uint32_t ConsistencyChecker::startSort(const Graph& g) {
+  const uint32_t nNodes = base_[g.threads.size()] + uint32_t(gateThread_.size());
+  adjacencyLists(edges_, nNodes, false, adjStart_, adj_, fill_);
+  indeg_.assign(nNodes, 0);
+  for (auto& [a, b] : edges_) ++indeg_[b];
+  return nNodes;
+}
+
 bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order, bool byStamp) {
   // Greedy topological sort (Kahn) honouring the gates' flush counts.
   const bool sc = !mm_.buffersStores();
   const uint32_t nThreads = uint32_t(g.threads.size());
   const uint32_t nEvents = base_[nThreads];
   const uint32_t nGates = uint32_t(gateThread_.size());
-  const uint32_t nNodes = nEvents + nGates;
-  adjacencyLists(edges_, nNodes, false, adjStart_, adj_, fill_);
-  indeg_.assign(nNodes, 0);
-  for (auto& [a, b] : edges_) ++indeg_[b];
+  const uint32_t nNodes = startSort(g);
   auto& flushed = flushed_;
   flushed.assign(nThreads, 0);
   // Gates whose predecessors are placed but whose count is not reached yet.
@@ -329,6 +337,204 @@ bool ConsistencyChecker::sortNodes(const Graph& g, std::vector<OrderNode>* order
       if (--indeg_[adj_[i]] == 0) ready(adj_[i]);
   }
   return placed == nNodes;
+}
+
+bool ConsistencyChecker::sectionsHold(const Graph& g, const std::vector<bool>& open, std::vector<OrderNode>* order) {
+  sectionGates_ = true;
+  const bool edges = buildEdges(g, kInit, kInit);
+  sectionGates_ = false;
+  return edges && sortSections(g, open, order);
+}
+
+bool ConsistencyChecker::sortSections(const Graph& g, const std::vector<bool>& open, std::vector<OrderNode>* order) {
+  const bool sc = !mm_.buffersStores();
+  const uint32_t nThreads = uint32_t(g.threads.size());
+  const uint32_t nEvents = base_[nThreads];
+  const uint32_t nGates = uint32_t(gateThread_.size());
+  const uint32_t nNodes = startSort(g);
+  auto threadOf = [&](uint32_t v) -> uint32_t { return v >= nEvents ? gateThread_[v - nEvents] : eventOf(v).thread; };
+  auto isFlush = [&](uint32_t v) {
+    if (sc || v >= nEvents) return false;
+    const EventId id = eventOf(v);
+    return g.threads[id.thread].events[id.index].kind == EvKind::Store;
+  };
+  // A flush or a store-store barrier's node: no step of its thread (it may
+  // lie inside another thread's section).
+  auto floats = [&](uint32_t v) {
+    if (v >= nEvents) return false;
+    const EventId id = eventOf(v);
+    const Event& e = g.threads[id.thread].events[id.index];
+    return isFlush(v) || (e.kind == EvKind::Fence && e.fence == FenceKind::StoreStore);
+  };
+  // Sections (groups of steps), and for every floating node the step its
+  // store's (barrier's) issue follows (kNone: the program's start). A
+  // thread inside a section at the end (`open`): its last section, which
+  // only starts once every other thread's step is taken.
+  std::vector<uint32_t> group(nNodes, kNone), issueAfter(nNodes, kNone), groupThread, groupSize;
+  std::vector<uint8_t> groupOpen;
+  uint32_t stepsLeft = 0;
+  for (uint32_t t = 0; t < nThreads; ++t) {
+    const ThreadInfo& th = g.threads[t];
+    uint32_t prevStep = t != 0 && !th.events.empty() ? base_[th.parent] + th.spawnIndex : kNone;
+    uint32_t cur = kNone;
+    for (uint32_t i = 0; i < th.events.size(); ++i) {
+      const Event& e = th.events[i];
+      const uint32_t n = base_[t] + i;
+      if (!(e.section & kInSection)) cur = kNone;
+      else if ((e.section & kSectionStart) || cur == kNone) {
+        cur = uint32_t(groupThread.size());
+        groupThread.push_back(t);
+        groupSize.push_back(0);
+        groupOpen.push_back(0);
+      }
+      if (floats(n)) {
+        issueAfter[n] = prevStep;
+      } else {
+        prevStep = n;
+        ++stepsLeft;
+        if (cur != kNone) {
+          group[n] = cur;
+          ++groupSize[cur];
+        }
+      }
+      // (A store's gate is a step: inside the store's section if it has one.)
+      if (cur != kNone && isFlush(n))
+        for (uint32_t gi = 0; gi < nGates; ++gi)
+          if (gateThread_[gi] == t && gateOf_[gi] == i) {
+            group[nEvents + gi] = cur;
+            ++groupSize[cur];
+          }
+    }
+    if (cur != kNone && t < open.size() && open[t]) groupOpen[cur] = 1;
+  }
+  stepsLeft += nGates;
+  auto key = [&](uint32_t v) -> uint64_t {
+    const uint32_t t = threadOf(v);
+    const uint32_t idx = v >= nEvents ? gateOf_[v - nEvents] : v - base_[t];
+    return (uint64_t(isFlush(v)) << 63) | (uint64_t(t) << 32) | idx;
+  };
+  using Heap = std::vector<HeapItem>;
+  const std::greater<HeapItem> later;
+  auto push = [&](Heap& h, uint32_t v) {
+    h.emplace_back(key(v), v);
+    std::push_heap(h.begin(), h.end(), later);
+  };
+  auto pop = [&](Heap& h) {
+    std::pop_heap(h.begin(), h.end(), later);
+    const uint32_t v = h.back().second;
+    h.pop_back();
+    return v;
+  };
+  auto& flushed = flushed_;
+  flushed.assign(nThreads, 0);
+  auto& waiting = waiting_;  // gates whose flush count is not reached yet
+  if (waiting.size() < nThreads) waiting.resize(nThreads);
+  for (uint32_t t = 0; t < nThreads; ++t) waiting[t].clear();
+  std::vector<uint32_t> takenAt(nNodes, kNone);
+  Heap main, inside;                    // ready nodes outside any section run; inside the one being run
+  std::vector<uint32_t> parked, defer;  // ready section steps; nodes a section run leaves for later
+  uint32_t running = kNone;             // the section being run
+  uint32_t pos = 0, runStart = 0;       // nodes taken; when the run began
+  // Inside a run: its section's steps, and flushes of stores issued before
+  // it began (the section's own thread's: issued before or inside it).
+  auto allowedInside = [&](uint32_t v) {
+    if (group[v] == running) return true;
+    if (!floats(v)) return false;
+    const uint32_t before = issueAfter[v];
+    return threadOf(v) == groupThread[running] || before == kNone || takenAt[before] < runStart;
+  };
+  auto ready = [&](uint32_t v) {
+    if (v >= nEvents && flushed[gateThread_[v - nEvents]] < gateNeed_[v - nEvents]) {
+      waiting[gateThread_[v - nEvents]].push_back(v);
+      return;
+    }
+    if (running != kNone) {
+      if (allowedInside(v)) push(inside, v);
+      else defer.push_back(v);
+    } else if (group[v] != kNone) {
+      parked.push_back(v);
+    } else {
+      push(main, v);
+    }
+  };
+  auto take = [&](uint32_t v) {
+    takenAt[v] = pos++;
+    if (!floats(v)) --stepsLeft;
+    if (order)
+      order->push_back(OrderNode{v >= nEvents ? EventId{gateThread_[v - nEvents], gateOf_[v - nEvents]} : eventOf(v),
+                                 v >= nEvents});
+    if (isFlush(v)) {
+      const uint32_t t = threadOf(v);
+      ++flushed[t];
+      auto& w = waiting[t];
+      for (size_t i = 0; i < w.size();) {
+        if (flushed[t] >= gateNeed_[w[i] - nEvents]) {
+          const uint32_t gv = w[i];
+          w[i] = w.back();
+          w.pop_back();
+          ready(gv);
+        } else {
+          ++i;
+        }
+      }
+    }
+    for (uint32_t i = adjStart_[v]; i < adjStart_[v + 1]; ++i)
+      if (--indeg_[adj_[i]] == 0) ready(adj_[i]);
+  };
+  auto undo = [&](uint32_t v) {
+    takenAt[v] = kNone;
+    --pos;
+    if (!floats(v)) ++stepsLeft;
+    if (isFlush(v)) --flushed[threadOf(v)];
+    for (uint32_t i = adjStart_[v]; i < adjStart_[v + 1]; ++i) ++indeg_[adj_[i]];
+  };
+  if (order) order->clear();
+  for (uint32_t v = 0; v < nNodes; ++v)
+    if (indeg_[v] == 0) ready(v);
+  std::vector<uint32_t> run;
+  std::vector<std::vector<uint32_t>> waitingBefore;
+  for (;;) {
+    if (!main.empty()) {
+      take(pop(main));
+      continue;
+    }
+    bool progressed = false;
+    for (size_t p = 0; p < parked.size() && !progressed; ++p) {
+      const uint32_t gid = group[parked[p]];
+      if (takenAt[parked[p]] != kNone || (groupOpen[gid] && stepsLeft != groupSize[gid])) continue;
+      // Run section gid from here: its steps and the flushes allowed inside.
+      running = gid;
+      runStart = pos;
+      inside.clear();
+      defer.clear();
+      run.clear();
+      waitingBefore.assign(waiting.begin(), waiting.begin() + nThreads);
+      const size_t orderSize = order ? order->size() : 0;
+      for (uint32_t v : parked)
+        if (group[v] == gid && takenAt[v] == kNone) push(inside, v);
+      uint32_t done = 0;
+      while (done < groupSize[gid] && !inside.empty()) {
+        const uint32_t v = pop(inside);
+        if (group[v] == gid) ++done;
+        run.push_back(v);
+        take(v);
+      }
+      running = kNone;
+      if (done == groupSize[gid]) {
+        progressed = true;
+        for (uint32_t v : defer) ready(v);
+        while (!inside.empty()) ready(pop(inside));
+      } else {
+        for (size_t i = run.size(); i-- > 0;) undo(run[i]);
+        for (uint32_t t = 0; t < nThreads; ++t) waiting[t] = waitingBefore[t];
+        if (order) order->resize(orderSize);
+      }
+    }
+    if (!progressed) break;
+    parked.erase(std::remove_if(parked.begin(), parked.end(), [&](uint32_t v) { return takenAt[v] != kNone; }),
+                 parked.end());
+  }
+  return pos == nNodes;
 }
 
 bool ConsistencyChecker::acyclic(uint32_t nNodes) {

@@ -26,6 +26,24 @@
 // Every constraint is monotone (once satisfied it stays satisfied), so a
 // greedy topological sort finds an order whenever one exists.
 //
+// Atomic sections (Event::section) are no constraint of the model: the
+// exploration treats their events as any others (a section constrains whole
+// executions only, and the graphs on the way to one that keeps its sections
+// whole need not keep theirs: a backward revisit may need a graph in which
+// two sections overlap). sectionsHold decides an ended graph: a section is
+// one indivisible step of its thread, so no *step* of another thread (a
+// timed node other than a flush or a store-store barrier, a gate, and under
+// SC every event) lies between the section's first and last step; flushes
+// of every buffer may (the memory system drains buffers whatever the
+// scheduler does, as in the state-space search), but only of stores issued
+// before the section began (a store's issue follows its thread's previous
+// step); a store issued inside a section (its flush may come much later)
+// gets a gate node with no count for its issue, a step of the section. The greedy sort takes every ready node that is no section's step
+// first; when only sections' steps are ready it runs one section to its end
+// on its own steps and the floating nodes allowed inside it, and keeps that
+// run if the section completes (taking nodes early never hurts the other
+// constraints, and the run takes nothing another section needs kept apart),
+// else tries the next.
 // Incremental checks. The explorer grows a consistent graph one event at a
 // time, so the checker keeps an order in the graph: every event's key
 // (Event::orderKey) is its node's place in a chronological order of the graph.
@@ -113,6 +131,11 @@ class ConsistencyChecker {
   // An event that nothing in g can follow (no memory read or write: fence,
   // spawn, join, exit, free, query, choice) goes at the end of the order.
   static void placeLast(Graph& g, EventId id);
+  // Atomic sections (see above): whether g has an order in which every
+  // section's steps are contiguous; open[t]: thread t is inside a section
+  // at the end (its last section then comes after every other thread's
+  // step). Fills *order (if given) with such an order.
+  bool sectionsHold(const Graph& g, const std::vector<bool>& open, std::vector<OrderNode>* order = nullptr);
   // Tests: every incremental answer is compared with a sort from scratch and
   // every key written is checked against the constraints (a logic_error when
   // they disagree).
@@ -185,11 +208,17 @@ class ConsistencyChecker {
   // Keys from the order just sorted (added: left unplaced).
   void rekey(Graph& g, EventId added);
   bool incremental() const { return incrementalOn_ && (mm_.bufferBound < 0 || !mm_.buffersStores()); }
+  // The sorts' start: adjacency lists and in-degrees of edges_ over the
+  // events and gates; the number of nodes.
+  uint32_t startSort(const Graph& g);
+  // sectionsHold's sort (see "Atomic sections" above).
+  bool sortSections(const Graph& g, const std::vector<bool>& open, std::vector<OrderNode>* order);
   // The edges of g (buildEdges), with those of a load in a LoadCandidates
   // scope built once (base) and its own added (false: g breaks a rule).
   bool edgesFor(const Graph& g, EventId added);
   MemoryModel mm_;
   bool selfCheck_ = false, incrementalOn_ = true;
+  bool sectionGates_ = false;  // threadEdges gives every store inside a section a gate (sectionsHold)
   struct SameBase {
     const Graph* graph = nullptr;
     EventId load = kInit;

@@ -108,7 +108,10 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
   raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
   checker_.setIncremental(opts.incrementalConsistency);
   checker_.setSelfCheck(opts.checkOrders);
-  unblockLocks_ = opts.unblockLocks && usesOp(prog, Op::Lock);
+  sections_ = hasAtomicSections(prog);
+  // (Not with atomic sections: a lock inside one that finds its mutex held
+  // blocks every thread, which a waiting lock would leave out.)
+  unblockLocks_ = opts.unblockLocks && usesOp(prog, Op::Lock) && !sections_;
   pruneStaleWaits_ = opts.pruneStaleWaits && !opts.robustness;
   if (pruneStaleWaits_) awaitLoads_ = loadsBeforeAwaits(prog);
   settles_ = unblockLocks_ || opts.preemptionBound >= 0 || pruneStaleWaits_;
@@ -399,11 +402,6 @@ bool Explorer::outOfTime() const {
 
 CheckResult Explorer::run() {
   start_ = std::chrono::steady_clock::now();
-  if (hasAtomicSections(prog_)) {  // check() sends these to the explicit-state search
-    res_.status = Status::Error;
-    res_.message = "the graph explorer does not support atomic sections (__VERIFIER_atomic_*)";
-    return res_;
-  }
   // Threads poll the deadline and the cancel flag while they run (interp.h).
   // (A deadline the caller set, e.g. for a whole check with fence synthesis, stays if earlier.)
   opts_.limits.startClock(start_, opts_.timeLimitSeconds, opts_.cancel);
@@ -613,10 +611,23 @@ std::optional<uint32_t> windowOwner(Addr a) {
 }
 }  // namespace
 
+namespace {
+// Event::section's bit of the explorer's own: the thread took an AtomicBegin
+// since its previous event (no replay mark is kept there: complete).
+constexpr uint8_t kAfterBegin = 4;
+}  // namespace
+
 EventId Explorer::append(State& s, uint32_t t, Event e) {
   e.stamp = e.wstamp = s.g.nextStamp++;
   e.orderKey = 0;
   s.pb.lastThread = t;
+  ThreadInfo& info = s.g.threads[t];
+  if (info.enteringSection) e.section = kAfterBegin;
+  if (s.ts[t] && s.ts[t]->inAtomic()) {
+    e.section |= uint8_t(kInSection | (info.enteringSection ? kSectionStart : 0));
+    s.g.atomicSections = true;
+  }
+  info.enteringSection = false;
   auto& evs = s.g.threads[t].events;
   const bool memory = e.reads || e.writes;
   if (e.kind == EvKind::Fence && e.fence == FenceKind::StoreStore) s.g.storeStoreFences = true;
@@ -642,8 +653,10 @@ void Explorer::complete(State& s, uint32_t t) {
   if (e.kind == EvKind::Lock && !e.writes) return;  // blocked on a held mutex
   // A mark: the state before this event's result is the one after the events
   // before it. (Self-checks mark after every event: short threads use marks too.)
+  // (Not after an AtomicBegin: a replay to this point stops at it.)
   const uint32_t every = opts_.checkOrders ? 1 : kMarkEvery;
-  if (const uint32_t n = uint32_t(s.g.threads[t].events.size() - 1); n % every == 0 && n > 0) s.ts[t].mark(n);
+  if (const uint32_t n = uint32_t(s.g.threads[t].events.size() - 1); n % every == 0 && n > 0 && !(e.section & kAfterBegin))
+    s.ts[t].mark(n);
   s.ts[t].mut().complete(e.result);
   noteSpinner(s, t);
   if (pruneStaleWaits_ && staleWait(s, t)) s.staleWait = true;
@@ -678,7 +691,7 @@ bool Explorer::staleReadStops(const State& s, uint32_t t, EventId r, EventId w) 
   const Event& e = s.g.ev(r);
   ThreadState next = *s.ts[t];
   next.complete(s.g.valueOf(*s.g.findLoc(e.addr), w));
-  return isAwait(next.pending());
+  return isAwait(next.pending()) && !next.inAtomic();
 }
 
 bool Explorer::staleWait(const State& s, uint32_t t, bool settledOnly) const {
@@ -688,6 +701,7 @@ bool Explorer::staleWait(const State& s, uint32_t t, bool settledOnly) const {
   // counts (explorer.h); an iteration without reads can never change: no
   // stale wait, its hang is reported.
   if (!isAwait(p) || p.target == 0) return false;
+  if (s.ts[t]->inAtomic()) return false;  // no other thread can run: a hang (finishExecution)
   const auto& evs = s.g.threads[t].events;
   for (uint32_t i = uint32_t(evs.size()); i-- > 0;)
     if (evs[i].reads) return settled(s.g, t, i) || (!settledOnly && otherWriteAfter(s.g, evs[i], t));
@@ -699,6 +713,7 @@ ThreadState Explorer::replay(const Graph& g, uint32_t u, const SharedThread& fro
   auto run = [&](ThreadState ts, uint32_t i) {
     for (; i < th.events.size(); ++i) {
       const Event& e = th.events[i];
+      while (ts.pending().kind == ActionKind::AtomicBegin) ts.complete(0);  // (no event: visit)
       if (e.kind == EvKind::Exit) break;
       if (e.kind == EvKind::Lock && !e.writes) break;
       ts.complete(e.result);
@@ -764,6 +779,32 @@ void Explorer::settle(Graph& g, EventId w, const std::vector<uint32_t>& view) co
   }
 }
 
+bool Explorer::sectionOwnerIs(const State& s, uint32_t t) const {
+  const ThreadInfo& th = s.g.threads[t];
+  return th.alive && s.ts[t] && s.ts[t]->inAtomic() && (th.events.empty() || th.events.back().kind != EvKind::Exit);
+}
+
+void Explorer::endInSection(State& s, uint32_t u) {
+  if (!sectionsHold(s, int(u))) return;
+  const Action& p = s.ts[u]->pending();
+  if (p.kind == ActionKind::Limit) {
+    if (s.ts[u]->stoppedByTime()) {
+      timedOut_ = stopped_ = true;
+      return;
+    }
+    ++res_.cut;
+    noteLimit(p.message, p.loc);
+    return;
+  }
+  const ExecutionEnd end = sectionEnd(prog_, u, p);
+  if (end.kind != ExecutionEnd::Kind::Hang) {
+    ++res_.blocked;
+    recordExecution(s, true);
+    return;
+  }
+  reportError(s, u, end.error, end.message, end.loc, false);
+}
+
 int Explorer::pickThread(const State& s) const {
   int waiting = -1;  // the first thread whose lock waits (lockWaits): run when no other can move
   for (uint32_t t = 0; t < s.g.threads.size(); ++t) {
@@ -799,7 +840,7 @@ bool Explorer::freezesSpin(const State& c, uint32_t t, EventId w) const {
     }
     if (u == t || !c.ts[u]) continue;
     const Action& p = c.ts[u]->pending();
-    if (!isAwait(p) || p.target == 0) continue;
+    if (!isAwait(p) || p.target == 0 || c.ts[u]->inAtomic()) continue;  // (inside a section: a hang there)
     // The idle iteration's last read (as in staleWait; past fences only: a
     // thread with another event after its last read is left alone).
     const auto& evs = c.g.threads[u].events;
@@ -867,9 +908,10 @@ void Explorer::visit(State& s) {
       }
     }
     switch (a.kind) {
-      case ActionKind::AtomicBegin:  // run() refuses such programs
-        reportEngineError("atomic section in the graph explorer", a.loc);
-        return;
+      case ActionKind::AtomicBegin:  // no event: the thread's next event starts a section
+        s.ts[t].mut().complete(0);
+        s.g.threads[t].enteringSection = true;
+        continue;
       case ActionKind::Error:
         reportError(s, t, a.error, a.message, a.loc, true);
         return;
@@ -937,6 +979,7 @@ void Explorer::addSpawn(State& s, uint32_t t, const Action& a) {
   th.spawnIndex = id.index;
   th.func = a.func;
   th.arg = a.value;
+  th.enteringSection = false;
   s.g.truncate(child, 0);
   s.ts[child].start(prog_, child, a.func, a.value, opts_.limits);
   complete(s, t);
@@ -1670,6 +1713,7 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
       if (u == t || !d.g.threads[u].alive) continue;
       if (u == r.thread || keep[u] != s.g.threads[u].events.size()) {
         d.ts[u].replaced(replay(d.g, u, d.ts[u]));
+        d.g.threads[u].enteringSection = false;  // (replay stops at an AtomicBegin after its last event)
         noteSpinner(d, u);
       }
     }
@@ -1861,7 +1905,7 @@ void Explorer::checkRaces(const State& s) {
     v.message = "data race on " + addressName(prog_, a.addr) + ": " + threadName(r.first.thread) + " " + what(a) +
                 " it (" + prog_.locString(a.loc) + ") and " + threadName(r.second.thread) + " " + what(b) +
                 " it, with nothing ordering the two";
-    v.trace = traceOf(s.g);
+    v.trace = traceOf(s, -1);
     // The trace ends with the later of the two accesses: what follows says
     // nothing about the race (and through a very long execution it would be
     // most of a long trace).
@@ -1885,13 +1929,76 @@ void Explorer::checkRaces(const State& s) {
   }
 }
 
-std::vector<TraceStep> Explorer::traceOf(const Graph& g) {
+std::vector<TraceStep> Explorer::traceOf(const State& s, int focus) {
   std::vector<OrderNode> order;
-  if (!checker_.consistent(g, &order)) order.clear();
-  return buildTrace(prog_, g, mm_, order);
+  if (!s.g.atomicSections) {
+    if (!checker_.consistent(s.g, &order)) order.clear();
+    return buildTrace(prog_, s.g, mm_, order);
+  }
+  if (sectionsHold(s, -1, nullptr, &order)) return buildTrace(prog_, s.g, mm_, order);
+  Graph part;
+  if (!sectionsHold(s, focus, &part, &order)) order.clear();
+  return buildTrace(prog_, focus >= 0 ? part : s.g, mm_, order);
+}
+
+bool Explorer::sectionsHold(const State& s, int focus, Graph* part, std::vector<OrderNode>* order) {
+  if (!s.g.atomicSections) return true;
+  const uint32_t n = uint32_t(s.g.threads.size());
+  std::vector<bool> open(n, false);
+  auto inside = [&](uint32_t u) { return sectionOwnerIs(s, u); };
+  if (focus < 0 || s.g.threads[uint32_t(focus)].events.empty()) {
+    for (uint32_t u = 0; u < n; ++u) open[u] = inside(u);
+    return checker_.sectionsHold(s.g, open, order);
+  }
+  // The porf-prefix of focus's events: the threads outside it may not have
+  // run that far when focus met its end.
+  const uint32_t f = uint32_t(focus);
+  std::vector<uint32_t> view = viewOf(s.g, EventId{f, uint32_t(s.g.threads[f].events.size() - 1)});
+  view.resize(n, 0);
+  // A thread kept up to inside a section runs the section to its end first
+  // (with what that needs), as far as the graph has it.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (uint32_t u = 0; u < n; ++u) {
+      const auto& evs = s.g.threads[u].events;
+      uint32_t k = view[u];
+      if (k == 0 || !(evs[k - 1].section & kInSection)) continue;
+      while (k < evs.size() && (evs[k].section & kInSection) && !(evs[k].section & kSectionStart)) ++k;
+      if (k == view[u]) continue;
+      const std::vector<uint32_t> more = viewOf(s.g, EventId{u, k - 1});
+      for (uint32_t v = 0; v < n && v < more.size(); ++v) view[v] = std::max(view[v], more[v]);
+      grew = true;
+    }
+  }
+  Graph h = s.g;
+  for (uint32_t u = 0; u < n; ++u) {
+    const auto& evs = s.g.threads[u].events;
+    const uint32_t k = view[u];
+    h.truncate(u, k);
+    // Inside a section after its k events: its next event continues the
+    // section of its k-th, or it is inside one now.
+    if (k > 0 && (evs[k - 1].section & kInSection))
+      open[u] = k < evs.size() ? (evs[k].section & kInSection) && !(evs[k].section & kSectionStart) : inside(u);
+  }
+  for (Location& l : h.locs) l.co.eraseIf([&](EventId x) { return x.index >= h.threads[x.thread].events.size(); });
+  if (!checker_.sectionsHold(h, open, order)) return false;
+  if (part) *part = std::move(h);
+  return true;
 }
 
 void Explorer::finishExecution(State& s) {
+  if (s.g.atomicSections || sections_) {
+    // A thread stuck inside an atomic section ends its execution there, with
+    // what it read (each such thread: the one that got there first is
+    // another execution's); else the graph must keep the sections whole.
+    bool inside = false;
+    for (uint32_t u = 0; u < s.g.threads.size() && !stopped_; ++u)
+      if (sectionOwnerIs(s, u)) {
+        inside = true;
+        endInSection(s, u);
+      }
+    if (inside || !sectionsHold(s, -1)) return;
+  }
   checkRaces(s);
   checkRobust(s);
   bool allDone = true;
@@ -1972,6 +2079,8 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   // With a preemption bound, a violation met only in a slack execution (its
   // preemption lower bound exceeds the bound) is kept but does not stop the
   // search: one within the bound may still come and replaces it.
+  const int focus = int(t);
+  if (!sectionsHold(s, focus)) return;  // no execution reaches the error: a section's steps are apart
   int lb = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
   const bool above = opts_.preemptionBound >= 0 && lb > opts_.preemptionBound;
   // Deadlocks and non-termination end their execution but not the search:
@@ -1998,7 +2107,7 @@ void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::stri
   v.thread = t;
   v.loc = loc;
   v.warning = hang && opts_.deadlocks == DeadlockMode::Warning;
-  v.trace = traceOf(s.g);
+  v.trace = traceOf(s, focus);
   auto addStep = [&](uint32_t thread, StepKind k, const SourceLoc& l, const std::string& note) {
     TraceStep st;
     st.step = uint32_t(v.trace.size() + 1);

@@ -127,6 +127,19 @@ class Explorer {
 
   void visit(State& s);
   int pickThread(const State& s) const;
+  // Atomic sections (Op::AtomicBegin/AtomicEnd). The exploration treats the
+  // sections' events as any others (consistency.h "Atomic sections": the
+  // graphs on the way to an execution may have sections apart; a backward
+  // revisit of a read inside one deletes the section's later events and
+  // leaves the thread to run them again). An execution counts, and an error
+  // is reported, only when its graph keeps each section's steps together
+  // (sectionsHold). Whether thread t is inside a section (and not ended).
+  bool sectionOwnerIs(const State& s, uint32_t t) const;
+  // Thread u stopped inside a section: nothing else could run, so the
+  // execution ends there (hangs.h sectionEnd), with the porf-prefix of u's
+  // events (sectionsHold with focus u).
+  void endInSection(State& s, uint32_t u);
+  bool sections_ = false;  // the program has atomic sections
   // Whether thread t can move now (Waiting: its lock waits for its mutex).
   enum class Moves : uint8_t { No, Yes, Waiting };
   Moves canMove(const State& s, uint32_t t) const;
@@ -381,7 +394,18 @@ class Explorer {
   void recordExecution(const State& s, bool blocked);
   // The counterexample steps of g in its chronological order (empty order if
   // g were inconsistent).
-  std::vector<TraceStep> traceOf(const Graph& g);
+  // With atomic sections: in such an order, else of the graph sectionsHold
+  // gives for `focus`.
+  std::vector<TraceStep> traceOf(const State& s, int focus);
+  // Whether s's graph keeps every atomic section's steps together
+  // (ConsistencyChecker::sectionsHold; the section of a thread still inside
+  // one last), with such an order in *order. Every ended execution and error
+  // is asked: a graph where they are apart is no execution of the program.
+  // focus >= 0 (the thread whose error, or end inside a section, it is):
+  // only the porf-prefix of its events is asked (in *part): the other
+  // threads may not have run that far, which the exploration, running every
+  // thread to its end, does not tell apart.
+  bool sectionsHold(const State& s, int focus, Graph* part = nullptr, std::vector<OrderNode>* order = nullptr);
   // Data races of an ended execution (complete, blocked, cut or erroneous):
   // each new pair of source locations becomes a warning.
   void checkRaces(const State& s);

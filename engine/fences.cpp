@@ -550,6 +550,7 @@ class FenceSynthesis {
 CheckResult FenceSynthesis::checkProgram(const Program& p, Model model, bool* outOfTime, double cap) {
   CheckOptions o = opts_;
   o.model = model;
+  o.stateful = o.stateful || hasAtomicSections(p);  // (traces with section starts: StepKind::Atomic)
   o.raceCheck = false;  // fences do not change data races
   o.robustness = robustGoal_;
   o.stopAtFirstError = true;
@@ -792,7 +793,10 @@ bool FenceSynthesis::tryFences(const std::vector<FencePosition>& chosen) {
 }
 
 FenceSynthesisResult FenceSynthesis::run(const CheckResult* initial) {
-  CheckResult first = initial ? *initial : checkProgram(prog_, opts_.model, &outOfTime_);
+  // (With atomic sections the counterexamples come from the explicit-state
+  // search, whose traces mark where a section starts: checkProgram.)
+  const bool sections = hasAtomicSections(prog_) && !opts_.stateful;
+  CheckResult first = initial && !sections ? *initial : checkProgram(prog_, opts_.model, &outOfTime_);
   // The goal: no violation; or, with CheckOptions::robustness and a check that
   // does not fail but has a non-SC witness, robustness (no witness).
   robustGoal_ = opts_.robustness && first.status != Status::Violation && first.robustness &&

@@ -51,6 +51,10 @@ struct Event {
   bool writes = false;   // has a write part (in co)
   FenceKind fence = FenceKind::Full;
   RmwOp rmw = RmwOp::Xchg;
+  // Atomic sections (Op::AtomicBegin/AtomicEnd): kInSection when the thread
+  // was inside one when it made the event, with kSectionStart on the first
+  // event of each section (consistency.h: a section's events are contiguous).
+  uint8_t section = 0;
   uint32_t stamp = 0;    // order in which events were added to the graph
   // When the write part was added: equal to `stamp`, except for an RMW-like
   // event whose read a backward revisit changed — its write (a new value) is
@@ -79,6 +83,8 @@ struct Event {
 // Events that need the thread's store buffer(s) empty: MemoryModel::drainsBuffer.
 // True for plain stores (the only events that enter a store buffer).
 inline bool isBufferedStore(const Event& e) { return e.kind == EvKind::Store; }
+// Event::section's bits.
+constexpr uint8_t kInSection = 1, kSectionStart = 2;
 
 // A thread's events: copies share them until one writes (cow_vector.h), so
 // the explorer's state per branch point costs little more than the events
@@ -99,6 +105,9 @@ struct ThreadInfo {
   // `lockWaits`) they are never revisited or deleted again. Deleting events
   // cuts it back (truncate).
   uint32_t settled = 0;
+  // The thread entered an atomic section after its newest event: its next
+  // event starts a section (Event::section).
+  bool enteringSection = false;
   // The porf clocks of the first clocks.size() / Graph::clockStride events:
   // a cache filled by Graph::porfView, cut back where events or reads-from
   // change (Graph::setRf, Graph::truncate).
@@ -125,6 +134,9 @@ class Graph {
   uint64_t maxOrderKey = 0;
   uint32_t unplaced = 0;
   bool storeStoreFences = false;
+  // Whether an event was ever added inside an atomic section (the checker
+  // then sorts every graph from scratch: consistency.h).
+  bool atomicSections = false;
   // Whether a thread ever accessed another thread's stack slots or
   // thread-local copies (only then can one be used after its owner ends).
   bool foreignWindowAccess = false;

@@ -9,6 +9,22 @@ bool endsProgram(const Program& prog, uint32_t thread, uint32_t function, uint32
   return thread == 0;  // the harness returned (or ran off its end)
 }
 
+ExecutionEnd sectionEnd(const Program& prog, uint32_t owner, const Action& p) {
+  ExecutionEnd end;
+  if (p.kind == ActionKind::Limit || (p.kind == ActionKind::Blocked && p.value == 0)) return end;
+  const bool spin = isAwait(p);
+  const std::string what = p.kind == ActionKind::Lock   ? " waits for mutex " + addressName(prog, p.addr)
+                           : p.kind == ActionKind::Join ? " waits to join T" + std::to_string(p.target)
+                           : spin                       ? " spins forever"
+                                                        : " " + waitText(p);
+  end.kind = ExecutionEnd::Kind::Hang;
+  end.error = spin ? ErrorKind::NonTermination : ErrorKind::Deadlock;
+  end.message = "T" + std::to_string(owner) + what + " inside an atomic section, where no other thread can run";
+  end.thread = owner;
+  end.loc = p.loc;
+  return end;
+}
+
 ExecutionEnd classifyEnd(const Program& prog, const std::vector<Waiter>& waiters, bool stale, bool programEnded) {
   ExecutionEnd end;
   if (stale || waiters.empty()) return end;  // blocked

@@ -71,6 +71,13 @@ bool waiterAt(uint32_t u, const Action& p, IdleReadsStale idleReadsStale, Waiter
 // plain assume failed). `programEnded`: see above.
 ExecutionEnd classifyEnd(const Program& prog, const std::vector<Waiter>& waiters, bool stale, bool programEnded);
 
+// A thread stuck inside an atomic section (no other thread may run) at its
+// pending action p: a failed assume or a cut is no hang (kind Blocked; the
+// caller counts a cut); waiting for a mutex, a join or another wait is a
+// deadlock, a spin non-termination (no other thread can change what it
+// reads), reported at p. One rule for both searches.
+ExecutionEnd sectionEnd(const Program& prog, uint32_t owner, const Action& p);
+
 // Under CheckOptions::exitEndsProgram, whether the Exit of `thread` at
 // (function, pc) ends the whole program: a return from the harness (thread
 // 0's entry function) or an exit() call in any thread. pthread_exit ends its

@@ -42,7 +42,7 @@ enum class ActionKind : uint8_t {
              // (__VERIFIER_nondet_*); `expected` is the first value, `size` the width,
              // `limited` says the type has values the range left out
   AtomicBegin,  // entering an atomic section: once taken, only this thread runs
-                // (and only its own buffer flushes) until the section ends
+                // until the section ends (every store buffer still flushes)
 };
 
 // Deadlock: every live thread waits on a mutex, a join or a condition

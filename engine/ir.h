@@ -223,8 +223,7 @@ bool usesOp(const Program& p, Op op);
 // reach a spin loop's await (Op::Assume, sub 1) with no visible action or
 // call in between (the explorer's staleReadStops asks only there).
 std::vector<std::vector<uint8_t>> loadsBeforeAwaits(const Program& p);
-// Whether any function has an atomic section (Op::AtomicBegin): such programs
-// are explored by the explicit-state search (engine/check.h).
+// Whether any function has an atomic section (Op::AtomicBegin).
 inline bool hasAtomicSections(const Program& p) { return usesOp(p, Op::AtomicBegin); }
 
 // Human-readable name of an address: "x", "arr[2]", "s+4", "heap@T1+8",

@@ -37,6 +37,7 @@ const Instr* RaceDetector::instrOf(const Event& e) const {
 
 bool RaceDetector::isPlain(const Event& e) const {
   if (e.kind != EvKind::Load && e.kind != EvKind::Store) return false;
+  if (e.section & kInSection) return false;  // inside an atomic section: as an atomic access
   const Instr* in = instrOf(e);
   return in && (in->op == Op::Load || in->op == Op::Store) && (in->sub & kPlainAccess);
 }

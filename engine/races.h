@@ -2,7 +2,8 @@
 //
 // Two accesses race when they touch one location from different threads, at
 // least one writes, at least one is *plain* (a non-atomic, non-volatile C load
-// or store: Instr::sub & kPlainAccess), and happens-before orders neither.
+// or store: Instr::sub & kPlainAccess, outside any atomic section: one inside
+// counts as atomic), and happens-before orders neither.
 // Happens-before is (po ∪ sw)+ where sw is: a releasing write (a release or
 // seq_cst store or RMW, an unlock), or a write of its release sequence (C11:
 // RMWs reading from it, and its own thread's writes right after it in

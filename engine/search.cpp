@@ -64,17 +64,15 @@ std::unique_ptr<Search> chooseSearch(const Program& prog, const CheckOptions& op
     refusal->message = "robustness checking works with the graph explorer only (not with the stateful search)";
     return nullptr;
   }
-  // Atomic sections are exact in the explicit-state search only (the graph
-  // explorer has no notion of them): such programs are explored there.
-  const bool sections = !opts.stateful && hasAtomicSections(prog);
-  if (sections && (opts.robustness || opts.preemptionBound >= 0)) {
+  // Neither robustness nor a preemption bound knows atomic sections (a
+  // section's steps are one step of its thread).
+  if (hasAtomicSections(prog) && (opts.robustness || opts.preemptionBound >= 0)) {
     refusal->status = Status::Error;
-    refusal->message =
-        std::string(opts.robustness ? "robustness checking" : "a preemption bound") +
-        " does not work with atomic sections (__VERIFIER_atomic_*), which the explicit-state search explores";
+    refusal->message = std::string(opts.robustness ? "robustness checking" : "a preemption bound") +
+                       " does not work with atomic sections (__VERIFIER_atomic_*)";
     return nullptr;
   }
-  if (opts.stateful || sections) return std::make_unique<StateSpaceSearch>(prog, opts);
+  if (opts.stateful) return std::make_unique<StateSpaceSearch>(prog, opts);
   return std::make_unique<GraphSearch>(prog, opts);
 }
 

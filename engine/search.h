@@ -21,10 +21,10 @@ class Search {
 };
 
 // The search for `opts` on `prog`: the explicit-state search (stateful DPOR)
-// with CheckOptions::stateful or when the program has atomic sections (exact
-// there only), else the graph explorer. Options neither supports for this
-// program (robustness or a preemption bound with the explicit-state search):
-// nullptr, with `refusal` the Error result that says why.
+// with CheckOptions::stateful, else the graph explorer. Options neither
+// supports for this program (robustness or a preemption bound with the
+// explicit-state search or with atomic sections): nullptr, with `refusal`
+// the Error result that says why.
 std::unique_ptr<Search> chooseSearch(const Program& prog, const CheckOptions& opts, CheckResult* refusal);
 
 }  // namespace tsocheck

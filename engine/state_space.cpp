@@ -867,24 +867,14 @@ void Search::finalState(const State& s, uint32_t node, int owner) {
     return Value(0);
   };
   if (owner >= 0) {
-    // Stuck inside an atomic section: nothing else may run. A failed assume
-    // blocks the execution; waiting on a mutex, a join or a condition
-    // variable is a deadlock; a spin can never see a new value.
-    const Action& p = s.th[owner].ts->pending();
-    const std::string name = "T" + std::to_string(owner);
-    if (p.kind == ActionKind::Blocked && p.value == 0) {
+    // Stuck inside an atomic section: nothing else may run (hangs.h sectionEnd).
+    const ExecutionEnd end = sectionEnd(prog_, uint32_t(owner), s.th[owner].ts->pending());
+    if (end.kind != ExecutionEnd::Kind::Hang) {
       ++res_.result.blocked;
       record(true);
       return;
     }
-    const bool spin = isAwait(p);
-    const std::string what = p.kind == ActionKind::Lock   ? " waits for mutex " + addressName(prog_, p.addr)
-                             : p.kind == ActionKind::Join ? " waits to join T" + std::to_string(p.target)
-                             : spin                       ? " spins forever"
-                                                          : " " + waitText(p);
-    reportError(s, node, nullptr, uint32_t(owner), spin ? ErrorKind::NonTermination : ErrorKind::Deadlock,
-                name + what + " inside an atomic section, where no other thread can run",
-                p.loc, true);
+    reportError(s, node, nullptr, end.thread, end.error, end.message, end.loc, true);
     return;
   }
   // As in the graph explorer (engine/hangs.h): blocked, or a deadlock, or

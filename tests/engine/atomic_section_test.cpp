@@ -1,9 +1,10 @@
 // Atomic sections (Op::AtomicBegin/AtomicEnd, __VERIFIER_atomic_*): while a
 // thread is inside one no other thread steps, every store buffer still
-// flushes. Checked against the naive explorer (which implements the same rule
-// on the operational machine) on hand-written and random programs, and the
-// outcomes a user meets: blocked assumes, deadlocks inside a section, refused
-// strategies.
+// flushes. The graph explorer (which check() runs on them) and both
+// state-space searches are checked against the naive explorer (which
+// implements the same rule on the operational machine) on hand-written and
+// random programs, and the outcomes a user meets: blocked assumes, deadlocks
+// inside a section, refused strategies.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -105,17 +106,17 @@ TEST_CASE("an atomic section makes a read-modify-write atomic under SC, its stor
     SectionRun fenced = runStates(increments(true, true), m, -1);
     CHECK(fenced.result.status == Status::Verified);
     CHECK(finalValuesOf(fenced.finals, x) == std::set<Value>{2});
-    CHECK(compare(increments(true, false), m, -1).empty());
-    CHECK(compare(increments(true, true), m, -1).empty());
+    CHECK(compare(increments(true, false), m, -1) == "");
+    CHECK(compare(increments(true, true), m, -1) == "");
   }
   // A section nested inside another ends only with the outer one.
   for (Model m : {Model::SC, Model::TSO, Model::PSO}) {
     INFO(modelName(m));
-    CHECK(compare(increments(true, m != Model::SC, true), m, -1).empty());
+    CHECK(compare(increments(true, m != Model::SC, true), m, -1) == "");
     SectionRun nested = runStates(increments(true, m != Model::SC, true), m, -1);
     CHECK(nested.result.status == Status::Verified);
   }
-  // check() sends section programs to the explicit-state search.
+  // check() explores section programs with the graph explorer.
   CheckOptions o;
   o.model = Model::TSO;
   CHECK(check(increments(true, true), o).status == Status::Verified);
@@ -160,7 +161,7 @@ TEST_CASE("a failed assume inside an atomic section blocks the execution, a lock
     CheckResult r = check(acquire, o);
     CHECK(r.status == Status::Verified);
     CHECK(r.blocked > 0);  // an acquire that found m held
-    CHECK(compare(acquire, md, -1).empty());
+    CHECK(compare(acquire, md, -1) == "");
   }
 
   // T1 holds a mutex; main enters a section and locks it: nothing can
@@ -192,11 +193,11 @@ TEST_CASE("a failed assume inside an atomic section blocks the execution, a lock
     REQUIRE(r.violation);
     CHECK(r.violation->kind == ErrorKind::Deadlock);
     CHECK(r.violation->message.find("inside an atomic section") != std::string::npos);
-    CHECK(compare(dead, m, -1).empty());
+    CHECK(compare(dead, m, -1) == "");
   }
 }
 
-TEST_CASE("atomic sections: robustness and preemption bounds are refused, the graph explorer never sees them",
+TEST_CASE("atomic sections: robustness and preemption bounds are refused",
           "[atomic-section]") {
   CheckOptions o;
   o.model = Model::TSO;
@@ -213,7 +214,7 @@ TEST_CASE("atomic sections: robustness and preemption bounds are refused, the gr
   CHECK_FALSE(hasAtomicSections(increments(false, false)));
 }
 
-TEST_CASE("random programs with atomic sections: the state space matches the naive explorer",
+TEST_CASE("random programs with atomic sections: the graph explorer and the state space match the naive explorer",
           "[atomic-section][differential]") {
   RandomProgramSpec spec;
   spec.atomicSections = true;
@@ -228,7 +229,7 @@ TEST_CASE("random programs with atomic sections: the state space matches the nai
         if (m == Model::SC && bound != -1) continue;
         INFO("seed " << seed << " " << modelName(m) << " bound " << bound);
         const std::string why = compare(p, m, bound);
-        CHECK(why.empty());
+        CHECK(why == "");
         if (why.empty() && m == Model::TSO && bound == -1 && runStates(p, m, bound).finals.size() > 1) ++several;
       }
     }
@@ -248,5 +249,99 @@ TEST_CASE("fence synthesis works from the state space's counterexamples of secti
     REQUIRE(f.fences.size() == 1);
     CHECK(f.fences[0].loc.line == 6);  // right after the section's store x = r + 1
     CHECK(f.minimal);
+  }
+}
+
+namespace {
+// Which search check() ran: only the graph explorer names its executions'
+// Shasha–Snir traces (ExecutionInfo::traceKey).
+struct SearchSeen {
+  CheckResult result;
+  bool graph = false;
+};
+SearchSeen checkAndSee(const Program& p, CheckOptions o) {
+  SearchSeen out;
+  o.onExecution = [&out](const ExecutionInfo& info) { out.graph = out.graph || !info.traceKey.empty(); };
+  out.result = check(p, o);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("check() explores atomic sections with the graph explorer, --stateful keeps the state space",
+          "[atomic-section]") {
+  // One thread: x = 1; r = x; in a section, then assert r == 1.
+  ProgramBuilder pb("one.c");
+  auto x = pb.global("x");
+  auto& m = pb.function("main");
+  m.at(2).atomicBegin();
+  m.at(3).storeGlobal(x, 1);
+  Reg r = m.at(4).loadGlobal(x);
+  m.at(5).atomicEnd();
+  m.at(6).assertTrue(m.cmpImm(CmpOp::Eq, r, 1), "r == 1");
+  m.ret();
+  pb.setEntry(m.index());
+  const Program single = pb.build();
+  for (Model md : {Model::SC, Model::TSO, Model::PSO}) {
+    INFO(modelName(md));
+    CheckOptions o;
+    o.model = md;
+    SearchSeen one = checkAndSee(single, o);
+    CHECK(one.result.status == Status::Verified);
+    CHECK(one.result.executions == 1);
+    CHECK(one.graph);
+    SearchSeen two = checkAndSee(increments(true, false), o);
+    CHECK(two.graph);
+    CHECK(two.result.status == (md == Model::SC ? Status::Verified : Status::Violation));
+    o.stateful = true;
+    SearchSeen stateful = checkAndSee(increments(true, false), o);
+    CHECK_FALSE(stateful.graph);
+    CHECK(stateful.result.status == two.result.status);
+  }
+}
+
+TEST_CASE("atomic sections in the graph explorer: each execution once and sections kept whole", "[atomic-section]") {
+  // Two threads each run { x = 1; r = y; } and { y = 1; s = x; } in one
+  // section: store buffering. Under SC with sections the two sections run
+  // one after the other: 2 executions, never r == s == 0. Under TSO the
+  // stores may still sit in the buffers: r == s == 0 is reachable.
+  ProgramBuilder pb("sb.c");
+  auto x = pb.global("x"), y = pb.global("y"), rr = pb.global("r"), ss = pb.global("s");
+  auto& t0 = pb.function("t0", 1);
+  t0.at(2).atomicBegin();
+  t0.at(3).storeGlobal(x, 1);
+  Reg a = t0.at(4).loadGlobal(y);
+  t0.at(5).atomicEnd();
+  t0.at(6).storeGlobalReg(rr, a);
+  t0.ret(t0.constant(0));
+  auto& t1 = pb.function("t1", 1);
+  t1.at(8).atomicBegin();
+  t1.at(9).storeGlobal(y, 1);
+  Reg b = t1.at(10).loadGlobal(x);
+  t1.at(11).atomicEnd();
+  t1.at(12).storeGlobalReg(ss, b);
+  t1.ret(t1.constant(0));
+  auto& m = pb.function("main");
+  Reg h0 = m.at(14).spawn(t0.index());
+  Reg h1 = m.at(15).spawn(t1.index());
+  m.at(16).joinDiscard(h0);
+  m.at(17).joinDiscard(h1);
+  Reg va = m.at(18).loadGlobal(rr);
+  Reg vb = m.at(19).loadGlobal(ss);
+  m.at(20).assertTrue(m.cmpImm(CmpOp::Ne, m.bin(BinOp::Or, va, vb), 0), "r || s");
+  m.ret();
+  pb.setEntry(m.index());
+  const Program sb = pb.build();
+  CheckOptions o;
+  o.model = Model::SC;
+  o.stopAtFirstError = false;
+  const CheckResult sc = check(sb, o);
+  CHECK(sc.status == Status::Verified);
+  CHECK(sc.executions == 2);
+  o.model = Model::TSO;
+  CHECK(check(sb, o).status == Status::Violation);
+  for (Model md : {Model::SC, Model::TSO, Model::PSO}) {
+    INFO(modelName(md));
+    CHECK(compare(sb, md, -1) == "");
+    if (md != Model::SC) CHECK(compare(sb, md, 1) == "");
   }
 }

@@ -322,22 +322,25 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c) {
 }
 
 DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c) {
-  DiffOutcome out;
+  // The graph explorer against the naive explorer and the state space (with
+  // its cap), then both state-space searches without one.
+  DiffOutcome out = differential(prog, c);
   const NaiveResult naive = exploreNaive(prog, c.model, c.bound, c.limits);
   const bool naiveError = naive.errorRuns > 0 || naive.deadlockRuns > 0;
   std::ostringstream why;
+  why << out.why;
   auto fail = [&](const std::string& what) {
     why << (out.agree ? std::string(modelName(c.model)) + " bound " + std::to_string(c.bound) + ": " : "; ") << what;
     out.agree = false;
   };
+  const uint64_t graphExecutions = out.executions;
+  const bool graphViolation = out.violation;
+  const Status graphStatus = out.status;
   for (StateSearch search : {StateSearch::Bfs, StateSearch::Dpor}) {
     const char* name = search == StateSearch::Bfs ? "stateful BFS" : "stateful DPOR";
     Finals finals;  // (the state space is the only explorer here: no state cap)
     const StateSpaceResult ss = exploreStatesWithFinals(prog, c, 0, &finals, search);
     const CheckResult& s = ss.result;
-    out.executions = s.executions;
-    out.violation = bool(s.violation);
-    out.status = s.status;
     (search == StateSearch::Bfs ? out.bfsStates : out.dporStates) = ss.states;
     if (s.status == Status::Error) fail(std::string("engine error (") + name + "): " + s.message);
     if (!ss.exhaustive && !s.violation) fail(std::string("the search was cut (") + name + ")");
@@ -347,6 +350,9 @@ DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c) {
     if (!naiveError && out.agree && finals != naive.finalStates)
       fail(std::string("final states: ") + name + "\n" + showFinals(finals) + "naive\n" + showFinals(naive.finalStates));
   }
+  out.executions = graphExecutions;
+  out.violation = graphViolation;
+  out.status = graphStatus;
   out.why = why.str();
   return out;
 }

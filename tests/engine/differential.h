@@ -83,10 +83,11 @@ std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, cons
 // parallelDifferential. "" when they agree. (differential() runs it too.)
 std::string orderDifferential(const Program& prog, const DiffConfig& c);
 
-// Programs with atomic sections are explored by the state space only
-// (check.h): both of its searches must agree with the naive explorer on the
-// verdict and, when nothing fails, on the final states (`executions`: the
-// stateful DPOR's).
+// Programs with atomic sections: differential() (the graph explorer's
+// verdict, final states and Shasha–Snir traces against the naive explorer,
+// and both state-space searches within maxStates), then both state-space
+// searches without a cap against the naive explorer on the verdict and,
+// when nothing fails, the final states (`executions`: the graph explorer's).
 DiffOutcome sectionDifferential(const Program& prog, const DiffConfig& c);
 
 // A program that ends while threads still run (RandomProgramSpec::mainReads:

@@ -113,6 +113,9 @@ struct State {
   // moving thread's pointer with a fresh copy (copying a State stays cheap).
   std::vector<std::shared_ptr<const ThreadState>> threads;
   std::vector<std::vector<Value>> history;        // results delivered, per thread
+  // Per thread, the atomic sections entered: entering one is no event (the
+  // events are numbered as the graph explorer numbers them).
+  std::vector<uint32_t> begins;
   std::vector<std::vector<BufferedStore>> buf;    // per thread, oldest first
   std::map<Addr, Cell> mem;                       // every location accessed so far
   std::vector<std::pair<Event, Event>> rf;        // (reader, writer), sorted by reader
@@ -206,6 +209,7 @@ class Naive {
     State s;
     s.threads.push_back(std::make_shared<const ThreadState>(prog_, 0, prog_.entry, 0, limits_));
     s.history.emplace_back();
+    s.begins.emplace_back();
     s.buf.emplace_back();
     Counts c = explore(s);
     res_.runs = c.runs;
@@ -338,7 +342,7 @@ class Naive {
   // the action itself is an error (unlock of a mutex not held).
   bool perform(State& s, uint32_t t, std::string* error, Value choice = 0) {
     const Action& a = s.threads[t]->pending();  // stays valid: threads are replaced, not modified
-    Event ev{int32_t(t), uint32_t(s.history[t].size())};
+    Event ev{int32_t(t), uint32_t(s.history[t].size() - s.begins[t])};
     uint8_t size = a.size ? a.size : 4;
     Value result = 0;
     switch (a.kind) {
@@ -396,6 +400,7 @@ class Naive {
         uint32_t id = uint32_t(s.threads.size());
         s.threads.push_back(std::make_shared<const ThreadState>(prog_, id, a.func, a.value, limits_));
         s.history.emplace_back();
+        s.begins.emplace_back();
         s.buf.emplace_back();
         result = id;
         break;
@@ -436,6 +441,7 @@ class Naive {
     moved->complete(result);
     s.threads[t] = std::move(moved);
     s.history[t].push_back(result);
+    if (a.kind == ActionKind::AtomicBegin) ++s.begins[t];
     return true;
   }
 

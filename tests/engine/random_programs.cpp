@@ -189,6 +189,10 @@ class Gen {
         ops.insert(ops.begin() + std::ptrdiff_t(i), open);
       }
       ops.insert(ops.begin() + std::ptrdiff_t(b), open);
+      if (b >= 2 && pick(3) == 0) {  // a second section right before it (back to back)
+        ops.insert(ops.begin() + std::ptrdiff_t(b), close);
+        ops.insert(ops.begin() + std::ptrdiff_t(b - 2), open);
+      }
     }
 
     // Result slots in program order; the branch refers to the load before it.

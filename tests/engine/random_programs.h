@@ -38,8 +38,9 @@ struct RandomProgramSpec {
   // until the first location leaves its initial value.
   bool spinAwaits = false;
   // Atomic sections (Op::AtomicBegin/AtomicEnd) around runs of 2+ top-level
-  // operations in two threads out of three, nested one time in four. Such
-  // programs go to the explicit-state search (check.h), never the graph explorer.
+  // operations in two threads out of three, nested one time in four, and one
+  // time in three (where there is room) a second section of two operations
+  // right before the first.
   bool atomicSections = false;
   // main joins only the first thread, then copies the first location into
   // the global res0 and returns: the program ends while the other threads

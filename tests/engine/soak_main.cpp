@@ -1,8 +1,8 @@
 // tsocheck-soak: the differential check (differential.h: graph explorer,
 // naive explorer, the state space's BFS and its stateful DPOR, parallel
 // workers against one) on the stress families (stress_programs.h), both
-// state-space searches against the naive explorer on random programs with
-// atomic sections (sectionDifferential), the three searches on random
+// state-space searches and the graph explorer against the naive explorer on
+// random programs with atomic sections (sectionDifferential), the three searches on random
 // programs that end while threads still run (programEndDifferential), and
 // preemption bounds 0..2 against
 // the naive minimum preemption count on random programs and mutex programs
