@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include <asio.hpp>
+#include "jsonrpc/asio.h"
 #include <nlohmann/json.hpp>
 
 #include "dap/dap_session.h"

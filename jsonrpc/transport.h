@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include <asio.hpp>
+#include "jsonrpc/asio.h"
 #include <nlohmann/json.hpp>
 
 #include "jsonrpc/framing.h"

@@ -11,7 +11,7 @@
 // tests drive it with io.run_for / poll, then blockUntilIdle()).
 #pragma once
 
-#include <asio.hpp>
+#include "jsonrpc/asio.h"
 
 #include <atomic>
 #include <chrono>
