@@ -8,7 +8,7 @@ namespace tsocheck::frontend {
 
 namespace {
 
-constexpr uint32_t kMagic = 0x74736f32;  // "tso2": a different build or a stray writer is refused
+constexpr uint32_t kMagic = 0x74736f33;  // "tso3": a different build or a stray writer is refused
 
 class Writer {
  public:
@@ -62,7 +62,7 @@ class Reader {
     const uint64_t n = pod<uint64_t>();
     if (n > (in_.size() - at_) / sizeof(T)) throw WireError("truncated lowering message");
     std::vector<T> v(n);
-    std::memcpy(v.data(), in_.data() + at_, n * sizeof(T));
+    if (n) std::memcpy(v.data(), in_.data() + at_, n * sizeof(T));  // an empty vector's data() may be null
     at_ += n * sizeof(T);
     return v;
   }
@@ -208,6 +208,7 @@ std::string encodeRequest(const LoweringRequest& q) {
   }
   putOptions(w, q.options);
   w.pod(q.memoryBytes);
+  w.pod(q.secondsLeft);
   return w.take();
 }
 
@@ -224,6 +225,8 @@ LoweringRequest decodeRequest(const std::string& bytes) {
   }
   q.options = getOptions(r);
   q.memoryBytes = r.pod<uint64_t>();
+  q.secondsLeft = r.pod<double>();
+  if (!(q.secondsLeft >= 0)) throw WireError("bad time in lowering request");
   if (!r.done()) throw WireError("trailing bytes after the lowering request");
   return q;
 }

@@ -24,6 +24,9 @@ struct LoweringRequest {
   std::map<std::string, std::string> others;  // more files in memory (lowerSources)
   FrontendOptions options;   // options.process is not sent, except:
   uint64_t memoryBytes = 0;  // the worker's ceiling (options.process.memoryBytes)
+  // Seconds left before the check's deadline when the request was sent (0:
+  // none): the worker ends itself a little after it, should the parent not.
+  double secondsLeft = 0;
 };
 
 std::string encodeRequest(const LoweringRequest& r);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -90,7 +91,8 @@ struct Started {
   std::string worker;
 };
 
-// Starts `worker __lower`; on failure returns the posix_spawn error, or the
+// Starts `worker __lower PID` (PID: this process, which the worker checks
+// is still its parent and dies with); on failure returns the posix_spawn error, or the
 // pipe error as a negative errno.
 int start(const std::string& worker, Started& w) {
   Pipe in, out, err;
@@ -101,7 +103,8 @@ int start(const std::string& worker, Started& w) {
   posix_spawn_file_actions_adddup2(&fa, out.fd[1], 1);
   posix_spawn_file_actions_adddup2(&fa, err.fd[1], 2);
   std::string cmd = "__lower";
-  char* argv[] = {const_cast<char*>(worker.c_str()), cmd.data(), nullptr};
+  std::string parent = std::to_string(getpid());
+  char* argv[] = {const_cast<char*>(worker.c_str()), cmd.data(), parent.data(), nullptr};
   const int rc = posix_spawn(&w.pid, worker.c_str(), &fa, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) return rc;
@@ -168,6 +171,8 @@ FrontendResult lowerInWorker(const std::string& path, const std::string* content
   q.options = opts;
   q.options.process = FrontendProcess();
   q.memoryBytes = p.memoryBytes;
+  if (p.deadline != std::chrono::steady_clock::time_point::max())
+    q.secondsLeft = std::max(0.001, std::chrono::duration<double>(p.deadline - std::chrono::steady_clock::now()).count());
   const std::string request = encodeRequest(q);
 
   Started w;

@@ -1,11 +1,14 @@
 // `tsocheck-frontend`: the frontend worker executable (frontend/worker.h).
-// The `tsocheck` command spawns it as `tsocheck-frontend __lower` for every
+// The `tsocheck` command spawns it as `tsocheck-frontend __lower PID` for every
 // file it lowers; it is the only executable of the product that loads
 // libclang-cpp and libLLVM.
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "frontend/in_process.h"
@@ -13,7 +16,17 @@
 int main(int argc, char** argv) {
   for (int fd = 0; fd <= 2; ++fd)
     if (fcntl(fd, F_GETFD) == -1) open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-  if (argc == 2 && std::strcmp(argv[1], "__lower") == 0) {
+  if ((argc == 2 || argc == 3) && std::strcmp(argv[1], "__lower") == 0) {
+    if (argc == 3) {
+      // `__lower PID`: PID started this worker. The worker dies with it (a
+      // killed server or CLI leaves no Clang running), and ends at once if
+      // PID is gone already (it died before prctl took effect).
+      char* end = nullptr;
+      const long parent = std::strtol(argv[2], &end, 10);
+      if (end == argv[2] || *end) return 2;
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != pid_t(parent)) _exit(2);
+    }
     const int rc = tsocheck::frontend::serveLowering();
     std::fflush(nullptr);
     _exit(rc);  // no static destructors: the parent only waits for the exit

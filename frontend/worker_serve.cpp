@@ -1,6 +1,7 @@
 // The frontend worker's side (frontend/worker.h): one request on stdin, the
 // lowered module on stdout, memory bounded from inside as a backstop.
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,6 +23,8 @@ namespace {
 // Address space the worker needs besides the memory ceiling: the shared
 // libraries, the frontend thread's 512 MiB stack reservation, malloc arenas.
 constexpr uint64_t kWorkerAddressSlack = uint64_t(1) << 30;
+// How long after the check's deadline a worker ends itself.
+constexpr time_t kWorkerDeadlineSlackSeconds = 1;
 
 uint64_t addressSpaceBytes() {
   std::ifstream f("/proc/self/statm");
@@ -74,6 +77,14 @@ int serveLowering() {
     const uint64_t cap = addressSpaceBytes() + kWorkerAddressSlack + 2 * q.memoryBytes;
     rlimit rl{cap, cap};
     setrlimit(RLIMIT_AS, &rl);
+  }
+  if (q.secondsLeft > 0) {
+    // Bounded by the check's deadline even if the parent cannot stop it (it
+    // normally kills the worker at the deadline itself): SIGALRM ends it.
+    itimerval t{};
+    t.it_value.tv_sec = time_t(q.secondsLeft) + kWorkerDeadlineSlackSeconds;
+    t.it_value.tv_usec = suseconds_t((q.secondsLeft - double(time_t(q.secondsLeft))) * 1e6);
+    setitimer(ITIMER_REAL, &t, nullptr);
   }
   FrontendOptions o = q.options;
   o.process = FrontendProcess();

@@ -82,9 +82,18 @@ namespace {
 
 std::atomic<bool> keepSpareSetting{false};
 
-// The frontend's bounds for one lowering: the time limit given for the run
-// (the annotation is not known before parsing), the cancel flag, the memory
-// ceiling.
+using Clock = std::chrono::steady_clock;
+
+// `seconds` after `start` (0 seconds: no deadline).
+Clock::time_point deadlineAfter(Clock::time_point start, double seconds) {
+  if (!(seconds > 0)) return Clock::time_point::max();
+  return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// The frontend's bounds for one lowering: the cancel flag, the memory
+// ceiling and, unless the caller sets the check's own deadline, the time
+// limit given for the run from now (the annotation is not known before
+// parsing).
 frontend::FrontendProcess frontendProcess(const RunOptions& opts) {
   frontend::FrontendProcess p;
   p.worker = opts.frontendWorker;
@@ -93,8 +102,7 @@ frontend::FrontendProcess frontendProcess(const RunOptions& opts) {
   p.memoryBytes = opts.memoryLimitMiB.value_or(kDefaultMemoryLimitMiB) << 20;
   if (opts.timeLimit && *opts.timeLimit > 0) {
     p.timeLimitSeconds = *opts.timeLimit;
-    p.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                        std::chrono::duration<double>(*opts.timeLimit));
+    p.deadline = deadlineAfter(Clock::now(), *opts.timeLimit);
   }
   return p;
 }
@@ -155,16 +163,37 @@ class Lowerings {
   Lowerings(const std::string& path, const RunOptions& opts, std::vector<std::string> args)
       : path_(path), opts_(opts), args_(std::move(args)) {}
 
-  frontend::FrontendResult& get(const Key& key) {
+  // The lowering for `key`, done now if not done yet: within the run's time
+  // limit from now, or within `limitSeconds` (0: none) up to `deadline`
+  // when a check's own deadline is given.
+  frontend::FrontendResult& get(const Key& key, std::optional<Clock::time_point> deadline = std::nullopt,
+                                double limitSeconds = 0) {
     auto it = lowered_.find(key);
     if (it != lowered_.end()) return it->second;
     auto t0 = std::chrono::steady_clock::now();
-    frontend::FrontendResult res = opts_.contents ? frontend::lowerSource(path_, *opts_.contents, options(key))
-                                                  : frontend::lowerFile(path_, options(key));
+    frontend::FrontendOptions fo = options(key);
+    if (deadline) {
+      fo.process.deadline = *deadline;
+      fo.process.timeLimitSeconds = limitSeconds;
+    }
+    frontend::FrontendResult res = opts_.contents ? frontend::lowerSource(path_, *opts_.contents, fo)
+                                                  : frontend::lowerFile(path_, fo);
     ms_[key] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return lowered_.emplace(key, std::move(res)).first->second;
   }
   double ms(const Key& key) const { return ms_.at(key); }
+  // The program of `key`'s lowering for check `index`: one copy per lowering,
+  // shared by every check and every report (which only read names and
+  // locations from it), its entry set to the check's function. Checks of a
+  // file run one after another, so setting the entry before each is safe; a
+  // copy per check made memory grow with the square of the number of checks.
+  std::shared_ptr<const Program> program(const Key& key, size_t index) {
+    std::shared_ptr<Program>& p = programs_[key];
+    const frontend::LoweredModule& m = get(key).module;
+    if (!p) p = std::make_shared<Program>(m.program);
+    p->entry = m.entryOf[index];
+    return p;
+  }
   // How to lower `key` (also how fence fixing lowers the edited source).
   frontend::FrontendOptions options(const Key& key) const {
     frontend::FrontendOptions fo;
@@ -183,6 +212,7 @@ class Lowerings {
   std::vector<std::string> args_;
   std::map<Key, frontend::FrontendResult> lowered_;
   std::map<Key, double> ms_;
+  std::map<Key, std::shared_ptr<Program>> programs_;
 };
 
 // The compiler's warnings every check's result carries: -Wuninitialized
@@ -272,7 +302,9 @@ CheckPlan planCheck(const RunOptions& opts, const AnnotationOptions& ann, uint32
   return p;
 }
 // What the engine runs one check with.
-CheckOptions engineOptions(const RunOptions& opts, const CheckPlan& plan, const CheckReport& rep) {
+// `start`: when the check's work began (its deadline counts from there).
+CheckOptions engineOptions(const RunOptions& opts, const CheckPlan& plan, const CheckReport& rep,
+                           Clock::time_point start) {
   CheckOptions co;
   co.model = rep.model;
   co.bufferBound = rep.bufferBound ? *rep.bufferBound : -1;
@@ -287,13 +319,11 @@ CheckOptions engineOptions(const RunOptions& opts, const CheckPlan& plan, const 
   co.exitEndsProgram = rep.exitEndsProgram;
   co.timeLimitSeconds = plan.timeLimitSeconds;
   co.jobs = plan.jobs;
-  // The time limit is a hard limit for the whole check: the exploration (every
-  // round of it), fence synthesis and the re-check of the edited source share
-  // one deadline, which the engine also polls inside long executions.
-  if (co.timeLimitSeconds > 0)
-    co.limits.deadline = std::chrono::steady_clock::now() +
-                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                             std::chrono::duration<double>(co.timeLimitSeconds));
+  // The time limit is a hard limit for the whole check: its lowering, the
+  // exploration (every round of it), fence synthesis and the re-check of the
+  // edited source share one deadline, which the engine also polls inside
+  // long executions.
+  if (co.timeLimitSeconds > 0) co.limits.deadline = deadlineAfter(start, co.timeLimitSeconds);
   co.limits.stateMemoryBytes = plan.memoryLimitMiB << 20;
   co.cancel = opts.cancel;
   co.onProgress = opts.onProgress;
@@ -319,7 +349,7 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
   // as found); otherwise they make the check robust.
   fi.options.robustness = rep.result.status != Status::Violation;
   Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds};
-  std::shared_ptr<Program> graphProg;
+  std::shared_ptr<const Program> graphProg;
   if (plan.deepenFrom || plan.stateful) {
     // Fences must fix the bug for unbounded buffers, and the state search
     // with unbounded buffers need not end on a loop that stores (its states
@@ -328,10 +358,9 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
     // traces would do (they name each step's event, function and pc); the
     // search they come from would not.
     const Lowerings::Key graphKey{rep.model, defaultLoopBound, rep.abortEnds};
-    frontend::FrontendResult& lb = lowerings.get(graphKey);
+    frontend::FrontendResult& lb = lowerings.get(graphKey, co.limits.deadline, co.timeLimitSeconds);
     if (lb.ok) {
-      graphProg = std::make_shared<Program>(lb.module.program);
-      graphProg->entry = lb.module.entryOf[index];
+      graphProg = lowerings.program(graphKey, index);
       fi.program = graphProg.get();
       fi.module = &lb.module;
       key = graphKey;
@@ -354,10 +383,12 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
   addFenceFix(rep, fi);
 }
 
-// Runs check `index` of the file (`base` is its default lowering).
+// Runs check `index` of the file (`base` is its default lowering); `start`
+// is when the check's work began, the time of the default lowering included
+// for the file's first check.
 CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const frontend::FrontendResult& base,
                         Lowerings& lowerings, uint32_t defaultLoopBound, const std::string& path,
-                        const RunOptions& opts) {
+                        const RunOptions& opts, Clock::time_point start) {
   const AnnotationOptions ann = parseAnnotation(fn.annotation);
   CheckReport rep;
   const CheckPlan plan = planCheck(opts, ann, defaultLoopBound, rep);
@@ -378,7 +409,8 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
     return e;
   }
   const Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds};
-  frontend::FrontendResult& low = lowerings.get(key);
+  frontend::FrontendResult& low =
+      lowerings.get(key, deadlineAfter(start, plan.timeLimitSeconds), plan.timeLimitSeconds);
   const std::optional<frontend::Diagnostic> blocked =
       index < low.module.checks.size() ? low.module.checks[index].blockedBy : std::nullopt;
   if ((!low.ok && (low.fileErrors || low.module.checks.empty())) || blocked) {
@@ -395,9 +427,8 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
     return e;
   }
   rep.lowerMs = lowerings.ms(key);
-  auto prog = std::make_shared<Program>(low.module.program);
-  prog->entry = low.module.entryOf[index];
-  const CheckOptions co = engineOptions(opts, plan, rep);
+  const std::shared_ptr<const Program> prog = lowerings.program(key, index);
+  const CheckOptions co = engineOptions(opts, plan, rep, start);
   rep.program = prog;
   if (opts.reuse && opts.reuse(rep, *prog)) {
     rep.reused = true;
@@ -487,7 +518,13 @@ FileReport finishFile(const std::string& path, const RunOptions& opts, FileStart
   }
   const std::vector<frontend::CheckFunction> checks = base.module.checks;
   for (size_t i = 0; i < checks.size(); ++i) {
-    fr.checks.push_back(runOneCheck(checks[i], i, base, lowerings, std::get<1>(s.defaultKey), path, opts));
+    // One deadline per check from its request to its answer: the first check
+    // has waited for the default lowering (done ahead or not).
+    Clock::time_point start = Clock::now();
+    if (i == 0)
+      start -= std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double, std::milli>(lowerings.ms(s.defaultKey)));
+    fr.checks.push_back(runOneCheck(checks[i], i, base, lowerings, std::get<1>(s.defaultKey), path, opts, start));
     if (opts.onCheckDone) opts.onCheckDone(fr.checks.back());
   }
   return fr;

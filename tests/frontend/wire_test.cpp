@@ -117,6 +117,7 @@ TEST_CASE("requests round-trip with their options", "[frontend][wire]") {
   q.options.abortEnds = true;
   q.options.mainHarness = true;
   q.memoryBytes = 123 << 20;
+  q.secondsLeft = 2.5;
   const LoweringRequest d = decodeRequest(encodeRequest(q));
   CHECK(d.path == q.path);
   CHECK(d.hasContents);
@@ -128,6 +129,7 @@ TEST_CASE("requests round-trip with their options", "[frontend][wire]") {
   CHECK(d.options.abortEnds);
   CHECK(d.options.mainHarness);
   CHECK(d.memoryBytes == q.memoryBytes);
+  CHECK(d.secondsLeft == 2.5);
 }
 
 TEST_CASE("damaged worker messages are refused", "[frontend][wire]") {
