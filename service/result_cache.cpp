@@ -4,6 +4,10 @@
 #include "service/safe_io.h"
 
 #include <fcntl.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,26 +19,56 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <set>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 namespace tsocheck {
 
 namespace {
 
-struct Fnv {
-  uint64_t h = 1469598103934665603ULL;
+std::string hex(const unsigned char* b, size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    out += digits[b[i] >> 4];
+    out += digits[b[i] & 15];
+  }
+  return out;
+}
+
+// SHA-256 (OpenSSL's libcrypto) over a sequence of fields.
+class Sha256 {
+ public:
+  Sha256() : ctx_(EVP_MD_CTX_new()) {
+    if (!ctx_ || EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1) throw std::bad_alloc();
+  }
+  ~Sha256() { EVP_MD_CTX_free(ctx_); }
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
   void bytes(const void* p, size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ULL;
+    if (n) EVP_DigestUpdate(ctx_, p, n);
   }
   template <class T>
-  void pod(const T& v) { bytes(&v, sizeof v); }
+  void pod(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    bytes(&v, sizeof v);
+  }
   void str(const std::string& s) {
-    pod(s.size());
+    pod(uint64_t(s.size()));
     bytes(s.data(), s.size());
   }
+  std::string hexDigest() {
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_DigestFinal_ex(ctx_, d, &n);
+    return hex(d, n);
+  }
+
+ private:
+  EVP_MD_CTX* ctx_;
 };
 
 const std::string& at(const std::vector<std::string>& v, uint32_t i) {
@@ -42,7 +76,7 @@ const std::string& at(const std::vector<std::string>& v, uint32_t i) {
   return i < v.size() ? v[i] : empty;
 }
 
-void hashLoc(Fnv& f, const Program& p, const SourceLoc& l) {
+void hashLoc(Sha256& f, const Program& p, const SourceLoc& l) {
   f.str(at(p.files, l.file));
   f.pod(l.line);
   f.pod(l.column);
@@ -58,8 +92,8 @@ std::optional<uint32_t> codeAddress(uint64_t v, size_t nFunctions) {
 
 }  // namespace
 
-uint64_t reachableHash(const Program& p) {
-  Fnv f;
+std::string reachableHash(const Program& p) {
+  Sha256 f;
   // Walk functions (calls, function addresses) and globals (GlobalAddr, and
   // addresses inside initial values) reachable from the entry.
   std::vector<uint32_t> work{p.entry};
@@ -153,13 +187,13 @@ uint64_t reachableHash(const Program& p) {
     }
   }
   f.pod(p.entry);
-  return f.h;
+  return f.hexDigest();
 }
 
 std::string checkKey(const CheckReport& rep, const Program& prog, const std::string& settings,
                      const std::string& version) {
-  Fnv f;
-  f.pod(reachableHash(prog));
+  Sha256 f;
+  f.str(reachableHash(prog));
   f.str(rep.function);
   f.str(rep.annotation);  // stateful, ranges, time limit, fences=, robustness: all change the outcome
   f.pod(rep.line);
@@ -176,9 +210,7 @@ std::string checkKey(const CheckReport& rep, const Program& prog, const std::str
   f.str(settings);
   f.str(version);
   f.pod(kCheckJsonRevision);  // entries written before the check JSON gained fields are misses
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(f.h));
-  return buf;
+  return f.hexDigest();
 }
 
 // ---- validation of entries read back --------------------------------------
@@ -215,9 +247,75 @@ bool safeDir(const std::string& dir, bool create) {
 
 }  // namespace
 
+namespace {
+
+constexpr char kEntryHeader[] = "tsocheck-cache 1 ";
+
+std::string entryMac(const std::string& secret, const std::string& key, const std::string& text) {
+  std::string msg = key;
+  msg += '\n';
+  msg += text;
+  unsigned char d[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (!HMAC(EVP_sha256(), secret.data(), int(secret.size()), reinterpret_cast<const unsigned char*>(msg.data()),
+            msg.size(), d, &n))
+    return "";
+  return hex(d, n);
+}
+
+// The key file's contents if it is a regular file of the right size owned by
+// this user and readable by no one else (opened without following a symlink).
+std::optional<std::string> readKeyFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return std::nullopt;
+  struct stat st;
+  std::string key(ResultCache::kMacKeyBytes, '\0');
+  const bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::getuid() &&
+                  (st.st_mode & 077) == 0 && size_t(st.st_size) == key.size() &&
+                  ::read(fd, key.data(), key.size()) == ssize_t(key.size());
+  ::close(fd);
+  if (!ok) return std::nullopt;
+  return key;
+}
+
+// A new key file: random bytes into a fresh temporary (O_EXCL, mode 0600),
+// linked to `path` only if nothing is there (link() never replaces a file:
+// of two processes creating it at once, one key wins and both use it).
+void createKeyFile(const std::string& path) {
+  std::string key(ResultCache::kMacKeyBytes, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(key.data()), int(key.size())) != 1) return;
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  ::unlink(tmp.c_str());  // only ever a temporary of this process id
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const bool ok = ::write(fd, key.data(), key.size()) == ssize_t(key.size()) && ::fsync(fd) == 0;
+  if (::close(fd) == 0 && ok) (void)::link(tmp.c_str(), path.c_str());
+  ::unlink(tmp.c_str());
+  OPENSSL_cleanse(key.data(), key.size());
+}
+
+}  // namespace
+
+std::string ResultCache::keyFileFor(const std::string& dir) {
+  return (std::filesystem::path(dir).parent_path() / "key").string();
+}
+
+std::optional<std::string> ResultCache::macKey(bool create) {
+  if (macKey_) return macKey_;
+  const std::string path = keyFileFor(dir_);
+  macKey_ = readKeyFile(path);
+  if (!macKey_ && create) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) createKeyFile(path);
+    macKey_ = readKeyFile(path);
+  }
+  return macKey_;
+}
+
 void ResultCache::setDir(const std::string& dir) {
   std::lock_guard<std::mutex> l(mu_);
   dir_ = dir;
+  macKey_.reset();
 }
 
 std::optional<nlohmann::json> ResultCache::get(const std::string& key) {
@@ -228,11 +326,21 @@ std::optional<nlohmann::json> ResultCache::get(const std::string& key) {
     return it->second;
   }
   if (dir_.empty() || !keyOk(key) || !safeDir(dir_, false)) return std::nullopt;
-  // Only a regular file (no FIFO, no symlink), of bounded size, that parses
-  // and has the right shape; anything else is a miss and the check runs.
-  std::optional<std::string> text = readRegularFile(dir_ + "/" + key + ".json", kMaxEntryBytes, nullptr, true);
-  if (!text) return std::nullopt;
-  std::optional<nlohmann::json> j = parseJsonText(*text);
+  const std::optional<std::string> secret = macKey(false);
+  if (!secret) return std::nullopt;
+  // Only a regular file (no FIFO, no symlink), of bounded size, written by
+  // this user's tsocheck for this key (the MAC), that parses and has the
+  // right shape; anything else is a miss and the check runs.
+  std::optional<std::string> file = readRegularFile(dir_ + "/" + key + ".json", kMaxEntryBytes, nullptr, true);
+  if (!file || file->rfind(kEntryHeader, 0) != 0) return std::nullopt;
+  const size_t eol = file->find('\n');
+  if (eol == std::string::npos) return std::nullopt;
+  const std::string mac = file->substr(sizeof kEntryHeader - 1, eol - (sizeof kEntryHeader - 1));
+  const std::string text = file->substr(eol + 1);
+  const std::string expected = entryMac(*secret, key, text);
+  if (expected.empty() || mac.size() != expected.size() || CRYPTO_memcmp(mac.data(), expected.data(), mac.size()) != 0)
+    return std::nullopt;
+  std::optional<nlohmann::json> j = parseJsonText(text);
   if (!j || !validCacheEntry(*j)) return std::nullopt;
   mem_[key] = *j;
   ++hits_;
@@ -243,7 +351,12 @@ void ResultCache::put(const std::string& key, const nlohmann::json& value) {
   std::lock_guard<std::mutex> l(mu_);
   mem_[key] = value;
   if (dir_.empty() || !keyOk(key) || !safeDir(dir_, true)) return;
-  const std::string data = dumpJson(value);  // invalid UTF-8 becomes U+FFFD
+  const std::optional<std::string> secret = macKey(true);
+  if (!secret) return;
+  const std::string text = dumpJson(value);  // invalid UTF-8 becomes U+FFFD
+  const std::string mac = entryMac(*secret, key, text);
+  if (mac.empty()) return;
+  const std::string data = kEntryHeader + mac + "\n" + text;
   if (data.size() > kMaxEntryBytes) return;
   // A fresh temporary (O_EXCL: never an existing file, O_NOFOLLOW: never
   // through a symlink), then an atomic rename over the entry.

@@ -1,7 +1,14 @@
-// Result cache of the language server: one entry per check, keyed by a hash
-// of everything that can change its outcome (the lowered check function with
-// every function and global it can reach, the options, the tool version),
-// kept in memory and persisted as one JSON file per key on disk.
+// Result cache of the language server: one entry per check, keyed by a
+// SHA-256 of everything that can change its outcome (the lowered check
+// function with every function and global it can reach, the options, the
+// tool version), kept in memory and persisted as one file per key on disk.
+//
+// On disk each entry is a first line "tsocheck-cache 1 MAC" and the entry's
+// JSON text; MAC is an HMAC-SHA-256 of the key and that text under a per-user
+// secret, the file `key` beside the results directory (32 random bytes, mode
+// 0600, owned by the user). An entry whose MAC does not match (edited, copied
+// in, or moved to another key) is a miss; with no usable key file (wrong
+// owner or mode, a symlink, wrong size) the disk is neither read nor written.
 #pragma once
 
 #include <map>
@@ -16,9 +23,9 @@
 
 namespace tsocheck {
 
-// Hash of the program reachable from prog.entry (calls, function addresses,
-// globals with their initial values, names and source locations).
-uint64_t reachableHash(const Program& prog);
+// SHA-256 (hex) of the program reachable from prog.entry (calls, function
+// addresses, globals with their initial values, names and source locations).
+std::string reachableHash(const Program& prog);
 
 // Cache key (hex) of one check: program hash + the check's model and bounds +
 // `settings` (anything else that changes the outcome) + the tool version.
@@ -37,10 +44,16 @@ class ResultCache {
   std::optional<nlohmann::json> get(const std::string& key);
   void put(const std::string& key, const nlohmann::json& value);
   size_t hits() const { return hits_; }
+  // The key file's name, beside the results directory `dir`.
+  static std::string keyFileFor(const std::string& dir);
+  static constexpr size_t kMacKeyBytes = 32;
 
  private:
+  // The MAC key (read, or created when `create`), or nullopt: the disk is not used.
+  std::optional<std::string> macKey(bool create);
   std::mutex mu_;
   std::string dir_;  // "" = memory only
+  std::optional<std::string> macKey_;  // read once per directory
   std::map<std::string, nlohmann::json> mem_;
   size_t hits_ = 0;
 };

@@ -168,10 +168,66 @@ TEST_CASE("the disk cache: round trip, tampering, FIFOs, symlinks, size cap", "[
   REQUIRE(fs::is_regular_file(file));
   CHECK((fs::status(file).permissions() & fs::perms::others_read) == fs::perms::none);
   CHECK(ResultCache(dir).get(key).has_value());
+  // The entry file: "tsocheck-cache 1 MAC" and the JSON text.
+  auto parts = [&] {
+    std::ifstream in(file);
+    std::string head, text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t eol = text.find('\n');
+    REQUIRE(eol != std::string::npos);
+    head = text.substr(0, eol + 1);
+    return std::pair<std::string, std::string>(head, text.substr(eol + 1));
+  };
+  const fs::path keyFile = ResultCache::keyFileFor(dir);
+  SECTION("the key file is the user's alone") {
+    REQUIRE(fs::is_regular_file(keyFile));
+    CHECK(fs::file_size(keyFile) == ResultCache::kMacKeyBytes);
+    CHECK((fs::status(keyFile).permissions() & (fs::perms::group_all | fs::perms::others_all)) == fs::perms::none);
+  }
   SECTION("wrong field types") {
-    json j = json::parse(std::ifstream(file));
+    auto [head, text] = parts();
+    json j = json::parse(text);
     j["executions"] = "many";
-    write(file, j.dump());
+    write(file, head + j.dump());
+    CHECK(!ResultCache(dir).get(key).has_value());
+  }
+  SECTION("a forged entry (its status edited, the JSON still valid) is a miss") {
+    auto [head, text] = parts();
+    json j = json::parse(text);
+    REQUIRE(validCacheEntry(j));
+    j["status"] = j["status"] == "verified" ? "violation" : "verified";
+    REQUIRE(validCacheEntry(j));
+    write(file, head + dumpJson(j));
+    CHECK(!ResultCache(dir).get(key).has_value());
+    write(file, dumpJson(j));  // without the MAC line
+    CHECK(!ResultCache(dir).get(key).has_value());
+  }
+  SECTION("an entry copied to another key is a miss") {
+    const std::string other = "ffeeddccbbaa9988";
+    fs::copy_file(file, fs::path(dir) / (other + ".json"));
+    CHECK(!ResultCache(dir).get(other).has_value());
+    CHECK(ResultCache(dir).get(key).has_value());
+  }
+  SECTION("entries made under another user key are misses") {
+    fs::remove(keyFile);
+    CHECK(!ResultCache(dir).get(key).has_value());  // no key: nothing read (and none made by reading)
+    CHECK(!fs::exists(keyFile));
+    ResultCache c(dir);
+    c.put("abcdef", entry);  // makes a new key
+    CHECK(fs::exists(keyFile));
+    CHECK(ResultCache(dir).get("abcdef").has_value());
+    CHECK(!ResultCache(dir).get(key).has_value());  // written under the old key
+  }
+  SECTION("a key file others can read, or a symlinked one, is not used") {
+    fs::permissions(keyFile, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    CHECK(!ResultCache(dir).get(key).has_value());
+    ResultCache c(dir);
+    c.put("abcdef", entry);
+    CHECK(!fs::exists(fs::path(dir) / "abcdef.json"));  // not written either
+    fs::permissions(keyFile, fs::perms::owner_read | fs::perms::owner_write);
+    CHECK(ResultCache(dir).get(key).has_value());
+    const fs::path real = root / "real-key";
+    fs::rename(keyFile, real);
+    fs::create_symlink(real, keyFile);
     CHECK(!ResultCache(dir).get(key).has_value());
   }
   SECTION("not JSON, or nested too deeply") {
