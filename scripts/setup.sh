@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks and builds tsocheck into ./build.
+#   scripts/setup.sh              every target (the tests too) and the Node parts
+#   scripts/setup.sh TARGET...    only those build targets, no Node parts (e.g.
+#                                 `tsocheck`, which builds its frontend worker)
+# Both configure ./build the same way, so a later full setup builds only what
+# is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake ninja-build catch2 nlohmann-json3-dev libasio-dev neovim
+packages=(build-essential cmake ninja-build catch2 nlohmann-json3-dev libasio-dev libssl-dev neovim
           llvm-19-dev libclang-19-dev clang-19 libclang-cpp19-dev)
 missing=()
 for p in "${packages[@]}"; do
@@ -18,6 +23,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+if [ $# -gt 0 ]; then
+  cmake --build build -j "$(nproc)" --target "$@"
+  echo "setup: built $*"
+  exit 0
+fi
 cmake --build build -j "$(nproc)"
 
 # Node parts: the VS Code extension (built and packaged into a .vsix) and the

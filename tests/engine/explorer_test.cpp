@@ -432,7 +432,7 @@ TEST_CASE("the time limit holds inside one long execution", "[explorer][limits]"
     CheckResult r = check(prog, o);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     CHECK(r.status == Status::Timeout);
-    CHECK(s < 2.0);
+    CHECK(s < 3.0);  // 0.3 s and a margin for a loaded machine
     CHECK(r.limitsHit.empty());
   }
 }

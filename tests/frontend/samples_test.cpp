@@ -78,7 +78,7 @@ TEST_CASE("samples have their documented verdicts", "[frontend][samples]") {
         INFO(modelName(m) << " " << r.module.checks[i].name << ": " << statusName(cr.status) << " " << cr.message);
         CHECK(statusName(cr.status) == expect[modelName(m)]);
         CHECK(cr.cut == 0);
-        CHECK(s < 3.0);
+        CHECK(s < 10.0);  // well under a second unloaded
       }
     }
   }

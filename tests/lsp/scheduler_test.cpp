@@ -109,7 +109,7 @@ TEST_CASE("workers: command jobs share the pool and stop() cancels what runs") {
   const auto t0 = std::chrono::steady_clock::now();
   s.stop();
   CHECK(cancelled);
-  CHECK(std::chrono::steady_clock::now() - t0 < 2s);
+  CHECK(std::chrono::steady_clock::now() - t0 < 5s);  // at once; a margin for a loaded machine
 }
 
 TEST_CASE("workers: a waiting job can be withdrawn (it never runs), a started one cannot") {
