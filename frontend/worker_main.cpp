@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -18,14 +19,16 @@ int main(int argc, char** argv) {
     if (fcntl(fd, F_GETFD) == -1) open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
   if ((argc == 2 || argc == 3) && std::strcmp(argv[1], "__lower") == 0) {
     if (argc == 3) {
-      // `__lower PID`: PID started this worker. The worker dies with it (a
-      // killed server or CLI leaves no Clang running), and ends at once if
-      // PID is gone already (it died before prctl took effect).
+      // `__lower PID`: PID started this worker. The worker dies with its
+      // parent process (a killed server or CLI leaves no Clang running), and
+      // ends at once if PID is gone already (it died before prctl took
+      // effect). PID need not be the direct parent: a wrapper script may
+      // stand between them.
       char* end = nullptr;
       const long parent = std::strtol(argv[2], &end, 10);
-      if (end == argv[2] || *end) return 2;
+      if (end == argv[2] || *end || parent <= 1) return 2;
       prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != pid_t(parent)) _exit(2);
+      if (getppid() != pid_t(parent) && kill(pid_t(parent), 0) != 0 && errno == ESRCH) _exit(2);
     }
     const int rc = tsocheck::frontend::serveLowering();
     std::fflush(nullptr);
