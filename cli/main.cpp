@@ -100,6 +100,10 @@ const char* kUsage =
     "  --json                    print one JSON object instead of text\n"
     "  --sarif OUT.sarif         also write SARIF 2.1.0\n"
     "  --compile-commands-dir D  use D/compile_commands.json (default: search upward)\n"
+    "  --with FILE.c             link FILE.c into the program (repeatable; annotation\n"
+    "                            with=FILE.c, relative to the checked file). With a\n"
+    "                            compile database, the files defining what the checked\n"
+    "                            file uses are found and linked without it"
     "\n"
     "exit status: 0 no violation, 1 a violation (an error-level problem), 2 usage or input error\n";
 

@@ -5,10 +5,12 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include <clang/AST/ASTConsumer.h>
@@ -27,7 +29,10 @@
 #include <clang/Lex/Lexer.h>
 #include <llvm/ADT/IntrusiveRefCntPtr.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/FileSystem.h>
@@ -204,9 +209,12 @@ class StatementCollector : public clang::ASTConsumer {
 // the inline body is the function: the definition is marked gnu_inline
 // (which for a non-`extern` inline definition means "emit it") before IR
 // generation sees it. Static inline and `extern inline` are unchanged.
+// With other translation units linked in, two files may emit the same
+// definition from one header: their names are recorded (`emitted`) and the
+// IR linker keeps one (linkUnit).
 class InlineDefinitions : public clang::ASTConsumer {
  public:
-  explicit InlineDefinitions(clang::ASTContext* ctx = nullptr) : ctx_(ctx) {}
+  explicit InlineDefinitions(std::set<std::string>* emitted) : emitted_(emitted) {}
   void Initialize(clang::ASTContext& ctx) override { ctx_ = &ctx; }
   bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
     for (clang::Decl* d : group) {
@@ -215,12 +223,14 @@ class InlineDefinitions : public clang::ASTConsumer {
       if (fd->getStorageClass() != clang::SC_None || fd->hasAttr<clang::GNUInlineAttr>()) continue;
       if (fd->isInlineDefinitionExternallyVisible()) continue;
       fd->addAttr(clang::GNUInlineAttr::CreateImplicit(*ctx_));
+      emitted_->insert(fd->getName().str());
     }
     return true;
   }
 
  private:
-  clang::ASTContext* ctx_;
+  clang::ASTContext* ctx_ = nullptr;
+  std::set<std::string>* emitted_;
 };
 
 // The C type each pointer parameter of a declared (not defined) function
@@ -282,14 +292,19 @@ void attachPointees(llvm::Module& m, const DeclaredPointees& pointees) {
 class Action : public clang::EmitLLVMOnlyAction {
  public:
   Action(llvm::LLVMContext* ctx, std::map<std::string, AnnotatedDecl>* decls, std::vector<StatementSpan>* stmts,
-         const std::vector<std::string>* noEdit, DeclaredPointees* pointees)
-      : clang::EmitLLVMOnlyAction(ctx), decls_(decls), stmts_(stmts), noEdit_(noEdit), pointees_(pointees) {}
+         const std::vector<std::string>* noEdit, std::set<std::string>* inlineEmitted, DeclaredPointees* pointees)
+      : clang::EmitLLVMOnlyAction(ctx),
+        decls_(decls),
+        stmts_(stmts),
+        noEdit_(noEdit),
+        inline_(inlineEmitted),
+        pointees_(pointees) {}
 
  protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                         llvm::StringRef file) override {
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
-    consumers.push_back(std::make_unique<InlineDefinitions>());  // before IR generation
+    consumers.push_back(std::make_unique<InlineDefinitions>(inline_));  // before IR generation
     consumers.push_back(clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
     if (!consumers.back()) return nullptr;
     consumers.push_back(std::make_unique<AnnotationFinder>(ci.getSourceManager(), decls_));
@@ -303,6 +318,7 @@ class Action : public clang::EmitLLVMOnlyAction {
   std::map<std::string, AnnotatedDecl>* decls_;
   std::vector<StatementSpan>* stmts_;
   const std::vector<std::string>* noEdit_;
+  std::set<std::string>* inline_;
   DeclaredPointees* pointees_;
 };
 
@@ -315,28 +331,20 @@ bool hasErrors(const std::vector<Diagnostic>& ds) {
 // Files given in memory (unsaved buffers, edited copies): path -> contents.
 using MemoryFiles = std::map<std::string, std::string>;
 
-FrontendResult run(const std::string& path, const MemoryFiles* files, const FrontendOptions& opts) {
-  FrontendResult res;
-  res.module.model = opts.model;
-  res.module.loopBound = opts.loopBound;
+// What Clang gives for one translation unit.
+struct Unit {
+  std::unique_ptr<llvm::Module> module;  // null: it did not compile
+  std::vector<Diagnostic> diagnostics;
+  std::vector<StatementSpan> statements;
+  std::map<std::string, AnnotatedDecl> decls;  // annotated functions (used for the checked file only)
+  std::vector<std::string> headerStems;        // file names of the headers it includes, without ".h"
+  std::set<std::string> inlineEmitted;         // C99 inline definitions emitted (InlineDefinitions)
+};
 
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs = llvm::vfs::getRealFileSystem();
-  if (files && !files->empty()) {
-    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(fs);
-    auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-    if (auto cwd = fs->getCurrentWorkingDirectory()) mem->setCurrentWorkingDirectory(*cwd);
-    for (const auto& [file, text] : *files) mem->addFile(file, 0, llvm::MemoryBuffer::getMemBufferCopy(text, file));
-    overlay->pushOverlay(mem);
-    fs = overlay;
-  }
-
-  Collector collector(&res.diagnostics);
-  std::string resourceDir = opts.resourceDir.empty() ? std::string(TSOCHECK_CLANG_RESOURCE_DIR) : opts.resourceDir;
-  // Where files the user does not edit live (StatementSpan::system), besides
-  // what Clang finds through its system include directories.
-  std::vector<std::string> noEdit = {"/usr/include"};
-  if (!resourceDir.empty()) noEdit.push_back(resourceDir);
-  if (std::string(TSOCHECK_INCLUDE_DIR).size()) noEdit.push_back(TSOCHECK_INCLUDE_DIR);
+// The driver arguments for `path` with the user's `userArgs` (the same for
+// every translation unit of a program but for the user's part).
+std::vector<std::string> driverArgs(const std::string& path, const std::vector<std::string>& userArgs,
+                                    const std::string& resourceDir) {
   std::vector<std::string> args = {"clang"};
   if (!resourceDir.empty()) {
     args.push_back("-resource-dir");
@@ -357,7 +365,7 @@ FrontendResult run(const std::string& path, const MemoryFiles* files, const Fron
                         "-Wno-error=int-conversion", "-Wno-error=incompatible-pointer-types",
                         "-Wno-error=incompatible-function-pointer-types"})
     args.push_back(a);
-  for (const std::string& a : opts.clangArgs) args.push_back(a);
+  for (const std::string& a : userArgs) args.push_back(a);
   // After the user's arguments, so that they cannot be overridden: the
   // lowering relies on unoptimised IR (one access per C access), 64-bit
   // pointers and debug locations. No typo correction: on a 100,000-character
@@ -375,6 +383,16 @@ FrontendResult run(const std::string& path, const MemoryFiles* files, const Fron
                         "-x", "c"})
     args.push_back(a);
   args.push_back(path);
+  return args;
+}
+
+// Parses one translation unit and generates its LLVM IR in `ctx`.
+Unit compileUnit(const std::string& path, const std::vector<std::string>& userArgs, const std::string& resourceDir,
+                 const std::vector<std::string>& noEdit, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs,
+                 llvm::LLVMContext& ctx) {
+  Unit u;
+  Collector collector(&u.diagnostics);
+  const std::vector<std::string> args = driverArgs(path, userArgs, resourceDir);
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
 
@@ -386,11 +404,10 @@ FrontendResult run(const std::string& path, const MemoryFiles* files, const Fron
   cio.VFS = fs;
   cio.RecoverOnError = false;
   std::shared_ptr<clang::CompilerInvocation> inv = clang::createInvocation(argv, cio);
-  if (!inv || hasErrors(res.diagnostics)) {
-    if (!hasErrors(res.diagnostics)) {
-      res.diagnostics.push_back(fileError(path, "could not create a compiler invocation for " + path));
-    }
-    return res;
+  if (!inv || hasErrors(u.diagnostics)) {
+    if (!hasErrors(u.diagnostics))
+      u.diagnostics.push_back(fileError(path, "could not create a compiler invocation for " + path));
+    return u;
   }
   inv->getFrontendOpts().DisableFree = false;
   inv->getDiagnosticOpts().ShowCarets = false;  // also silences "N warnings generated." on stderr
@@ -400,22 +417,164 @@ FrontendResult run(const std::string& path, const MemoryFiles* files, const Fron
   ci.createDiagnostics(&collector, /*ShouldOwnClient=*/false);
   ci.createFileManager(fs);
 
-  llvm::LLVMContext ctx;
-  std::map<std::string, AnnotatedDecl> decls;
-  std::vector<StatementSpan> statements;
   DeclaredPointees pointees;
-  Action action(&ctx, &decls, &statements, &noEdit, &pointees);
-  bool ok = ci.ExecuteAction(action);
+  Action action(&ctx, &u.decls, &u.statements, &noEdit, &u.inlineEmitted, &pointees);
+  const bool ok = ci.ExecuteAction(action);
   std::unique_ptr<llvm::Module> mod = action.takeModule();
-  if (!ok || !mod || hasErrors(res.diagnostics)) {
-    if (!hasErrors(res.diagnostics)) {
-      res.diagnostics.push_back(fileError(path, "compilation failed"));
-    }
-    return res;
+  if (!ok || !mod || hasErrors(u.diagnostics)) {
+    if (!hasErrors(u.diagnostics)) u.diagnostics.push_back(fileError(path, "compilation failed"));
+    return u;
   }
   attachPointees(*mod, pointees);
+  if (ci.hasSourceManager()) {
+    const clang::SourceManager& sm = ci.getSourceManager();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) {
+      llvm::StringRef name = llvm::sys::path::filename(it->first.getName());
+      if (name.ends_with(".h")) u.headerStems.push_back(name.drop_back(2).str());
+    }
+  }
+  u.module = std::move(mod);
+  return u;
+}
+
+// External functions and globals `m` uses but does not define, except the
+// ones the lowering models (pthread, libc, ...).
+std::set<std::string> undefinedNames(const llvm::Module& m) {
+  std::set<std::string> out;
+  for (const llvm::GlobalValue& g : m.global_values())
+    if (g.isDeclaration() && g.hasName() && !g.use_empty() && !modelledExternal(g.getName().str()))
+      out.insert(g.getName().str());
+  return out;
+}
+
+bool definesAny(const llvm::Module& m, const std::set<std::string>& names) {
+  for (const std::string& n : names)
+    if (const llvm::GlobalValue* g = m.getNamedValue(n); g && !g->isDeclaration() && !g->hasLocalLinkage())
+      return true;
+  return false;
+}
+
+// Links `unit` (the IR of `path`) into `into`. Its check annotations are
+// dropped (the checks are the checked file's); its internal names that the
+// program already has become NAME@FILE (the name users see in traces and
+// messages), and C99 inline definitions emitted by both files are merged.
+bool linkUnit(llvm::Module& into, std::unique_ptr<llvm::Module> unit, const std::set<std::string>& inlineEmitted,
+              const std::string& path, std::vector<Diagnostic>& diagnostics) {
+  if (llvm::GlobalVariable* ann = unit->getGlobalVariable("llvm.global.annotations")) ann->eraseFromParent();
+  const std::string file = llvm::sys::path::filename(path).str();
+  for (llvm::GlobalValue& g : unit->global_values()) {
+    if (!g.hasName() || g.getName().starts_with("llvm.")) continue;
+    if (g.hasInternalLinkage() && into.getNamedValue(g.getName())) g.setName(g.getName() + "@" + file);
+    // A definition both files emit from one header (InlineDefinitions).
+    if (!g.isDeclaration() && !g.hasLocalLinkage() && inlineEmitted.count(g.getName().str()))
+      g.setLinkage(llvm::GlobalValue::LinkOnceODRLinkage);
+  }
+  std::string why;
+  llvm::LLVMContext& ctx = into.getContext();
+  auto oldHandler = ctx.getDiagnosticHandlerCallBack();
+  void* oldContext = ctx.getDiagnosticContext();
+  ctx.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo* di, void* out) {
+        if (di->getSeverity() != llvm::DS_Error) return;
+        llvm::raw_string_ostream os(*static_cast<std::string*>(out));
+        llvm::DiagnosticPrinterRawOStream printer(os);
+        di->print(printer);
+      },
+      &why);
+  const bool failed = llvm::Linker::linkModules(into, std::move(unit));
+  ctx.setDiagnosticHandlerCallBack(oldHandler, oldContext);
+  if (failed)
+    diagnostics.push_back(fileError(path, "cannot link " + path + " with the checked file: " +
+                                              (why.empty() ? std::string("the IR linker failed") : why)));
+  return !failed;
+}
+
+FrontendResult run(const std::string& path, const MemoryFiles* files, const FrontendOptions& opts) {
+  FrontendResult res;
+  res.module.model = opts.model;
+  res.module.loopBound = opts.loopBound;
+
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs = llvm::vfs::getRealFileSystem();
+  if (files && !files->empty()) {
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(fs);
+    auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    if (auto cwd = fs->getCurrentWorkingDirectory()) mem->setCurrentWorkingDirectory(*cwd);
+    for (const auto& [file, text] : *files) mem->addFile(file, 0, llvm::MemoryBuffer::getMemBufferCopy(text, file));
+    overlay->pushOverlay(mem);
+    fs = overlay;
+  }
+
+  std::string resourceDir = opts.resourceDir.empty() ? std::string(TSOCHECK_CLANG_RESOURCE_DIR) : opts.resourceDir;
+  // Where files the user does not edit live (StatementSpan::system), besides
+  // what Clang finds through its system include directories.
+  std::vector<std::string> noEdit = {"/usr/include"};
+  if (!resourceDir.empty()) noEdit.push_back(resourceDir);
+  if (std::string(TSOCHECK_INCLUDE_DIR).size()) noEdit.push_back(TSOCHECK_INCLUDE_DIR);
+
+  llvm::LLVMContext ctx;
+  Unit main = compileUnit(path, opts.clangArgs, resourceDir, noEdit, fs, ctx);
+  res.diagnostics = std::move(main.diagnostics);
+  if (!main.module) return res;
+  std::unique_ptr<llvm::Module> mod = std::move(main.module);
+  std::vector<StatementSpan> statements = std::move(main.statements);
+  auto take = [&](Unit& u, const std::string& unitPath) {
+    if (!linkUnit(*mod, std::move(u.module), u.inlineEmitted, unitPath, res.diagnostics)) return false;
+    res.diagnostics.insert(res.diagnostics.end(), u.diagnostics.begin(), u.diagnostics.end());
+    statements.insert(statements.end(), u.statements.begin(), u.statements.end());
+    res.module.units.push_back(unitPath);
+    return true;
+  };
+  // The files named with --with / with=: always part of the program.
+  for (const TranslationUnit& tu : opts.with) {
+    if (tu.path == path ||
+        std::find(res.module.units.begin(), res.module.units.end(), tu.path) != res.module.units.end())
+      continue;
+    Unit u = compileUnit(tu.path, tu.clangArgs, resourceDir, noEdit, fs, ctx);
+    if (!u.module) {
+      res.diagnostics.insert(res.diagnostics.end(), u.diagnostics.begin(), u.diagnostics.end());
+      return res;
+    }
+    if (!take(u, tu.path)) return res;
+  }
+  // The compile database's other files, while the program uses a name
+  // nothing linked defines: files named like a header the checked file
+  // includes first (queue.h -> queue.c), then in the database's order.
+  std::set<std::string> missing = undefinedNames(*mod);
+  if (!missing.empty() && !opts.candidates.empty()) {
+    std::vector<const TranslationUnit*> order;
+    for (int pass = 0; pass < 2; ++pass)
+      for (const TranslationUnit& tu : opts.candidates) {
+        const std::string stem = llvm::sys::path::stem(tu.path).str();
+        const bool named = std::find(main.headerStems.begin(), main.headerStems.end(), stem) != main.headerStems.end();
+        if (named == (pass == 0)) order.push_back(&tu);
+      }
+    // Each file is parsed at most once; one that defines nothing missing
+    // yet is kept: a file linked later may use what it defines.
+    std::vector<std::pair<Unit, std::string>> parsed;
+    for (size_t next = 0; !missing.empty();) {
+      size_t hit = 0;
+      while (hit < parsed.size() && !definesAny(*parsed[hit].first.module, missing)) ++hit;
+      if (hit == parsed.size()) {
+        if (next == order.size()) break;
+        const TranslationUnit& tu = *order[next++];
+        if (tu.path == path ||
+            std::find(res.module.units.begin(), res.module.units.end(), tu.path) != res.module.units.end())
+          continue;
+        res.module.searched.push_back(tu.path);
+        Unit u = compileUnit(tu.path, tu.clangArgs, resourceDir, noEdit, fs, ctx);
+        if (u.module) parsed.emplace_back(std::move(u), tu.path);  // a file that does not compile defines nothing
+        continue;
+      }
+      auto [u, unitPath] = std::move(parsed[hit]);
+      parsed.erase(parsed.begin() + long(hit));
+      if (!take(u, unitPath)) return res;
+      missing = undefinedNames(*mod);
+    }
+    res.module.searchLeftOut = opts.candidatesLeftOut;
+  }
+  if (hasErrors(res.diagnostics)) return res;
   promoteLocals(*mod);
-  lowerModule(*mod, opts, decls, res);
+  lowerModule(*mod, opts, main.decls, res);
   res.module.statements = std::move(statements);
   return res;
 }

@@ -46,6 +46,18 @@ struct FrontendProcess {
   bool keepSpare = false;
 };
 
+// Another translation unit of the program: parsed with its own flags and
+// linked with the checked file at the LLVM IR level (llvm::Linker) before
+// lowering. Its `static` names stay its own.
+struct TranslationUnit {
+  std::string path;                    // absolute
+  std::vector<std::string> clangArgs;  // its driver arguments, as FrontendOptions::clangArgs for the checked file
+};
+
+// At most this many candidate files are parsed to find definitions for one
+// lowering (FrontendOptions::candidates beyond it are not sent).
+constexpr size_t kMaxCandidateUnits = 64;
+
 struct FrontendOptions {
   Model model = kDefaultModel;
   MemoryModel memoryModel() const { return {model}; }  // lowering depends on the model, not on a bound
@@ -57,6 +69,14 @@ struct FrontendOptions {
   bool abortEnds = false;
   // Also check the file's main(void) / main(int, char**) as a harness (--main).
   bool mainHarness = false;
+  // The program's other translation units. `with` are always linked (`--with`,
+  // `with=`); each of `candidates` (a compile database's other C files, in
+  // its order, at most kMaxCandidateUnits) is parsed only while the program
+  // still uses an external function or global that nothing linked defines,
+  // and linked when it defines one of them (followed transitively).
+  std::vector<TranslationUnit> with;
+  std::vector<TranslationUnit> candidates;
+  size_t candidatesLeftOut = 0;  // database entries not in `candidates` (over the cap), for the message
   FrontendProcess process;  // how the frontend runs (not part of what it computes)
 };
 
@@ -99,6 +119,13 @@ struct LoweredModule {
   Model model = kDefaultModel;    // the model the module was lowered for
   uint32_t loopBound = kDefaultLoopBound;  // the FrontendOptions::loopBound it was lowered with
   std::vector<StatementSpan> statements;  // block-level statements of every function body
+  // The translation units linked with the checked file (TranslationUnit::path),
+  // in link order; the program was built from the checked file and these.
+  std::vector<std::string> units;
+  // The candidate files parsed for definitions (linked or not), named when a
+  // definition is missing.
+  std::vector<std::string> searched;
+  size_t searchLeftOut = 0;  // candidates not parsed: over the cap
 };
 
 // Why a worker-process frontend was stopped before it finished.

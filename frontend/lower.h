@@ -20,6 +20,11 @@ struct AnnotatedDecl {
   uint32_t line = 0, column = 0;
 };
 
+// Whether calls to the external function `name` are lowered without a
+// definition (pthread, C11 threads, libc, verifier calls): no other
+// translation unit is searched for it.
+bool modelledExternal(const std::string& name);
+
 // Runs mem2reg + SROA over every function (the only optimisations allowed).
 void promoteLocals(llvm::Module& m);
 

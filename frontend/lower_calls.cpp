@@ -513,7 +513,7 @@ bool FunctionLowering::emitSpawn(llvm::CallInst& I, unsigned tidArg, unsigned fn
   if (auto* fn = dyn_cast<llvm::Function>(fnV)) {
     auto it = ml_.funcIndex_.find(fn);
     if (it == ml_.funcIndex_.end()) {
-      unsupported("thread start routine '" + fn->getName().str() + "' has no definition in this file");
+      unsupported("thread start routine '" + fn->getName().str() + "' has " + ml_.noDefinition());
       return false;
     }
     Instr& in = emit(Op::Spawn);
@@ -853,7 +853,7 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
     default:  // isPrimitive / isStringCall kinds: lowered above
       break;
   }
-  unsupported("call to external function '" + name + "' is not supported (no definition in this file)");
+  unsupported("call to external function '" + name + "' is not supported (" + ml_.noDefinition() + ")");
 }
 
 // GenMC's __VERIFIER_optional(x) is `if (__VERIFIER_opt_begin()) { x;

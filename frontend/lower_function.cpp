@@ -93,7 +93,7 @@ Reg FunctionLowering::val(llvm::Value* v) {
       auto fi = ml_.funcIndex_.find(fn);
       if (fi == ml_.funcIndex_.end()) {
         unsupported("address of function '" + fn->getName().str() +
-                    "' is used, but it has no definition in this file");
+                    "' is used, but it has " + ml_.noDefinition());
         return constVal(0);
       }
       auto fa = funcAddrs_.find(fi->second);

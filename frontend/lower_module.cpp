@@ -2,6 +2,8 @@
 // functions, reachability, error ownership (lowering.h).
 #include "frontend/lowering.h"
 
+#include <algorithm>
+
 namespace tsocheck::frontend::lowering {
 
 // Debug-info file names may be relative to the compilation directory. Keep
@@ -118,6 +120,23 @@ void ModuleLowering::error(const SourceLoc& loc, const std::string& msg) {
   std::string key = file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column) + ":" + msg;
   if (!seenErrors_.insert(key).second) return;
   diag("error", file, loc.line, loc.column, msg);
+}
+
+std::string ModuleLowering::noDefinition() const {
+  const LoweredModule& m = res_.module;
+  std::vector<std::string> files = m.units;
+  for (const std::string& f : m.searched)
+    if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+  if (files.empty()) return "no definition in this file";
+  constexpr size_t kNamed = 8;
+  std::string s = "no definition in this file or in the " + std::to_string(files.size()) +
+                  (files.size() == 1 ? " other file" : " other files") + " searched: ";
+  for (size_t i = 0; i < files.size() && i < kNamed; ++i) s += (i ? ", " : "") + files[i];
+  if (files.size() > kNamed) s += ", and " + std::to_string(files.size() - kNamed) + " more";
+  if (m.searchLeftOut)
+    s += "; " + std::to_string(m.searchLeftOut) + " more files of the compile database were not searched (at most " +
+         std::to_string(kMaxCandidateUnits) + " are)";
+  return s;
 }
 
 SourceLoc ModuleLowering::locOfFunction(const llvm::Function* f) {
@@ -715,6 +734,10 @@ void lowerModule(llvm::Module& m, const FrontendOptions& opts, const std::map<st
                  FrontendResult& result) {
   lowering::ModuleLowering ml(m, opts, decls, result);
   ml.run();
+}
+
+bool modelledExternal(const std::string& name) {
+  return name.rfind("llvm.", 0) == 0 || lowering::classifyExternal(name) != lowering::Ext::Unknown;
 }
 
 }  // namespace tsocheck::frontend

@@ -279,7 +279,7 @@ void FunctionLowering::lowerOtherPrimitive(llvm::CallInst& I, Ext k, const std::
         c.argBegin = uint32_t(out_->args.size());
         c.argCount = 0;
       } else if (fn) {
-        unsupported("once routine '" + fn->getName().str() + "' has no definition in this file");
+        unsupported("once routine '" + fn->getName().str() + "' has " + ml_.noDefinition());
         return;
       } else {
         Reg fp = argReg(I, 1);

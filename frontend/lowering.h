@@ -443,6 +443,8 @@ class ModuleLowering {
   std::vector<std::pair<const llvm::Value*, Diagnostic>> ownedErrors_;
 
   void error(const SourceLoc& loc, const std::string& msg);
+  // "no definition in this file", naming the other files linked or searched.
+  std::string noDefinition() const;
   void diag(const std::string& severity, const std::string& file, uint32_t line, uint32_t col,
             const std::string& msg);
   SourceLoc locOf(const llvm::Instruction* I, const llvm::Function* f);

@@ -90,6 +90,12 @@ void putOptions(Writer& w, const FrontendOptions& o) {
   w.pod(o.loopBound);
   w.pod(o.abortEnds);
   w.pod(o.mainHarness);
+  for (const std::vector<TranslationUnit>* units : {&o.with, &o.candidates})
+    w.vec(*units, [&](const TranslationUnit& u) {
+      w.str(u.path);
+      w.vec(u.clangArgs, [&](const std::string& s) { w.str(s); });
+    });
+  w.pod(uint64_t(o.candidatesLeftOut));
 }
 
 FrontendOptions getOptions(Reader& r) {
@@ -102,6 +108,14 @@ FrontendOptions getOptions(Reader& r) {
   o.loopBound = r.pod<uint32_t>();
   o.abortEnds = r.pod<bool>();
   o.mainHarness = r.pod<bool>();
+  for (std::vector<TranslationUnit>* units : {&o.with, &o.candidates})
+    for (uint64_t n = r.count(16); n--;) {
+      TranslationUnit u;
+      u.path = r.str();
+      for (uint64_t k = r.count(8); k--;) u.clangArgs.push_back(r.str());
+      units->push_back(std::move(u));
+    }
+  o.candidatesLeftOut = size_t(r.pod<uint64_t>());
   return o;
 }
 
@@ -259,6 +273,9 @@ std::string encodeResult(const FrontendResult& res) {
     w.pod(s.endColumn);
     w.pod(s.system);
   });
+  for (const std::vector<std::string>* files : {&m.units, &m.searched})
+    w.vec(*files, [&](const std::string& f) { w.str(f); });
+  w.pod(uint64_t(m.searchLeftOut));
   return w.take();
 }
 
@@ -296,6 +313,9 @@ FrontendResult decodeResult(const std::string& bytes) {
     s.system = r.pod<bool>();
     m.statements.push_back(std::move(s));
   }
+  for (std::vector<std::string>* files : {&m.units, &m.searched})
+    for (uint64_t n = r.count(8); n--;) files->push_back(r.str());
+  m.searchLeftOut = size_t(r.pod<uint64_t>());
   if (!r.done()) throw WireError("trailing bytes after the lowering result");
   if (m.entryOf.size() != m.checks.size()) throw WireError("inconsistent lowering result");
   for (uint32_t e : m.entryOf)

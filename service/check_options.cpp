@@ -73,6 +73,13 @@ bool storePath(const OptionSpec&, OptionValues& v, const std::string& t) {
   return true;
 }
 
+bool storeWith(const OptionSpec&, OptionValues& v, const std::string& t) {
+  if (t.empty()) return false;
+  if (!v.with) v.with.emplace();
+  v.with->push_back(t);
+  return true;
+}
+
 template <auto Field>
 bool storeSeconds(const OptionSpec&, OptionValues& v, const std::string& t) {
   char* end = nullptr;
@@ -154,6 +161,7 @@ const std::vector<OptionSpec> kSchema = {
      clearFields<&V::mainHarness>},
     {"compileCommandsDir", nullptr, "--compile-commands-dir", nullptr, ValueKind::Path, nullptr, 0,
      storePath<&V::compileCommandsDir>, clearFields<&V::compileCommandsDir>},
+    {"with", "with", "--with", nullptr, ValueKind::File, nullptr, 0, storeWith, clearFields<&V::with>},
 };
 
 bool jsonDoor(Door d) { return d == Door::Settings || d == Door::Launch; }
@@ -183,6 +191,7 @@ std::string syntax(const OptionSpec& o, Door door) {
     case ValueKind::NondetRange:
       return std::string(q ? "\"A..B\"" : "A..B") + " with integers A <= B (at most 65,536 values), e.g. -1..1";
     case ValueKind::Path: return q ? "a string (a directory)" : "a directory";
+    case ValueKind::File: return q ? "a string (a C file)" : "a C file";
   }
   return "";
 }
@@ -304,6 +313,7 @@ nlohmann::json optionsJson(const OptionValues& v) {
   if (v.exploreOrder) j["exploreOrder"] = exploreOrderName(*v.exploreOrder);
   put("main", v.mainHarness);
   put("compileCommandsDir", v.compileCommandsDir);
+  put("with", v.with);
   return j;
 }
 

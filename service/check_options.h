@@ -15,7 +15,8 @@
 // annotation overrides; the "run under SC/TSO/PSO" lens (forceModel) wins
 // over everything. Options of a whole run (compile database, --main, the
 // step limit, the fence style, --keep-going) have no annotation name: they
-// do not differ between the checks of one file.
+// do not differ between the checks of one file. `with` (a File option) is
+// repeatable: each occurrence adds a file.
 #pragma once
 
 #include <cstdint>
@@ -61,13 +62,16 @@ struct OptionValues {
   std::optional<ExploreOrder> exploreOrder;  // which executions the graph explorer visits first
   std::optional<bool> mainHarness;     // also check main()
   std::optional<std::string> compileCommandsDir;
+  // More translation units of the program (--with, repeatable; with= in an
+  // annotation is relative to the checked file's directory).
+  std::optional<std::vector<std::string>> with;
 };
 
 // A front door: how names are spelled and values written there.
 enum class Door { CommandLine, Annotation, Settings, Launch };
 
 // What an option's value is (decides its syntax and the error's wording).
-enum class ValueKind { Choice, Range, Count, Seconds, MiB, Switch, NondetRange, Path };
+enum class ValueKind { Choice, Range, Count, Seconds, MiB, Switch, NondetRange, Path, File };
 
 struct OptionSpec {
   const char* key;          // editor settings and launch arguments: "bufferBound"

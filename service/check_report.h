@@ -86,6 +86,9 @@ struct FileReport {
   std::vector<frontend::Diagnostic> diagnostics;  // compiler diagnostics
   std::vector<CheckReport> checks;
   std::string compileDatabase;  // compile_commands.json used, if any
+  // The other translation units its checks' programs were linked from
+  // (frontend::LoweredModule::units of every lowering), absolute.
+  std::vector<std::string> units;
 };
 
 }  // namespace tsocheck

@@ -150,18 +150,26 @@ void applyOptions(const OptionValues& v, RunOptions& r) {
   if (v.exploreOrder) r.exploreOrder = *v.exploreOrder;
   if (v.mainHarness) r.mainHarness = *v.mainHarness;
   if (v.compileCommandsDir) r.compileCommandsDir = *v.compileCommandsDir;
+  if (v.with)
+    for (const std::string& f : *v.with) {
+      std::error_code ec;
+      const std::filesystem::path p = std::filesystem::absolute(f, ec);
+      r.with.push_back((ec ? std::filesystem::path(f) : p).lexically_normal().string());
+    }
 }
 
 namespace {
 
 // Lowering depends on the model (how C11 orders map to fences), on the loop
-// bound (it is compiled into the loops) and on what abort() is: the file is
-// lowered once per combination its checks need.
+// bound (it is compiled into the loops), on what abort() is and on the
+// files a check's annotation links in (with=): the file is lowered once per
+// combination its checks need.
 class Lowerings {
  public:
-  using Key = std::tuple<Model, uint32_t, bool>;  // model, loop bound, abort() ends the program
-  Lowerings(const std::string& path, const RunOptions& opts, std::vector<std::string> args)
-      : path_(path), opts_(opts), args_(std::move(args)) {}
+  // model, loop bound, abort() ends the program, the annotation's files (absolute, sorted)
+  using Key = std::tuple<Model, uint32_t, bool, std::vector<std::string>>;
+  Lowerings(const std::string& path, const RunOptions& opts, std::vector<std::string> args, std::string database)
+      : path_(path), opts_(opts), args_(std::move(args)), database_(std::move(database)) {}
 
   // The lowering for `key`, done now if not done yet: within the run's time
   // limit from now, or within `limitSeconds` (0: none) up to `deadline`
@@ -176,8 +184,11 @@ class Lowerings {
       fo.process.deadline = *deadline;
       fo.process.timeLimitSeconds = limitSeconds;
     }
-    frontend::FrontendResult res = opts_.contents ? frontend::lowerSource(path_, *opts_.contents, fo)
-                                                  : frontend::lowerFile(path_, fo);
+    frontend::FrontendResult res = opts_.contents
+                                       ? frontend::lowerSources(path_, *opts_.contents, opts_.otherContents, fo)
+                                       : frontend::lowerFile(path_, fo);
+    for (const std::string& u : res.module.units)
+      if (std::find(units_.begin(), units_.end(), u) == units_.end()) units_.push_back(u);
     ms_[key] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return lowered_.emplace(key, std::move(res)).first->second;
   }
@@ -202,14 +213,41 @@ class Lowerings {
     fo.abortEnds = std::get<2>(key);
     fo.mainHarness = opts_.mainHarness;
     fo.clangArgs = args_;
+    for (const std::vector<std::string>* files : {&opts_.with, &std::get<3>(key)})
+      for (const std::string& f : *files) fo.with.push_back({f, unitArgs(f)});
+    if (!database_.empty()) {
+      if (!candidates_) {
+        candidates_.emplace();
+        for (DatabaseUnit& u : databaseUnits(database_, path_, frontend::kMaxCandidateUnits, &candidatesLeftOut_)) {
+          u.args.insert(u.args.end(), opts_.extraClangArgs.begin(), opts_.extraClangArgs.end());
+          candidates_->push_back({std::move(u.file), std::move(u.args)});
+        }
+      }
+      fo.candidates = *candidates_;
+      fo.candidatesLeftOut = candidatesLeftOut_;
+    }
     fo.process = frontendProcess(opts_);
     return fo;
   }
+  // Every translation unit linked into a lowering so far.
+  const std::vector<std::string>& units() const { return units_; }
 
  private:
+  // A linked file's flags: its own compile database entry's, else the checked file's.
+  std::vector<std::string> unitArgs(const std::string& file) const {
+    CompileFlags own = compileFlagsQuiet(file, opts_.compileCommandsDir);
+    if (own.database.empty()) return args_;
+    own.args.insert(own.args.end(), opts_.extraClangArgs.begin(), opts_.extraClangArgs.end());
+    return own.args;
+  }
+
   const std::string& path_;
   const RunOptions& opts_;
   std::vector<std::string> args_;
+  std::string database_;
+  mutable std::optional<std::vector<frontend::TranslationUnit>> candidates_;
+  mutable size_t candidatesLeftOut_ = 0;
+  std::vector<std::string> units_;
   std::map<Key, frontend::FrontendResult> lowered_;
   std::map<Key, double> ms_;
   std::map<Key, std::shared_ptr<Program>> programs_;
@@ -332,6 +370,22 @@ CheckOptions engineOptions(const RunOptions& opts, const CheckPlan& plan, const 
   return co;
 }
 
+// The files a check's annotation links in (with=), relative to the checked
+// file's directory, absolute and sorted.
+std::vector<std::string> annotatedUnits(const std::string& path, const AnnotationOptions& ann) {
+  std::vector<std::string> out;
+  if (!ann.with) return out;
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
+  for (const std::string& f : *ann.with) {
+    const std::filesystem::path p(f);
+    out.push_back((p.is_absolute() ? p : dir / p).lexically_normal().string());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 // Fence synthesis for a violation (or a check found not robust) under
 // TSO/PSO: fills rep.fences (service/fence_fix.h).
 void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, size_t index, const Program& prog,
@@ -348,7 +402,7 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
   // Fences fix the violation if there is one (robustness is then reported
   // as found); otherwise they make the check robust.
   fi.options.robustness = rep.result.status != Status::Violation;
-  Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds};
+  Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds, annotatedUnits(path, parseAnnotation(rep.annotation))};
   std::shared_ptr<const Program> graphProg;
   if (plan.deepenFrom || plan.stateful) {
     // Fences must fix the bug for unbounded buffers, and the state search
@@ -357,7 +411,7 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
     // the default loop bound (the state search's lowering has none). Its
     // traces would do (they name each step's event, function and pc); the
     // search they come from would not.
-    const Lowerings::Key graphKey{rep.model, defaultLoopBound, rep.abortEnds};
+    const Lowerings::Key graphKey{rep.model, defaultLoopBound, rep.abortEnds, std::get<3>(key)};
     frontend::FrontendResult& lb = lowerings.get(graphKey, co.limits.deadline, co.timeLimitSeconds);
     if (lb.ok) {
       graphProg = lowerings.program(graphKey, index);
@@ -408,7 +462,7 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
     e.preemptionBound = rep.preemptionBound;
     return e;
   }
-  const Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds};
+  const Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds, annotatedUnits(path, ann)};
   frontend::FrontendResult& low =
       lowerings.get(key, deadlineAfter(start, plan.timeLimitSeconds), plan.timeLimitSeconds);
   const std::optional<frontend::Diagnostic> blocked =
@@ -490,9 +544,9 @@ FileStart startFile(const std::string& path, const RunOptions& opts) {
   s.flagWarnings = std::move(flags.warnings);
   std::vector<std::string> args = std::move(flags.args);
   args.insert(args.end(), opts.extraClangArgs.begin(), opts.extraClangArgs.end());
-  s.lowerings.emplace(path, opts, std::move(args));
+  s.lowerings.emplace(path, opts, std::move(args), s.report.compileDatabase);
   s.defaultKey = {opts.model.value_or(kDefaultModel), opts.loopBound.value_or(frontend::kDefaultLoopBound),
-                  opts.abortEnds.value_or(false)};
+                  opts.abortEnds.value_or(false), {}};
   s.lowerings->get(s.defaultKey);
   return s;
 }
@@ -506,6 +560,7 @@ FileReport finishFile(const std::string& path, const RunOptions& opts, FileStart
   if (base.stopped == frontend::FrontendStop::None) fr.diagnostics = base.diagnostics;
   for (const std::string& w : s.flagWarnings)  // a compile_commands.json ignored (also said on stderr)
     fr.diagnostics.push_back({path, 0, 0, "warning", w});
+  fr.units = lowerings.units();
   if (base.module.checks.empty()) {
     fr.inputError = true;
     fr.inputMessage = base.stopped != frontend::FrontendStop::None && !base.diagnostics.empty()
@@ -527,6 +582,7 @@ FileReport finishFile(const std::string& path, const RunOptions& opts, FileStart
     fr.checks.push_back(runOneCheck(checks[i], i, base, lowerings, std::get<1>(s.defaultKey), path, opts, start));
     if (opts.onCheckDone) opts.onCheckDone(fr.checks.back());
   }
+  fr.units = lowerings.units();
   return fr;
 }
 

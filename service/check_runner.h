@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,10 @@ struct RunOptions {
   bool robustness = false;                // also report executions SC does not allow (--robustness)
   std::vector<std::string> extraClangArgs;
   std::string compileCommandsDir;         // "" = search upward from the file
+  std::vector<std::string> with;          // more translation units of the program (absolute; --with)
+  // Unsaved contents of other files of the program (headers, translation
+  // units), by path as the frontend names them (absolute for linked units).
+  std::map<std::string, std::string> otherContents;
   std::optional<std::string> contents;    // unsaved buffer contents
   Limits limits;
   bool keepGoing = false;                 // explore everything after the first violation

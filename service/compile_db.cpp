@@ -245,4 +245,27 @@ CompileFlags compileFlagsQuiet(const std::string& file, const std::string& dir) 
   return flags;
 }
 
+std::vector<DatabaseUnit> databaseUnits(const std::string& database, const std::string& except, size_t cap,
+                                        size_t* leftOut) {
+  std::vector<DatabaseUnit> out;
+  *leftOut = 0;
+  const std::shared_ptr<const Database> db = tsocheck::database(database);
+  if (!db->error.empty()) return out;
+  std::error_code ec;
+  const fs::path skip = fs::weakly_canonical(fs::absolute(except, ec), ec);
+  std::set<std::string> seen;
+  for (const DatabaseEntry& e : db->entries) {
+    if (!e.warning.empty() || e.filename.size() < 3 || e.filename.compare(e.filename.size() - 2, 2, ".c") != 0)
+      continue;
+    const std::string file = e.path();
+    if (file == skip.string() || !seen.insert(file).second) continue;
+    if (out.size() == cap) {
+      ++*leftOut;
+      continue;
+    }
+    out.push_back({file, filterArgs(e.argv(), e.dir)});
+  }
+  return out;
+}
+
 }  // namespace tsocheck

@@ -24,6 +24,17 @@ inline constexpr size_t kMaxCompileDatabaseBytes = size_t(64) << 20;
 CompileFlags compileFlagsFor(const std::string& file, const std::string& dir = "");
 CompileFlags compileFlagsQuiet(const std::string& file, const std::string& dir = "");  // without printing
 
+// A database's other C translation units (TU: file and its own flags), for
+// a program spread over several files.
+struct DatabaseUnit {
+  std::string file;               // absolute
+  std::vector<std::string> args;  // as CompileFlags::args
+};
+// The C files (".c") of `database` other than `except`, in its order, at
+// most `cap` of them (*leftOut: how many more there are).
+std::vector<DatabaseUnit> databaseUnits(const std::string& database, const std::string& except, size_t cap,
+                                        size_t* leftOut);
+
 // Splits a shell-style command line (quotes and backslashes).
 std::vector<std::string> splitCommand(const std::string& cmd);
 
