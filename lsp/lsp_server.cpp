@@ -56,6 +56,9 @@ struct Results {
   // when the check ended: code actions compute their edits against these and
   // never read a file on the I/O thread. A file that cannot be read is absent.
   std::map<std::string, std::string> fenceFiles;
+  // The other translation units the checks' programs were linked from
+  // (FileReport::units): an edit to one of them re-checks this document.
+  std::vector<std::string> units;
 };
 
 // The texts of the files other than the document that the checks' fences go
@@ -161,13 +164,21 @@ class Server {
         if (d.path.empty()) return log(2, "tsocheck only checks local file: URIs (file:///path), not " + d.uri);
         docs_.open(d);
         sched_.schedule(d.uri, 0);
+        recheckDependents(d.uri, d.path, 0);
       } else if (method == "textDocument/didChange") {
         DidChangeParams p;
         if (!fromJson(params, p, &bad)) return log(1, "bad didChange notification: " + bad);
         std::string err;
         if (!docs_.change(p.uri, p.version, p.contentChanges, &err)) return log(1, "didChange ignored: " + err);
         sched_.cancel(p.uri, "an edit");
-        if (!settings().checkOnSave) sched_.schedule(p.uri, settings().debounceMs);
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          recheckReasons_.erase(p.uri);  // its own edit: checked for that
+        }
+        if (!settings().checkOnSave) {
+          sched_.schedule(p.uri, settings().debounceMs);
+          if (std::optional<Document> d = docs_.get(p.uri)) recheckDependents(p.uri, d->path, settings().debounceMs);
+        }
       } else if (method == "textDocument/didSave") {
         DidSaveParams p;
         if (!fromJson(params, p, &bad)) return log(1, "bad didSave notification: " + bad);
@@ -176,7 +187,10 @@ class Server {
           std::string err;
           docs_.change(p.uri, docs_.get(p.uri)->version, whole, &err);
         }
-        if (settings().checkOnSave) sched_.schedule(p.uri, 0);
+        if (settings().checkOnSave) {
+          sched_.schedule(p.uri, 0);
+          if (std::optional<Document> d = docs_.get(p.uri)) recheckDependents(p.uri, d->path, 0);
+        }
       } else if (method == "textDocument/didClose") {
         DocumentParams p;
         if (!fromJson(params, p, &bad)) return log(1, "bad didClose notification: " + bad);
@@ -187,6 +201,7 @@ class Server {
         {
           std::lock_guard<std::mutex> l(mu_);
           results_.erase(uri);
+          recheckReasons_.erase(uri);
         }
         out_.send({{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
                    {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
@@ -250,6 +265,32 @@ class Server {
     }
     out_.send({{"jsonrpc", "2.0"}, {"id", "tsocheck-" + std::to_string(id)}, {"method", method}, {"params", params}});
   }
+  // Every other open document whose program was linked with `path` (its
+  // results list it among their units) is checked again after `delayMs`,
+  // and its lens says why. The cache key is the lowered program reachable
+  // from each check, so a check the edit does not reach is not re-run.
+  void recheckDependents(const std::string& uri, const std::string& path, int delayMs) {
+    std::vector<std::string> dependents;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      for (const auto& [other, res] : results_) {
+        if (other == uri) continue;
+        for (const std::string& unit : res.units)
+          if (sameFile(unit, path)) {
+            dependents.push_back(other);
+            recheckReasons_[other] = "re-checked: " + std::filesystem::path(path).filename().string() + " changed";
+            break;
+          }
+      }
+    }
+    for (const std::string& d : dependents) {
+      if (!docs_.get(d)) continue;
+      sched_.cancel(d, "an edit of a file its program includes");
+      sched_.schedule(d, delayMs);
+      log(4, "re-checking " + uriToPath(d) + ": " + path + " changed");
+    }
+  }
+
   // type: 1 error, 2 warning, 3 info, 4 log
   void log(int type, const std::string& message) { notify("window/logMessage", {{"type", type}, {"message", message}}); }
 
@@ -329,6 +370,11 @@ class Server {
     std::map<std::string, CheckReport> reused;
     RunOptions opts = s.run;
     opts.contents = doc.text;
+    // Other open files' unsaved text: the program's other translation units
+    // and headers as the editor shows them.
+    for (const std::string& other : docs_.uris())
+      if (other != doc.uri)
+        if (std::optional<Document> o = docs_.get(other)) opts.otherContents[o->path] = o->text;
     opts.cancel = r.cancel.get();
     // Work done progress for long checks: token created after 200 ms,
     // reports at most every 250 ms.
@@ -427,6 +473,7 @@ class Server {
     if (!cur || cur->version != doc.version || cur->text != doc.text) return;  // stale: a newer check follows
     int checked = 0, cachedN = 0;
     Results res = collect(doc, fr, s, reused, keys, &checked, &cachedN);
+    res.units = fr.units;
     if (fr.inputError && !fr.checks.empty()) fr.inputError = false;
     if (fr.inputError && fr.inputMessage.find("no check function") == std::string::npos)
       res.inputDiagnostics = compileDiagnostics(doc, fr);
@@ -633,6 +680,16 @@ class Server {
     json out = json::array();
     for (const CheckReport& c : resultsOf(d.uri))
       for (json& lens : checkLenses(c, d.uri, d.text, checking)) out.push_back(std::move(lens));
+    std::string reason;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = recheckReasons_.find(d.uri);
+      if (it != recheckReasons_.end()) reason = it->second;
+    }
+    // Why the document was checked again though it was not edited: beside its first check's lens.
+    if (!reason.empty() && !out.empty())
+      out.push_back({{"range", out[0]["range"]},
+                     {"command", {{"title", reason}, {"command", "tsocheck.recheck"}, {"arguments", json::array({d.uri})}}}});
     return out;
   }
 
@@ -728,6 +785,7 @@ class Server {
   Settings settings_;
   std::set<std::string> noCache_;
   std::map<std::string, Results> results_;
+  std::map<std::string, std::string> recheckReasons_;  // uri -> "re-checked: queue.c changed"
   std::map<std::string, std::function<void(const json&)>> pending_;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> commandCancels_;
   int64_t nextId_ = 1;

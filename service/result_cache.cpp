@@ -139,7 +139,7 @@ std::string reachableHash(const Program& p) {
     if (fi >= p.functions.size() || !seen.insert(fi).second) continue;
     const Function& fn = p.functions[fi];
     for (const Instr& in : fn.code) {
-      if (in.op == Op::Call || in.op == Op::FuncAddr) work.push_back(uint32_t(in.imm));
+      if (in.op == Op::Call || in.op == Op::FuncAddr || in.op == Op::Spawn) work.push_back(uint32_t(in.imm));
       if (in.op == Op::GlobalAddr) work.push_back(0x80000000u | uint32_t(in.imm));
       if (in.op == Op::Const) {
         if (auto c = codeAddress(uint64_t(in.imm), p.functions.size())) work.push_back(*c);

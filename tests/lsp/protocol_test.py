@@ -297,6 +297,53 @@ def cancel_queued_command(root):
     check(c.p.wait(timeout=30) == 0, "shutdown and exit with a check running")
 
 
+def project_rechecks(root):
+    """A harness linked with a library through the compile database: an edit of
+    the library re-checks the harness and republishes its diagnostics; an
+    unrelated harness is not re-checked."""
+    proj = os.path.join(root, "project")
+    shutil.copytree(os.path.join(SAMPLES, "project"), proj, ignore=shutil.ignore_patterns("build"))
+    harness = os.path.join(proj, "tests", "test_spsc.c")
+    lib = os.path.join(proj, "src", "spsc.c")
+    inc = "-I" + os.path.join(proj, "include")
+    with open(os.path.join(proj, "compile_commands.json"), "w") as f:
+        json.dump([{"directory": proj, "file": lib, "command": "cc %s -c %s" % (inc, lib)},
+                   {"directory": proj, "file": harness, "command": "cc %s -c %s" % (inc, harness)}], f)
+    other = copy(proj, os.path.join(SAMPLES, "mp_fixed.c"))
+    c = Client(proj)
+    huri = c.open(harness)
+    d = c.diagnostics(huri, timeout=60)
+    errs = [x for x in (d or {"params": {"diagnostics": []}})["params"]["diagnostics"] if x["severity"] == 1]
+    check(len(errs) == 1 and "PSO" in errs[0]["message"], "project harness: the library's PSO bug on the harness")
+    ouri = c.open(other)
+    check(c.diagnostics(ouri, timeout=60) is not None, "unrelated harness checked on open")
+    check(c.log_with("checked " + other, timeout=30) is not None, "unrelated harness: its check logged")
+    luri = c.open(lib)
+    c.diagnostics(luri, timeout=30)
+    c.diagnostics(huri, timeout=60)  # opening the library re-checks the harness too
+    mark = len(c.seen)
+    text = open(lib).read()
+    fixed = text.replace("#define SPSC_PUBLISH memory_order_relaxed", "#define SPSC_PUBLISH memory_order_release") \
+                .replace("#define SPSC_OBSERVE memory_order_relaxed", "#define SPSC_OBSERVE memory_order_acquire")
+    check(fixed != text, "library edited to publish with release/acquire")
+    c.notify("textDocument/didChange", {"textDocument": {"uri": luri, "version": 2}, "contentChanges": [{"text": fixed}]})
+    why = c.log_with("re-checking " + harness, timeout=30)
+    check(why is not None and "spsc.c changed" in why["params"]["message"], "library edit: the harness is re-checked")
+    # (the earlier check may still publish its fence hints first: wait for the new result)
+    d = c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == huri
+               and [x for x in m["params"]["diagnostics"] if x["severity"] == 1] == [], 60)
+    check(d is not None, "library edit: the harness's diagnostics republished, the error gone")
+    lens = c.request("textDocument/codeLens", {"textDocument": {"uri": huri}})["result"]
+    check(any(l["command"]["title"] == "re-checked: spsc.c changed" for l in lens), "lens says why the harness was re-checked")
+    time.sleep(1)
+    c.wait(lambda m: False, 1)
+    later = [m for m in c.seen[mark:] if m.get("method") == "window/logMessage"
+             and ("checked " + other) in m["params"]["message"]]
+    check(later == [] and not [m for m in c.seen[mark:] if m.get("method") == "textDocument/publishDiagnostics"
+                               and m["params"]["uri"] == ouri], "the unrelated harness is not re-checked")
+    c.close()
+
+
 def main():
     root = tempfile.mkdtemp(prefix="tsocheck-lsp-")
     # The result cache lives in the user's cache directory (never in the
@@ -543,6 +590,7 @@ def main():
     header_replaced_by_fifo(root)
     line_directive_stdin(root)
     cancel_queued_command(root)
+    project_rechecks(root)
 
     # --- shutdown / exit ---------------------------------------------------------------------------
     r = c.request("shutdown", None)
