@@ -136,8 +136,12 @@ void FunctionBuilder::store(Reg addr, Reg value, unsigned size, const std::strin
 }
 void FunctionBuilder::markPlain() {
   Instr& in = fn().code.back();
-  if (in.op == Op::Load || in.op == Op::Store) in.sub |= kPlainAccess;
+  if (in.op == Op::Load || in.op == Op::Store) {
+    in.sub |= kPlainAccess;
+    in.order = MemOrder::NonAtomic;
+  }
 }
+void FunctionBuilder::setOrder(MemOrder o) { fn().code.back().order = o; }
 Reg FunctionBuilder::loadGlobal(uint32_t global, unsigned size, int64_t offset) {
   return load(globalAddr(global, offset), size);
 }

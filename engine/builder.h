@@ -53,8 +53,11 @@ class FunctionBuilder {
 
   Reg load(Reg addr, unsigned size = 4, const std::string& name = "");
   void store(Reg addr, Reg value, unsigned size = 4, const std::string& name = "");
-  // Marks the load or store emitted last as a plain C access (kPlainAccess).
+  // Marks the load or store emitted last as a plain C access (kPlainAccess,
+  // MemOrder::NonAtomic).
   void markPlain();
+  // The C11 memory order of the access or fence emitted last (Instr::order).
+  void setOrder(MemOrder o);
   Reg loadGlobal(uint32_t global, unsigned size = 4, int64_t offset = 0);
   void storeGlobal(uint32_t global, Value v, unsigned size = 4, int64_t offset = 0);
   void storeGlobalReg(uint32_t global, Reg v, unsigned size = 4, int64_t offset = 0);

@@ -105,14 +105,17 @@ struct ParallelShared {
 Explorer::Explorer(const Program& prog, const CheckOptions& opts)
     : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
       preemptions_(!mm_.buffersStores(), mm_.perLocationBuffers()), races_(prog) {
+  rc11On_ = mm_.usesC11Orders();
   raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
   checker_.setIncremental(opts.incrementalConsistency);
   checker_.setSelfCheck(opts.checkOrders);
   sections_ = hasAtomicSections(prog);
-  // (Not with atomic sections: a lock inside one that finds its mutex held
-  // blocks every thread, which a waiting lock would leave out.)
-  unblockLocks_ = opts.unblockLocks && usesOp(prog, Op::Lock) && !sections_;
-  pruneStaleWaits_ = opts.pruneStaleWaits && !opts.robustness;
+  // Waiting locks and stale waits argue over the chronological order of the
+  // store-buffer models: off under RC11 (every graph is explored). Not with
+  // atomic sections either: a lock inside one that finds its mutex held
+  // blocks every thread, which a waiting lock would leave out.
+  unblockLocks_ = opts.unblockLocks && usesOp(prog, Op::Lock) && !sections_ && !rc11On_;
+  pruneStaleWaits_ = opts.pruneStaleWaits && !opts.robustness && !rc11On_;
   if (pruneStaleWaits_) awaitLoads_ = loadsBeforeAwaits(prog);
   settles_ = unblockLocks_ || opts.preemptionBound >= 0 || pruneStaleWaits_;
   boundOn_ = opts.preemptionBound >= 0;
@@ -595,6 +598,9 @@ Event Explorer::makeEvent(const State& s, uint32_t t, EvKind kind) const {
   e.expected = a.expected;
   e.rmw = a.rmw;
   e.fence = a.fence;
+  e.order = kind == EvKind::Lock || kind == EvKind::TryLock ? MemOrder::Acquire
+          : kind == EvKind::Unlock                          ? MemOrder::Release
+                                                            : a.order;
   e.function = a.function;
   e.pc = a.pc;
   e.name = a.name;
@@ -648,7 +654,7 @@ EventId Explorer::append(State& s, uint32_t t, Event e) {
 void Explorer::complete(State& s, uint32_t t) {
   ++res_.events;
   const Event& e = s.g.threads[t].events.back();
-  if (e.reads || e.writes) checker_.place(s.g, EventId{t, uint32_t(s.g.threads[t].events.size() - 1)});
+  if ((e.reads || e.writes) && !rc11On_) checker_.place(s.g, EventId{t, uint32_t(s.g.threads[t].events.size() - 1)});
   if (e.kind == EvKind::Exit) return;
   if (e.kind == EvKind::Lock && !e.writes) return;  // blocked on a held mutex
   // A mark: the state before this event's result is the one after the events
@@ -1040,7 +1046,7 @@ bool Explorer::addFree(State& s, uint32_t t, const Action& a) {
     for (uint32_t i = 0; i < evs.size(); ++i) {
       const Event& x = evs[i];
       if (!(x.reads || x.writes) || x.addr < p || x.addr >= p + std::max<uint64_t>(b->size, 1)) continue;
-      if (checker_.canOrderBefore(s.g, fid, EventId{u, i})) {
+      if (canOrderBefore(s.g, fid, EventId{u, i})) {
         reportError(s, t, ErrorKind::Memory,
                     "use after free: " + threadName(u) + " accesses " + addressName(prog_, x.addr) +
                         " (" + prog_.locString(x.loc) + ") after it is freed",
@@ -1096,7 +1102,7 @@ bool Explorer::useAfterFree(State& s, EventId access) {
       const Event& f = evs[i];
       if (f.kind != EvKind::Free) continue;
       if (x.addr < f.addr || x.addr >= f.addr + std::max<Value>(f.operand, 1)) continue;
-      if (checker_.canOrderBefore(s.g, EventId{u, i}, access)) {
+      if (canOrderBefore(s.g, EventId{u, i}, access)) {
         reportError(s, access.thread, ErrorKind::Memory,
                     "use after free: " + addressName(prog_, x.addr) + " was freed by " + threadName(u) + " (" +
                         prog_.locString(f.loc) + ")",
@@ -1137,7 +1143,7 @@ bool Explorer::stackUsedAfterExit(State& s, EventId exitId) {
       const Event& x = evs[i];
       if (!(x.reads || x.writes) || windowOwner(x.addr) != exitId.thread) continue;
       const bool tls = x.addr < layout::kStackBase;  // (the thread-local windows lie below the stacks)
-      if (checker_.canOrderBefore(s.g, exitId, EventId{u, i})) {
+      if (canOrderBefore(s.g, exitId, EventId{u, i})) {
         reportError(s, u, ErrorKind::Memory,
                     tls ? "use of " + addressName(prog_, x.addr) + " after T" + std::to_string(exitId.thread) +
                               " ended (a thread's thread-local variables end with it)"
@@ -1228,6 +1234,7 @@ bool Explorer::belowView(const Graph& g, EventId e, EventId bound) {
 
 bool Explorer::consistentAccess(Graph& g, EventId e, std::optional<EventId>* viewBound) {
   if (!inTime()) return false;
+  if (rc11On_) return rc11_.consistent(g);
   if (const int kept = checker_.byKeptOrder(g, e); kept >= 0) return kept == 1;
   // No place in the kept order: most such candidates are stale for e's view.
   if (!*viewBound) *viewBound = viewCoBound(g, e);
@@ -1237,6 +1244,7 @@ bool Explorer::consistentAccess(Graph& g, EventId e, std::optional<EventId>* vie
 
 bool Explorer::consistentRevisit(Graph& g, EventId w, EventId r) {
   if (!inTime()) return false;
+  if (rc11On_) return rc11_.consistent(g);
   if (const int kept = checker_.revisitByKeptOrder(g, w, r); kept >= 0) return kept == 1;
   // The revisiting write and the revisited read against their views.
   if (belowView(g, w, viewCoBound(g, w))) return checker_.ruledOut(g);
@@ -1931,8 +1939,9 @@ void Explorer::checkRaces(const State& s) {
 
 std::vector<TraceStep> Explorer::traceOf(const State& s, int focus) {
   std::vector<OrderNode> order;
-  if (!s.g.atomicSections) {
-    if (!checker_.consistent(s.g, &order)) order.clear();
+  if (!s.g.atomicSections) {  // (RC11 refuses atomic sections)
+    const bool ok = rc11On_ ? rc11_.consistent(s.g, &order) : checker_.consistent(s.g, &order);
+    if (!ok) order.clear();
     return buildTrace(prog_, s.g, mm_, order);
   }
   if (sectionsHold(s, -1, nullptr, &order)) return buildTrace(prog_, s.g, mm_, order);

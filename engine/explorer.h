@@ -24,6 +24,7 @@
 #include "engine/interp.h"
 #include "engine/preemption.h"
 #include "engine/races.h"
+#include "engine/rc11.h"
 #include "engine/spawn_ids.h"
 
 namespace tsocheck {
@@ -419,7 +420,14 @@ class Explorer {
   // `added` is g's new event (kInit: g changed otherwise); the check goes
   // through the order kept in the graph (consistency.h "Incremental checks"),
   // for a backward revisit's graph through the kept keys of what it keeps.
-  bool consistentWith(Graph& g, EventId added) { return inTime() && checker_.consistentWith(g, added); }
+  bool consistentWith(Graph& g, EventId added) {
+    return inTime() && (rc11On_ ? rc11_.consistent(g) : checker_.consistentWith(g, added));
+  }
+  // Whether some allowed order puts `first` before `second` (RC11: second
+  // does not happen before first).
+  bool canOrderBefore(const Graph& g, EventId first, EventId second) {
+    return rc11On_ ? rc11_.canOrderBefore(g, first, second) : checker_.canOrderBefore(g, first, second);
+  }
   bool consistentRevisit(Graph& g, EventId w, EventId r);
   bool inTime() {
     if (!outOfTime()) return true;
@@ -531,6 +539,10 @@ class Explorer {
   CheckOptions opts_;
   MemoryModel mm_;
   ConsistencyChecker checker_;
+  // Under RC11 (MemoryModel::usesC11Orders) every consistency question goes
+  // to rc11_, chosen once per search; checker_ serves SC, TSO and PSO.
+  bool rc11On_ = false;
+  Rc11Checker rc11_;
   ConsistencyChecker scChecker_{MemoryModel{Model::SC, -1}};  // robustness: SC is the reference model
   PreemptionCounter preemptions_;
   RaceDetector races_;

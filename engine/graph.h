@@ -55,6 +55,9 @@ struct Event {
   // was inside one when it made the event, with kSectionStart on the first
   // event of each section (consistency.h: a section's events are contiguous).
   uint8_t section = 0;
+  // The C11 memory order (RC11 only; engine/rc11.h): an access's or fence's
+  // own, acquire for lock and trylock, release for unlock.
+  MemOrder order = MemOrder::SeqCst;
   uint32_t stamp = 0;    // order in which events were added to the graph
   // When the write part was added: equal to `stamp`, except for an RMW-like
   // event whose read a backward revisit changed — its write (a new value) is

@@ -193,6 +193,7 @@ void ThreadState::stop(ActionKind k, const Instr& in) {
   pending_.pc = frames_.empty() ? 0 : frames_.back().pc;
   pending_.loc = in.loc;
   pending_.name = in.name;
+  pending_.order = in.order;
   if (k == ActionKind::Load || k == ActionKind::Rmw || k == ActionKind::Lock || k == ActionKind::TryLock ||
       k == ActionKind::Unlock)
     reads_.add();

@@ -59,6 +59,7 @@ struct Action {
   uint8_t size = 0;
   RmwOp rmw = RmwOp::Xchg;
   FenceKind fence = FenceKind::Full;
+  MemOrder order = MemOrder::SeqCst;  // Load / Store / Rmw / Fence: Instr::order
   Value value = 0;     // Store value, Rmw operand, Exit value, Spawn argument
   Value expected = 0;  // Cas expected value
   uint32_t func = 0;   // Spawn: function to run

@@ -122,6 +122,10 @@ struct Instr {
   Op op = Op::Nop;
   uint8_t size = 0;   // access size for Load/Store/Rmw/Ext (1, 2, 4, 8)
   uint8_t sub = 0;    // BinOp / CmpOp / RmwOp / FenceKind / flags
+  // Load / Store / Rmw / Fence: the C11 memory order (NonAtomic: a plain C
+  // access). Only RC11 reads it (MemoryModel::usesC11Orders); the other
+  // models get fences from lowering instead. Made-up accesses are seq_cst.
+  MemOrder order = MemOrder::SeqCst;
   Reg a = kNoReg, b = kNoReg, c = kNoReg, d = kNoReg;
   int64_t imm = 0;
   int64_t imm2 = 0;

@@ -12,6 +12,19 @@ const char* modelName(Model m) {
     case Model::SC: return "SC";
     case Model::TSO: return "TSO";
     case Model::PSO: return "PSO";
+    case Model::RC11: return "RC11";
+  }
+  return "?";
+}
+
+const char* memOrderName(MemOrder o) {
+  switch (o) {
+    case MemOrder::Relaxed: return "relaxed";
+    case MemOrder::Acquire: return "acquire";
+    case MemOrder::Release: return "release";
+    case MemOrder::AcqRel: return "acq_rel";
+    case MemOrder::SeqCst: return "seq_cst";
+    case MemOrder::NonAtomic: return "non-atomic";
   }
   return "?";
 }

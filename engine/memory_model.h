@@ -1,6 +1,6 @@
 // The memory model of a check, and every rule in which the models differ.
 //
-// `Model` is the user's choice (SC, x86-TSO, PSO); `MemoryModel` is that
+// `Model` is the user's choice (SC, x86-TSO, PSO, RC11); `MemoryModel` is that
 // choice with the store-buffer bound of the run, and answers the questions
 // the rest of the code has about the model: whether stores are buffered, how
 // buffers flush, what a store-store barrier does, whether a bound cuts
@@ -22,18 +22,27 @@
 
 namespace tsocheck {
 
-enum class Model : uint8_t { SC, TSO, PSO };
-inline constexpr Model kModels[] = {Model::SC, Model::TSO, Model::PSO};  // every model, in this order
+// RC11: the C11 memory model as Lahav, Vafeiadis, Kang, Hur and Dreyer
+// repair it ("Repairing Sequential Consistency in C/C++11", PLDI 2017), with
+// C++20's release sequences (only RMWs continue one); engine/rc11.h.
+enum class Model : uint8_t { SC, TSO, PSO, RC11 };
+inline constexpr Model kModels[] = {Model::SC, Model::TSO, Model::PSO, Model::RC11};  // every model, in this order
 inline constexpr Model kDefaultModel = Model::TSO;                      // when nothing chooses one
-const char* modelName(Model m);                                          // "SC", "TSO", "PSO"
-std::optional<Model> parseModel(std::string_view s);                     // "sc" | "tso" | "pso" (any case)
-const char* modelChoices();                                              // "sc|tso|pso": the option's choices
+const char* modelName(Model m);                                          // "SC", "TSO", "PSO", "RC11"
+std::optional<Model> parseModel(std::string_view s);                     // "sc" | "tso" | "pso" | "rc11" (any case)
+const char* modelChoices();                                              // "sc|tso|pso|rc11": the option's choices
 
 // The fences of the engine IR (Op::Fence's sub, Event::fence).
 enum class FenceKind : uint8_t { Full, StoreStore };
 
-// A C11 memory order, as lowering reads it from an access or a fence.
-enum class MemOrder : uint8_t { Relaxed, Acquire, Release, AcqRel, SeqCst };
+// A C11 memory order, as lowering reads it from an access or a fence
+// (consume is read as acquire). NonAtomic: a plain C access (Instr::order,
+// Event::order); lowering's fence queries never see it.
+enum class MemOrder : uint8_t { Relaxed, Acquire, Release, AcqRel, SeqCst, NonAtomic };
+// Whether an access or fence of order o acquires / releases / is seq_cst.
+constexpr bool acquires(MemOrder o) { return o == MemOrder::Acquire || o == MemOrder::AcqRel || o == MemOrder::SeqCst; }
+constexpr bool releases(MemOrder o) { return o == MemOrder::Release || o == MemOrder::AcqRel || o == MemOrder::SeqCst; }
+const char* memOrderName(MemOrder o);  // "relaxed", ..., "seq_cst", "non-atomic"
 
 struct Event;
 struct Action;
@@ -42,10 +51,16 @@ struct MemoryModel {
   Model model = kDefaultModel;
   int bufferBound = -1;  // pending stores per thread; -1 unbounded; 0 = no store waits (SC)
 
+  // --- Axiomatic models.
+  // Consistency is RC11's, on the C11 memory orders the events carry
+  // (engine/rc11.h): no store buffers, no chronological order of the graph
+  // (order keys, flushes), and lowering keeps the orders instead of fences.
+  constexpr bool usesC11Orders() const { return model == Model::RC11; }
+
   // --- Store buffers.
-  // The model has store buffers (TSO, PSO), whatever the bound: SC is the
-  // only model whose executions are all sequentially consistent.
-  constexpr bool hasStoreBuffers() const { return model != Model::SC; }
+  // The model has store buffers (TSO, PSO), whatever the bound: SC's and
+  // RC11's executions have none.
+  constexpr bool hasStoreBuffers() const { return model == Model::TSO || model == Model::PSO; }
   // Stores of this run wait in a buffer: store buffers and a bound other
   // than 0. When false, every event takes effect at its own step (SC).
   constexpr bool buffersStores() const { return hasStoreBuffers() && bufferBound != 0; }

@@ -59,6 +59,19 @@ class StateSpaceSearch : public Search {
 }  // namespace
 
 std::unique_ptr<Search> chooseSearch(const Program& prog, const CheckOptions& opts, CheckResult* refusal) {
+  if (opts.memoryModel().usesC11Orders()) {
+    // RC11 is explored by the graph explorer only, without a preemption
+    // bound (its rounds count store-buffer flushes) or robustness (against SC).
+    const char* why = opts.stateful ? "the stateful search"
+                    : hasAtomicSections(prog) ? "atomic sections (__VERIFIER_atomic_*)"
+                    : opts.preemptionBound >= 0 ? "a preemption bound"
+                    : opts.robustness ? "robustness checking" : nullptr;
+    if (why) {
+      refusal->status = Status::Error;
+      refusal->message = std::string(why) + " does not work with the RC11 model yet";
+      return nullptr;
+    }
+  }
   if (opts.stateful && opts.robustness) {
     refusal->status = Status::Error;
     refusal->message = "robustness checking works with the graph explorer only (not with the stateful search)";

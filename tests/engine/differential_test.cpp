@@ -14,6 +14,7 @@
 #include "engine/check.h"
 #include "tests/engine/differential.h"
 #include "tests/engine/naive_explorer.h"
+#include "tests/engine/random_programs.h"
 #include "tests/engine/stress_programs.h"
 
 using namespace tsocheck;
@@ -462,5 +463,54 @@ TEST_CASE("thread-local copies: per thread, initialised, exact when their addres
     INFO(d.why);
     CHECK(d.agree);
     CHECK(d.executions == 4);
+  }
+}
+
+TEST_CASE("RC11 differential on random programs with every memory order", "[differential][rc11]") {
+  // The graph explorer under RC11 against the naive explorer's own RC11
+  // check: the same verdicts, final states and (rf, co) graphs, each once.
+  RandomProgramSpec spec = smallSpec();
+  spec.memoryOrders = true;
+  int checked = 0, mismatches = 0, weak = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const Program p = randomProgram(seed, spec);
+    DiffConfig c{Model::RC11, -1};
+    c.naiveSeconds = 20;
+    const DiffOutcome d = differential(p, c);
+    if (d.naiveTimedOut) continue;
+    ++checked;
+    CheckOptions o;
+    o.model = Model::SC;
+    if (d.executions > check(p, o).executions) ++weak;
+    if (!d.agree && ++mismatches <= 3) {
+      INFO("seed " << seed << "\n" << d.why);
+      CHECK(d.agree);
+    }
+  }
+  CHECK(checked >= 50);
+  CHECK(mismatches == 0);
+  CHECK(weak > 5);  // RC11 allows more than SC on a good share of them
+}
+
+TEST_CASE("RC11 with every access seq_cst explores exactly the SC executions", "[differential][rc11]") {
+  // RC11's SC condition: a program whose accesses are all seq_cst (and has
+  // no plain ones) has exactly its SC executions.
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const Program p = randomProgram(seed, smallSpec());
+    std::set<std::string> keys[2];
+    CheckResult r[2];
+    for (int i = 0; i < 2; ++i) {
+      CheckOptions o;
+      o.model = i ? Model::RC11 : Model::SC;
+      o.stopAtFirstError = false;
+      o.onExecution = [&keys, i](const ExecutionInfo& info) {
+        if (!info.blocked) keys[i].insert(info.traceKey);
+      };
+      r[i] = check(p, o);
+    }
+    CAPTURE(seed);
+    CHECK(r[1].executions == r[0].executions);
+    CHECK(keys[1] == keys[0]);
+    CHECK(bool(r[1].violation) == bool(r[0].violation));
   }
 }

@@ -14,7 +14,8 @@ using namespace tsocheck;
 TEST_CASE("model names parse in any case and list the choices", "[memory-model]") {
   for (Model m : kModels) {
     std::string lower = modelName(m);
-    for (char& c : lower) c = char(c - 'A' + 'a');
+    for (char& c : lower)
+      if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
     CHECK(parseModel(modelName(m)) == m);
     CHECK(parseModel(lower) == m);
   }
@@ -22,8 +23,28 @@ TEST_CASE("model names parse in any case and list the choices", "[memory-model]"
   CHECK_FALSE(parseModel("arm"));
   CHECK_FALSE(parseModel(""));
   CHECK_FALSE(parseModel("tsox"));
-  CHECK(std::string(modelChoices()) == "sc|tso|pso");
+  CHECK(std::string(modelChoices()) == "sc|tso|pso|rc11");
+  CHECK(parseModel("RC11") == Model::RC11);
   CHECK(std::string(MemoryModel{Model::PSO, 2}.name()) == "PSO");
+}
+
+TEST_CASE("RC11: no store buffers, C11 orders kept, no fences from lowering", "[memory-model]") {
+  const MemoryModel rc11{Model::RC11};
+  CHECK(rc11.usesC11Orders());
+  CHECK_FALSE(MemoryModel{Model::TSO}.usesC11Orders());
+  CHECK_FALSE(rc11.hasStoreBuffers());
+  CHECK_FALSE(rc11.buffersStores());
+  CHECK_FALSE(rc11.boundCuts());
+  for (MemOrder o : {MemOrder::Relaxed, MemOrder::Acquire, MemOrder::Release, MemOrder::AcqRel, MemOrder::SeqCst}) {
+    CHECK_FALSE(rc11.fenceFor(o));
+    CHECK_FALSE(rc11.fenceBeforeStore(o));
+    CHECK_FALSE(rc11.fenceAfterStore(o));
+  }
+  CHECK(acquires(MemOrder::AcqRel));
+  CHECK_FALSE(acquires(MemOrder::Release));
+  CHECK(releases(MemOrder::SeqCst));
+  CHECK_FALSE(releases(MemOrder::NonAtomic));
+  CHECK(std::string(memOrderName(MemOrder::AcqRel)) == "acq_rel");
 }
 
 TEST_CASE("store buffers, bounds and flush order per model", "[memory-model]") {

@@ -20,6 +20,16 @@
 //  * a run ends when nothing can move: complete if every thread finished,
 //    a deadlock if not and no thread was stopped by Blocked or Limit.
 //
+// RC11 has no machine: the threads interleave as under SC (every RC11
+// execution has an order consistent with po ∪ rf, so each read can take a
+// write already made), but a read may take ANY write of its location made
+// so far, and a write goes to ANY position in its location's coherence
+// order. After every step the graph built so far is checked against RC11 by
+// a check of its own (rc11Holds below: relations as boolean matrices over
+// events whose RMWs are split into a read and a write, closures by brute
+// force), and the step is dropped when the graph breaks it: RC11 is closed
+// under taking a prefix, so a broken prefix never becomes consistent.
+//
 // The only optimisation is a cache of finished subtrees keyed by the complete
 // machine state (threads, buffers, memory and the trace built so far): a
 // subtree depends on nothing but its root state, so revisiting a state just
@@ -121,6 +131,17 @@ struct State {
   std::vector<std::pair<Event, Event>> rf;        // (reader, writer), sorted by reader
   std::vector<std::pair<Event, Value>> choices;   // nondeterministic choices and their values
   std::map<Addr, std::vector<Event>> co;          // writers in memory order
+  // RC11: every thread's events (index = the event's k), for the consistency check.
+  struct RcEvent {
+    ActionKind kind = ActionKind::Exit;
+    MemOrder order = MemOrder::SeqCst;
+    Addr addr = 0;
+    bool reads = false, writes = false;
+    Value wval = 0;
+    Event rf;           // when reads
+    uint32_t aux = 0;   // Spawn: child; Join: joined thread
+  };
+  std::vector<std::vector<RcEvent>> rcEvents;
   // Preemption counting (naiveMinPreemptions only): the thread that took the
   // last thread step, the threads switched away from while able to go on
   // (a preemption is charged when one of them steps again), the count so far.
@@ -219,7 +240,8 @@ class Naive {
   }
 
  private:
-  bool buffered() const { return model_ != Model::SC && bound_ != 0; }
+  bool buffered() const { return (model_ == Model::TSO || model_ == Model::PSO) && bound_ != 0; }
+  bool rc11() const { return model_ == Model::RC11; }
 
   Value initialValue(Addr a, unsigned size) const {
     if (a >= layout::kTlsBase && a < layout::kStackBase) {  // every thread's copy starts as the initialiser
@@ -472,7 +494,11 @@ class Naive {
     }
     res_.traces.insert(std::move(key));
     std::vector<std::pair<Addr, Value>> fin;
-    for (const auto& [addr, c] : s.mem) fin.push_back({addr, c.value});
+    for (const auto& [addr, c] : s.mem) {
+      auto co = s.co.find(addr);
+      const bool written = rc11() && co != s.co.end() && !co->second.empty();
+      fin.push_back({addr, written ? rcEvent(s, co->second.back()).wval : c.value});
+    }
     res_.finalStates.insert(std::move(fin));
   }
 
@@ -521,6 +547,10 @@ class Naive {
     for (uint32_t t = 0; t < n; ++t)
       if (s.threads[t]->inAtomic()) owner = int(t);
     for (uint32_t t = 0; t < n; ++t) {
+      if (rc11()) {
+        any |= rc11Steps(s, t, c);
+        continue;
+      }
       // (a) the thread's next action
       if ((owner < 0 || t == uint32_t(owner)) && enabled(s, t)) {
         any = true;
@@ -580,6 +610,307 @@ class Naive {
       c.deadlockRuns++;
     }
     return c;
+  }
+
+  // --- RC11 ----------------------------------------------------------------
+  static const State::RcEvent& rcEvent(const State& s, Event e) { return s.rcEvents[size_t(e.tid)][e.k]; }
+
+  // Thread t's next action under RC11: every read choice and coherence
+  // position whose graph is RC11-consistent, explored. Whether any was.
+  bool rc11Steps(const State& s, uint32_t t, Counts& c) {
+    const Action& a = s.threads[t]->pending();
+    switch (a.kind) {
+      case ActionKind::Exit:
+      case ActionKind::Error:
+      case ActionKind::Blocked:
+      case ActionKind::Limit:
+        return false;
+      case ActionKind::Join:
+        if (!(a.target < s.threads.size() && a.target != t && s.threads[a.target]->finished())) return false;
+        break;
+      default:
+        break;
+    }
+    const bool memory = a.kind == ActionKind::Load || a.kind == ActionKind::Store || a.kind == ActionKind::Rmw ||
+                        a.kind == ActionKind::Lock || a.kind == ActionKind::TryLock || a.kind == ActionKind::Unlock;
+    bool any = false;
+    const Event ev{int32_t(t), uint32_t(s.history[t].size())};
+    State::RcEvent re;
+    re.kind = a.kind;
+    re.order = a.kind == ActionKind::Lock || a.kind == ActionKind::TryLock ? MemOrder::Acquire
+             : a.kind == ActionKind::Unlock                                 ? MemOrder::Release
+                                                                            : a.order;
+    re.addr = a.addr;
+    if (!memory) {
+      const Value choices = a.kind == ActionKind::Choice ? a.value : 0;
+      for (Value v = 0; v <= choices; ++v) {
+        State next = s;
+        std::string error;
+        State::RcEvent e = re;
+        if (a.kind == ActionKind::Spawn) e.aux = uint32_t(s.threads.size());
+        if (a.kind == ActionKind::Join) e.aux = a.target;
+        next.rcEvents.resize(s.threads.size());
+        next.rcEvents[t].push_back(e);
+        if (!perform(next, t, &error, v)) {  // (no memory action fails)
+          c.runs++;
+          c.errorRuns++;
+          res_.errorMessages.insert(error);
+        } else {
+          next.rcEvents.resize(next.threads.size());
+          if (!rc11Holds(next)) continue;
+          any = true;
+          c += explore(next);
+        }
+      }
+      return any;
+    }
+    const uint8_t size = a.size ? a.size : 4;
+    // Candidates for the read part: init, then every write so far.
+    std::vector<Event> cands{Event{}};
+    if (auto it = s.co.find(a.addr); it != s.co.end()) cands.insert(cands.end(), it->second.begin(), it->second.end());
+    const bool reads = a.kind != ActionKind::Store;
+    for (size_t ci = 0; ci < (reads ? cands.size() : 1); ++ci) {
+      Value old = 0;
+      if (reads) old = cands[ci].tid < 0 ? initialValue(a.addr, size) : rcEvent(s, cands[ci]).wval;
+      bool writes = true;
+      Value nv = 0, result = 0;
+      switch (a.kind) {
+        case ActionKind::Load: writes = false; result = old; break;
+        case ActionKind::Store: nv = a.value; break;
+        case ActionKind::Rmw: nv = rmwResult(a.rmw, old, a.value, a.expected, size, &writes); result = old; break;
+        case ActionKind::Lock:
+          if (old != 0) continue;  // held: the lock waits
+          nv = Value(t) + 1;
+          break;
+        case ActionKind::TryLock:
+          writes = old == 0;
+          nv = Value(t) + 1;
+          result = writes ? 0 : 16;
+          break;
+        default: nv = 0; break;  // Unlock
+      }
+      const size_t positions = writes ? (s.co.count(a.addr) ? s.co.at(a.addr).size() : 0) + 1 : 1;
+      for (size_t p = 0; p < positions; ++p) {
+        State next = s;
+        cell(next, a.addr, size);
+        State::RcEvent e = re;
+        e.reads = reads;
+        e.writes = writes;
+        e.wval = maskToSize(nv, size);
+        if (reads) {
+          e.rf = cands[ci];
+          addRf(next, ev, cands[ci]);
+        }
+        if (writes) {
+          std::vector<Event>& co = next.co[a.addr];
+          co.insert(co.begin() + std::ptrdiff_t(p), ev);
+        }
+        next.rcEvents.resize(next.threads.size());
+        next.rcEvents[t].push_back(e);
+        if (!rc11Holds(next)) continue;
+        any = true;
+        if (a.kind == ActionKind::Unlock && old != Value(t) + 1) {
+          c.runs++;
+          c.errorRuns++;
+          res_.errorMessages.insert("unlock of a mutex not held");
+          continue;
+        }
+        auto moved = std::make_shared<ThreadState>(*next.threads[t]);
+        moved->complete(result);
+        next.threads[t] = std::move(moved);
+        next.history[t].push_back(result);
+        c += explore(next);
+      }
+    }
+    return any;
+  }
+
+  // RC11 (Lahav et al., PLDI 2017; release sequences as in C++20) on the
+  // graph of s, relation by relation. Nodes: one initial write per location,
+  // then each event (an RMW: a read node and, when it writes, a write node).
+  bool rc11Holds(const State& s) const {
+    enum class NK { Init, Read, Write, Fence, Other };
+    struct Node {
+      NK kind;
+      MemOrder order;
+      Addr addr;
+      int thread;
+      uint32_t k;
+    };
+    std::vector<Node> nodes;
+    std::map<Addr, size_t> initNode;
+    for (const auto& [addr, cell] : s.mem) {
+      initNode[addr] = nodes.size();
+      nodes.push_back(Node{NK::Init, MemOrder::NonAtomic, addr, -1, 0});
+    }
+    std::map<std::pair<int, uint32_t>, size_t> readNode, writeNode, firstNode, lastNode;
+    for (size_t t = 0; t < s.rcEvents.size(); ++t)
+      for (uint32_t k = 0; k < s.rcEvents[t].size(); ++k) {
+        const State::RcEvent& e = s.rcEvents[t][k];
+        const std::pair<int, uint32_t> key{int(t), k};
+        firstNode[key] = nodes.size();
+        if (e.reads) {
+          readNode[key] = nodes.size();
+          nodes.push_back(Node{NK::Read, e.order, e.addr, int(t), k});
+        }
+        if (e.writes) {
+          writeNode[key] = nodes.size();
+          nodes.push_back(Node{NK::Write, e.order, e.addr, int(t), k});
+        }
+        if (!e.reads && !e.writes)
+          nodes.push_back(Node{e.kind == ActionKind::Fence ? NK::Fence : NK::Other, e.order, 0, int(t), k});
+        lastNode[key] = nodes.size() - 1;
+      }
+    const size_t n = nodes.size();
+    using M = std::vector<std::vector<bool>>;
+    auto empty = [&] { return M(n, std::vector<bool>(n, false)); };
+    auto closure = [&](M m) {
+      for (size_t k = 0; k < n; ++k)
+        for (size_t i = 0; i < n; ++i)
+          if (m[i][k])
+            for (size_t j = 0; j < n; ++j)
+              if (m[k][j]) m[i][j] = true;
+      return m;
+    };
+    auto compose = [&](const M& a, const M& b) {
+      M r = empty();
+      for (size_t i = 0; i < n; ++i)
+        for (size_t k = 0; k < n; ++k)
+          if (a[i][k])
+            for (size_t j = 0; j < n; ++j)
+              if (b[k][j]) r[i][j] = true;
+      return r;
+    };
+    auto unite = [&](M a, const M& b) {
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j)
+          if (b[i][j]) a[i][j] = true;
+      return a;
+    };
+    auto acyclic = [&](const M& m) {
+      const M c = closure(m);
+      for (size_t i = 0; i < n; ++i)
+        if (c[i][i]) return false;
+      return true;
+    };
+    auto isW = [&](size_t v) { return nodes[v].kind == NK::Write || nodes[v].kind == NK::Init; };
+    auto isR = [&](size_t v) { return nodes[v].kind == NK::Read; };
+    auto isF = [&](size_t v) { return nodes[v].kind == NK::Fence; };
+    auto atomic = [&](size_t v) { return nodes[v].kind != NK::Init && nodes[v].order != MemOrder::NonAtomic; };
+    auto rel = [&](size_t v) { return (isW(v) || isF(v)) && atomic(v) && releases(nodes[v].order); };
+    auto acq = [&](size_t v) { return (isR(v) || isF(v)) && atomic(v) && acquires(nodes[v].order); };
+    auto sc = [&](size_t v) {
+      const NK k = nodes[v].kind;
+      const ActionKind ak = k == NK::Init ? ActionKind::Exit : s.rcEvents[size_t(nodes[v].thread)][nodes[v].k].kind;
+      return (k == NK::Read || k == NK::Write || k == NK::Fence) && nodes[v].order == MemOrder::SeqCst &&
+             (ak == ActionKind::Load || ak == ActionKind::Store || ak == ActionKind::Rmw || ak == ActionKind::Fence);
+    };
+    auto hasLoc = [&](size_t v) { return isR(v) || isW(v); };
+    auto sameLoc = [&](size_t a, size_t b) { return hasLoc(a) && hasLoc(b) && nodes[a].addr == nodes[b].addr; };
+    // po (a thread's nodes in order), rmw, rf, mo, the spawn and join edges.
+    M po = empty(), rmw = empty(), rf = empty(), mo = empty(), sj = empty();
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b)
+        if (nodes[a].thread >= 0 && nodes[a].thread == nodes[b].thread && a < b) po[a][b] = true;
+    for (const auto& [key, r] : readNode)
+      if (auto w = writeNode.find(key); w != writeNode.end()) rmw[r][w->second] = true;
+    for (const auto& [key, r] : readNode) {
+      const State::RcEvent& e = s.rcEvents[size_t(key.first)][key.second];
+      const size_t w = e.rf.tid < 0 ? initNode.at(e.addr) : writeNode.at({e.rf.tid, e.rf.k});
+      rf[w][r] = true;
+    }
+    for (const auto& [addr, ws] : s.co) {
+      std::vector<size_t> order{initNode.at(addr)};
+      for (Event w : ws) order.push_back(writeNode.at({w.tid, w.k}));
+      for (size_t i = 0; i < order.size(); ++i)
+        for (size_t j = i + 1; j < order.size(); ++j) mo[order[i]][order[j]] = true;
+    }
+    for (size_t t = 0; t < s.rcEvents.size(); ++t)
+      for (uint32_t k = 0; k < s.rcEvents[t].size(); ++k) {
+        const State::RcEvent& e = s.rcEvents[t][k];
+        const size_t me = firstNode.at({int(t), k});
+        if (e.kind == ActionKind::Spawn && e.aux < s.rcEvents.size() && !s.rcEvents[e.aux].empty())
+          sj[lastNode.at({int(t), k})][firstNode.at({int(e.aux), 0})] = true;
+        if (e.kind == ActionKind::Join && !s.rcEvents[e.aux].empty())
+          sj[lastNode.at({int(e.aux), uint32_t(s.rcEvents[e.aux].size() - 1)})][me] = true;
+      }
+    // No thin air: po ∪ rf (with spawn and join) acyclic.
+    if (!acyclic(unite(unite(po, rf), sj))) return false;
+    // rb = rf⁻¹; mo.
+    M rb = empty();
+    for (size_t w = 0; w < n; ++w)
+      for (size_t r = 0; r < n; ++r)
+        if (rf[w][r])
+          for (size_t w2 = 0; w2 < n; ++w2)
+            if (mo[w][w2]) rb[r][w2] = true;
+    // Atomicity: rmw ∩ (rb; mo) = ∅.
+    const M rbmo = compose(rb, mo);
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b)
+        if (rmw[a][b] && rbmo[a][b]) return false;
+    // rs = [W⊒rlx]; (rf; rmw)*; sw = [E⊒rel]; ([F]; po)?; rs; rf; [R⊒rlx]; (po; [F])?; [E⊒acq].
+    M rs = empty();
+    for (size_t w = 0; w < n; ++w)
+      if (isW(w) && atomic(w)) rs[w][w] = true;
+    for (bool grew = true; grew;) {  // (rs; rf; rmw)* to a fixpoint
+      const M more = unite(rs, compose(rs, compose(rf, rmw)));
+      grew = more != rs;
+      rs = more;
+    }
+    M relStart = empty(), acqEnd = empty();  // [E⊒rel]; ([F]; po)?  and  (po; [F])?; [E⊒acq]
+    for (size_t a = 0; a < n; ++a) {
+      if (rel(a)) relStart[a][a] = true;
+      if (rel(a) && isF(a))
+        for (size_t b = 0; b < n; ++b)
+          if (po[a][b]) relStart[a][b] = true;
+      if (acq(a)) acqEnd[a][a] = true;
+      if (acq(a) && isF(a))
+        for (size_t b = 0; b < n; ++b)
+          if (po[b][a]) acqEnd[b][a] = true;
+    }
+    M rfAtomic = empty();
+    for (size_t w = 0; w < n; ++w)
+      for (size_t r = 0; r < n; ++r)
+        if (rf[w][r] && atomic(r)) rfAtomic[w][r] = true;
+    const M sw = compose(compose(relStart, compose(rs, rfAtomic)), acqEnd);
+    // hb = (po ∪ sw ∪ spawn/join ∪ init before everything)+.
+    M hbBase = unite(unite(po, sw), sj);
+    for (size_t a = 0; a < n; ++a)
+      if (nodes[a].kind == NK::Init)
+        for (size_t b = 0; b < n; ++b)
+          if (nodes[b].kind != NK::Init) hbBase[a][b] = true;
+    const M hb = closure(hbBase);
+    // Coherence: hb; eco? irreflexive.
+    const M eco = closure(unite(unite(rf, mo), rb));
+    for (size_t a = 0; a < n; ++a) {
+      if (hb[a][a]) return false;
+      for (size_t b = 0; b < n; ++b)
+        if (hb[a][b] && eco[b][a]) return false;
+    }
+    // SC: psc = psc_base ∪ psc_F acyclic.
+    M sbNeq = empty(), hbLoc = empty();
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b) {
+        if (po[a][b] && !sameLoc(a, b)) sbNeq[a][b] = true;
+        if (hb[a][b] && sameLoc(a, b)) hbLoc[a][b] = true;
+      }
+    const M scb = unite(unite(unite(unite(po, compose(sbNeq, compose(hb, sbNeq))), hbLoc), mo), rb);
+    M left = empty(), right = empty();  // [E^sc] ∪ [F^sc]; hb?  and  [E^sc] ∪ hb?; [F^sc]
+    for (size_t a = 0; a < n; ++a) {
+      if (!sc(a)) continue;
+      left[a][a] = right[a][a] = true;
+      if (isF(a))
+        for (size_t b = 0; b < n; ++b) {
+          if (hb[a][b]) left[a][b] = true;
+          if (hb[b][a]) right[b][a] = true;
+        }
+    }
+    M psc = compose(compose(left, scb), right);
+    const M hbEcoHb = unite(hb, compose(hb, compose(eco, hb)));
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b)
+        if (sc(a) && sc(b) && isF(a) && isF(b) && hbEcoHb[a][b]) psc[a][b] = true;
+    return acyclic(psc);
   }
 
   const Program& prog_;

@@ -1,6 +1,7 @@
 #include "tests/engine/random_programs.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <string>
@@ -20,6 +21,7 @@ struct GenOp {
   Value value = 0;     // stored constant / rmw operand / cas desired / branch constant
   Value expected = 0;  // cas expected
   int slot = -1;       // Load/RMW: result slot; Branch: slot of the tested value
+  MemOrder order = MemOrder::SeqCst;  // accesses and fences (RandomProgramSpec::memoryOrders)
   std::vector<GenOp> thenOps, elseOps;
 };
 
@@ -195,10 +197,33 @@ class Gen {
       }
     }
 
+    if (spec_.memoryOrders) assignOrders(ops);
     // Result slots in program order; the branch refers to the load before it.
     assignSlots(ops, th.slots);
     th.ops = std::move(ops);
     return th;
+  }
+
+  // A random C11 order for every access and fence, among those its kind
+  // takes (a fence: acquire, release, acq_rel or seq_cst).
+  void assignOrders(std::vector<GenOp>& ops) {
+    using O = MemOrder;
+    for (GenOp& op : ops) {
+      switch (op.kind) {
+        case GenOp::Load: op.order = std::array<O, 3>{O::Relaxed, O::Acquire, O::SeqCst}[pick(3)]; break;
+        case GenOp::Store: op.order = std::array<O, 3>{O::Relaxed, O::Release, O::SeqCst}[pick(3)]; break;
+        case GenOp::FenceFull:
+        case GenOp::FenceStoreStore: op.order = std::array<O, 4>{O::Acquire, O::Release, O::AcqRel, O::SeqCst}[pick(4)]; break;
+        case GenOp::FetchAdd:
+        case GenOp::Xchg:
+        case GenOp::Cas: op.order = O(pick(5)); break;  // relaxed .. seq_cst
+        case GenOp::Branch:
+          assignOrders(op.thenOps);
+          assignOrders(op.elseOps);
+          break;
+        default: break;
+      }
+    }
   }
 
   static void assignSlots(std::vector<GenOp>& ops, int& next) {
@@ -301,15 +326,27 @@ class Emitter {
     f_.at(++line_);
     uint32_t g = op.loc < shared_.size() ? shared_[op.loc] : 0;
     switch (op.kind) {
-      case GenOp::Store: f_.storeGlobal(g, op.value); break;
-      case GenOp::Load: record(op.slot, f_.loadGlobal(g), slotRegs, acc); break;
-      case GenOp::FenceFull: f_.fence(FenceKind::Full); break;
-      case GenOp::FenceStoreStore: f_.fence(FenceKind::StoreStore); break;
+      case GenOp::Store: f_.storeGlobal(g, op.value); f_.setOrder(op.order); break;
+      case GenOp::Load: {
+        const Reg r = f_.loadGlobal(g);
+        f_.setOrder(op.order);
+        record(op.slot, r, slotRegs, acc);
+        break;
+      }
+      case GenOp::FenceFull: f_.fence(FenceKind::Full); f_.setOrder(op.order); break;
+      case GenOp::FenceStoreStore: f_.fence(FenceKind::StoreStore); f_.setOrder(op.order); break;
       case GenOp::SectionBegin: f_.atomicBegin(); break;
       case GenOp::SectionEnd: f_.atomicEnd(); break;
-      case GenOp::FetchAdd: record(op.slot, f_.rmwGlobal(RmwOp::Add, g, op.value), slotRegs, acc); break;
-      case GenOp::Xchg: record(op.slot, f_.rmwGlobal(RmwOp::Xchg, g, op.value), slotRegs, acc); break;
-      case GenOp::Cas: record(op.slot, f_.casGlobal(g, op.expected, op.value), slotRegs, acc); break;
+      case GenOp::FetchAdd:
+      case GenOp::Xchg:
+      case GenOp::Cas: {
+        const Reg r = op.kind == GenOp::Cas    ? f_.casGlobal(g, op.expected, op.value)
+                    : op.kind == GenOp::Xchg ? f_.rmwGlobal(RmwOp::Xchg, g, op.value)
+                                             : f_.rmwGlobal(RmwOp::Add, g, op.value);
+        f_.setOrder(op.order);
+        record(op.slot, r, slotRegs, acc);
+        break;
+      }
       case GenOp::Branch: {
         Reg c = f_.cmpImm(CmpOp::Eq, slotRegs[size_t(op.slot)], op.value);
         Label lThen = f_.newLabel(), lElse = f_.newLabel(), lEnd = f_.newLabel();

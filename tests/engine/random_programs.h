@@ -24,6 +24,11 @@ struct RandomProgramSpec {
   bool fences = true;    // Full and StoreStore fences
   bool rmws = true;      // fetch-add, xchg, cas
   bool branches = true;  // if (r == c) { ... } else { ... } on a loaded value
+  // Every access and fence gets a random C11 memory order (loads relaxed /
+  // acquire / seq_cst, stores relaxed / release / seq_cst, RMWs any, fences
+  // acquire / release / acq_rel / seq_cst): programs for RC11. Off, the
+  // generator draws exactly what it drew before (orders stay seq_cst).
+  bool memoryOrders = false;
   // Budget on a rough estimate of the naive explorer's state space (product
   // over threads of their step counts, flushes included, times a crude bound
   // on the number of traces). Thread bodies over budget are regenerated with

@@ -1,0 +1,304 @@
+#include "engine/rc11.h"
+
+#include <algorithm>
+
+namespace tsocheck {
+
+namespace {
+
+constexpr int kNoPos = -3;  // no read (or write) part
+
+// Rows of bits over the graph's nodes.
+struct BitRows {
+  uint32_t words = 0;
+  std::vector<uint64_t> bits;
+  void reset(uint32_t rows, uint32_t cols) {
+    words = (cols + 63) / 64;
+    bits.assign(size_t(rows) * words, 0);
+  }
+  uint64_t* row(uint32_t r) { return bits.data() + size_t(r) * words; }
+  const uint64_t* row(uint32_t r) const { return bits.data() + size_t(r) * words; }
+  void set(uint32_t r, uint32_t c) { row(r)[c / 64] |= uint64_t(1) << (c % 64); }
+  bool test(uint32_t r, uint32_t c) const { return row(r)[c / 64] >> (c % 64) & 1; }
+};
+
+void orInto(uint64_t* to, const uint64_t* from, uint32_t words) {
+  for (uint32_t i = 0; i < words; ++i) to[i] |= from[i];
+}
+bool testBit(const std::vector<uint64_t>& v, uint32_t c) { return v[c / 64] >> (c % 64) & 1; }
+template <class F>
+void forBits(const uint64_t* row, uint32_t words, F&& f) {
+  for (uint32_t i = 0; i < words; ++i)
+    for (uint64_t w = row[i]; w; w &= w - 1) f(i * 64 + uint32_t(__builtin_ctzll(w)));
+}
+
+bool isAccess(const Event& e) { return e.reads || e.writes; }
+bool isFence(const Event& e) { return e.kind == EvKind::Fence; }
+bool isAtomic(const Event& e) { return e.order != MemOrder::NonAtomic; }
+// A seq_cst access or fence (locks, unlocks and events without memory
+// effect take no part in the SC condition).
+bool isSC(const Event& e) {
+  return e.order == MemOrder::SeqCst &&
+         (e.kind == EvKind::Load || e.kind == EvKind::Store || e.kind == EvKind::Rmw || e.kind == EvKind::Fence);
+}
+
+}  // namespace
+
+bool Rc11Checker::orderAndClocks(const Graph& g) {
+  nThreads_ = uint32_t(g.threads.size());
+  base_.assign(nThreads_ + 1, 0);
+  for (uint32_t t = 0; t < nThreads_; ++t) base_[t + 1] = base_[t] + uint32_t(g.threads[t].events.size());
+  nNodes_ = base_[nThreads_];
+  clock_.assign(size_t(nNodes_) * nThreads_, 0);
+  topo_.clear();
+  topo_.reserve(nNodes_);
+  // Per event: 1 + the index of the thread's latest release fence before it (0: none).
+  std::vector<uint32_t> relFence(nNodes_, 0);
+  for (uint32_t t = 0; t < nThreads_; ++t) {
+    uint32_t last = 0;
+    g.threads[t].events.forRange(0, g.threads[t].events.size(), [&](const Event& e, size_t i) {
+      relFence[base_[t] + i] = last;
+      if (isFence(e) && releases(e.order)) last = uint32_t(i) + 1;
+    });
+  }
+  // What the thread's atomic reads so far synchronise with (for its acquire fences).
+  std::vector<uint32_t> acqPending(size_t(nThreads_) * nThreads_, 0);
+  std::vector<uint32_t> done(nThreads_, 0), src(nThreads_);
+  auto maxInto = [&](uint32_t* to, const uint32_t* from) {
+    for (uint32_t u = 0; u < nThreads_; ++u) to[u] = std::max(to[u], from[u]);
+  };
+  auto clockOf = [&](EventId id) { return clock_.data() + size_t(node(id)) * nThreads_; };
+  auto ready = [&](uint32_t t) {
+    const ThreadInfo& th = g.threads[t];
+    const uint32_t i = done[t];
+    if (i >= th.events.size()) return false;
+    if (i == 0 && t != 0 && done[th.parent] <= th.spawnIndex) return false;
+    const Event& e = th.events[i];
+    if (e.reads && !e.rf.isInit() && done[e.rf.thread] <= e.rf.index) return false;
+    if (e.kind == EvKind::Join && e.aux < nThreads_ && done[e.aux] < g.threads[e.aux].events.size()) return false;
+    return true;
+  };
+  while (topo_.size() < nNodes_) {
+    int pick = -1;
+    uint32_t best = 0;
+    for (uint32_t t = 0; t < nThreads_; ++t)
+      if (ready(t) && (pick < 0 || g.threads[t].events[done[t]].stamp < best)) {
+        pick = int(t);
+        best = g.threads[t].events[done[t]].stamp;
+      }
+    if (pick < 0) return false;  // po ∪ rf has a cycle
+    const uint32_t t = uint32_t(pick), i = done[t]++;
+    const EventId id{t, i};
+    topo_.push_back(id);
+    const Event& e = g.ev(id);
+    uint32_t* c = clockOf(id);
+    if (i > 0) maxInto(c, clockOf(EventId{t, i - 1}));
+    else if (t != 0) maxInto(c, clockOf(EventId{g.threads[t].parent, g.threads[t].spawnIndex}));
+    if (e.kind == EvKind::Join && e.aux < nThreads_ && !g.threads[e.aux].events.empty())
+      maxInto(c, clockOf(EventId{e.aux, uint32_t(g.threads[e.aux].events.size() - 1)}));
+    c[t] = i + 1;
+    if (e.reads && isAtomic(e) && !e.rf.isInit()) {
+      // The release heads of the release sequences that contain the write
+      // read: the write itself and, through RMWs, the writes they read.
+      std::fill(src.begin(), src.end(), 0);
+      bool any = false;
+      for (EventId h = e.rf; !h.isInit();) {
+        const Event& he = g.ev(h);
+        if (!he.writes || !isAtomic(he)) break;
+        if (releases(he.order)) {
+          maxInto(src.data(), clockOf(h));
+          any = true;
+        } else if (const uint32_t f = relFence[node(h)]) {
+          maxInto(src.data(), clockOf(EventId{h.thread, f - 1}));
+          any = true;
+        }
+        if (!he.reads) break;
+        h = he.rf;
+      }
+      if (any) {
+        if (acquires(e.order)) maxInto(c, src.data());
+        maxInto(acqPending.data() + size_t(t) * nThreads_, src.data());
+      }
+    }
+    if (isFence(e) && acquires(e.order)) maxInto(c, acqPending.data() + size_t(t) * nThreads_);
+  }
+  return true;
+}
+
+bool Rc11Checker::coherent(const Graph& g) const {
+  // Per location, its accesses with the co positions of their read and write parts.
+  struct Access {
+    EventId id;
+    int rpos, wpos;
+  };
+  std::vector<std::vector<Access>> byLoc(g.locs.size());
+  for (uint32_t t = 0; t < nThreads_; ++t)
+    g.threads[t].events.forRange(0, g.threads[t].events.size(), [&](const Event& e, size_t i) {
+      if (!isAccess(e)) return;
+      const Location* loc = g.locOf(e);
+      if (!loc) return;
+      const EventId id{t, uint32_t(i)};
+      byLoc[size_t(loc - g.locs.data())].push_back(
+          Access{id, e.reads ? Graph::coIndex(*loc, e.rf) : kNoPos, e.writes ? Graph::coIndex(*loc, id) : kNoPos});
+    });
+  for (const std::vector<Access>& as : byLoc) {
+    for (const Access& x : as)
+      if (x.rpos != kNoPos && x.wpos != kNoPos && x.wpos != x.rpos + 1) return false;  // atomicity
+    for (const Access& x : as)
+      for (const Access& y : as) {
+        if (!hb(x.id, y.id)) continue;
+        // x happens before y: y's parts see nothing co-before x's.
+        if (x.wpos != kNoPos && y.wpos != kNoPos && !(x.wpos < y.wpos)) return false;   // CoWW
+        if (x.wpos != kNoPos && y.rpos != kNoPos && !(x.wpos <= y.rpos)) return false;  // CoWR
+        if (x.rpos != kNoPos && y.wpos != kNoPos && !(x.rpos < y.wpos)) return false;   // CoRW
+        if (x.rpos != kNoPos && y.rpos != kNoPos && !(x.rpos <= y.rpos)) return false;  // CoRR
+      }
+  }
+  return true;
+}
+
+bool Rc11Checker::scAcyclic(const Graph& g) {
+  std::vector<EventId> ids(nNodes_);
+  std::vector<uint32_t> sc;
+  uint32_t scFences = 0;
+  for (uint32_t t = 0; t < nThreads_; ++t)
+    g.threads[t].events.forRange(0, g.threads[t].events.size(), [&](const Event& e, size_t i) {
+      const EventId id{t, uint32_t(i)};
+      ids[node(id)] = id;
+      if (isSC(e)) {
+        sc.push_back(node(id));
+        scFences += isFence(e);
+      }
+    });
+  if (sc.size() < 2) return true;  // (a coherent graph has no psc self-loop)
+  const uint32_t n = nNodes_;
+  // Per node: its location (index into g.locs, or -1) and co positions.
+  std::vector<int> locOf(n, -1), rpos(n, kNoPos), wpos(n, kNoPos);
+  for (uint32_t v = 0; v < n; ++v) {
+    const Event& e = g.ev(ids[v]);
+    if (!isAccess(e)) continue;
+    const Location* loc = g.locOf(e);
+    if (!loc) continue;
+    locOf[v] = int(loc - g.locs.data());
+    if (e.reads) rpos[v] = Graph::coIndex(*loc, e.rf);
+    if (e.writes) wpos[v] = Graph::coIndex(*loc, ids[v]);
+  }
+  auto sameLoc = [&](uint32_t a, uint32_t b) { return locOf[a] >= 0 && locOf[a] == locOf[b]; };
+  BitRows hbSucc, sbNeq, scb;
+  hbSucc.reset(n, n);
+  sbNeq.reset(n, n);
+  for (uint32_t b = 0; b < n; ++b)
+    for (uint32_t u = 0; u < nThreads_; ++u)
+      for (uint32_t k = 0, end = clock_[size_t(b) * nThreads_ + u]; k < end; ++k)
+        if (base_[u] + k != b) hbSucc.set(base_[u] + k, b);
+  for (uint32_t t = 0; t < nThreads_; ++t)
+    for (uint32_t a = base_[t]; a < base_[t + 1]; ++a)
+      for (uint32_t b = a + 1; b < base_[t + 1]; ++b)
+        if (!sameLoc(a, b)) sbNeq.set(a, b);
+  // scb rows of the nodes psc_base starts from: [E^sc] ∪ [F^sc]; hb?.
+  const uint32_t W = hbSucc.words;
+  std::vector<uint64_t> need(W, 0), mid(W), h(W);
+  for (uint32_t a : sc) {
+    need[a / 64] |= uint64_t(1) << (a % 64);
+    if (isFence(g.ev(ids[a]))) orInto(need.data(), hbSucc.row(a), W);
+  }
+  scb.reset(n, n);
+  forBits(need.data(), W, [&](uint32_t x) {
+    uint64_t* row = scb.row(x);
+    const uint32_t t = ids[x].thread;
+    for (uint32_t b = x + 1; b < base_[t + 1]; ++b) scb.set(x, b);  // sb
+    // sb≠loc; hb; sb≠loc (hb taken reflexively: the sb paths it adds are in sb already)
+    std::fill(h.begin(), h.end(), 0);
+    forBits(sbNeq.row(x), W, [&](uint32_t z) {
+      h[z / 64] |= uint64_t(1) << (z % 64);
+      orInto(h.data(), hbSucc.row(z), W);
+    });
+    forBits(h.data(), W, [&](uint32_t z) { orInto(row, sbNeq.row(z), W); });
+    if (locOf[x] < 0) return;
+    for (uint32_t y = 0; y < n; ++y) {
+      if (y == x || !sameLoc(x, y)) continue;
+      if (hbSucc.test(x, y)) scb.set(x, y);                                                     // hb|loc
+      if (wpos[x] != kNoPos && wpos[y] != kNoPos && wpos[x] < wpos[y]) scb.set(x, y);           // mo
+      if (rpos[x] != kNoPos && wpos[y] != kNoPos && rpos[x] < wpos[y]) scb.set(x, y);           // rb
+    }
+  });
+  // eco rows (psc_F: only with two seq_cst fences).
+  BitRows eco;
+  if (scFences >= 2) {
+    eco.reset(n, n);
+    for (uint32_t x = 0; x < n; ++x)
+      for (uint32_t y = 0; y < n; ++y) {
+        if (x == y || !sameLoc(x, y)) continue;
+        const bool e = (wpos[x] != kNoPos && wpos[y] != kNoPos && wpos[x] < wpos[y]) ||   // mo
+                       (wpos[x] != kNoPos && rpos[y] != kNoPos && wpos[x] <= rpos[y]) ||  // rf, mo; rf
+                       (rpos[x] != kNoPos && wpos[y] != kNoPos && rpos[x] < wpos[y]) ||   // rb
+                       (rpos[x] != kNoPos && rpos[y] != kNoPos && rpos[x] < rpos[y]);     // rb; rf
+        if (e) eco.set(x, y);
+      }
+  }
+  // psc over the seq_cst nodes.
+  const uint32_t m = uint32_t(sc.size());
+  std::vector<std::vector<uint32_t>> adj(m);
+  auto meetsHbPred = [&](const std::vector<uint64_t>& set, uint32_t b) {  // some y in set with y = b or y hb b
+    if (testBit(set, b)) return true;
+    for (uint32_t i = 0; i < W; ++i)
+      for (uint64_t w = set[i]; w; w &= w - 1)
+        if (hbSucc.test(i * 64 + uint32_t(__builtin_ctzll(w)), b)) return true;
+    return false;
+  };
+  for (uint32_t i = 0; i < m; ++i) {
+    const uint32_t a = sc[i];
+    const bool fa = isFence(g.ev(ids[a]));
+    std::fill(mid.begin(), mid.end(), 0);
+    orInto(mid.data(), scb.row(a), W);
+    if (fa) forBits(hbSucc.row(a), W, [&](uint32_t x) { orInto(mid.data(), scb.row(x), W); });
+    std::vector<uint64_t> viaEco;
+    if (fa && scFences >= 2) {
+      viaEco.assign(W, 0);
+      forBits(hbSucc.row(a), W, [&](uint32_t x) { orInto(viaEco.data(), eco.row(x), W); });
+    }
+    for (uint32_t j = 0; j < m; ++j) {
+      const uint32_t b = sc[j];
+      const bool fb = isFence(g.ev(ids[b]));
+      bool edge = testBit(mid, b) || (fb && meetsHbPred(mid, b));  // psc_base
+      if (!edge && fa && fb)  // psc_F: hb ∪ hb; eco; hb (eco rows hold no fence)
+        edge = hbSucc.test(a, b) || (scFences >= 2 && meetsHbPred(viaEco, b));
+      if (edge) adj[i].push_back(j);
+    }
+  }
+  // Acyclic (Kahn).
+  std::vector<uint32_t> indeg(m, 0), stack;
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j : adj[i]) ++indeg[j];
+  for (uint32_t i = 0; i < m; ++i)
+    if (!indeg[i]) stack.push_back(i);
+  uint32_t seen = 0;
+  while (!stack.empty()) {
+    const uint32_t i = stack.back();
+    stack.pop_back();
+    ++seen;
+    for (uint32_t j : adj[i])
+      if (--indeg[j] == 0) stack.push_back(j);
+  }
+  return seen == m;
+}
+
+bool Rc11Checker::consistent(const Graph& g, std::vector<OrderNode>* order) {
+  if (order) order->clear();
+  if (!orderAndClocks(g) || !coherent(g) || !scAcyclic(g)) return false;
+  if (order)
+    for (EventId id : topo_) order->push_back(OrderNode{id, false});
+  return true;
+}
+
+bool Rc11Checker::happensBefore(const Graph& g, EventId a, EventId b) {
+  if (a.isInit()) return !b.isInit();
+  if (b.isInit() || !orderAndClocks(g)) return false;
+  return hb(a, b);
+}
+
+bool Rc11Checker::canOrderBefore(const Graph& g, EventId first, EventId second) {
+  return !happensBefore(g, second, first);
+}
+
+}  // namespace tsocheck

@@ -1,0 +1,68 @@
+// Is an execution graph consistent under RC11?
+//
+// RC11 is the C11 memory model as Lahav, Vafeiadis, Kang, Hur and Dreyer
+// repair it ("Repairing Sequential Consistency in C/C++11", PLDI 2017), with
+// release sequences as C++20 defines them (P0982; GenMC v0.11 does the
+// same): only RMWs continue a release sequence, the releasing thread's own
+// later relaxed stores do not. A graph is consistent when
+//  * no thin air: po ∪ rf is acyclic (spawn and join count as po);
+//  * coherence: hb; eco? is irreflexive;
+//  * atomicity: an RMW's write is the immediate co-successor of the write
+//    its read part reads (rmw ∩ (fr; mo) = ∅);
+//  * SC: psc = psc_base ∪ psc_F is acyclic over the seq_cst events and
+//    fences (the paper's definitions, with scb = sb ∪ sb≠loc; hb; sb≠loc ∪
+//    hb|loc ∪ mo ∪ rb).
+// hb = (sb ∪ sw)+, where sw = [E⊒rel]; ([F]; sb)?; rs; rf; [R⊒rlx]; (sb; [F])?;
+// [E⊒acq] and rs = [W⊒rlx]; (rf; rmw)*; spawn and join synchronise. Locks
+// are acquire RMWs, unlocks release RMWs. A plain access (MemOrder::
+// NonAtomic) takes part in coherence but never synchronises.
+//
+// The graph keeps an RMW as one event with a read and a write part; the
+// checker reads every rule on the two parts (an RMW's read part never reads
+// "before" its own write part: rb excludes the event itself).
+//
+// hb is kept as one vector clock per event (hb predecessors of a thread form
+// a po prefix), computed in one pass over a topological order of po ∪ rf,
+// which the no-thin-air rule needs anyway; coherence is checked per location
+// on pairs of accesses, the SC condition on bit matrices (only when the
+// graph has at least two seq_cst events). Every check starts from scratch:
+// RC11 has no chronological order to keep (Event::orderKey stays unused).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/consistency.h"  // OrderNode
+#include "engine/graph.h"
+
+namespace tsocheck {
+
+class Rc11Checker {
+ public:
+  // True when g is RC11-consistent; fills *order (if given) with an order of
+  // the graph's events consistent with po ∪ rf (by stamp where free).
+  bool consistent(const Graph& g, std::vector<OrderNode>* order = nullptr);
+  // Whether `first` may be placed before `second`: second does not happen
+  // before first (g must be consistent).
+  bool canOrderBefore(const Graph& g, EventId first, EventId second);
+  // Whether a happens before b in g (g must be consistent; false when not).
+  bool happensBefore(const Graph& g, EventId a, EventId b);
+
+ private:
+  // Nodes: the events of g, thread by thread (base_[t] + index).
+  uint32_t node(EventId id) const { return base_[id.thread] + id.index; }
+  // The topological order of po ∪ rf (false: a cycle) and the hb clocks.
+  bool orderAndClocks(const Graph& g);
+  bool hb(EventId a, EventId b) const {  // a strictly happens before b
+    return !(a == b) && a.index < clock_[size_t(node(b)) * nThreads_ + a.thread];
+  }
+  bool coherent(const Graph& g) const;
+  bool scAcyclic(const Graph& g);
+
+  uint32_t nThreads_ = 0, nNodes_ = 0;
+  std::vector<uint32_t> base_;
+  std::vector<EventId> topo_;
+  std::vector<uint32_t> clock_;  // nNodes_ x nThreads_: per event, hb-or-equal prefix lengths
+};
+
+}  // namespace tsocheck

@@ -1,0 +1,287 @@
+// RC11 (engine/rc11.h): the classic litmus shapes with their RC11 outcomes,
+// each relaxed, release/acquire and seq_cst, with fences and release
+// sequences: whether the weak outcome is allowed and the exact number of
+// consistent executions (one per (rf, co) graph), for the graph explorer and
+// for the naive explorer's own RC11 check alike.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "engine/builder.h"
+#include "engine/check.h"
+#include "engine/rc11.h"
+#include "tests/engine/naive_explorer.h"
+
+using namespace tsocheck;
+
+namespace {
+
+enum class V { Rlx, RelAcq, SC };  // the variant: every access relaxed, release/acquire, seq_cst
+
+struct Op {
+  enum Kind { Store, Load, Fence, FetchAdd } kind = Store;
+  int loc = 0;
+  Value value = 0;  // Store; FetchAdd: the operand
+  int reg = 0;      // Load / FetchAdd: the register (1-based) it fills
+  // The order, when not the variant's (Fence: always given).
+  bool fixed = false;
+  MemOrder order = MemOrder::Relaxed;
+};
+Op st(int loc, Value v) { return Op{Op::Store, loc, v, 0}; }
+Op ld(int reg, int loc) { return Op{Op::Load, loc, 0, reg}; }
+Op fence(MemOrder o) { return Op{Op::Fence, 0, 0, 0, true, o}; }
+Op with(Op op, MemOrder o) {
+  op.fixed = true;
+  op.order = o;
+  return op;
+}
+Op faa(int reg, int loc, Value v) { return Op{Op::FetchAdd, loc, v, reg}; }
+
+// A conjunct of the weak outcome: register r == v (isReg) or location l ends == v.
+struct Cond {
+  bool isReg;
+  int index;
+  Value value;
+};
+Cond reg(int r, Value v) { return Cond{true, r, v}; }
+Cond fin(int l, Value v) { return Cond{false, l, v}; }
+
+struct Shape {
+  std::string name;
+  int locs;
+  std::vector<std::vector<Op>> threads;
+  std::vector<Cond> weak;
+};
+
+MemOrder orderOf(const Op& op, V v) {
+  if (op.fixed) return op.order;
+  if (v == V::SC) return MemOrder::SeqCst;
+  if (v == V::Rlx) return MemOrder::Relaxed;
+  return op.kind == Op::Store ? MemOrder::Release : op.kind == Op::Load ? MemOrder::Acquire : MemOrder::AcqRel;
+}
+
+// main spawns the threads, joins them, reads the registers (plain result
+// globals) and the locations, and asserts that the weak outcome did not
+// happen (check: false, it only computes it).
+Program build(const Shape& s, V v, bool check = true) {
+  ProgramBuilder pb(s.name + ".c");
+  std::vector<uint32_t> loc, res;
+  for (int i = 0; i < s.locs; ++i) loc.push_back(pb.global(std::string(1, char('x' + i % 3)) + std::to_string(i)));
+  int regs = 0;
+  for (const auto& t : s.threads)
+    for (const Op& op : t) regs = std::max(regs, op.reg);
+  for (int i = 1; i <= regs; ++i) res.push_back(pb.global("r" + std::to_string(i)));
+  std::vector<uint32_t> funcs;
+  uint32_t line = 1;
+  for (size_t t = 0; t < s.threads.size(); ++t) {
+    FunctionBuilder& f = pb.function("t" + std::to_string(t + 1), 1);
+    for (const Op& op : s.threads[t]) {
+      f.at(line++);
+      switch (op.kind) {
+        case Op::Store: f.storeGlobal(loc[size_t(op.loc)], op.value); break;
+        case Op::Fence: f.fence(); break;
+        case Op::Load: {
+          const Reg r = f.loadGlobal(loc[size_t(op.loc)]);
+          f.setOrder(orderOf(op, v));
+          f.storeGlobalReg(res[size_t(op.reg - 1)], r);
+          f.markPlain();
+          continue;
+        }
+        case Op::FetchAdd: {
+          const Reg r = f.rmwGlobal(RmwOp::Add, loc[size_t(op.loc)], op.value);
+          f.setOrder(orderOf(op, v));
+          f.storeGlobalReg(res[size_t(op.reg - 1)], r);
+          f.markPlain();
+          continue;
+        }
+      }
+      f.setOrder(orderOf(op, v));
+    }
+    f.at(line++).ret(f.constant(0));
+    funcs.push_back(f.index());
+  }
+  FunctionBuilder& m = pb.function("main", 0);
+  std::vector<Reg> tids;
+  for (uint32_t fn : funcs) tids.push_back(m.at(line++).spawn(fn));
+  for (Reg t : tids) m.at(line++).joinDiscard(t);
+  Reg all = m.constant(1);
+  for (const Cond& c : s.weak) {
+    const Reg x = m.loadGlobal(c.isReg ? res[size_t(c.index - 1)] : loc[size_t(c.index)]);
+    m.markPlain();
+    all = m.bin(BinOp::And, all, m.cmpImm(CmpOp::Eq, x, c.value));
+  }
+  if (check) m.at(line++).assertTrue(m.cmpImm(CmpOp::Eq, all, 0), "weak outcome");
+  m.ret(m.constant(0));
+  pb.setEntry(m.index());
+  return pb.build();
+}
+
+struct Expect {
+  bool weak;            // the weak outcome is allowed
+  uint64_t executions;  // consistent executions (one per (rf, co) graph)
+};
+
+CheckResult runRc11(const Program& p) {
+  CheckOptions o;
+  o.model = Model::RC11;
+  return check(p, o);
+}
+
+void expectOutcome(const Shape& s, V v, Expect e) {
+  const char* vn = v == V::Rlx ? "relaxed" : v == V::RelAcq ? "rel/acq" : "seq_cst";
+  CAPTURE(s.name, vn);
+  const Program p = build(s, v);
+  const CheckResult r = runRc11(p);
+  CHECK(bool(r.violation) == e.weak);
+  CHECK(r.status == (e.weak ? Status::Violation : Status::Verified));
+  const testing::NaiveResult n = testing::exploreNaive(p, Model::RC11, -1);
+  CHECK((n.errorRuns > 0) == e.weak);
+  // Without the assertion every graph is a complete execution.
+  const Program all = build(s, v, false);
+  const CheckResult ra = runRc11(all);
+  CHECK(ra.executions == e.executions);
+  CHECK(testing::exploreNaive(all, Model::RC11, -1).traces.size() == e.executions);
+}
+
+const int x = 0, y = 1, z = 2;
+const MemOrder Rlx = MemOrder::Relaxed, Rel = MemOrder::Release, Acq = MemOrder::Acquire,
+               SC = MemOrder::SeqCst;
+
+}  // namespace
+
+TEST_CASE("RC11 litmus: MP, SB, LB", "[rc11][litmus]") {
+  const Shape mp{"MP", 2, {{st(x, 1), st(y, 1)}, {ld(1, y), ld(2, x)}}, {reg(1, 1), reg(2, 0)}};
+  expectOutcome(mp, V::Rlx, {true, 4});
+  expectOutcome(mp, V::RelAcq, {false, 3});
+  expectOutcome(mp, V::SC, {false, 3});
+  const Shape sb{"SB", 2, {{st(x, 1), ld(1, y)}, {st(y, 1), ld(2, x)}}, {reg(1, 0), reg(2, 0)}};
+  expectOutcome(sb, V::Rlx, {true, 4});
+  expectOutcome(sb, V::RelAcq, {true, 4});
+  expectOutcome(sb, V::SC, {false, 3});
+  // po ∪ rf acyclic: no load buffering, whatever the orders.
+  const Shape lb{"LB", 2, {{ld(1, x), st(y, 1)}, {ld(2, y), st(x, 1)}}, {reg(1, 1), reg(2, 1)}};
+  expectOutcome(lb, V::Rlx, {false, 3});
+  expectOutcome(lb, V::RelAcq, {false, 3});
+  expectOutcome(lb, V::SC, {false, 3});
+}
+
+TEST_CASE("RC11 litmus: IRIW, WRC, ISA2", "[rc11][litmus]") {
+  const Shape iriw{"IRIW", 2,
+                   {{st(x, 1)}, {st(y, 1)}, {ld(1, x), ld(2, y)}, {ld(3, y), ld(4, x)}},
+                   {reg(1, 1), reg(2, 0), reg(3, 1), reg(4, 0)}};
+  expectOutcome(iriw, V::Rlx, {true, 16});
+  expectOutcome(iriw, V::RelAcq, {true, 16});
+  expectOutcome(iriw, V::SC, {false, 15});
+  const Shape wrc{"WRC", 2, {{st(x, 1)}, {ld(1, x), st(y, 1)}, {ld(2, y), ld(3, x)}}, {reg(1, 1), reg(2, 1), reg(3, 0)}};
+  expectOutcome(wrc, V::Rlx, {true, 8});
+  expectOutcome(wrc, V::RelAcq, {false, 7});
+  expectOutcome(wrc, V::SC, {false, 7});
+  const Shape isa2{"ISA2", 3,
+                   {{st(x, 1), st(y, 1)}, {ld(1, y), st(z, 1)}, {ld(2, z), ld(3, x)}},
+                   {reg(1, 1), reg(2, 1), reg(3, 0)}};
+  expectOutcome(isa2, V::Rlx, {true, 8});
+  expectOutcome(isa2, V::RelAcq, {false, 7});
+  expectOutcome(isa2, V::SC, {false, 7});
+}
+
+TEST_CASE("RC11 litmus: 2+2W, R, S, RWC, Z6", "[rc11][litmus]") {
+  const Shape w22{"2+2W", 2, {{st(x, 1), st(y, 2)}, {st(y, 1), st(x, 2)}}, {fin(x, 1), fin(y, 1)}};
+  expectOutcome(w22, V::Rlx, {true, 4});
+  expectOutcome(w22, V::RelAcq, {true, 4});  // no reads: nothing synchronises
+  expectOutcome(w22, V::SC, {false, 3});
+  const Shape r{"R", 2, {{st(x, 1), st(y, 1)}, {st(y, 2), ld(1, x)}}, {fin(y, 2), reg(1, 0)}};
+  expectOutcome(r, V::Rlx, {true, 4});
+  expectOutcome(r, V::RelAcq, {true, 4});
+  expectOutcome(r, V::SC, {false, 3});
+  const Shape s{"S", 2, {{st(x, 2), st(y, 1)}, {ld(1, y), st(x, 1)}}, {reg(1, 1), fin(x, 2)}};
+  expectOutcome(s, V::Rlx, {true, 4});
+  expectOutcome(s, V::RelAcq, {false, 3});
+  expectOutcome(s, V::SC, {false, 3});
+  const Shape rwc{"RWC", 2, {{st(x, 1)}, {ld(1, x), ld(2, y)}, {st(y, 1), ld(3, x)}}, {reg(1, 1), reg(2, 0), reg(3, 0)}};
+  expectOutcome(rwc, V::Rlx, {true, 8});
+  expectOutcome(rwc, V::RelAcq, {true, 8});
+  expectOutcome(rwc, V::SC, {false, 7});
+  const Shape z6{"Z6", 3, {{st(x, 1), st(y, 1)}, {st(y, 2), st(z, 1)}, {ld(1, z), ld(2, x)}}, {fin(y, 2), reg(1, 1), reg(2, 0)}};
+  expectOutcome(z6, V::Rlx, {true, 8});
+  expectOutcome(z6, V::RelAcq, {true, 8});
+  expectOutcome(z6, V::SC, {false, 7});
+}
+
+TEST_CASE("RC11 fences: release/acquire and seq_cst fences restore the strong outcome", "[rc11][litmus]") {
+  // MP with relaxed accesses and a release fence / acquire fence between them.
+  const Shape mpF{"MP+fences", 2, {{st(x, 1), fence(Rel), st(y, 1)}, {ld(1, y), fence(Acq), ld(2, x)}}, {reg(1, 1), reg(2, 0)}};
+  expectOutcome(mpF, V::Rlx, {false, 3});
+  // Only one side fenced: still weak.
+  const Shape mpHalf{"MP+fence", 2, {{st(x, 1), fence(Rel), st(y, 1)}, {ld(1, y), ld(2, x)}}, {reg(1, 1), reg(2, 0)}};
+  expectOutcome(mpHalf, V::Rlx, {true, 4});
+  // A release fence before a relaxed store synchronises with an acquire load.
+  const Shape mpFenceLoad{"MP+fence+acq", 2, {{st(x, 1), fence(Rel), st(y, 1)}, {with(ld(1, y), Acq), ld(2, x)}},
+                          {reg(1, 1), reg(2, 0)}};
+  expectOutcome(mpFenceLoad, V::Rlx, {false, 3});
+  // SB: seq_cst fences forbid it, release/acquire fences do not.
+  const Shape sbF{"SB+scfences", 2, {{st(x, 1), fence(SC), ld(1, y)}, {st(y, 1), fence(SC), ld(2, x)}}, {reg(1, 0), reg(2, 0)}};
+  expectOutcome(sbF, V::Rlx, {false, 3});
+  const Shape sbRA{"SB+acqrelfences", 2,
+                   {{st(x, 1), fence(MemOrder::AcqRel), ld(1, y)}, {st(y, 1), fence(MemOrder::AcqRel), ld(2, x)}},
+                   {reg(1, 0), reg(2, 0)}};
+  expectOutcome(sbRA, V::Rlx, {true, 4});
+  // IRIW with seq_cst fences between the readers' loads (psc_F).
+  const Shape iriwF{"IRIW+scfences", 2,
+                    {{st(x, 1)}, {st(y, 1)}, {ld(1, x), fence(SC), ld(2, y)}, {ld(3, y), fence(SC), ld(4, x)}},
+                    {reg(1, 1), reg(2, 0), reg(3, 1), reg(4, 0)}};
+  expectOutcome(iriwF, V::Rlx, {false, 15});
+}
+
+TEST_CASE("RC11 release sequences as in C++20: RMWs continue them, the writer's relaxed stores do not", "[rc11]") {
+  // T1 releases y = 1, then stores y = 2 relaxed; T2 acquires y == 2: no
+  // synchronisation (the C++11 release sequence would have included y = 2).
+  const Shape own{"RS+own", 2, {{st(x, 1), with(st(y, 1), Rel), st(y, 2)}, {with(ld(1, y), Acq), ld(2, x)}},
+                  {reg(1, 2), reg(2, 0)}};
+  expectOutcome(own, V::Rlx, {true, 5});
+  // Another thread's relaxed RMW on y continues the release sequence: the
+  // acquire that reads the RMW's value synchronises with T1's release store.
+  const Shape rmw{"RS+rmw", 2, {{st(x, 1), with(st(y, 1), Rel)}, {faa(3, y, 1)}, {with(ld(1, y), Acq), ld(2, x)}},
+                  {reg(3, 1), reg(1, 2), reg(2, 0)}};
+  expectOutcome(rmw, V::Rlx, {false, 9});
+}
+
+TEST_CASE("RC11 checker: a relaxed store does not synchronise, a release store does", "[rc11]") {
+  // Graph-level: MP's weak graph is consistent with a relaxed flag store and
+  // inconsistent with a release one (the explorer's counts above rest on this).
+  for (MemOrder flag : {MemOrder::Relaxed, MemOrder::Release}) {
+    CAPTURE(memOrderName(flag));
+    const Shape mp{"MP1", 2, {{st(x, 1), with(st(y, 1), flag)}, {with(ld(1, y), Acq), ld(2, x)}}, {reg(1, 1), reg(2, 0)}};
+    const CheckResult r = runRc11(build(mp, V::Rlx));
+    CHECK(bool(r.violation) == (flag == MemOrder::Relaxed));
+  }
+}
+
+TEST_CASE("RC11 under the other models: orders change nothing there", "[rc11]") {
+  // MP relaxed is verified under SC, TSO and PSO (lowering's fences decide
+  // there, and this program has none), and fails under RC11.
+  const Shape mp{"MPm", 2, {{st(x, 1), st(y, 1)}, {ld(1, y), ld(2, x)}}, {reg(1, 1), reg(2, 0)}};
+  const Program p = build(mp, V::Rlx);
+  for (Model m : {Model::SC, Model::TSO}) {
+    CheckOptions o;
+    o.model = m;
+    CHECK(check(p, o).status == Status::Verified);
+  }
+  CHECK(runRc11(p).status == Status::Violation);
+}
+
+TEST_CASE("RC11 refuses the searches it does not support", "[rc11]") {
+  const Shape mp{"MPr", 2, {{st(x, 1), st(y, 1)}, {ld(1, y), ld(2, x)}}, {reg(1, 1), reg(2, 0)}};
+  const Program p = build(mp, V::Rlx);
+  CheckOptions o;
+  o.model = Model::RC11;
+  o.stateful = true;
+  CheckResult r = check(p, o);
+  CHECK(r.status == Status::Error);
+  CHECK(r.message.find("RC11") != std::string::npos);
+  o.stateful = false;
+  o.preemptionBound = 1;
+  r = check(p, o);
+  CHECK(r.status == Status::Error);
+  CHECK(r.message.find("preemption bound") != std::string::npos);
+}
