@@ -6,7 +6,8 @@
 // programs that end while threads still run (programEndDifferential), and
 // preemption bounds 0..2 against
 // the naive minimum preemption count on random programs and mutex programs
-// (preemptionDifferential), for a number of seeds or minutes.
+// (preemptionDifferential), and under RC11 the stress families and random
+// programs with every memory order, for a number of seeds or minutes.
 //   tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]
 // Prints programs and configurations checked, executions explored,
 // mismatches, and the first mismatching program as C-like text. Exit 1 on a
@@ -42,8 +43,8 @@ int main(int argc, char** argv) {
       return usage();
   }
   if (minutes <= 0 && seeds == 0) seeds = 50;
-  const std::vector<DiffConfig> configs = {{Model::SC, -1}, {Model::TSO, -1}, {Model::PSO, -1},
-                                           {Model::TSO, 1}, {Model::TSO, 2}, {Model::PSO, 1}, {Model::PSO, 2}};
+  const std::vector<DiffConfig> configs = {{Model::SC, -1}, {Model::TSO, -1}, {Model::PSO, -1}, {Model::TSO, 1},
+                                           {Model::TSO, 2},  {Model::PSO, 1},  {Model::PSO, 2},  {Model::RC11, -1}};
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   uint64_t programs = 0, checks = 0, mismatches = 0, execs = 0, violations = 0, skipped = 0, dporSkipped = 0;
@@ -64,6 +65,9 @@ int main(int argc, char** argv) {
   endSpec.minLocations = 2;
   endSpec.mainReads = true;
   uint64_t endPrograms = 0, endChecks = 0;
+  RandomProgramSpec orderSpec;
+  orderSpec.memoryOrders = true;
+  uint64_t orderPrograms = 0;
   std::string firstMismatch;
   double lastReport = 0;
   for (uint64_t seed = first;; ++seed) {
@@ -103,6 +107,7 @@ int main(int argc, char** argv) {
       if (hasAtomicSections(p)) {
         ++sectionPrograms;
         for (const DiffConfig& c : configs) {
+          if (MemoryModel{c.model}.usesC11Orders()) continue;  // (RC11 has no atomic sections)
           DiffOutcome d = sectionDifferential(p, c);
           ++checks;
           ++sectionChecks;
@@ -112,6 +117,22 @@ int main(int argc, char** argv) {
           });
         }
       }
+    }
+    // One random program whose accesses and fences take every C11 memory
+    // order, under RC11: the graph explorer against the naive explorer's
+    // own RC11 check.
+    {
+      const uint64_t orderSeed = 0xc1100000000ull + seed;
+      const Program p = randomProgram(orderSeed, orderSpec);
+      ++orderPrograms;
+      DiffConfig c{Model::RC11, -1};
+      c.naiveSeconds = kNaiveSeconds;
+      const DiffOutcome d = differential(p, c);
+      ++checks;
+      naiveTimedOut += d.naiveTimedOut;
+      execs += d.executions;
+      violations += d.violation;
+      record(d, [&] { return "random program with memory orders under RC11 (seed " + std::to_string(orderSeed) + ")\n"; });
     }
     // One random program that ends while threads still run (main joins one
     // and returns): the graph explorer and both state-space searches.
@@ -165,14 +186,15 @@ int main(int argc, char** argv) {
   std::printf("soak: %.1f minutes, %llu programs (", elapsed() / 60, (unsigned long long)programs);
   for (int f = 0; f < kStressFamilies; ++f)
     std::printf("%s%s %llu", f ? ", " : "", stressFamilyName(StressFamily(f)), (unsigned long long)perFamily[f]);
-  std::printf("; atomic sections %llu; ending early %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
+  std::printf("; atomic sections %llu; ending early %llu; memory orders under RC11 %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
               "section programs, %llu preemption bounds 0..2 vs naive on random and mutex programs, %llu program ends "
               "across the three searches), %llu graph-explorer executions, "
               "%llu with a violation, "
               "%llu without the BFS state space and %llu without the stateful DPOR (over the state cap), "
               "%llu left out (the naive explorer over %.0f s or its cache), "
               "states where both ran: BFS %llu, DPOR %llu; %llu mismatches\n",
-              (unsigned long long)sectionPrograms, (unsigned long long)endPrograms, (unsigned long long)checks,
+              (unsigned long long)sectionPrograms, (unsigned long long)endPrograms,
+              (unsigned long long)orderPrograms, (unsigned long long)checks,
               configs.size(), (unsigned long long)sectionChecks, (unsigned long long)preemptionChecks,
               (unsigned long long)endChecks, (unsigned long long)execs,
               (unsigned long long)violations, (unsigned long long)skipped, (unsigned long long)dporSkipped,
