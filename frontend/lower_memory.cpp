@@ -36,6 +36,7 @@ void FunctionLowering::lowerLoad(llvm::LoadInst& I) {
   }
   Reg addr = val(I.getPointerOperand());
   const uint8_t order = accessOrderFlags(I.isAtomic(), I.isVolatile(), I.getOrdering(), false);
+  const MemOrder mo = accessOrder(I.isAtomic(), I.isVolatile(), I.getOrdering());
   if (isFloatPair(I.getType())) {
     // struct { float x, y; } by value: two 4-byte loads (its fields), so the
     // accesses have the fields' size wherever the struct lives.
@@ -47,6 +48,7 @@ void FunctionLowering::lowerLoad(llvm::LoadInst& I) {
       ld.b = at;
       ld.size = 4;
       ld.sub = order;
+      ld.order = mo;
       countRead(I.getPointerOperand());
     }
     bin(BinOp::Or, lo, bin(BinOp::Shl, hi, constVal(32)), resultReg(I));
@@ -58,10 +60,17 @@ void FunctionLowering::lowerLoad(llvm::LoadInst& I) {
   in.size = uint8_t(size);
   in.name = addrName(I.getPointerOperand());
   in.sub = order;
+  in.order = mo;
   countRead(I.getPointerOperand());
 }
 
 namespace {
+// A plain C access the lowering makes up (mem* intrinsics): a data race on
+// it is a race; under RC11 it is non-atomic.
+void setPlain(Instr& in) {
+  in.sub = kPlainAccess;
+  in.order = MemOrder::NonAtomic;
+}
 MemOrder memOrder(llvm::AtomicOrdering o) {
   using AO = llvm::AtomicOrdering;
   switch (o) {
@@ -73,6 +82,12 @@ MemOrder memOrder(llvm::AtomicOrdering o) {
   }
 }
 }  // namespace
+
+MemOrder FunctionLowering::accessOrder(bool atomic, bool isVolatile, llvm::AtomicOrdering o) {
+  // (A volatile access is no plain access for the race detector either.)
+  if (!atomic) return isVolatile ? MemOrder::Relaxed : MemOrder::NonAtomic;
+  return memOrder(o);
+}
 
 void FunctionLowering::emitFence(std::optional<FenceKind> k) {
   if (!k) return;
@@ -87,6 +102,7 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
   Reg v = val(I.getValueOperand());
   emitFence(ml_.opts_.memoryModel().fenceBeforeStore(memOrder(I.getOrdering())));
   const uint8_t order = accessOrderFlags(I.isAtomic(), I.isVolatile(), I.getOrdering(), true);
+  const MemOrder mo = accessOrder(I.isAtomic(), I.isVolatile(), I.getOrdering());
   if (isFloatPair(I.getValueOperand()->getType())) {  // two 4-byte stores, as the load above
     Reg hi = bin(BinOp::LShr, v, constVal(32));
     for (int i = 0; i < 2; ++i) {
@@ -96,10 +112,12 @@ void FunctionLowering::lowerStore(llvm::StoreInst& I) {
       st.c = i ? hi : v;  // a 4-byte store writes the low half
       st.size = 4;
       st.sub = order;
+      st.order = mo;
     }
   } else {
     Instr& in = emitStore(addr, v, size, addrName(I.getPointerOperand()));
     in.sub = order;
+    in.order = mo;
   }
   emitFence(ml_.opts_.memoryModel().fenceAfterStore(memOrder(I.getOrdering())));
   auto* slot = dyn_cast<llvm::AllocaInst>(baseObject(I.getPointerOperand()));
@@ -147,6 +165,7 @@ void FunctionLowering::lowerRmw(llvm::AtomicRMWInst& I) {
   Instr& in = emit(Op::Rmw);
   in.sub = uint8_t(op);
   in.imm = rmwOrderFlags(I.getOrdering());
+  in.order = memOrder(I.getOrdering());
   in.a = old;
   in.b = addr;
   in.c = operand;
@@ -205,6 +224,7 @@ void FunctionLowering::lowerCmpXchg(llvm::AtomicCmpXchgInst& I) {
   Instr& in = emit(Op::Rmw);
   in.sub = uint8_t(RmwOp::Cas);
   in.imm = rmwOrderFlags(I.getSuccessOrdering());
+  in.order = memOrder(I.getSuccessOrdering());  // (a failed CAS reads with the success order too)
   in.a = old;
   in.b = addr;
   in.c = desired;
@@ -221,6 +241,12 @@ void FunctionLowering::lowerCmpXchg(llvm::AtomicCmpXchgInst& I) {
 
 void FunctionLowering::lowerFence(llvm::FenceInst& I) {
   if (I.getSyncScopeID() == llvm::SyncScope::SingleThread) return;  // atomic_signal_fence
+  if (ml_.opts_.memoryModel().usesC11Orders()) {  // the fence keeps its order (engine/rc11.h)
+    Instr& in = emit(Op::Fence);
+    in.sub = uint8_t(FenceKind::Full);
+    in.order = memOrder(I.getOrdering());
+    return;
+  }
   emitFence(ml_.opts_.memoryModel().fenceFor(memOrder(I.getOrdering())));
 }
 
@@ -341,7 +367,7 @@ void FunctionLowering::lowerMemset(llvm::MemSetInst& ms, Reg dst, const MemLeave
     }
     Reg at = addOffset(dst, int64_t(o));
     Instr& st = emitStore(at, v, n);
-    if (!ms.isVolatile()) st.sub = kPlainAccess;
+    if (!ms.isVolatile()) setPlain(st);
   }
 }
 
@@ -365,14 +391,14 @@ void FunctionLowering::lowerMemTransfer(llvm::MemTransferInst& mt, Reg dst, cons
     ld.a = r;
     ld.b = at;
     ld.size = uint8_t(n);
-    if (!mt.isVolatile()) ld.sub = kPlainAccess;
+    if (!mt.isVolatile()) setPlain(ld);
     vals.push_back(r);
     countRead(mt.getRawSource());
   }
   for (size_t i = 0; i < leaves.size(); ++i) {
     Reg at = addOffset(dst, int64_t(leaves[i].first));
     Instr& st = emitStore(at, vals[i], leaves[i].second);
-    if (!mt.isVolatile()) st.sub = kPlainAccess;
+    if (!mt.isVolatile()) setPlain(st);
   }
 }
 

@@ -397,6 +397,8 @@ class FunctionLowering {
   // Memory-order flags for the race detector: a Load / Store's `sub` (ir.h
   // kPlainAccess, kRelaxedAccess), an Rmw's `imm` (kRmwNoAcquire, kRmwNoRelease).
   uint8_t accessOrderFlags(bool atomic, bool isVolatile, llvm::AtomicOrdering o, bool store) const;
+  // Instr::order of a load or store (a plain one: NonAtomic).
+  static MemOrder accessOrder(bool atomic, bool isVolatile, llvm::AtomicOrdering o);
   int64_t rmwOrderFlags(llvm::AtomicOrdering o) const;
   llvm::DominatorTree dt_;
   std::unique_ptr<llvm::LoopInfo> li_;

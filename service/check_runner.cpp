@@ -512,6 +512,8 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
       ann.fences.value_or(true)) {
     if (opts.onVerdict) opts.onVerdict(rep);  // the answer now, the fix when synthesis ends
     fixFences(rep, plan, co, index, *prog, low.module, lowerings, defaultLoopBound, path, opts);
+  } else if (rep.result.status == Status::Violation && MemoryModel{rep.model}.usesC11Orders()) {
+    rep.fenceNote = "order upgrades are not synthesised yet";  // (fences cannot fix an RC11 check either)
   }
   return rep;
 }

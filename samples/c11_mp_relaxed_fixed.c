@@ -1,0 +1,37 @@
+/* Message passing with C11 atomics: the writer stores the payload relaxed
+ * and raises `flag` with a release store; the reader checks `flag` and
+ * then reads the payload.
+ *
+ * Fixed: the reader loads `flag` with acquire, so reading flag == 1
+ * synchronises with the writer's release store, and the payload store
+ * happens before the payload load: it reads 42 under every model
+ * (c11_mp_relaxed_buggy.c loads `flag` relaxed).
+ *
+ * expect: SC=verified TSO=verified PSO=verified RC11=verified
+ */
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <tsocheck.h>
+
+atomic_int data, flag;
+
+static void *writer(void *arg) {
+  atomic_store_explicit(&data, 42, memory_order_relaxed);
+  atomic_store_explicit(&flag, 1, memory_order_release);
+  return NULL;
+}
+
+static void *reader(void *arg) {
+  if (atomic_load_explicit(&flag, memory_order_acquire))
+    assert(atomic_load_explicit(&data, memory_order_relaxed) == 42);
+  return NULL;
+}
+
+TSOCHECK void c11_message_passing(void) {
+  pthread_t w, r;
+  pthread_create(&w, NULL, writer, NULL);
+  pthread_create(&r, NULL, reader, NULL);
+  pthread_join(w, NULL);
+  pthread_join(r, NULL);
+}
