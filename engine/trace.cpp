@@ -54,6 +54,7 @@ class TraceBuilder {
   static constexpr size_t kSnapshotBudget = 20000;
   size_t copied_ = 0;
   bool omitted_ = false;
+  std::vector<EventId> sectionsShown_;  // section starts whose `atomic` step is out
 };
 
 std::vector<std::vector<BufferEntry>> TraceBuilder::snapshot() const {
@@ -64,6 +65,32 @@ std::vector<std::vector<BufferEntry>> TraceBuilder::snapshot() const {
 }
 
 void TraceBuilder::push(TraceStep st) {
+  // The first event of an atomic section comes after an `atomic` step at the
+  // section's begin (the nearest AtomicBegin before the event in its
+  // function), as the state space's traces show it.
+  const EventId id{st.thread, st.event};
+  if (st.kind != StepKind::Flush && st.kind != StepKind::Atomic && id.thread < g_.threads.size() &&
+      id.index < g_.threads[id.thread].events.size() && (g_.ev(id).section & kSectionStart) &&
+      std::find(sectionsShown_.begin(), sectionsShown_.end(), id) == sectionsShown_.end()) {
+    sectionsShown_.push_back(id);
+    TraceStep at;
+    at.thread = st.thread;
+    at.kind = StepKind::Atomic;
+    at.loc = st.loc;
+    at.function = st.function;
+    at.pc = st.pc;
+    at.event = st.event;
+    if (st.function < prog_.functions.size()) {
+      const auto& code = prog_.functions[st.function].code;
+      for (uint32_t pc = std::min<uint32_t>(st.pc, uint32_t(code.size())); pc-- > 0;)
+        if (code[pc].op == Op::AtomicBegin) {
+          at.loc = code[pc].loc;
+          at.pc = pc;
+          break;
+        }
+    }
+    push(std::move(at));
+  }
   st.step = uint32_t(steps_.size() + 1);
   size_t entries = 0;
   for (const auto& b : buf_) entries += b.size();

@@ -330,7 +330,7 @@ test('launch errors: missing file, unknown function, syntax error, unsupported c
     [{ program: SB, function: 'nosuch' }, /no check function `nosuch`.*check functions: store_buffering/],
     [{ program: path.join(TESTS, 'cli/inputs/syntax_error.c') }, /syntax_error\.c:6:8: error: expected ';'/],
     [{ program: path.join(TESTS, 'cli/inputs/unsupported_asm.c') }, /`odd_asm` was not checked: .*cpuid.*unsupported_asm\.c:8:3/s],
-    [{ program: SB, model: 'arm' }, /model must be "sc", "tso" or "pso"/],
+    [{ program: SB, model: 'arm' }, /model must be "sc", "tso", "pso" or "rc11", got "arm"/],
     [{ program: SB, bufferBound: -1 }, /bufferBound must be/],
     [{}, /launch needs `program`/],
   ];

@@ -23,7 +23,7 @@ TEST_CASE("launch arguments: the program, the function, and the check options of
   CHECK_FALSE(fromJson(json::object(), a = {}, &why));
   CHECK(why == "launch needs `program`: the path of the C file to check");
   CHECK_FALSE(fromJson({{"program", "sb.c"}, {"model", "arm"}}, a = {}, &why));
-  CHECK(why == "model must be \"sc\", \"tso\" or \"pso\", got \"arm\"");
+  CHECK(why == "model must be \"sc\", \"tso\", \"pso\" or \"rc11\", got \"arm\"");
   CHECK_FALSE(fromJson({{"program", "sb.c"}, {"stopOnEntry", "no"}}, a = {}, &why));
   CHECK(why == "`stopOnEntry` must be true or false");
 }

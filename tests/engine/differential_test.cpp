@@ -336,10 +336,12 @@ TEST_CASE("typed nondet inputs take the range's values within their type, exactl
       CHECK(r.status == (k.limited ? Status::Bounded : Status::Verified));
       if (k.limited) CHECK(r.message == "no violation found, but nondet values limited to " + std::to_string(k.lo) +
                                             ".." + std::to_string(k.hi));
-      CheckResult s = checkWith(p, m, l, true);
-      CHECK(s.executions == 2 * k.values);  // distinct final states
-      CHECK(s.nondetLimited == k.limited);
-      CHECK(s.status == r.status);
+      if (!MemoryModel{m}.usesC11Orders()) {  // the state space has no RC11
+        CheckResult s = checkWith(p, m, l, true);
+        CHECK(s.executions == 2 * k.values);  // distinct final states
+        CHECK(s.nondetLimited == k.limited);
+        CHECK(s.status == r.status);
+      }
       if (k.values <= 5) {
         DiffConfig c{m, -1, true};
         c.limits = l;
@@ -368,8 +370,7 @@ TEST_CASE("a typed nondet value that only one value of the range reaches is foun
     CHECK(!ok.violation);
     CHECK(ok.status == Status::Bounded);
     CHECK(ok.executions == 4);
-    CheckResult st = checkWith(p, m, nondetRange(-1, 1), true);
-    CHECK(st.violation);
+    if (!MemoryModel{m}.usesC11Orders()) CHECK(checkWith(p, m, nondetRange(-1, 1), true).violation);
     // Unsigned char 255 is the bit pattern of -1 as a char: in range 0..255 only.
     const Program q = typedNondetProgram(1, false, 255);
     CHECK(!checkWith(q, m, nondetRange(-1, 1)).violation);

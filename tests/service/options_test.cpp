@@ -77,7 +77,7 @@ TEST_CASE("a bad value is refused with the option's name at that door and what i
   viaJson(Door::Settings, "deadlocks", "often", &err);
   CHECK(err == "deadlocks must be \"error\", \"warning\" or \"ignore\", got \"often\"");
   viaJson(Door::Launch, "model", "arm", &err);
-  CHECK(err == "model must be \"sc\", \"tso\" or \"pso\", got \"arm\"");
+  CHECK(err == "model must be \"sc\", \"tso\", \"pso\" or \"rc11\", got \"arm\"");
   // JSON types: a switch is a boolean, a count a number.
   viaJson(Door::Settings, "stateful", "yes", &err);
   CHECK(err.find("stateful must be true or false") == 0);
