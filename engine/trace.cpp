@@ -32,6 +32,7 @@ class TraceBuilder {
  private:
   std::vector<std::vector<BufferEntry>> snapshot() const;
   void push(TraceStep st);
+  void announceSection(const TraceStep& st);
   TraceStep base(EventId id, StepKind k) const;
   void issue(EventId id);
   void issueUpTo(uint32_t t, uint32_t limit);
@@ -64,10 +65,11 @@ std::vector<std::vector<BufferEntry>> TraceBuilder::snapshot() const {
   return out;
 }
 
-void TraceBuilder::push(TraceStep st) {
-  // The first event of an atomic section comes after an `atomic` step at the
-  // section's begin (the nearest AtomicBegin before the event in its
-  // function), as the state space's traces show it.
+// The first event of an atomic section comes after an `atomic` step at the
+// section's begin (the nearest AtomicBegin before the event in its
+// function), as the state space's traces show it. Called before the step
+// (and a store's buffer entry, which names its step) is numbered.
+void TraceBuilder::announceSection(const TraceStep& st) {
   const EventId id{st.thread, st.event};
   if (st.kind != StepKind::Flush && st.kind != StepKind::Atomic && id.thread < g_.threads.size() &&
       id.index < g_.threads[id.thread].events.size() && (g_.ev(id).section & kSectionStart) &&
@@ -91,6 +93,10 @@ void TraceBuilder::push(TraceStep st) {
     }
     push(std::move(at));
   }
+}
+
+void TraceBuilder::push(TraceStep st) {
+  announceSection(st);
   st.step = uint32_t(steps_.size() + 1);
   size_t entries = 0;
   for (const auto& b : buf_) entries += b.size();
@@ -127,6 +133,7 @@ void TraceBuilder::issue(EventId id) {
   TraceStep st = base(id, StepKind::Store);
   st.hasValue = true;
   st.value = e.wval;
+  announceSection(st);  // before the buffer entry takes the store's step number
   if (sc_) {
     st.note = "written to memory";
   } else {
