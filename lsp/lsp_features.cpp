@@ -165,6 +165,100 @@ json statusDiagnostic(const CheckReport& check, const std::string& path, const s
                     "`" + function + "` was not checked: " + check.result.message);
 }
 
+// The hint where a fence goes (on the statement, from its first character,
+// not the indentation). `harness` names the checked file when the hint is
+// in another file of its program ("" in the checked file itself).
+json fenceHint(const CheckReport& check, const FenceEdit& f, const std::string& path, const std::string& text,
+               const std::string& harness) {
+  const bool violation = check.result.status == Status::Violation;
+  const std::string function = "`" + check.function + "`" + (harness.empty() ? "" : " (" + harness + ")");
+  return diagnostic(check, rangeIn(path, path, text, f.line, firstColumn(text, f.line)), 4, "fence",
+                    std::string("a fence after this statement ") + (violation ? "fixes " : "makes ") + function +
+                        (violation ? ": " : " robust: ") + f.text);
+}
+
+// "spsc.c:35": where a step happened, by file name.
+std::string placeOf(const CheckReport& check, const SourceLoc& l) {
+  return std::filesystem::path(fileOf(check, l)).filename().string() + ":" + std::to_string(l.line);
+}
+
+// The hints one violation puts in `file`, another file of the checked
+// program: at its stale read and at the store that sat in a buffer meanwhile
+// (or at the violation itself when it has no stale read), each with the
+// trace as related information.
+void violationHints(const CheckReport& check, const Violation& v, const std::string& path, const std::string& file,
+                    const std::string& text, json& out) {
+  const std::string harness = std::filesystem::path(path).filename().string();
+  const std::string fails = "`" + check.function + "` (" + harness + ") fails " + boundsText(check);
+  auto hint = [&](const SourceLoc& l, const std::string& code, const std::string& msg) {
+    json d = diagnostic(check, rangeIn(file, file, text, l.line, l.column), 4, code, msg);
+    d["relatedInformation"] = relatedSteps(check, v.trace, file, text);
+    out.push_back(std::move(d));
+  };
+  const TraceStep* read = nullptr;
+  for (const TraceStep& s : v.trace)
+    if (s.staleThread != TraceStep::kNoThread) {
+      read = &s;
+      break;
+    }
+  if (!read) {
+    if (sameFile(fileOf(check, v.loc), file)) hint(v.loc, codeOf(check, v), fails + " here: " + v.message);
+    return;
+  }
+  const uint32_t storeStep = read->staleEntry.storeStep;
+  const TraceStep* store = storeStep >= 1 && storeStep <= v.trace.size() ? &v.trace[storeStep - 1] : nullptr;
+  const std::string addr = "`" + addressOf(*read) + "`", writer = "T" + std::to_string(read->staleThread),
+                    reader = "T" + std::to_string(read->thread);
+  if (sameFile(fileOf(check, read->loc), file))
+    hint(read->loc, "stale-read",
+         reader + " reads " + addr + " here while " + writer + "'s store to it" +
+             (store ? " (" + placeOf(check, store->loc) + ")" : std::string()) + " is still in " + writer +
+             "'s store buffer: " + fails);
+  if (store && sameFile(fileOf(check, store->loc), file))
+    hint(store->loc, "buffered-store",
+         writer + "'s store to " + addr + " here is still in its store buffer when " + reader + " reads it (" +
+             placeOf(check, read->loc) + "): " + fails);
+}
+
+}  // namespace
+
+std::vector<std::string> linkedHintFiles(const CheckReport& check, const std::string& path) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& f) {
+    if (f.empty() || sameFile(f, path) || !std::filesystem::path(f).is_absolute()) return;
+    for (const std::string& o : out)
+      if (sameFile(o, f)) return;
+    out.push_back(f);
+  };
+  for (const Violation* v : violationsOf(check)) {
+    if (v->kind == ErrorKind::Race) continue;
+    add(fileOf(check, v->loc));
+    for (const TraceStep& s : v->trace)
+      if (s.staleThread != TraceStep::kNoThread) {
+        add(fileOf(check, s.loc));
+        const uint32_t k = s.staleEntry.storeStep;
+        if (k >= 1 && k <= v->trace.size()) add(fileOf(check, v->trace[k - 1].loc));
+        break;
+      }
+  }
+  for (const FenceEdit& f : check.fences) add(f.file);
+  return out;
+}
+
+json linkedFileHints(const CheckReport& check, const std::string& path, const std::string& file,
+                     const std::string& text) {
+  json out = json::array();
+  if (sameFile(file, path)) return out;
+  for (const Violation* v : violationsOf(check))
+    if (v->kind != ErrorKind::Race) violationHints(check, *v, path, file, text, out);
+  const std::string harness = std::filesystem::path(path).filename().string();
+  for (const FenceEdit& f : check.fences)
+    if (sameFile(f.file, file)) out.push_back(fenceHint(check, f, file, text, harness));
+  return out;
+}
+
+namespace {
+
 }  // namespace
 
 std::string staleReadExplanation(const CheckReport& check) {
@@ -194,14 +288,8 @@ json checkDiagnostics(const CheckReport& check, const std::string& path, const s
   }
   // Hints where the synthesized fences go (they fix the violation, or make
   // the check robust).
-  const bool violation = check.result.status == Status::Violation;
-  for (const FenceEdit& f : check.fences) {
-    if (!sameFile(f.file, path)) continue;
-    // On the statement (from its first character), not the indentation.
-    out.push_back(diagnostic(check, rangeIn(path, path, text, f.line, firstColumn(text, f.line)), 4, "fence",
-                             std::string("a fence after this statement ") + (violation ? "fixes `" : "makes `") +
-                                 function + (violation ? "`: " : "` robust: ") + f.text));
-  }
+  for (const FenceEdit& f : check.fences)
+    if (sameFile(f.file, path)) out.push_back(fenceHint(check, f, path, text, ""));
   return out;
 }
 

@@ -28,6 +28,16 @@ std::string staleReadExplanation(const json& check);
 json checkDiagnostics(const CheckReport& check, const std::string& path, const std::string& text);
 json checkDiagnostics(const json& check, const std::string& path, const std::string& text);
 
+// A check's hints in the other files of its program (a library linked with
+// the checked document `path`): the files they go in (absolute paths), and
+// the hints in one of them (`text` = its contents): at the stale read and at
+// the store that sat in a store buffer meanwhile, each with the trace as
+// related information, and where the check's fences go in that file. The
+// check's own diagnostic stays on the checked document.
+std::vector<std::string> linkedHintFiles(const CheckReport& check, const std::string& path);
+json linkedFileHints(const CheckReport& check, const std::string& path, const std::string& file,
+                     const std::string& text);
+
 // The text a file's edits are computed against: an open document's, with
 // its version, or the file on disk (no version).
 struct EditText {

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "service/check_options.h"
+#include "service/compile_db.h"
 #include "service/result_cache.h"
 #include "service/safe_io.h"
 #include "lsp/lsp_documents.h"
@@ -37,6 +38,9 @@ namespace tsocheck::lsp {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The workspace command checks at most this many files of the compile database.
+constexpr size_t kMaxWorkspaceFiles = 500;
 
 double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -203,16 +207,28 @@ class Server {
           results_.erase(uri);
           recheckReasons_.erase(uri);
         }
-        out_.send({{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
-                   {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
+        unpublish(uri);
         notifyStatus(uri, false, 0, json::array(), {"unchecked", "not checked (closed)"});  // nothing runs for it any more
       } else if (method == "workspace/didChangeConfiguration") {
         ConfigurationParams p;
         if (!fromJson(params, p, &bad)) return log(1, "bad didChangeConfiguration notification: " + bad);
         configure(p.settings);
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          recheckReasons_.clear();  // checked again for the new settings
+        }
         for (const std::string& uri : docs_.uris()) {
           sched_.cancel(uri, "new settings");
           sched_.schedule(uri, 0);
+        }
+      } else if (method == "window/workDoneProgress/cancel") {
+        if (!params.is_object() || !params.contains("token")) return log(1, "bad window/workDoneProgress/cancel notification");
+        const std::string token = params["token"].is_string() ? params["token"].get<std::string>() : dumpJson(params["token"]);
+        std::lock_guard<std::mutex> l(mu_);
+        auto it = progressCancels_.find(token);
+        if (it != progressCancels_.end()) {
+          it->second.second->store(true);
+          it->second.first->store(true);
         }
       } else if (method == "$/cancelRequest") {
         CancelParams p;
@@ -328,9 +344,11 @@ class Server {
     clientDocumentChanges_ = p.documentChanges;
     clientDisabledActions_ = p.disabledActions;
     cache_.setDir(cacheDirFor(p.rootPath));  // outside the workspace
+    root_ = p.rootPath;
     configure(p.initializationOptions);
     initialized_ = true;
-    json commands = json::array({"tsocheck.recheck", "tsocheck.showTrace", "tsocheck.runWithModel"});
+    json commands =
+        json::array({"tsocheck.recheck", "tsocheck.showTrace", "tsocheck.runWithModel", "tsocheck.checkWorkspace"});
     return {{"capabilities",
              {{"positionEncoding", "utf-16"},
               {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
@@ -606,11 +624,100 @@ class Server {
     notifyStatus(uri, true, executions, json::array(), checkingStatus(uint64_t(executions)));
   }
 
-  void publish(const Document& doc, const Results& res) {
+  static json ownDiagnostics(const Document& doc, const Results& res) {
     json diags = res.inputDiagnostics;
     for (const CheckReport& c : res.checks)
       for (json& d : checkDiagnostics(c, doc.path, doc.text)) diags.push_back(std::move(d));
-    notify("textDocument/publishDiagnostics", {{"uri", doc.uri}, {"version", doc.version}, {"diagnostics", diags}});
+    return diags;
+  }
+
+  // The hints other documents' checks put in `uri` (with mu_ held).
+  void appendLinkedHints(const std::string& uri, json& diags) {
+    for (const auto& [source, targets] : linkedHints_) {
+      if (source == uri) continue;
+      auto it = targets.find(uri);
+      if (it != targets.end())
+        for (const json& d : it->second) diags.push_back(d);
+    }
+  }
+
+  // A document's diagnostics are its own checks' plus the hints the checks
+  // of other documents put in it (a library linked with a harness: at the
+  // stale read and the buffered store, the harness's trace attached). The
+  // files this document's checks put hints in, open or not, are published
+  // again when those hints change; a verified re-check clears them.
+  // (versioned: doc is open; a workspace check's file that is not open has no version.)
+  void publish(const Document& doc, const Results& res, bool versioned = true) {
+    std::map<std::string, json> hints;  // file URI -> this document's hints there
+    for (const CheckReport& c : res.checks)
+      for (const std::string& f : linkedHintFiles(c, doc.path)) {
+        std::string text;
+        if (std::optional<Document> o = docs_.get(pathToUri(f))) text = o->text;
+        else if (std::optional<std::string> t = readSourceFile(f)) text = std::move(*t);
+        json& h = hints[pathToUri(f)];
+        if (h.is_null()) h = json::array();
+        for (json& d : linkedFileHints(c, doc.path, f, text)) h.push_back(std::move(d));
+      }
+    std::lock_guard<std::mutex> p(publishMu_);
+    json diags = ownDiagnostics(doc, res);
+    std::vector<std::string> changed;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      appendLinkedHints(doc.uri, diags);
+      std::map<std::string, json>& mine = linkedHints_[doc.uri];
+      for (const auto& [t, h] : mine)
+        if (!hints.count(t)) changed.push_back(t);
+      for (const auto& [t, h] : hints)
+        if (!mine.count(t) || mine[t] != h) changed.push_back(t);
+      mine = std::move(hints);
+      if (mine.empty()) linkedHints_.erase(doc.uri);
+    }
+    json params = {{"uri", doc.uri}, {"diagnostics", diags}};
+    if (versioned) params["version"] = doc.version;
+    notify("textDocument/publishDiagnostics", params);
+    for (const std::string& t : changed)
+      if (t != doc.uri) publishLinked(t);
+  }
+
+  // Publishes `uri` again after the hints other documents put in it changed:
+  // its own results (when it is open and checked) plus those hints.
+  void publishLinked(const std::string& uri) {
+    json diags = json::array();
+    std::optional<Document> d = docs_.get(uri);
+    std::optional<Results> own;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = results_.find(uri);
+      if (d && it != results_.end()) own = it->second;
+      appendLinkedHints(uri, diags);
+    }
+    json params = {{"uri", uri}};
+    if (own) {
+      json mine = ownDiagnostics(Document{uri, d->path, own->text, own->version}, *own);
+      mine.insert(mine.end(), diags.begin(), diags.end());
+      diags = std::move(mine);
+      params["version"] = own->version;
+    }
+    params["diagnostics"] = diags;
+    notify("textDocument/publishDiagnostics", params);
+  }
+
+  // A closed document: its own diagnostics go, the hints it put in other
+  // files go, the hints others put in it stay.
+  void unpublish(const std::string& uri) {
+    std::lock_guard<std::mutex> p(publishMu_);
+    std::vector<std::string> targets;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = linkedHints_.find(uri);
+      if (it != linkedHints_.end()) {
+        for (const auto& [t, h] : it->second) targets.push_back(t);
+        linkedHints_.erase(it);
+      }
+    }
+    publishLinked(uri);
+    for (const std::string& t : targets)
+      if (t != uri) publishLinked(t);
   }
 
   // ---- requests on results ---------------------------------------------------
@@ -718,6 +825,7 @@ class Server {
       {
         std::lock_guard<std::mutex> l(mu_);
         noCache_.insert(uri);
+        recheckReasons_.erase(uri);  // re-checked on request, not for a linked file
       }
       sched_.cancel(uri, "a re-check");
       sched_.schedule(uri, 0);
@@ -768,7 +876,120 @@ class Server {
       }
       return;
     }
+    if (cmd == "tsocheck.checkWorkspace") return checkWorkspace(id);
     throw RpcError{kInvalidParams, "unknown command " + cmd};
+  }
+
+  // The workspace's compile database: in tsocheck.compileCommandsDir when
+  // set, else at the workspace root or in its build/ directory ("" = none).
+  std::string workspaceDatabase() {
+    const std::string dir = settings().run.compileCommandsDir;
+    std::vector<std::filesystem::path> candidates;
+    if (!dir.empty()) candidates.push_back(std::filesystem::path(dir) / "compile_commands.json");
+    else if (!root_.empty())
+      for (const char* sub : {"", "build"}) candidates.push_back(std::filesystem::path(root_) / sub / "compile_commands.json");
+    for (const auto& c : candidates) {
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(c, ec)) return c.lexically_normal().string();
+    }
+    return "";
+  }
+
+  // tsocheck.checkWorkspace: every C file of the workspace's compile
+  // database (at most kMaxWorkspaceFiles, regular files only) is checked on
+  // one worker, one after the other, each with the database's flags and the
+  // open documents' unsaved text; a file with check functions (a harness)
+  // gets its diagnostics (and its library files their hints), open or not.
+  // Work done progress reports "3/12 files"; $/cancelRequest or cancelling
+  // the progress stops it after the running check. The answer counts what
+  // was found.
+  void checkWorkspace(const json& id) {
+    const std::string db = workspaceDatabase();
+    if (db.empty())
+      throw RpcError{kInvalidParams, "no compile_commands.json in " + (root_.empty() ? std::string("the workspace") : root_) +
+                                         " or its build/ directory (set tsocheck.compileCommandsDir)"};
+    size_t leftOut = 0;
+    std::vector<DatabaseUnit> units = databaseUnits(db, "", kMaxWorkspaceFiles, &leftOut);
+    auto cancel = std::make_shared<std::atomic<bool>>(false), byProgress = std::make_shared<std::atomic<bool>>(false);
+    const std::string token = "tsocheck-workspace-" + std::to_string(++progressTokens_);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      commandCancels_[dumpJson(id)] = cancel;
+      progressCancels_[token] = {cancel, byProgress};
+    }
+    auto tokenState = std::make_shared<std::atomic<int>>(clientProgress_ ? 0 : 2);  // 0 asked, 1 created, 2 none
+    if (clientProgress_)
+      request("window/workDoneProgress/create", {{"token", token}}, [tokenState](const json& m) {
+        tokenState->store(m.contains("error") ? 2 : 1);
+      });
+    RunOptions opts = settings().run;
+    opts.compileCommandsDir = std::filesystem::path(db).parent_path().string();  // the database found, for every file
+    sched_.submit([this, id, db, units, leftOut, cancel, byProgress, token, tokenState, opts]() mutable {
+      auto progress = [&](const json& value) {
+        if (tokenState->load() == 1) notify("$/progress", {{"token", token}, {"value", value}});
+      };
+      const size_t n = units.size();
+      // The client's answer to the token's creation, for up to 2 s.
+      for (int i = 0; i < 100 && tokenState->load() == 0 && !cancel->load(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      progress({{"kind", "begin"}, {"title", "tsocheck: checking the workspace"}, {"cancellable", true},
+                {"message", "0/" + std::to_string(n) + " files"}, {"percentage", 0}});
+      size_t done = 0, harnesses = 0, violations = 0;
+      std::vector<std::string> skipped;
+      try {
+        for (const DatabaseUnit& u : units) {
+          if (cancel->load()) break;
+          const std::string uri = pathToUri(u.file);
+          std::optional<Document> open = docs_.get(uri);
+          std::string why;
+          std::optional<std::string> disk = open ? std::nullopt : readSourceFile(u.file, &why);
+          if (!open && !disk) {
+            skipped.push_back(u.file + " " + why);
+          } else {
+            RunOptions o = opts;
+            o.cancel = cancel.get();
+            o.contents = open ? open->text : *disk;
+            for (const std::string& other : docs_.uris())
+              if (other != uri)
+                if (std::optional<Document> od = docs_.get(other)) o.otherContents[od->path] = od->text;
+            FileReport fr = runFile(u.file, o);
+            if (cancel->load()) break;
+            const bool harness = !fr.checks.empty();
+            if (harness) ++harnesses;
+            for (const CheckReport& c : fr.checks) violations += c.result.status == Status::Violation;
+            if (open) {  // an open document: its own check, as for an edit (from the cache now)
+              sched_.schedule(uri, 0);
+            } else if (harness || fr.inputMessage.find("no check function") == std::string::npos) {
+              Document d{uri, u.file, *o.contents, 0};
+              Results res;
+              res.text = d.text;
+              res.checks = fr.checks;
+              if (fr.inputError && fr.checks.empty()) res.inputDiagnostics = compileDiagnostics(d, fr);
+              publish(d, res, false);
+            }
+          }
+          ++done;
+          progress({{"kind", "report"}, {"message", std::to_string(done) + "/" + std::to_string(n) + " files"},
+                    {"percentage", n ? done * 100 / n : 100}});
+          log(4, "workspace: " + std::to_string(done) + "/" + std::to_string(n) + " files (" + u.file + ")");
+        }
+      } catch (const std::exception& e) {
+        log(1, std::string("workspace check failed: ") + e.what());
+      }
+      const bool cancelled = cancel->load();
+      progress({{"kind", "end"}, {"message", std::to_string(done) + "/" + std::to_string(n) + " files" +
+                                                 (cancelled ? " (cancelled)" : "")}});
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        commandCancels_.erase(dumpJson(id));
+        progressCancels_.erase(token);
+      }
+      // $/cancelRequest answers RequestCancelled; a cancelled progress answers what was done.
+      if (cancelled && !byProgress->load())
+        return replyError(id, {kRequestCancelled, "cancelled after " + std::to_string(done) + "/" + std::to_string(n) + " files"});
+      reply(id, {{"database", db}, {"files", n}, {"checked", done}, {"harnesses", harnesses}, {"violations", violations},
+                 {"leftOut", leftOut}, {"skipped", skipped}, {"cancelled", cancelled}});
+    }, dumpJson(id));
   }
 
   asio::io_context& io_;
@@ -786,8 +1007,15 @@ class Server {
   std::set<std::string> noCache_;
   std::map<std::string, Results> results_;
   std::map<std::string, std::string> recheckReasons_;  // uri -> "re-checked: queue.c changed"
+  // The hints each document's checks put in other files: source URI -> file URI -> hints.
+  std::map<std::string, std::map<std::string, json>> linkedHints_;
+  std::mutex publishMu_;  // one publish at a time (taken before mu_): hints move between files
   std::map<std::string, std::function<void(const json&)>> pending_;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> commandCancels_;
+  // Work done progress the client may cancel (token -> the command's flag, and "cancelled by the progress").
+  std::map<std::string, std::pair<std::shared_ptr<std::atomic<bool>>, std::shared_ptr<std::atomic<bool>>>>
+      progressCancels_;
+  std::string root_;  // the workspace root ("" = none)
   int64_t nextId_ = 1;
   // Last: destroyed first, so its workers stop before what they use.
   Scheduler sched_{io_, [this](const std::string& uri, const Running& r) { checkDocument(uri, r); }};

@@ -2386,6 +2386,42 @@ TEST_CASE("a project's harness is linked with the library its compile database l
   fs::remove_all(dir);
 }
 
+TEST_CASE("the fence for the library's bug is an edit to the library file and is re-verified with it", "[cli][project][fences]") {
+  const fs::path dir = projectCopy("fence");
+  writeProjectDatabase(dir);
+  const fs::path harness = dir / "tests" / "test_spsc.c", library = dir / "src" / "spsc.c";
+  const std::string harnessText = readFile(harness);
+  json j = checkJson(quote(harness.string()));
+  REQUIRE(j["results"].size() == 1);
+  const json& r = j["results"][0];
+  INFO(r["fence_note"]);
+  REQUIRE(r["status"] == "violation");
+  CHECK(r["fences_verified"] == true);
+  // One fence, in src/spsc.c after the slot's store (`q->slots[...] = v;`),
+  // none in the harness.
+  REQUIRE(r["fences"].size() == 1);
+  const json& f = r["fences"][0];
+  CHECK(f["file"] == library.string());
+  const std::string libraryText = readFile(library);
+  size_t at = 0;
+  for (int l = 1; l < f["line"].get<int>(); ++l) at = libraryText.find('\n', at) + 1;
+  CHECK(libraryText.substr(at, libraryText.find('\n', at) - at).find("q->slots[head % SPSC_CAPACITY] = v;") !=
+        std::string::npos);
+  // The engine re-checked the program with the edited library linked in.
+  CHECK(r["fence_note"].get<std::string>().find("re-checked on the edited source: verified") != std::string::npos);
+  // The human output names the library's file.
+  Run h = tsocheck("check " + quote(harness.string()));
+  CHECK(h.out.find("after spsc.c:" + std::to_string(f["line"].get<int>())) != std::string::npos);
+  // Applying the edit to the library (the harness untouched) fixes the
+  // program under the same database; the harness alone cannot be fixed.
+  std::ofstream(library) << applyEdits(libraryText, r["fences"]);
+  json k = checkJson(quote(harness.string()));
+  CHECK(k["results"][0]["status"] == "verified");
+  CHECK(k["_exit"] == 0);
+  CHECK(readFile(harness) == harnessText);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a file named by --with or with= is linked without a compile database", "[cli][project]") {
   const fs::path dir = projectCopy("with");
   const std::string harness = quote((dir / "tests" / "test_spsc.c").string());

@@ -312,9 +312,35 @@ def project_rechecks(root):
     other = copy(proj, os.path.join(SAMPLES, "mp_fixed.c"))
     c = Client(proj)
     huri = c.open(harness)
+    luri = "file://" + lib
     d = c.diagnostics(huri, timeout=60)
     errs = [x for x in (d or {"params": {"diagnostics": []}})["params"]["diagnostics"] if x["severity"] == 1]
     check(len(errs) == 1 and "PSO" in errs[0]["message"], "project harness: the library's PSO bug on the harness")
+    check(checked(c, huri) is not None, "project harness: its check ends (fences included)")
+    # The library, not open, gets hints at the stale read and at the store
+    # that sat in the producer's buffer, each with the trace; and where the fence goes.
+    read_line = line_of(lib, "*v = q->slots[tail % SPSC_CAPACITY];")
+    store_line = line_of(lib, "q->slots[head % SPSC_CAPACITY] = v;")
+    hints = next((m["params"]["diagnostics"] for m in reversed(c.seen)
+                  if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == luri), [])
+    by_code = {h["code"]: h for h in hints}
+    check(all(h["severity"] == 4 for h in hints) and set(by_code) == {"stale-read", "buffered-store", "fence"},
+          "library: hints only, at the stale read, the buffered store and the fence: %s" % [h["code"] for h in hints])
+    sr, bs = by_code.get("stale-read"), by_code.get("buffered-store")
+    check(sr is not None and sr["range"]["start"]["line"] == read_line and "test_spsc.c" in sr["message"]
+          and "store buffer" in sr["message"], "library hint at the stale read names the harness: %s" % sr)
+    check(bs is not None and bs["range"]["start"]["line"] == store_line and "still in its store buffer" in bs["message"],
+          "library hint at the store that sat in the buffer: %s" % bs)
+    check(sr is not None and any(r["location"]["uri"] == huri for r in sr.get("relatedInformation", []))
+          and any(r["location"]["uri"] == luri and r["location"]["range"]["start"]["line"] == store_line
+                  for r in sr.get("relatedInformation", [])), "library hint carries the trace through both files")
+    check("fence" in by_code and by_code["fence"]["range"]["start"]["line"] == store_line,
+          "library: the fence hint after the slot's store")
+    # The quick fix on the harness's diagnostic edits the library only.
+    acts = c.request("textDocument/codeAction", {"textDocument": {"uri": huri}, "range": errs[0]["range"] if errs else
+                                                 whole(""), "context": {"diagnostics": errs}})["result"]
+    check(acts and fence_lines(acts) == [(luri, store_line)],
+          "the harness's fence fix is an edit to src/spsc.c after the slot's store: %s" % (fence_lines(acts or [])))
     ouri = c.open(other)
     check(c.diagnostics(ouri, timeout=60) is not None, "unrelated harness checked on open")
     check(c.log_with("checked " + other, timeout=30) is not None, "unrelated harness: its check logged")
@@ -333,14 +359,100 @@ def project_rechecks(root):
     d = c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == huri
                and [x for x in m["params"]["diagnostics"] if x["severity"] == 1] == [], 60)
     check(d is not None, "library edit: the harness's diagnostics republished, the error gone")
+    # (the library is published right after the harness)
+    c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == luri
+           and m["params"]["diagnostics"] == [], 10)
+    c.wait(lambda m: False, 1)
+    cleared = [m for m in c.seen[mark:] if m.get("method") == "textDocument/publishDiagnostics"
+               and m["params"]["uri"] == luri]
+    check(cleared and cleared[-1]["params"]["diagnostics"] == [], "the verified harness clears its hints in the library")
     lens = c.request("textDocument/codeLens", {"textDocument": {"uri": huri}})["result"]
     check(any(l["command"]["title"] == "re-checked: spsc.c changed" for l in lens), "lens says why the harness was re-checked")
+    # A re-check for another reason (the recheck command) drops the reason.
+    c.request("workspace/executeCommand", {"command": "tsocheck.recheck", "arguments": [huri]})
+    checked(c, huri)
+    lens = c.request("textDocument/codeLens", {"textDocument": {"uri": huri}})["result"]
+    check(lens and not any(l["command"]["title"].startswith("re-checked:") for l in lens),
+          "after a re-check on request the lens no longer names the library")
     time.sleep(1)
     c.wait(lambda m: False, 1)
     later = [m for m in c.seen[mark:] if m.get("method") == "window/logMessage"
              and ("checked " + other) in m["params"]["message"]]
     check(later == [] and not [m for m in c.seen[mark:] if m.get("method") == "textDocument/publishDiagnostics"
                                and m["params"]["uri"] == ouri], "the unrelated harness is not re-checked")
+    c.close()
+
+
+def workspace_check(root):
+    """tsocheck.checkWorkspace: every file of the compile database is checked
+    with work done progress; harnesses get their diagnostics and the library
+    its hints though none is open; a FIFO in the database is skipped; the
+    progress can be cancelled."""
+    proj = os.path.join(root, "workspace")
+    shutil.copytree(os.path.join(SAMPLES, "project"), proj, ignore=shutil.ignore_patterns("build"))
+    harness = os.path.join(proj, "tests", "test_spsc.c")
+    lib = os.path.join(proj, "src", "spsc.c")
+    other = copy(os.path.join(proj, "tests"), os.path.join(SAMPLES, "mp_fixed.c"))
+    fifo = os.path.join(proj, "src", "fifo.c")
+    os.mkfifo(fifo)
+    inc = "-I" + os.path.join(proj, "include")
+    os.makedirs(os.path.join(proj, "build"))
+    with open(os.path.join(proj, "build", "compile_commands.json"), "w") as f:
+        json.dump([{"directory": proj, "file": x, "command": "cc %s -c %s" % (inc, x)}
+                   for x in (lib, fifo, harness, other)], f)
+    c = Client(proj, progress=True)
+    check("tsocheck.checkWorkspace" in c.caps["executeCommandProvider"]["commands"], "workspace command announced")
+    r = c.request("workspace/executeCommand", {"command": "tsocheck.checkWorkspace", "arguments": []}, timeout=120)
+    res = (r or {}).get("result") or {}
+    check(res.get("files") == 4 and res.get("checked") == 4 and res.get("harnesses") == 2 and res.get("violations") == 1
+          and not res.get("cancelled"), "workspace: 4 files, 2 harnesses, 1 violation: %s" % r)
+    check(len(res.get("skipped", [])) == 1 and "fifo.c" in res["skipped"][0] and "not a regular file" in res["skipped"][0],
+          "workspace: the FIFO is skipped as not a regular file: %s" % res.get("skipped"))
+    prog = [m["params"]["value"] for m in c.seen if m.get("method") == "$/progress"
+            and str(m["params"]["token"]).startswith("tsocheck-workspace")]
+    msgs = [v.get("message") for v in prog if v["kind"] == "report"]
+    check(prog and prog[0]["kind"] == "begin" and prog[-1]["kind"] == "end"
+          and msgs == ["1/4 files", "2/4 files", "3/4 files", "4/4 files"], "workspace progress counts the files: %s" % msgs)
+
+    def last_diags(path):
+        return next((m["params"]["diagnostics"] for m in reversed(c.seen)
+                     if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == "file://" + path),
+                    None)
+    hd, ld, od = last_diags(harness), last_diags(lib), last_diags(other)
+    check(hd is not None and any(x["severity"] == 1 and "PSO" in x["message"] for x in hd),
+          "workspace: the harness (not open) gets the PSO violation")
+    check(ld is not None and any(x["code"] == "stale-read" for x in ld), "workspace: the library gets its hints")
+    check(od == [], "workspace: the verified harness is published clean")
+    check(last_diags(fifo) is None, "workspace: nothing published for the FIFO")
+    # Cancelling the progress after the first file stops the run.
+    mark = len(c.seen)
+    c.next_id += 1
+    i = c.next_id
+    c.send({"jsonrpc": "2.0", "id": i, "method": "workspace/executeCommand",
+            "params": {"command": "tsocheck.checkWorkspace", "arguments": []}})
+    first = c.wait(lambda m: m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "report", 60)
+    if first:
+        c.notify("window/workDoneProgress/cancel", {"token": first["params"]["token"]})
+    r = c.wait(lambda m: m.get("id") == i and "method" not in m, 120)
+    res = (r or {}).get("result") or {}
+    check(res.get("cancelled") is True and res.get("checked", 4) < 4, "workspace check cancelled from its progress: %s" % r)
+    # $/cancelRequest answers RequestCancelled.
+    c.next_id += 1
+    i = c.next_id
+    c.send({"jsonrpc": "2.0", "id": i, "method": "workspace/executeCommand",
+            "params": {"command": "tsocheck.checkWorkspace", "arguments": []}})
+    c.wait(lambda m: m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "report", 60)
+    c.notify("$/cancelRequest", {"id": i})
+    r = c.wait(lambda m: m.get("id") == i and "method" not in m, 120)
+    check(r is not None and r.get("error", {}).get("code") == -32800, "workspace check: $/cancelRequest: %s" % r)
+    c.close()
+    # Without a compile database: a clear error.
+    empty = os.path.join(root, "no-database")
+    os.makedirs(empty)
+    c = Client(empty)
+    r = c.request("workspace/executeCommand", {"command": "tsocheck.checkWorkspace", "arguments": []})
+    check(r is not None and "compile_commands.json" in r.get("error", {}).get("message", ""),
+          "workspace check without a compile database says so: %s" % r)
     c.close()
 
 
@@ -591,6 +703,7 @@ def main():
     line_directive_stdin(root)
     cancel_queued_command(root)
     project_rechecks(root)
+    workspace_check(root)
 
     # --- shutdown / exit ---------------------------------------------------------------------------
     r = c.request("shutdown", None)

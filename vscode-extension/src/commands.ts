@@ -21,6 +21,18 @@ interface Target {
 
 type Model = 'SC' | 'TSO' | 'PSO';
 
+/** The answer of the server's tsocheck.checkWorkspace. */
+export interface WorkspaceCheck {
+  database: string;
+  files: number;
+  checked: number;
+  harnesses: number;
+  violations: number;
+  leftOut: number;
+  skipped: string[];
+  cancelled: boolean;
+}
+
 export class Commands {
   constructor(
     private readonly server: Server,
@@ -41,6 +53,7 @@ export class Commands {
     return [
       r('tsocheck.checkFunction', (...a) => this.checkFunction(a)),
       r('tsocheck.checkFile', (...a) => this.checkFile(a)),
+      r('tsocheck.checkAllHarnesses', () => this.checkAllHarnesses()),
       r('tsocheck.openTrace', (...a) => this.openTrace(a)),
       r('tsocheck.insertAllFences', () => this.insertAllFences()),
       r('tsocheck.rerunSC', () => this.rerunAt('SC')),
@@ -112,6 +125,17 @@ export class Commands {
     const uri = typeof args[0] === 'string' ? args[0] : this.server.uriOf(this.activeC().document);
     await this.server.executeCommand('tsocheck.recheck', [uri]);
     vscode.window.setStatusBarMessage('tsocheck: re-checking the file…', 3000);
+  }
+
+  /** Every harness of the workspace's compile database (server tsocheck.checkWorkspace): the server
+   * reports "3/12 files" as cancellable work done progress and publishes each file's diagnostics. */
+  private async checkAllHarnesses(): Promise<WorkspaceCheck> {
+    const r = await this.server.executeCommand<WorkspaceCheck>('tsocheck.checkWorkspace', []);
+    const found = `${r.harnesses} harness${r.harnesses === 1 ? '' : 'es'}, ${r.violations} violation${r.violations === 1 ? '' : 's'}`;
+    const more = r.leftOut > 0 ? ` (${r.leftOut} more files not checked)` : '';
+    void vscode.window.showInformationMessage(
+      `tsocheck: ${r.cancelled ? 'cancelled after' : 'checked'} ${r.checked}/${r.files} files: ${found}${more}`);
+    return r;
   }
 
   private async openTrace(args: unknown[]): Promise<CheckPayload | undefined> {

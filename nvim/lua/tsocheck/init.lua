@@ -32,6 +32,9 @@
 --                              memory values known at that point. `current`
 --                              shows the step at the quickfix index (after a
 --                              :cnext), `close` closes the float.
+--   :TsocheckWorkspace         check every harness of the workspace's compile
+--                              database (lua/tsocheck/workspace.lua); again
+--                              while it runs: cancel.
 --
 -- Code lenses (vim.lsp.codelens.run() on the lens line) are refreshed after
 -- every publishDiagnostics and at the start and end of every check; the lens
@@ -886,6 +889,8 @@ function M.setup(opts)
       return names
     end,
   })
+  vim.api.nvim_create_user_command('TsocheckWorkspace', function() require('tsocheck.workspace').run(config.name) end,
+    { desc = 'tsocheck: check every harness of the workspace (again: cancel)' })
   vim.api.nvim_create_user_command('TsocheckStep', function(c) M.step(c.args) end, {
     nargs = '?',
     desc = 'tsocheck: walk the loaded trace',

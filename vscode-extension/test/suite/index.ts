@@ -547,6 +547,58 @@ test('a wrong tsocheck.serverPath gives an error that names the path; fixing it 
   await violationOf(doc);
 });
 
+// ---- a program of several files ---------------------------------------------------
+
+test('samples/project: the harness gets the PSO violation, the library its hints, the workspace command runs, fixing the library re-checks the harness', 240000, async () => {
+  const proj = path.join(folder().uri.fsPath, 'project');
+  const build = path.join(proj, 'build');
+  // The compile database comes from CMake, as the project's README says; the
+  // server is pointed at it with tsocheck.compileCommandsDir.
+  const cmake = spawnSync('cmake', ['-S', proj, '-B', build], { encoding: 'utf8' });
+  assert.strictEqual(cmake.status, 0, `cmake: ${cmake.stderr}`);
+  assert.ok(fs.existsSync(path.join(build, 'compile_commands.json')), 'CMake wrote no compile database');
+  const config = () => vscode.workspace.getConfiguration('tsocheck');
+  const libUri = vscode.Uri.file(path.join(proj, 'src', 'spsc.c'));
+  const hints = () => vscode.languages.getDiagnostics(libUri).filter((d) => d.source === 'tsocheck' && d.severity === vscode.DiagnosticSeverity.Hint);
+  const codeOf = (d: vscode.Diagnostic) => String(typeof d.code === 'object' ? d.code.value : d.code);
+  try {
+    await config().update('compileCommandsDir', build, vscode.ConfigurationTarget.Workspace);
+    const doc = await open('project/tests/test_spsc.c');
+    const d = await waitFor('the PSO violation on the harness', 90000,
+      () => tsoErrors(doc.uri).find((x) => x.message.includes('PSO') && (x.relatedInformation?.length ?? 0) > 0));
+    const files = new Set(d.relatedInformation!.map((r) => path.basename(r.location.uri.fsPath)));
+    assert.ok(files.has('spsc.c') && files.has('test_spsc.c'), `the trace's files: ${[...files].join(', ')}`);
+    // The library (not open) gets hints at the stale read and the buffered store, with the trace.
+    const stale = await waitFor('the stale-read hint in src/spsc.c', 60000, () => hints().find((x) => codeOf(x) === 'stale-read'));
+    assert.ok((stale.relatedInformation?.length ?? 0) > 0, 'the hint has no trace');
+    assert.ok(hints().some((x) => codeOf(x) === 'buffered-store'), `hints: ${hints().map(codeOf).join(', ')}`);
+    // The workspace command: both files of the database.
+    const r = await vscode.commands.executeCommand<{ files: number; checked: number; harnesses: number; violations: number }>(
+      'tsocheck.checkAllHarnesses');
+    assert.deepStrictEqual([r?.files, r?.checked, r?.harnesses, r?.violations], [2, 2, 1, 1], JSON.stringify(r));
+    // Fix the library in the editor: the harness is re-checked, the hints go.
+    const lib = await vscode.workspace.openTextDocument(libUri);
+    await vscode.window.showTextDocument(lib, { preview: false });
+    const edit = new vscode.WorkspaceEdit();
+    for (const [from, to] of [['SPSC_PUBLISH memory_order_relaxed', 'SPSC_PUBLISH memory_order_release'],
+                              ['SPSC_OBSERVE memory_order_relaxed', 'SPSC_OBSERVE memory_order_acquire']]) {
+      const at = lib.getText().indexOf(`#define ${from}`);
+      assert.ok(at >= 0, `no #define ${from}`);
+      edit.replace(libUri, new vscode.Range(lib.positionAt(at + 8), lib.positionAt(at + 8 + from.length)), to);
+    }
+    assert.ok(await vscode.workspace.applyEdit(edit), 'applyEdit failed');
+    await waitFor('the harness verified and the library hints gone', 90000, () => tsoErrors(doc.uri).length === 0 && hints().length === 0);
+    const lenses = await waitFor('the lens naming the library', 20000, async () => {
+      const l = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+      return (l ?? []).some((x) => x.command?.title === 're-checked: spsc.c changed') && l;
+    });
+    assert.ok(lenses);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  } finally {
+    await config().update('compileCommandsDir', undefined, vscode.ConfigurationTarget.Workspace);
+  }
+});
+
 // ---- runner ---------------------------------------------------------------------
 
 export async function run(): Promise<void> {
