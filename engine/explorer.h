@@ -29,25 +29,7 @@
 
 namespace tsocheck {
 
-// Parallel exploration (CheckOptions::jobs > 1): the workers share one
-// exploration tree. A worker that sees another one idle gives away the last
-// child not yet begun of its shallowest open branch point (a Frame): a copy of
-// the branch point's state with that child's choice made, and the child's path
-// — the indices of the children taken from the root — as a Task. Each node is
-// explored by one worker, in the sequential order within a task. What a
-// worker finds is recorded per *segment* (a stretch of one task's
-// exploration between given-away children), keyed by the path where the
-// segment begins; the merge adds the segments up in path order, which is the
-// sequential explorer's order, so counts, the first violation of each kind
-// and its trace are those of one worker. With stopAtFirstError the first
-// error's path ends the search: work after it is dropped, work before it
-// finishes. Thread ids come from one shared table (spawn_ids.h). Worker 0
-// starts alone; the others join after kHelperDelay if the search has not
-// ended by then, so a short check costs one worker's CPU time (splitting a
-// search of a few milliseconds only adds copies; CheckOptions::splitEagerly
-// starts them all at once). A helper's Explorer and thread are made when it
-// joins.
-constexpr std::chrono::milliseconds kHelperDelay{20};
+// Parallel exploration (CheckOptions::jobs > 1): engine/work_sharing.h.
 struct ParallelShared;
 
 class Explorer {
