@@ -150,7 +150,7 @@ CheckResult Explorer::run() {
   s.g.threads.push_back(main);
   s.ts.emplace_back();
   s.ts.back().start(prog_, 0, prog_.entry, 0, opts_.limits);
-  if (opts_.jobs > 1 && !opts_.robustness) res_ = runParallel(s);
+  if ((opts_.jobs > 1 || opts_.shard.count > 0) && !opts_.robustness) res_ = runParallel(s);
   else visit(s);
 
   std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start_;
@@ -165,38 +165,44 @@ void Explorer::finishResult() {
   if (opts_.robustness) finishRobustness();
   if (res_.robustness && res_.violation && witnessKind_ != ErrorKind::None)
     res_.robustness->witnessIsViolation = res_.violation->kind == witnessKind_;
-  const bool bufferCut = mm_.boundCuts();
-  if (res_.violation) {
-    res_.status = Status::Violation;
-    res_.message = res_.violation->message;
-    if (timedOut_) res_.limitsHit.push_back("time limit reached before the exploration finished");
-  } else if (timedOut_) {
-    res_.status = Status::Timeout;
-    res_.message = "time limit reached before the exploration finished; no violation found so far";
-  } else if (res_.cut > 0) {
-    res_.status = Status::Bounded;
-    res_.message = "no violation found, but " + std::to_string(res_.cut) +
+  if (res_.shard) res_.shard->timedOut = timedOut_;
+  finishStatus(res_, opts_, timedOut_);
+}
+
+void Explorer::finishStatus(CheckResult& r, const CheckOptions& o, bool timedOut) {
+  if (r.status == Status::Error) return;
+  const bool bufferCut = o.memoryModel().boundCuts();
+  if (r.violation) {
+    r.status = Status::Violation;
+    r.message = r.violation->message;
+    if (timedOut) r.limitsHit.push_back("time limit reached before the exploration finished");
+  } else if (timedOut) {
+    r.status = Status::Timeout;
+    r.message = "time limit reached before the exploration finished; no violation found so far";
+  } else if (r.cut > 0) {
+    r.status = Status::Bounded;
+    r.message = "no violation found, but " + std::to_string(r.cut) +
                    " execution(s) were cut by a limit";
-  } else if (res_.executions == 0) {
-    res_.status = Status::Bounded;
-    res_.message = "no complete execution: every execution was blocked";
-  } else if (opts_.preemptionBound >= 0 && !res_.boundDropped) {
-    res_.status = Status::Bounded;
-    res_.message = "no violation with ≤ " + std::to_string(opts_.preemptionBound) + " preemptions";
-    if (bufferCut) res_.message += " and store buffers of at most " + std::to_string(opts_.bufferBound) + " entries";
+  } else if (r.executions == 0) {
+    r.status = Status::Bounded;
+    r.message = "no complete execution: every execution was blocked";
+  } else if (o.preemptionBound >= 0 && !r.boundDropped) {
+    r.status = Status::Bounded;
+    r.message = "no violation with ≤ " + std::to_string(o.preemptionBound) + " preemptions";
+    if (bufferCut) r.message += " and store buffers of at most " + std::to_string(o.bufferBound) + " entries";
   } else if (bufferCut) {
-    res_.status = Status::Bounded;
-    res_.message = "no violation with store buffers of at most " + std::to_string(opts_.bufferBound) +
+    r.status = Status::Bounded;
+    r.message = "no violation with store buffers of at most " + std::to_string(o.bufferBound) +
                    " entries";
   } else {
-    res_.status = Status::Verified;
-    res_.message = "no violation in any execution";
-    if (res_.boundDropped)
-      res_.message += " (the preemption bound pruned nothing in the first " + std::to_string(opts_.boundProbe) +
+    r.status = Status::Verified;
+    r.message = "no violation in any execution";
+    if (r.boundDropped)
+      r.message += " (the preemption bound pruned nothing in the first " + std::to_string(o.boundProbe) +
                       " ended executions, so the search went on without it)";
   }
-  res_.limitNondet(opts_.limits);
-  if (res_.status != Status::Violation) res_.message += res_.warningsNote();
+  r.limitNondet(o.limits);
+  if (r.status != Status::Violation) r.message += r.warningsNote();
 }
 
 uint32_t Explorer::spawnId(uint32_t parent, uint32_t ordinal) { return spawnIds_->id(parent, ordinal); }
@@ -232,6 +238,7 @@ bool Explorer::sizeConflict(State& s, uint32_t t, Addr a, uint8_t size) {
 }
 
 void Explorer::reportEngineError(const std::string& msg, const SourceLoc& loc) {
+  if (skipping_) return;  // (another shard's part)
   res_.status = Status::Error;
   res_.message = prog_.locString(loc) + ": " + msg;
   if (par_) cur_.engineError = res_.message;
@@ -525,7 +532,7 @@ bool Explorer::freezesSpin(const State& c, uint32_t t, EventId w) const {
 
 void Explorer::visit(State& s) {
   for (;;) {
-    if (stopped_) return;
+    if (stopped_ || skipping_) return;
     ++visits_;
     if (timeUp()) {
       timedOut_ = stopped_ = true;
@@ -1409,7 +1416,7 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
 }
 
 void Explorer::recordExecution(const State& s, bool blocked) {
-  if (!opts_.onExecution) return;
+  if (!opts_.onExecution || !reportsHere()) return;
   ExecutionInfo info;
   info.graph = &s.g;
   info.blocked = blocked;
@@ -1453,6 +1460,7 @@ void Explorer::recordExecution(const State& s, bool blocked) {
 }
 
 void Explorer::noteLimit(const std::string& message, const SourceLoc& loc) {
+  if (skipping_) return;
   std::string what = message + " at " + prog_.locString(loc);
   if (par_) {
     if (std::find(cur_.limits.begin(), cur_.limits.end(), what) == cur_.limits.end())
@@ -1735,6 +1743,7 @@ void Explorer::finishExecution(State& s) {
 
 void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::string& msg, const SourceLoc& loc,
                            bool pendingIsError) {
+  if (skipping_) return;  // (another shard's part)
   // With a preemption bound, a violation met only in a slack execution (its
   // preemption lower bound exceeds the bound) is kept but does not stop the
   // search: one within the bound may still come and replaces it.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <tuple>
 
 namespace tsocheck {
 
@@ -29,9 +30,62 @@ void forEachCounter(CheckResult& a, const CheckResult& b, CheckResult& c, F f) {
   f(a.staleReads, b.staleReads, c.staleReads);
   f(a.slackExecutions, b.slackExecutions, c.slackExecutions);
 }
+// FNV-1a over a path's indices: the same on every machine and build.
+uint64_t pathHash(const std::vector<uint32_t>& p, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i)
+    for (int b = 0; b < 4; ++b) {
+      h ^= (p[i] >> (8 * b)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  return h;
+}
+
+// A piece's counters into r (ShardPiece::counts, in forEachCounter's order).
+void addPieceCounts(CheckResult& r, const std::vector<uint64_t>& counts) {
+  CheckResult c;
+  size_t i = 0;
+  forEachCounter(c, c, c, [&](uint64_t& x, uint64_t, uint64_t&) { x = i < counts.size() ? counts[i++] : 0; });
+  forEachCounter(r, c, r, [](uint64_t& sum, uint64_t piece, uint64_t&) { sum += piece; });
+}
+
+std::vector<uint64_t> pieceCounts(CheckResult& seg) {
+  std::vector<uint64_t> out;
+  forEachCounter(seg, seg, seg, [&](uint64_t& x, uint64_t, uint64_t&) { out.push_back(x); });
+  return out;
+}
+
+void addLimit(CheckResult& r, std::string l) {
+  if (r.limitsHit.size() < 8 && std::find(r.limitsHit.begin(), r.limitsHit.end(), l) == r.limitsHit.end())
+    r.limitsHit.push_back(std::move(l));
+}
 }  // namespace
 
-void Explorer::closeSegment(Path next) {
+bool Explorer::ownsSubtree(const Path& p) const {
+  return pathHash(p, opts_.shard.depth) % opts_.shard.count == opts_.shard.index;
+}
+
+void Explorer::enterChild(uint32_t i) {
+  path_.push_back(i);
+  if (opts_.shard.count == 0 || path_.size() != opts_.shard.depth) return;
+  closeSegment(path_);  // the child is a piece of its own
+  skipping_ = !ownsSubtree(path_);
+}
+
+void Explorer::leaveChild() {
+  const bool cut = opts_.shard.count > 0 && path_.size() == opts_.shard.depth;
+  Path next;
+  if (cut) {  // what follows comes after the child's subtree and before the next child
+    next = path_;
+    next.push_back(UINT32_MAX);
+  }
+  path_.pop_back();
+  if (!cut) return;
+  closeSegment(std::move(next), skipping_);
+  skipping_ = false;
+}
+
+void Explorer::closeSegment(Path next, bool drop) {
   if (!par_) return;
   bool counted = false;
   forEachCounter(cur_.counts, res_, mark_, [&](uint64_t& seg, uint64_t now, uint64_t& mark) {
@@ -41,9 +95,10 @@ void Explorer::closeSegment(Path next) {
   });
   const bool empty = !counted && cur_.violations.empty() && cur_.limits.empty() &&
                      !cur_.nondetLimited && cur_.engineError.empty();
-  if (!empty) segments_.push_back(std::move(cur_));
+  if (!empty && !drop) segments_.push_back(std::move(cur_));
   cur_ = Segment{};
   cur_.start = std::move(next);
+  cur_.above = opts_.shard.count > 0 && path_.size() < opts_.shard.depth;
 }
 
 Explorer::FrameScope::FrameScope(Explorer& e, FrameKind kind, const State& base, uint32_t n, uint32_t t, EventId id,
@@ -129,6 +184,10 @@ void Explorer::runTask(Task& k) {
   frames_.clear();
   cur_ = Segment{};
   cur_.start = k.path;
+  cur_.above = opts_.shard.count > 0 && path_.size() < opts_.shard.depth;
+  skipping_ = false;
+  // Sharded: a task below the cut that another shard owns is not this one's.
+  const bool others = opts_.shard.count > 0 && path_.size() >= opts_.shard.depth && !ownsSubtree(path_);
   // What a task finds is compared with what the same task found before only:
   // tasks come in any order.
   res_.violations.clear();
@@ -139,7 +198,7 @@ void Explorer::runTask(Task& k) {
     boundOn_ = !par_->boundDropped.load();
   }
   if (!timedOut_) stopped_ = false;
-  if (!pastBest()) {
+  if (!pastBest() && !others) {
     switch (k.kind) {
       case FrameKind::Read:
         complete(k.s, k.t);
@@ -270,19 +329,68 @@ CheckResult Explorer::runParallel(const State& root) {
   std::sort(segs.begin(), segs.end(), [](const Segment* a, const Segment* b) { return a->start < b->start; });
   CheckResult r;
   r.boundDropped = shared.boundDropped.load();
+  const bool sharded = opts_.shard.count > 0;
+  if (sharded) {
+    r.shard.emplace();
+    if (shared.haveBest) r.shard->stop = shared.best;
+  }
   for (Segment* g : segs) {
     if (shared.haveBest && g->start > shared.best) break;
+    if (sharded && g->above && opts_.shard.index != 0) continue;  // shard 0 reports it
     forEachCounter(r, g->counts, r, [](uint64_t& sum, uint64_t seg, uint64_t&) { sum += seg; });
-    for (Violation& v : g->violations) r.addViolation(std::move(v));
-    for (std::string& l : g->limits)
-      if (r.limitsHit.size() < 8 && std::find(r.limitsHit.begin(), r.limitsHit.end(), l) == r.limitsHit.end())
-        r.limitsHit.push_back(std::move(l));
+    uint32_t place = 0;
+    for (Violation& v : g->violations) {
+      if (sharded) v.shardOrder = Violation::ShardOrder{g->start, place++};
+      r.addViolation(std::move(v));
+    }
+    for (const std::string& l : g->limits) addLimit(r, l);
     r.nondetLimited = r.nondetLimited || g->nondetLimited;
     if (!g->engineError.empty() && r.status != Status::Error) {
       r.status = Status::Error;
       r.message = g->engineError;
     }
+    if (sharded)
+      r.shard->pieces.push_back({g->start, pieceCounts(g->counts), g->limits, g->nondetLimited, g->engineError});
   }
+  return r;
+}
+
+CheckResult mergeShards(const std::vector<CheckResult>& shards, const CheckOptions& opts) {
+  // The merge runParallel makes of its workers' segments, over every shard's
+  // pieces: the first error's path (the least any shard stopped at) ends it.
+  std::optional<std::vector<uint32_t>> stop;
+  bool timedOut = false;
+  std::vector<const ShardPiece*> pieces;
+  std::vector<const Violation*> found;
+  for (const CheckResult& s : shards) {
+    if (!s.shard) continue;
+    if (s.shard->stop && (!stop || *s.shard->stop < *stop)) stop = s.shard->stop;
+    timedOut = timedOut || s.shard->timedOut;
+    for (const ShardPiece& p : s.shard->pieces) pieces.push_back(&p);
+    for (const Violation& v : s.violations)
+      if (v.shardOrder) found.push_back(&v);
+  }
+  std::stable_sort(pieces.begin(), pieces.end(),
+                   [](const ShardPiece* a, const ShardPiece* b) { return a->start < b->start; });
+  std::stable_sort(found.begin(), found.end(), [](const Violation* a, const Violation* b) {
+    return std::tie(a->shardOrder->start, a->shardOrder->index) < std::tie(b->shardOrder->start, b->shardOrder->index);
+  });
+  CheckResult r;
+  for (const ShardPiece* p : pieces) {
+    if (stop && p->start > *stop) break;
+    addPieceCounts(r, p->counts);
+    for (const std::string& l : p->limits) addLimit(r, l);
+    r.nondetLimited = r.nondetLimited || p->nondetLimited;
+    if (!p->engineError.empty() && r.status != Status::Error) {
+      r.status = Status::Error;
+      r.message = p->engineError;
+    }
+  }
+  for (const Violation* v : found) {
+    if (stop && v->shardOrder->start > *stop) break;
+    r.addViolation(*v);  // (its shardOrder stays: a merge of reports finds each one's own JSON by it)
+  }
+  Explorer::finishStatus(r, opts, timedOut);
   return r;
 }
 

@@ -54,6 +54,23 @@ namespace tsocheck {
 // starts them all at once). A helper's Explorer and thread are made when it
 // joins.
 constexpr std::chrono::milliseconds kHelperDelay{20};
+
+// Shards (CheckOptions::shard, `tsocheck check --shard i/n`): one search split
+// over n processes that do not talk to one another. Every shard runs the
+// exploration tree down to the cut, the nodes whose path is `depth` long,
+// the same way; each child at the cut is its own piece, explored by the one
+// shard its path hashes to (FNV-1a of the path, mod n) and skipped by the
+// others. What lies above the cut is reported by shard 0 only. A shard runs
+// through runParallel (with one worker or --jobs of them) and reports its
+// segments as ShardPieces, its violations with their place in the canonical
+// order (Violation::shardOrder) and the path of the error that stopped it;
+// mergeShards makes of them what runParallel makes of its workers' segments,
+// so the merge of every shard is the single run's result (counts, the first
+// violation of each kind and its trace, limits, status).
+// Not sharded: robustness (one witness for the whole search), a preemption
+// bound (its probe and rounds), the state-space searches (search.cpp
+// chooseSearch refuses them).
+CheckResult mergeShards(const std::vector<CheckResult>& shards, const CheckOptions& opts);
 struct ParallelShared {
   uint32_t workers = 1;  // workers that have joined the search (helpers join late: joinLate)
   bool over = false;     // the search has ended: a helper that has not joined does not
