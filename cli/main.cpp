@@ -21,6 +21,9 @@
 #include "service/fence_fix.h"
 #include "jsonrpc/json_text.h"
 #include "service/report_json.h"
+#include "service/result_cache.h"
+#include "service/safe_io.h"
+#include "service/shard_merge.h"
 #include "cli/sarif.h"
 #include "cli/text_report.h"
 #include "service/wording.h"
@@ -37,6 +40,8 @@ const char* kUsage =
     "usage: tsocheck check FILE.c... [options] [-- CLANG_ARGS...]\n"
     "       tsocheck lsp    (language server over stdio)\n"
     "       tsocheck dap    (debug adapter over stdio: step through a violation's trace)\n"
+    "       tsocheck merge SHARD.json... [--format json|text|sarif]\n"
+    "                       (one report from the shards of a split check)\n"
     "\n"
     "Checks every function marked __attribute__((annotate(\"tsocheck\"))) (or TSOCHECK\n"
     "from <tsocheck.h>) under a memory model, exploring every interleaving and\n"
@@ -97,6 +102,13 @@ const char* kUsage =
     "                            best set so far); the verdict is never changed\n"
     "  --verbose, -v             progress of fence synthesis on stderr (also when stderr\n"
     "                            is a terminal)\n"
+    "  --shard I/N               explore only shard I (0..N-1) of N of each check's\n"
+    "                            search (every shard runs the top of the tree, the\n"
+    "                            subtrees below the cut are dealt out by a hash of their\n"
+    "                            path); with --json, `tsocheck merge` makes the shards'\n"
+    "                            reports into the single run's. No fence synthesis in a\n"
+    "                            shard (a fix needs the whole search)\n"
+    "  --shard-depth D           the cut: D branching levels from the root (default 8)\n"
     "  --json                    print one JSON object instead of text\n"
     "  --sarif OUT.sarif         also write SARIF 2.1.0\n"
     "  --compile-commands-dir D  use D/compile_commands.json (default: search upward)\n"
@@ -128,6 +140,8 @@ int runCheck(int argc, char** argv) {
   std::vector<std::string> clangArgs;
   bool json = false, verbose = false;
   std::string sarifPath;
+  CheckOptions::Shard shard;
+  std::optional<uint32_t> shardDepth;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     const size_t eq = a.rfind("--", 0) == 0 ? a.find('=') : std::string::npos;
@@ -151,6 +165,20 @@ int runCheck(int argc, char** argv) {
       if (std::string err = setOption(*o, Door::CommandLine, v, given); !err.empty()) return usage(err);
     } else if (key == "--json") {
       json = true;
+    } else if (key == "--shard") {
+      unsigned long long idx = 0, cnt = 0;
+      char tail = 0;
+      if (!value(&v) || std::sscanf(v.c_str(), "%llu/%llu%c", &idx, &cnt, &tail) != 2 || cnt == 0 || idx >= cnt ||
+          cnt > 1u << 20)
+        return usage("--shard needs INDEX/COUNT with 0 <= INDEX < COUNT (e.g. --shard 0/4)");
+      shard.index = uint32_t(idx);
+      shard.count = uint32_t(cnt);
+    } else if (key == "--shard-depth") {
+      unsigned long long d = 0;
+      char tail = 0;
+      if (!value(&v) || std::sscanf(v.c_str(), "%llu%c", &d, &tail) != 1 || d < 1 || d > 1000)
+        return usage("--shard-depth needs a number of branching levels from 1 to 1000");
+      shardDepth = uint32_t(d);
     } else if (a == "--verbose" || a == "-v") {
       verbose = true;
     } else if (key == "--sarif") {
@@ -168,6 +196,14 @@ int runCheck(int argc, char** argv) {
   applyOptions(given, opts);
   opts.extraClangArgs = std::move(clangArgs);
   if (files.empty()) return usage("no input file");
+  if (shardDepth && shard.count == 0) return usage("--shard-depth needs --shard");
+  std::string shardSettings;
+  if (shard.count > 0) {
+    shard.depth = shardDepth.value_or(kDefaultShardDepth);
+    opts.shard = shard;
+    opts.fences = false;  // a fix needs the whole search
+    shardSettings = shardFingerprintSettings(given, shard);
+  }
 
   // Text: each check's verdict and trace as soon as the exploration has them,
   // its fix when fence synthesis ends (JSON and SARIF stay one document).
@@ -192,6 +228,11 @@ int runCheck(int argc, char** argv) {
   bool violation = false, inputError = false;
   // (The next files are lowered meanwhile on the spare cores: runFiles.)
   runFiles(files, opts, [&](FileReport r) {
+    if (shard.count > 0)
+      for (CheckReport& c : r.checks) {
+        c.shard = shard;
+        if (c.program) c.fingerprint = checkKey(c, *c.program, shardSettings, TSOCHECK_VERSION);
+      }
     if (r.inputError) inputError = true;
     for (const CheckReport& c : r.checks) {
       if (c.result.status == Status::Violation) violation = true;
@@ -224,6 +265,60 @@ int runCheck(int argc, char** argv) {
   return inputError ? 2 : 0;
 }
 
+// `tsocheck merge SHARD.json... [--format json|text|sarif]`.
+int runMerge(int argc, char** argv) {
+  std::string format = "json";
+  std::vector<std::pair<std::string, nlohmann::json>> docs;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--format" || a.rfind("--format=", 0) == 0) {
+      if (a == "--format" && i + 1 >= argc) return usage("--format needs json, text or sarif");
+      format = a == "--format" ? argv[++i] : a.substr(9);
+      if (format != "json" && format != "text" && format != "sarif")
+        return usage("--format needs json, text or sarif, not `" + format + "`");
+    } else if (a == "-h" || a == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (a.rfind("-", 0) == 0) {
+      return usage("unknown option " + a + " for merge");
+    } else {
+      std::string why;
+      std::optional<std::string> text = readRegularFile(a, size_t(1) << 30, &why);
+      if (!text) {
+        std::fprintf(stderr, "tsocheck: %s %s\n", a.c_str(), why.c_str());
+        return 2;
+      }
+      std::optional<nlohmann::json> j = parseJsonText(*text, &why);
+      if (!j) {
+        std::fprintf(stderr, "tsocheck: %s: not JSON (%s)\n", a.c_str(), why.c_str());
+        return 2;
+      }
+      docs.emplace_back(a, std::move(*j));
+    }
+  }
+  if (docs.empty()) return usage("merge needs the shards' JSON reports");
+  nlohmann::json merged;
+  if (std::string refused = mergeShardReports(docs, &merged); !refused.empty()) {
+    std::fprintf(stderr, "tsocheck: merge refused: %s\n", refused.c_str());
+    return 2;
+  }
+  std::vector<FileReport> reports = resultsFromJson(merged);
+  bool violation = false, error = false;
+  for (const FileReport& f : reports) {
+    error = error || f.inputError;
+    for (const CheckReport& c : f.checks) {
+      violation = violation || c.result.status == Status::Violation;
+      error = error || c.result.status == Status::Error;
+    }
+  }
+  if (format == "json") std::cout << tsocheck::dumpJson(merged, 2) << std::endl;
+  else if (format == "sarif") std::cout << tsocheck::dumpJson(sarifLog(reports, TSOCHECK_VERSION), 2) << std::endl;
+  else
+    for (const FileReport& f : reports) std::cout << textReport(f);
+  if (violation) return 1;
+  return error ? 2 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -235,6 +330,7 @@ int main(int argc, char** argv) {
   // Files are lowered by the frontend worker built beside this executable.
   setFrontendWorker(besideThisExecutable("tsocheck-frontend"));
   if (cmd == "check") return runCheck(argc - 2, argv + 2);
+  if (cmd == "merge") return runMerge(argc - 2, argv + 2);
   if (cmd == "lsp") return lsp::runServer(TSOCHECK_VERSION);  // LSP over stdio
   if (cmd == "dap") return dap::runAdapter();                  // DAP over stdio
   if (cmd == "--version" || cmd == "version") {

@@ -158,7 +158,16 @@ struct CheckOptions {
   // (the explorer then marks after every event).
   bool checkOrders = false;
   ExploreOrder exploreOrder = ExploreOrder::Forward;  // graph explorer only
+  // Sharding (tsocheck check --shard INDEX/COUNT, engine/work_sharing.h
+  // "Shards"): the graph explorer explores the first `depth` branching
+  // levels like every other shard, and below them only the subtrees whose
+  // path hashes to `index` (mod `count`). count 0: the whole search.
+  struct Shard {
+    uint32_t index = 0, count = 0, depth = 0;
+  };
+  Shard shard;
 };
+inline constexpr uint32_t kDefaultShardDepth = 8;
 
 enum class StepKind : uint8_t {
   ThreadStart,
@@ -240,6 +249,14 @@ struct Violation {
     SourceLoc loc;
   };
   std::optional<Access> other;
+  // A sharded search (CheckOptions::shard): where it was found in the
+  // canonical order (the start of its piece, ShardPiece, and its place
+  // there), so that a merge keeps the first of each kind a single run keeps.
+  struct ShardOrder {
+    std::vector<uint32_t> start;
+    uint32_t index = 0;
+  };
+  std::optional<ShardOrder> shardOrder;
 };
 
 // Deadlock or non-termination: does not stop the search.
@@ -268,6 +285,23 @@ struct RobustnessResult {
   // or "" (loc is then the trace's first step).
   std::string point;
   bool witnessIsViolation = false;  // the witness is the reported violation's execution
+};
+
+// What a sharded search found, piece by piece in the canonical order
+// (engine/work_sharing.h "Shards"): what `tsocheck merge` adds up.
+struct ShardPiece {
+  std::vector<uint32_t> start;  // the path where the piece begins
+  // executions, blocked, cut, events, boundBlocked, boundBlockedSettled,
+  // staleWaits, staleReads, slackExecutions (shardCounters)
+  std::vector<uint64_t> counts;
+  std::vector<std::string> limits;
+  bool nondetLimited = false;
+  std::string engineError;
+};
+struct ShardOutcome {
+  std::vector<ShardPiece> pieces;
+  std::optional<std::vector<uint32_t>> stop;  // the path of the error that ended this shard's search
+  bool timedOut = false;
 };
 
 struct CheckResult {
@@ -299,6 +333,7 @@ struct CheckResult {
   // The most severe error-level entry of `violations` (status violation).
   std::optional<Violation> violation;
   std::optional<RobustnessResult> robustness;  // set when CheckOptions::robustness
+  std::optional<ShardOutcome> shard;  // set when CheckOptions::shard is
   // Keeps `violations` (v as the first of its kind, or in place of one met
   // only above the preemption bound when v is within it) and `violation`;
   // false when v was not kept.

@@ -3,10 +3,7 @@
 #include <pthread.h>
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -15,6 +12,7 @@
 #include "engine/hangs.h"
 #include "engine/memory_check.h"
 #include "engine/trace.h"
+#include "engine/work_sharing.h"
 
 namespace tsocheck {
 
@@ -29,78 +27,6 @@ const char* mutexOpName(EvKind k) {
 std::string threadName(uint32_t t) { return "T" + std::to_string(t); }
 }  // namespace
 
-struct ParallelShared {
-  uint32_t workers = 1;  // workers that have joined the search (helpers join late: joinLate)
-  bool over = false;     // the search has ended: a helper that has not joined does not
-  std::mutex m;
-  std::condition_variable cv;
-  std::condition_variable lateCv;  // wakes helpers waiting to join when the search ends
-  std::deque<Explorer::TaskBox> queue;
-  uint32_t idle = 0;
-  std::atomic<uint32_t> idleHint{0};  // idle workers and nothing queued for them
-  // The path of the first error that ends the search (none yet: empty and
-  // haveBest false): work after it is not explored, segments after it are
-  // dropped. bestVersion counts its changes.
-  std::mutex bestMutex;
-  std::vector<uint32_t> best;
-  std::atomic<bool> haveBest{false};
-  std::atomic<uint64_t> bestVersion{0};
-  std::atomic<bool> stop{false};  // time limit or cancel
-  // The preemption bound's probe (CheckOptions::boundProbe): decided by the
-  // one worker that runs until then (nothing is given away before), so that
-  // every task sees the decision.
-  std::atomic<bool> probeOver{false};
-  std::atomic<bool> boundDropped{false};
-  std::atomic<uint64_t> progress{0};
-  std::mutex callbacks;  // onExecution is called by one worker at a time
-  SpawnIds spawnIds;
-
-  void put(Explorer::TaskBox t) {
-    std::lock_guard<std::mutex> l(m);
-    queue.push_back(std::move(t));
-    idleHint.store(0, std::memory_order_relaxed);
-    cv.notify_one();
-  }
-  // The next task; false when every worker is idle and nothing is queued.
-  bool take(Explorer::TaskBox& out) {
-    std::unique_lock<std::mutex> l(m);
-    ++idle;
-    for (;;) {
-      if (!queue.empty()) {
-        out = std::move(queue.front());
-        queue.pop_front();
-        --idle;
-        idleHint.store(queue.empty() ? idle : 0, std::memory_order_relaxed);
-        return true;
-      }
-      if (idle == workers || stop.load()) {
-        idleHint.store(0, std::memory_order_relaxed);
-        over = true;
-        cv.notify_all();
-        lateCv.notify_all();
-        return false;
-      }
-      idleHint.store(idle, std::memory_order_relaxed);
-      cv.wait(l);
-    }
-  }
-  // A helper joins the search after `delay`, or not at all when it ends
-  // first: a check shorter than that costs one worker's CPU time and no
-  // splitting. False: it ended.
-  bool joinLate(std::chrono::milliseconds delay) {
-    std::unique_lock<std::mutex> l(m);
-    lateCv.wait_for(l, delay, [&] { return over; });
-    if (over) return false;
-    ++workers;
-    return true;
-  }
-  // A helper that joined but could not start.
-  void leave() {
-    std::lock_guard<std::mutex> l(m);
-    --workers;
-    cv.notify_all();
-  }
-};
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts)
     : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
@@ -123,198 +49,6 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
   freezeSpins_ = pruneStaleWaits_ && usesOp(prog, Op::Assume);
 }
 
-Explorer::Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par)
-    : Explorer(prog, opts) {
-  par_ = par;
-  spawnIds_ = &par->spawnIds;
-}
-
-namespace {
-// The counters of a check (and of a segment of it), one call per counter:
-// f(a's, b's, c's).
-template <class F>
-void forEachCounter(CheckResult& a, const CheckResult& b, CheckResult& c, F f) {
-  f(a.executions, b.executions, c.executions);
-  f(a.blocked, b.blocked, c.blocked);
-  f(a.cut, b.cut, c.cut);
-  f(a.events, b.events, c.events);
-  f(a.boundBlocked, b.boundBlocked, c.boundBlocked);
-  f(a.boundBlockedSettled, b.boundBlockedSettled, c.boundBlockedSettled);
-  f(a.staleWaits, b.staleWaits, c.staleWaits);
-  f(a.staleReads, b.staleReads, c.staleReads);
-  f(a.slackExecutions, b.slackExecutions, c.slackExecutions);
-}
-}  // namespace
-
-void Explorer::closeSegment(Path next) {
-  if (!par_) return;
-  bool counted = false;
-  forEachCounter(cur_.counts, res_, mark_, [&](uint64_t& seg, uint64_t now, uint64_t& mark) {
-    seg = now - mark;
-    mark = now;
-    counted = counted || seg != 0;
-  });
-  const bool empty = !counted && cur_.violations.empty() && cur_.limits.empty() &&
-                     !cur_.nondetLimited && cur_.engineError.empty();
-  if (!empty) segments_.push_back(std::move(cur_));
-  cur_ = Segment{};
-  cur_.start = std::move(next);
-}
-
-Explorer::FrameScope::FrameScope(Explorer& e, FrameKind kind, const State& base, uint32_t n, uint32_t t, EventId id,
-                                 const void* items, bool completeT)
-    : ex(e), f{kind, &base, e.path_.size(), n, 0, n, t, id, items, completeT} {
-  if (ex.par_) ex.frames_.push_back(&f);
-}
-
-Explorer::FrameScope::~FrameScope() {
-  if (!ex.par_) return;
-  ex.frames_.pop_back();
-  // Children [end, n) went to other workers: what comes next in this task
-  // follows them in the sequential order.
-  if (f.end < f.n) {
-    Path next = ex.path_;
-    next.push_back(f.pathBase + f.n);
-    ex.closeSegment(std::move(next));
-  }
-}
-
-bool Explorer::FrameScope::begin(uint32_t i, bool* last) {
-  if (i >= f.end) return false;
-  f.next = i + 1;
-  *last = i + 1 == f.end;
-  return true;
-}
-
-void Explorer::giveAway() {
-  for (Frame* f : frames_) {  // the shallowest first: the biggest part of the tree
-    if (f->next >= f->end) continue;
-    const uint32_t i = --f->end;
-    TaskBox k(new Task);
-    k->path.assign(path_.begin(), path_.begin() + std::ptrdiff_t(f->depth));
-    k->path.push_back(f->pathBase + i);
-    k->s = *f->base;
-    k->s.detach();  // (it goes to another worker: no storage shared across threads)
-    k->kind = f->kind;
-    k->t = f->t;
-    k->id = f->id;
-    k->completeT = f->completeT;
-    State& c = k->s;
-    switch (f->kind) {
-      case FrameKind::Read: {
-        const EventId w = (*static_cast<const std::vector<EventId>*>(f->items))[i];
-        c.g.setRf(f->id, w);
-        Event& ev = c.g.mut(f->id);
-        ev.rval = ev.result = c.g.valueOf(*c.g.findLoc(ev.addr), w);
-        break;
-      }
-      case FrameKind::Write: {
-        const auto& positions = *static_cast<const std::vector<int>*>(f->items);
-        if (i == positions.size()) {  // the child after the positions: the write's backward revisits
-          k->kind = FrameKind::Revisits;
-          break;
-        }
-        const int p = positions[i];
-        c.g.findLoc(c.g.ev(f->id).addr)->co.insert(size_t(p), f->id);
-        break;
-      }
-      case FrameKind::Choice:
-        c.g.mut(f->id).result = choiceValue(*static_cast<const Action*>(f->items), Value(i));
-        break;
-      case FrameKind::RevisitRead:
-        k->r = (*static_cast<const std::vector<EventId>*>(f->items))[i];
-        break;
-      case FrameKind::RmwCandidate: {
-        // The base is in the middle of another candidate: without its write.
-        k->r = (*static_cast<const std::vector<EventId>*>(f->items))[i];
-        c.g.findLoc(c.g.ev(f->id).addr)->co.eraseIf([&](EventId x) { return x == f->id; });
-        break;
-      }
-      case FrameKind::Visit:
-      case FrameKind::Revisits:
-        break;  // the branch point's state as it is
-    }
-    par_->put(std::move(k));
-    return;
-  }
-}
-
-void Explorer::runTask(Task& k) {
-  path_ = k.path;
-  frames_.clear();
-  cur_ = Segment{};
-  cur_.start = k.path;
-  // What a task finds is compared with what the same task found before only:
-  // tasks come in any order.
-  res_.violations.clear();
-  res_.violation.reset();
-  raceCheck_ = raceCheckInitially_;
-  if (par_->probeOver.load()) {
-    probing_ = false;
-    boundOn_ = !par_->boundDropped.load();
-  }
-  if (!timedOut_) stopped_ = false;
-  if (!pastBest()) {
-    switch (k.kind) {
-      case FrameKind::Read:
-        complete(k.s, k.t);
-        if (!useAfterFree(k.s, k.id)) visit(k.s);
-        break;
-      case FrameKind::Write:
-        if (placed(k.s, k.t, k.id)) visit(k.s);
-        break;
-      case FrameKind::Choice:
-        complete(k.s, k.t);
-        visit(k.s);
-        break;
-      case FrameKind::RevisitRead:
-        revisitRead(k.s, k.t, k.id, k.r, viewOf(k.s.g, k.id), k.completeT);
-        break;
-      case FrameKind::Visit:
-        visit(k.s);
-        break;
-      case FrameKind::Revisits:
-        revisits(k.s, k.t, k.id, k.completeT);
-        break;
-      case FrameKind::RmwCandidate:
-        rmwCandidate(k.s, k.t, k.id, k.r, true);
-        break;
-    }
-  }
-  closeSegment({});
-}
-
-void Explorer::work() {
-  TaskBox k;
-  while (par_->take(k)) {
-    runTask(*k);
-    k.reset();
-  }
-}
-
-bool Explorer::pastBest() {
-  if (!par_->haveBest.load(std::memory_order_acquire)) return false;
-  std::lock_guard<std::mutex> l(par_->bestMutex);
-  return path_ > par_->best;
-}
-
-void Explorer::stopHere() {
-  stopped_ = true;
-  if (!par_) return;
-  std::lock_guard<std::mutex> l(par_->bestMutex);
-  if (!par_->haveBest.load() || path_ < par_->best) {
-    par_->best = path_;
-    par_->haveBest.store(true, std::memory_order_release);
-  }
-}
-
-bool Explorer::addViolation(Violation v) {
-  if (!par_) return res_.addViolation(std::move(v));
-  Violation copy = v;
-  if (!res_.addViolation(std::move(v))) return false;
-  cur_.violations.push_back(std::move(copy));
-  return true;
-}
 
 void Explorer::endProbe(bool drop) {
   probing_ = false;
@@ -416,7 +150,7 @@ CheckResult Explorer::run() {
   s.g.threads.push_back(main);
   s.ts.emplace_back();
   s.ts.back().start(prog_, 0, prog_.entry, 0, opts_.limits);
-  if (opts_.jobs > 1 && !opts_.robustness) res_ = runParallel(s);
+  if ((opts_.jobs > 1 || opts_.shard.count > 0) && !opts_.robustness) res_ = runParallel(s);
   else visit(s);
 
   std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start_;
@@ -425,128 +159,50 @@ CheckResult Explorer::run() {
   return res_;
 }
 
-namespace {
-struct WorkerStart {
-  std::function<void()> fn;
-};
-void* runWorker(void* p) {
-  static_cast<WorkerStart*>(p)->fn();
-  return nullptr;
-}
-}  // namespace
-
-CheckResult Explorer::runParallel(const State& root) {
-  ParallelShared shared;
-  const uint32_t n = uint32_t(opts_.jobs);
-  // Helpers join after kHelperDelay (explorer.h), except in the tests that
-  // split eagerly: those have every worker from the start.
-  const bool late = !opts_.splitEagerly;
-  shared.workers = late ? 1 : n;
-  // A helper's explorer and thread are made only when it joins: a check
-  // that ends within the delay pays for one worker.
-  std::vector<std::unique_ptr<Explorer>> workers(n);
-  auto make = [&](uint32_t w) {
-    workers[w].reset(new Explorer(prog_, opts_, &shared));
-    workers[w]->raceCheckInitially_ = raceCheck_;
-  };
-  TaskBox first(new Task);
-  first->s = root;
-  first->s.detach();
-  first->kind = FrameKind::Visit;
-  shared.queue.push_back(std::move(first));  // (a task of kind Read, ... is not made for the root)
-  // Each worker recurses once per event like the sequential search: a large
-  // stack each (address space only).
-  std::vector<WorkerStart> starts;
-  for (uint32_t w = 0; w < n; ++w) starts.push_back({[&, w] { workers[w]->work(); }});
-  std::vector<pthread_t> threads(n);
-  std::vector<bool> started(n, false);
-  auto launch = [&](uint32_t w) {
-    make(w);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, size_t(1) << 30);
-    started[w] = pthread_create(&threads[w], &attr, runWorker, &starts[w]) == 0;
-    pthread_attr_destroy(&attr);
-  };
-  for (uint32_t w = 0; w < (late ? 1 : n); ++w) launch(w);
-  if (!started[0]) {
-    runWorker(&starts[0]);  // no thread at all: this one works alone
-  } else if (late) {
-    for (uint32_t w = 1; w < n; ++w) {
-      if (!shared.joinLate(w == 1 ? kHelperDelay : std::chrono::milliseconds(0))) break;
-      launch(w);
-      if (!started[w]) {  // counted as joined but never works: uncount it
-        shared.leave();
-        break;
-      }
-    }
-  }
-  for (uint32_t w = 0; w < n; ++w)
-    if (started[w]) pthread_join(threads[w], nullptr);
-
-  // The merge, in the sequential order.
-  std::vector<Segment*> segs;
-  for (auto& w : workers) {
-    if (!w) continue;
-    for (Segment& g : w->segments_) segs.push_back(&g);
-    timedOut_ = timedOut_ || w->timedOut_;
-  }
-  std::sort(segs.begin(), segs.end(), [](const Segment* a, const Segment* b) { return a->start < b->start; });
-  CheckResult r;
-  r.boundDropped = shared.boundDropped.load();
-  for (Segment* g : segs) {
-    if (shared.haveBest && g->start > shared.best) break;
-    forEachCounter(r, g->counts, r, [](uint64_t& sum, uint64_t seg, uint64_t&) { sum += seg; });
-    for (Violation& v : g->violations) r.addViolation(std::move(v));
-    for (std::string& l : g->limits)
-      if (r.limitsHit.size() < 8 && std::find(r.limitsHit.begin(), r.limitsHit.end(), l) == r.limitsHit.end())
-        r.limitsHit.push_back(std::move(l));
-    r.nondetLimited = r.nondetLimited || g->nondetLimited;
-    if (!g->engineError.empty() && r.status != Status::Error) {
-      r.status = Status::Error;
-      r.message = g->engineError;
-    }
-  }
-  return r;
-}
 
 void Explorer::finishResult() {
   if (res_.status == Status::Error) return;
   if (opts_.robustness) finishRobustness();
   if (res_.robustness && res_.violation && witnessKind_ != ErrorKind::None)
     res_.robustness->witnessIsViolation = res_.violation->kind == witnessKind_;
-  const bool bufferCut = mm_.boundCuts();
-  if (res_.violation) {
-    res_.status = Status::Violation;
-    res_.message = res_.violation->message;
-    if (timedOut_) res_.limitsHit.push_back("time limit reached before the exploration finished");
-  } else if (timedOut_) {
-    res_.status = Status::Timeout;
-    res_.message = "time limit reached before the exploration finished; no violation found so far";
-  } else if (res_.cut > 0) {
-    res_.status = Status::Bounded;
-    res_.message = "no violation found, but " + std::to_string(res_.cut) +
+  if (res_.shard) res_.shard->timedOut = timedOut_;
+  finishStatus(res_, opts_, timedOut_);
+}
+
+void Explorer::finishStatus(CheckResult& r, const CheckOptions& o, bool timedOut) {
+  if (r.status == Status::Error) return;
+  const bool bufferCut = o.memoryModel().boundCuts();
+  if (r.violation) {
+    r.status = Status::Violation;
+    r.message = r.violation->message;
+    if (timedOut) r.limitsHit.push_back("time limit reached before the exploration finished");
+  } else if (timedOut) {
+    r.status = Status::Timeout;
+    r.message = "time limit reached before the exploration finished; no violation found so far";
+  } else if (r.cut > 0) {
+    r.status = Status::Bounded;
+    r.message = "no violation found, but " + std::to_string(r.cut) +
                    " execution(s) were cut by a limit";
-  } else if (res_.executions == 0) {
-    res_.status = Status::Bounded;
-    res_.message = "no complete execution: every execution was blocked";
-  } else if (opts_.preemptionBound >= 0 && !res_.boundDropped) {
-    res_.status = Status::Bounded;
-    res_.message = "no violation with ≤ " + std::to_string(opts_.preemptionBound) + " preemptions";
-    if (bufferCut) res_.message += " and store buffers of at most " + std::to_string(opts_.bufferBound) + " entries";
+  } else if (r.executions == 0) {
+    r.status = Status::Bounded;
+    r.message = "no complete execution: every execution was blocked";
+  } else if (o.preemptionBound >= 0 && !r.boundDropped) {
+    r.status = Status::Bounded;
+    r.message = "no violation with ≤ " + std::to_string(o.preemptionBound) + " preemptions";
+    if (bufferCut) r.message += " and store buffers of at most " + std::to_string(o.bufferBound) + " entries";
   } else if (bufferCut) {
-    res_.status = Status::Bounded;
-    res_.message = "no violation with store buffers of at most " + std::to_string(opts_.bufferBound) +
+    r.status = Status::Bounded;
+    r.message = "no violation with store buffers of at most " + std::to_string(o.bufferBound) +
                    " entries";
   } else {
-    res_.status = Status::Verified;
-    res_.message = "no violation in any execution";
-    if (res_.boundDropped)
-      res_.message += " (the preemption bound pruned nothing in the first " + std::to_string(opts_.boundProbe) +
+    r.status = Status::Verified;
+    r.message = "no violation in any execution";
+    if (r.boundDropped)
+      r.message += " (the preemption bound pruned nothing in the first " + std::to_string(o.boundProbe) +
                       " ended executions, so the search went on without it)";
   }
-  res_.limitNondet(opts_.limits);
-  if (res_.status != Status::Violation) res_.message += res_.warningsNote();
+  r.limitNondet(o.limits);
+  if (r.status != Status::Violation) r.message += r.warningsNote();
 }
 
 uint32_t Explorer::spawnId(uint32_t parent, uint32_t ordinal) { return spawnIds_->id(parent, ordinal); }
@@ -582,6 +238,7 @@ bool Explorer::sizeConflict(State& s, uint32_t t, Addr a, uint8_t size) {
 }
 
 void Explorer::reportEngineError(const std::string& msg, const SourceLoc& loc) {
+  if (skipping_) return;  // (another shard's part)
   res_.status = Status::Error;
   res_.message = prog_.locString(loc) + ": " + msg;
   if (par_) cur_.engineError = res_.message;
@@ -875,7 +532,7 @@ bool Explorer::freezesSpin(const State& c, uint32_t t, EventId w) const {
 
 void Explorer::visit(State& s) {
   for (;;) {
-    if (stopped_) return;
+    if (stopped_ || skipping_) return;
     ++visits_;
     if (timeUp()) {
       timedOut_ = stopped_ = true;
@@ -1759,7 +1416,7 @@ void Explorer::revisitRead(State& s, uint32_t t, EventId w, EventId r, const std
 }
 
 void Explorer::recordExecution(const State& s, bool blocked) {
-  if (!opts_.onExecution) return;
+  if (!opts_.onExecution || !reportsHere()) return;
   ExecutionInfo info;
   info.graph = &s.g;
   info.blocked = blocked;
@@ -1803,6 +1460,7 @@ void Explorer::recordExecution(const State& s, bool blocked) {
 }
 
 void Explorer::noteLimit(const std::string& message, const SourceLoc& loc) {
+  if (skipping_) return;
   std::string what = message + " at " + prog_.locString(loc);
   if (par_) {
     if (std::find(cur_.limits.begin(), cur_.limits.end(), what) == cur_.limits.end())
@@ -2085,6 +1743,7 @@ void Explorer::finishExecution(State& s) {
 
 void Explorer::reportError(State& s, uint32_t t, ErrorKind kind, const std::string& msg, const SourceLoc& loc,
                            bool pendingIsError) {
+  if (skipping_) return;  // (another shard's part)
   // With a preemption bound, a violation met only in a slack execution (its
   // preemption lower bound exceeds the bound) is kept but does not stop the
   // search: one within the bound may still come and replaces it.

@@ -29,25 +29,7 @@
 
 namespace tsocheck {
 
-// Parallel exploration (CheckOptions::jobs > 1): the workers share one
-// exploration tree. A worker that sees another one idle gives away the last
-// child not yet begun of its shallowest open branch point (a Frame): a copy of
-// the branch point's state with that child's choice made, and the child's path
-// — the indices of the children taken from the root — as a Task. Each node is
-// explored by one worker, in the sequential order within a task. What a
-// worker finds is recorded per *segment* (a stretch of one task's
-// exploration between given-away children), keyed by the path where the
-// segment begins; the merge adds the segments up in path order, which is the
-// sequential explorer's order, so counts, the first violation of each kind
-// and its trace are those of one worker. With stopAtFirstError the first
-// error's path ends the search: work after it is dropped, work before it
-// finishes. Thread ids come from one shared table (spawn_ids.h). Worker 0
-// starts alone; the others join after kHelperDelay if the search has not
-// ended by then, so a short check costs one worker's CPU time (splitting a
-// search of a few milliseconds only adds copies; CheckOptions::splitEagerly
-// starts them all at once). A helper's Explorer and thread are made when it
-// joins.
-constexpr std::chrono::milliseconds kHelperDelay{20};
+// Parallel exploration (CheckOptions::jobs > 1): engine/work_sharing.h.
 struct ParallelShared;
 
 class Explorer {
@@ -459,6 +441,7 @@ class Explorer {
     std::vector<std::string> limits;
     bool nondetLimited = false;
     std::string engineError;
+    bool above = false;  // sharded: above the cut, where every shard explores (shard 0 reports it)
   };
     // The branch points whose children other workers may take: a load's
   // writes, a store's coherence positions, a choice's values, the reads a
@@ -508,22 +491,40 @@ class Explorer {
   struct PathScope {  // child i of a branch point
     Explorer& ex;
     PathScope(Explorer& e, uint32_t i) : ex(e) {
-      if (ex.par_) ex.path_.push_back(i);
+      if (ex.par_) ex.enterChild(i);
     }
     ~PathScope() {
-      if (ex.par_) ex.path_.pop_back();
+      if (ex.par_) ex.leaveChild();
     }
   };
+  // The path grows by child i / shrinks back; at a shard's cut each child
+  // is a piece of its own, skipped when another shard owns it.
+  void enterChild(uint32_t i);
+  void leaveChild();
+  bool ownsSubtree(const Path& p) const;  // sharded: p (at least `depth` long) is below this shard's cut
+  // What is met here is this shard's to report: not inside a skipped child,
+  // and above the cut only on shard 0.
+  bool reportsHere() const {
+    return !skipping_ && (opts_.shard.count == 0 || opts_.shard.index == 0 || path_.size() >= opts_.shard.depth);
+  }
+  bool skipping_ = false;  // inside a child at the cut that another shard explores
   Explorer(const Program& prog, const CheckOptions& opts, ParallelShared* par);
   CheckResult runParallel(const State& root);
   void work();                      // a worker: tasks until there are none
   void runTask(Task& k);
   void giveAway();                  // another worker is idle: a task for it
-  void closeSegment(Path next);     // the current segment ends; the next begins at `next`
+  // The current segment ends (dropped: `drop`); the next begins at `next`.
+  void closeSegment(Path next, bool drop = false);
   bool pastBest();                  // after the first error that stops the search
   void stopHere();                  // an error that stops the search, at path_
   bool addViolation(Violation v);
   void finishResult();              // status and message from res_ (both run paths)
+ public:
+  // Status and message of a graph-explorer result from its counts and
+  // violations (finishResult without robustness; also a merge of shards').
+  static void finishStatus(CheckResult& r, const CheckOptions& opts, bool timedOut);
+
+ private:
   void revisitRead(State& s, uint32_t t, EventId w, EventId r, const std::vector<uint32_t>& view, bool completeT);
 
   ParallelShared* par_ = nullptr;

@@ -59,6 +59,19 @@ class StateSpaceSearch : public Search {
 }  // namespace
 
 std::unique_ptr<Search> chooseSearch(const Program& prog, const CheckOptions& opts, CheckResult* refusal) {
+  if (opts.shard.count > 0) {
+    // A shard explores its part of the graph explorer's tree (work_sharing.h
+    // "Shards"); these searches are not split that way.
+    const char* why = opts.stateful ? "the stateful search keeps one table of visited states for the whole search"
+                    : opts.robustness ? "robustness checking keeps one witness for the whole search"
+                    : opts.preemptionBound >= 0 ? "a preemption bound's probe and rounds look at the whole search"
+                                                : nullptr;
+    if (why) {
+      refusal->status = Status::Error;
+      refusal->message = std::string("--shard cannot split this check: ") + why;
+      return nullptr;
+    }
+  }
   if (opts.memoryModel().usesC11Orders()) {
     // RC11 is explored by the graph explorer only, without a preemption
     // bound (its rounds count store-buffer flushes) or robustness (against SC).

@@ -74,6 +74,12 @@ struct CheckReport {
     std::vector<FenceEdit> partial;
   };
   std::optional<FenceSynthesis> fenceSynthesis;
+  // A shard of a split check (tsocheck check --shard INDEX/COUNT): which one,
+  // and the fingerprint every shard of the same check shares (checkKey over
+  // the program, the options that change the answer and the tool version);
+  // the shard's part of the search is result.shard.
+  std::optional<CheckOptions::Shard> shard;
+  std::string fingerprint;
   // Clang's -Wuninitialized warnings in the file (a read of an uninitialised
   // local): reported with every check of the file, never a violation.
   std::vector<frontend::Diagnostic> warnings;

@@ -367,6 +367,7 @@ CheckOptions engineOptions(const RunOptions& opts, const CheckPlan& plan, const 
   co.onProgress = opts.onProgress;
   co.stateful = plan.stateful;
   co.robustness = plan.robustness;
+  co.shard = opts.shard;
   return co;
 }
 
@@ -487,6 +488,13 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
   if (opts.reuse && opts.reuse(rep, *prog)) {
     rep.reused = true;
     return rep;
+  }
+  if (co.shard.count > 0 && (plan.deepenFrom || plan.preemptionFrom)) {
+    // (A single preemption bound is refused by chooseSearch.)
+    frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",
+                            "--shard cannot split this check: deepening over a range of bounds stops at a bound "
+                            "only the whole search knows; give one bound"};
+    return errorReport(fn, rep.model, at.message, at);
   }
   if (plan.deepenFrom) runDeepening(*prog, co, *plan.deepenFrom, rep);
   else if (rep.preemptionBound) {

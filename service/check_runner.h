@@ -73,6 +73,7 @@ struct RunOptions {
   std::function<void(uint64_t)> onProgress;
   std::function<bool(const CheckReport&, const Program&)> reuse;
   bool fences = true;                     // synthesize fences after a TSO/PSO violation (--no-fences)
+  CheckOptions::Shard shard;              // --shard INDEX/COUNT, --shard-depth D (count 0: the whole search)
   // Answer first, fix second: called with a check's report as soon as its
   // verdict is known when fence synthesis is about to run for it (no fences,
   // fenceNote or fenceSynthesis yet; the same report, completed, comes back

@@ -87,6 +87,7 @@ json violationJson(const Program& prog, const Violation& vi, bool withTrace) {
               {"above_bound", vi.aboveBound},
               {"severity", vi.warning ? "warning" : "error"},
               {"other", other}};
+  if (vi.shardOrder) v["order"] = {{"start", vi.shardOrder->start}, {"index", vi.shardOrder->index}};
   if (withTrace) {
     json trace = json::array();
     for (const TraceStep& s : vi.trace) trace.push_back(traceStepJson(prog, s));
@@ -110,6 +111,23 @@ json robustnessJson(const CheckReport& r) {
 }
 
 }  // namespace
+
+// A shard's index, count and cut, and its part of the search (the pieces
+// `tsocheck merge` adds up in the canonical order).
+static json shardJson(const CheckReport& r) {
+  json pieces = json::array();
+  json stop = nullptr;
+  bool timedOut = false;
+  if (const std::optional<ShardOutcome>& o = r.result.shard) {
+    for (const ShardPiece& p : o->pieces)
+      pieces.push_back({{"start", p.start}, {"counts", p.counts}, {"limits", p.limits},
+                        {"nondet_limited", p.nondetLimited}, {"engine_error", p.engineError}});
+    if (o->stop) stop = *o->stop;
+    timedOut = o->timedOut;
+  }
+  return json{{"index", r.shard->index}, {"count", r.shard->count}, {"depth", r.shard->depth},
+              {"stop", stop},            {"timed_out", timedOut},   {"pieces", pieces}};
+}
 
 // null when fence synthesis did not run.
 static json fenceSynthesisJson(const CheckReport& r) {
@@ -176,6 +194,8 @@ json checkJson(const CheckReport& r) {
   if (r.errorAt)
     j["error"] = {{"file", r.errorAt->file}, {"line", r.errorAt->line}, {"column", r.errorAt->column},
                   {"message", r.errorAt->message}};
+  if (r.shard) j["shard"] = shardJson(r);
+  if (!r.fingerprint.empty()) j["fingerprint"] = r.fingerprint;
   return j;
 }
 
@@ -217,6 +237,15 @@ std::optional<uint64_t> natural(const json& j, const char* key) {
   return std::nullopt;
 }
 uint64_t count(const json& j, const char* key) { return natural(j, key).value_or(0); }
+// An array of 32-bit naturals (a path in the exploration tree; others are left out).
+std::vector<uint32_t> path(const json& j, const char* key) {
+  std::vector<uint32_t> out;
+  const json& a = at(j, key);
+  if (a.is_array())
+    for (const json& x : a)
+      if (x.is_number_unsigned() && x.get<uint64_t>() <= UINT32_MAX) out.push_back(uint32_t(x.get<uint64_t>()));
+  return out;
+}
 uint32_t small(const json& j, const char* key) {
   const uint64_t v = count(j, key);
   return v <= UINT32_MAX ? uint32_t(v) : 0;
@@ -334,6 +363,7 @@ Violation violationFrom(const json& j, Names& names) {
   if (const json& o = at(j, "other"); o.is_object()) v.other = Violation::Access{small(o, "thread"), names.loc(o)};
   for (const json& s : array(j, "trace"))
     if (s.is_object()) v.trace.push_back(stepFrom(s, names));
+  if (const json& o = at(j, "order"); o.is_object()) v.shardOrder = Violation::ShardOrder{path(o, "start"), small(o, "index")};
   return v;
 }
 
@@ -388,6 +418,27 @@ std::pair<int64_t, int64_t> rangeFrom(const std::string& s, std::pair<int64_t, i
   }
 }
 
+// A shard's part of the search (shardJson).
+void shardFrom(const json& j, CheckReport& r) {
+  if (!j.is_object()) return;
+  r.shard = CheckOptions::Shard{small(j, "index"), small(j, "count"), small(j, "depth")};
+  ShardOutcome o;
+  for (const json& p : array(j, "pieces")) {
+    if (!p.is_object()) continue;
+    ShardPiece piece;
+    piece.start = path(p, "start");
+    for (const json& c : array(p, "counts")) piece.counts.push_back(c.is_number_unsigned() ? c.get<uint64_t>() : 0);
+    for (const json& l : array(p, "limits"))
+      if (l.is_string()) piece.limits.push_back(l.get<std::string>());
+    piece.nondetLimited = flag(p, "nondet_limited");
+    piece.engineError = text(p, "engine_error");
+    o.pieces.push_back(std::move(piece));
+  }
+  if (at(j, "stop").is_array()) o.stop = path(j, "stop");
+  o.timedOut = flag(j, "timed_out");
+  r.result.shard = std::move(o);
+}
+
 void resultFrom(const json& j, CheckResult& r, Names& names) {
   r.status = byName(text(j, "status"), statusName, Status::Error, Status::Error);
   r.executions = count(j, "executions");
@@ -439,6 +490,8 @@ CheckReport checkFromJson(const json& j) {
   r.fencesVerified = optionalFlag(j, "fences_verified");
   r.fenceSynthesis = fenceSynthesisFrom(at(j, "fence_synthesis"));
   if (at(j, "error").is_object()) r.errorAt = diagnosticFrom(at(j, "error"));
+  shardFrom(at(j, "shard"), r);
+  r.fingerprint = text(j, "fingerprint");
   r.program = std::move(names.prog);
   return r;
 }

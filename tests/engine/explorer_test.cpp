@@ -989,7 +989,7 @@ TEST_CASE("stale waits: the program's end, a violation elsewhere and the await s
 
 TEST_CASE("helpers that join a long check late give the counts of one worker", "[explorer][parallel]") {
   // 600,000 executions, about 0.4 s: far longer than the helpers' delay
-  // (explorer.h kHelperDelay), so they join while it runs.
+  // (work_sharing.h kHelperDelay), so they join while it runs.
   const Program p = examples::readersWriters(3, 5);
   for (Model md : {Model::SC, Model::TSO}) {
     CAPTURE(modelName(md));

@@ -1,0 +1,127 @@
+// Sharded searches (CheckOptions::shard, engine/work_sharing.h "Shards"):
+// the merge of every shard's result is the single run's result.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "engine/check.h"
+#include "engine/examples/litmus.h"
+#include "engine/work_sharing.h"
+#include "tests/engine/random_programs.h"
+#include "tests/engine/stress_programs.h"
+
+using namespace tsocheck;
+using namespace tsocheck::testing;
+
+namespace {
+
+std::string described(const Program& prog, const CheckResult& r) {
+  std::string s = std::string(statusName(r.status)) + " | " + r.message + " | executions " +
+                  std::to_string(r.executions) + " blocked " + std::to_string(r.blocked) + " cut " +
+                  std::to_string(r.cut) + " events " + std::to_string(r.events) + " staleWaits " +
+                  std::to_string(r.staleWaits) + " staleReads " + std::to_string(r.staleReads);
+  for (const std::string& l : r.limitsHit) s += "\nlimit: " + l;
+  for (const Violation& v : r.violations)
+    s += "\nviolation " + std::string(errorKindName(v.kind)) + " T" + std::to_string(v.thread) + ": " + v.message +
+         (v.warning ? " (warning)" : "") + "\n" + formatTrace(prog, v);
+  if (r.violation) s += "\nthe violation: " + r.violation->message;
+  return s;
+}
+
+// Runs `count` shards of prog with the cut at `depth` and merges them.
+CheckResult sharded(const Program& prog, const CheckOptions& opts, uint32_t count, uint32_t depth) {
+  std::vector<CheckResult> parts;
+  for (uint32_t i = 0; i < count; ++i) {
+    CheckOptions o = opts;
+    o.shard = {i, count, depth};
+    parts.push_back(check(prog, o));
+    REQUIRE(parts.back().shard);
+  }
+  return mergeShards(parts, opts);
+}
+
+void requireShardsAddUp(const std::string& name, const Program& prog, Model model) {
+  for (bool keepGoing : {false, true}) {
+    CheckOptions o;
+    o.model = model;
+    o.stopAtFirstError = !keepGoing;
+    const std::string single = described(prog, check(prog, o));
+    for (uint32_t depth : {2u, kDefaultShardDepth})
+      for (uint32_t count : {1u, 2u, 3u, 7u}) {
+        INFO(name << " under " << modelName(model) << (keepGoing ? ", keep going" : "") << ": " << count
+                  << " shards cut at depth " << depth);
+        CHECK(described(prog, sharded(prog, o, count, depth)) == single);
+      }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("shards of random programs add up to the single run", "[shard]") {
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    RandomProgramSpec spec;
+    spec.memoryOrders = seed % 2 == 1;
+    const Program prog = randomProgram(seed, spec);
+    for (Model m : {Model::SC, Model::TSO, Model::PSO, Model::RC11})
+      requireShardsAddUp("random program " + std::to_string(seed), prog, m);
+  }
+}
+
+TEST_CASE("shards of stress programs add up to the single run, violations and hangs included", "[shard]") {
+  for (int f = 0; f < kStressFamilies; ++f)
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+      const StressProgram sp = stressProgram(seed, StressFamily(f));
+      const Program prog = buildStress(sp);
+      for (Model m : {Model::SC, Model::TSO, Model::PSO})
+        requireShardsAddUp(std::string(stressFamilyName(StressFamily(f))) + " " + std::to_string(seed), prog, m);
+    }
+}
+
+TEST_CASE("shards of the litmus tests give the single run's counterexample", "[shard]") {
+  for (const litmus::LitmusTest& t : litmus::all())
+    for (Model m : {Model::SC, Model::TSO, Model::PSO}) requireShardsAddUp(t.name, t.program, m);
+}
+
+TEST_CASE("a shard splits the work: no shard explores every execution", "[shard]") {
+  const litmus::LitmusTest& t = litmus::byName("IRIW");
+  CheckOptions o;
+  o.model = Model::PSO;
+  o.stopAtFirstError = false;
+  const CheckResult single = check(t.program, o);
+  REQUIRE(single.executions > 8);
+  uint64_t largest = 0, sum = 0;
+  for (uint32_t i = 0; i < 3; ++i) {
+    CheckOptions s = o;
+    s.shard = {i, 3, 4};
+    const CheckResult r = check(t.program, s);
+    largest = std::max(largest, r.executions);
+    sum += r.executions;
+  }
+  CHECK(sum == single.executions);
+  CHECK(largest < single.executions);
+}
+
+TEST_CASE("searches a shard cannot split are refused with the reason", "[shard]") {
+  const litmus::LitmusTest& t = litmus::byName("SB");
+  CheckOptions o;
+  o.shard = {0, 2, 4};
+  SECTION("stateful") {
+    o.stateful = true;
+    const CheckResult r = check(t.program, o);
+    CHECK(r.status == Status::Error);
+    CHECK(r.message.find("visited states") != std::string::npos);
+  }
+  SECTION("robustness") {
+    o.robustness = true;
+    const CheckResult r = check(t.program, o);
+    CHECK(r.status == Status::Error);
+    CHECK(r.message.find("one witness") != std::string::npos);
+  }
+  SECTION("preemption bound") {
+    o.preemptionBound = 1;
+    const CheckResult r = check(t.program, o);
+    CHECK(r.status == Status::Error);
+    CHECK(r.message.find("preemption bound") != std::string::npos);
+  }
+}
