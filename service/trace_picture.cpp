@@ -100,18 +100,22 @@ bool bufferedModel(const json& payload) {
   return m == "TSO" || m == "PSO";
 }
 
-// What each lane is called: "T1 · writer" (the function its first step is in).
-std::vector<std::string> laneNames(const json& trace, size_t threads) {
-  std::vector<std::string> names(threads);
-  for (size_t t = 0; t < threads; ++t) names[t] = "T" + std::to_string(t);
-  std::vector<bool> named(threads, false);
+// What each lane is called: "T1 · worker", the function the thread starts in
+// (its spawn step's "spawns"; T0 and threads without one: the function their
+// first step is in).
+std::vector<std::string> laneNames(const json& payload, const json& trace, size_t threads) {
+  std::vector<std::string> fn(threads);
+  if (threads > 0) fn[0] = str(payload, "function");
+  for (const json& s : trace) {
+    const int64_t t = num(s, "spawned", -1);
+    if (t > 0 && size_t(t) < threads && fn[size_t(t)].empty()) fn[size_t(t)] = str(s, "spawns");
+  }
   for (const json& s : trace) {
     const size_t t = size_t(num(s, "thread"));
-    if (t < threads && !named[t] && !str(s, "function").empty()) {
-      names[t] += " · " + str(s, "function");
-      named[t] = true;
-    }
+    if (t < threads && fn[t].empty()) fn[t] = str(s, "function");
   }
+  std::vector<std::string> names(threads);
+  for (size_t t = 0; t < threads; ++t) names[t] = "T" + std::to_string(t) + (fn[t].empty() ? "" : " · " + fn[t]);
   return names;
 }
 
@@ -238,7 +242,7 @@ std::string pictureSection(const json& payload) {
        "orient=\"auto-start-reverse\"><path d=\"M0,0L10,5L0,10z\" class=\"head\"/></marker>"
        "<marker id=\"head-stale\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
        "orient=\"auto-start-reverse\"><path d=\"M0,0L10,5L0,10z\" class=\"head-stale\"/></marker></defs>\n";
-  const std::vector<std::string> names = laneNames(trace, threads);
+  const std::vector<std::string> names = laneNames(payload, trace, threads);
   for (size_t t = 0; t < threads; ++t)
     o << "<rect class=\"lane\" data-thread=\"" << t << "\" x=\"" << laneX(t) + 2 << "\" y=\"4\" width=\""
       << kLaneW - 4 << "\" height=\"" << height - 8 << "\" rx=\"6\"/>\n";
@@ -405,7 +409,7 @@ std::string pictureText(const json& payload) {
   const json& v = payload["violation"];
   const size_t threads = threadCount(trace), failing = failingIndex(payload, trace);
   constexpr size_t kMaxLane = 30;
-  const std::vector<std::string> names = laneNames(trace, threads);
+  const std::vector<std::string> names = laneNames(payload, trace, threads);
   std::vector<size_t> w(threads, 4);
   for (size_t t = 0; t < threads; ++t) w[t] = std::max(w[t], std::min(kMaxLane, columns(names[t])));
   for (const json& s : trace) {

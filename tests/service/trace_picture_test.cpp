@@ -144,3 +144,15 @@ TEST_CASE("labels are escaped in the page") {
   CHECK(html.find("data-file=\"a&amp;b.c\"") != std::string::npos);
   CHECK(countOf(html, "class=\"step [^\"]*failing\"") == 1);
 }
+
+TEST_CASE("a lane is named by the function its thread starts in, not the callee of its first step") {
+  // peterson_buggy.c: each worker's first step is in lock(), which worker() calls.
+  const CheckReport c = violationOf("peterson_buggy.c");
+  const json payload = tracePayload(c);
+  const std::string html = pictureSection(payload), text = pictureText(payload);
+  CHECK(html.find(">T0 · peterson</div>") != std::string::npos);
+  CHECK(html.find(">T1 · worker</div>") != std::string::npos);
+  CHECK(html.find(">T2 · worker</div>") != std::string::npos);
+  CHECK(html.find("T1 · lock") == std::string::npos);
+  CHECK(text.find("T1 · worker") != std::string::npos);
+}
