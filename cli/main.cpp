@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -24,6 +25,7 @@
 #include "service/result_cache.h"
 #include "service/safe_io.h"
 #include "service/shard_merge.h"
+#include "service/trace_picture.h"
 #include "cli/sarif.h"
 #include "cli/text_report.h"
 #include "service/wording.h"
@@ -111,6 +113,10 @@ const char* kUsage =
     "  --shard-depth D           the cut: D branching levels from the root (default 8)\n"
     "  --json                    print one JSON object instead of text\n"
     "  --sarif OUT.sarif         also write SARIF 2.1.0\n"
+    "  --html OUT.html           also write a picture of each violation's interleaving (one\n"
+    "                            self-contained page: a lane per thread, store buffers,\n"
+    "                            reads and the writes they read); with --sarif, each result\n"
+    "                            links to it\n"
     "  --compile-commands-dir D  use D/compile_commands.json (default: search upward)\n"
     "  --with FILE.c             link FILE.c into the program (repeatable; annotation\n"
     "                            with=FILE.c, relative to the checked file). With a\n"
@@ -139,7 +145,7 @@ int runCheck(int argc, char** argv) {
   OptionValues given;
   std::vector<std::string> clangArgs;
   bool json = false, verbose = false;
-  std::string sarifPath;
+  std::string sarifPath, htmlPath;
   CheckOptions::Shard shard;
   std::optional<uint32_t> shardDepth;
   for (int i = 0; i < argc; ++i) {
@@ -183,6 +189,8 @@ int runCheck(int argc, char** argv) {
       verbose = true;
     } else if (key == "--sarif") {
       if (!value(&sarifPath)) return usage("--sarif needs a file name");
+    } else if (key == "--html") {
+      if (!value(&htmlPath) || htmlPath.empty()) return usage("--html needs a file name");
     } else if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
       return 0;
@@ -253,13 +261,33 @@ int runCheck(int argc, char** argv) {
                     {"frontend_peak_rss_kb", workers.ru_maxrss}};
     std::cout << tsocheck::dumpJson(out, 2) << std::endl;  // invalid UTF-8 becomes U+FFFD
   }
+  if (!htmlPath.empty()) {
+    std::vector<const CheckReport*> checks;
+    for (const FileReport& r : reports)
+      for (const CheckReport& c : r.checks) checks.push_back(&c);
+    std::string title = "tsocheck: ";
+    for (size_t i = 0; i < files.size(); ++i) title += (i ? ", " : "") + files[i];
+    std::ofstream out(htmlPath);
+    if (!(out << picturePage(checks, title))) {
+      std::fprintf(stderr, "tsocheck: cannot write %s\n", htmlPath.c_str());
+      return 2;
+    }
+  }
   if (!sarifPath.empty()) {
+    // The page as the SARIF file's readers find it: relative to its directory.
+    std::string pictureUri;
+    if (!htmlPath.empty()) {
+      namespace fs = std::filesystem;
+      std::error_code ec;
+      const fs::path base = fs::absolute(sarifPath, ec).parent_path();
+      pictureUri = fs::absolute(htmlPath, ec).lexically_relative(base).generic_string();
+      if (pictureUri.empty()) pictureUri = htmlPath;
+    }
     std::ofstream out(sarifPath);
-    if (!out) {
+    if (!(out << tsocheck::dumpJson(sarifLog(reports, TSOCHECK_VERSION, pictureUri), 2) << "\n")) {
       std::fprintf(stderr, "tsocheck: cannot write %s\n", sarifPath.c_str());
       return 2;
     }
-    out << tsocheck::dumpJson(sarifLog(reports, TSOCHECK_VERSION), 2) << "\n";
   }
   if (violation) return 1;
   return inputError ? 2 : 0;

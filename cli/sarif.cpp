@@ -4,6 +4,7 @@
 #include <map>
 
 #include "service/report_json.h"
+#include "service/trace_picture.h"
 
 namespace tsocheck {
 
@@ -42,7 +43,7 @@ json sarifFixes(const CheckReport& c, const Uri& uri) {
 
 }  // namespace
 
-json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersion) {
+json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersion, const std::string& pictureUri) {
   static const std::map<ErrorKind, std::pair<const char*, const char*>> rules = {
       {ErrorKind::Assertion, {"assertion", "An assertion can fail under the memory model"}},
       {ErrorKind::Deadlock, {"deadlock", "Every live thread can end up blocked on a mutex, a join or a condition variable"}},
@@ -114,6 +115,12 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
                          std::to_string(v.other->loc.column);
         }
         result["partialFingerprints"] = {{"tsocheck/v1", fingerprint}};
+        // The picture's link goes in the result's property bag: SARIF allows a
+        // property bag on every object and GitHub code scanning accepts and
+        // ignores it, while a relatedLocation or an attachment naming a file
+        // outside the repository's sources is shown as a broken location.
+        if (!pictureUri.empty() && c.result.violation)
+          result["properties"] = {{"tsocheck/picture", pictureUri + "#" + pictureAnchor(c.file, c.function)}};
         results.push_back(std::move(result));
       };
       // One result per kind found; the fences fix the most severe error.

@@ -11,6 +11,9 @@
 
 namespace tsocheck {
 
-nlohmann::json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersion);
+// pictureUri: the --html page, relative to the SARIF file ("" when none);
+// each result of a check with a violation links to its section there.
+nlohmann::json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersion,
+                        const std::string& pictureUri = "");
 
 }  // namespace tsocheck

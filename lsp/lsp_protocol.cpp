@@ -226,6 +226,15 @@ bool fromJson(const nlohmann::json& j, TraceParams& out, std::string* error) {
   return f.ok();
 }
 
+bool fromJson(const nlohmann::json& j, PictureParams& out, std::string* error) {
+  DocumentParams d;
+  if (!fromJson(j, d, error)) return false;
+  out.uri = d.uri;
+  Fields f(j, "", error);
+  f.str("function", out.function);
+  return f.ok();
+}
+
 bool fromJson(const nlohmann::json& j, ExecuteCommandParams& out, std::string* error) {
   Fields f(j, "", error);
   f.str("command", out.command);

@@ -79,6 +79,9 @@ struct HoverParams {
 struct TraceParams {  // tsocheck/trace
   std::string uri, function;
 };
+struct PictureParams {  // tsocheck/tracePicture: {textDocument: {uri}, function}
+  std::string uri, function;
+};
 struct ExecuteCommandParams {
   std::string command;
   nlohmann::json arguments = nlohmann::json::array();
@@ -98,6 +101,7 @@ bool fromJson(const nlohmann::json& j, DocumentParams& out, std::string* error);
 bool fromJson(const nlohmann::json& j, CodeActionParams& out, std::string* error);
 bool fromJson(const nlohmann::json& j, HoverParams& out, std::string* error);
 bool fromJson(const nlohmann::json& j, TraceParams& out, std::string* error);
+bool fromJson(const nlohmann::json& j, PictureParams& out, std::string* error);
 bool fromJson(const nlohmann::json& j, ExecuteCommandParams& out, std::string* error);
 bool fromJson(const nlohmann::json& j, CancelParams& out, std::string* error);
 bool fromJson(const nlohmann::json& j, ConfigurationParams& out, std::string* error);

@@ -31,6 +31,7 @@
 #include "jsonrpc/transport.h"
 #include "service/report_json.h"
 #include "service/report_reader.h"
+#include "service/trace_picture.h"
 #include "service/wording.h"
 
 namespace tsocheck::lsp {
@@ -142,6 +143,7 @@ class Server {
         const TraceParams p = read<TraceParams>(params);
         return reply(id, trace(p.uri, p.function));
       }
+      if (method == "tsocheck/tracePicture") return tracePicture(id, read<PictureParams>(params));
       if (method == "workspace/executeCommand") return executeCommand(id, read<ExecuteCommandParams>(params));
       replyError(id, {kMethodNotFound, "unknown method " + method});
     } catch (const RpcError& e) {
@@ -812,6 +814,26 @@ class Server {
     for (const CheckReport& c : resultsOf(uri))
       if (c.function == function) return tracePayload(c);
     throw RpcError{kInvalidParams, "no result for function " + function};
+  }
+
+  // {html, text} of a check's violation (null without one), drawn on the
+  // worker pool: a long trace's page is never built on the I/O thread.
+  void tracePicture(const json& id, const PictureParams& p) {
+    for (CheckReport& c : resultsOf(p.uri))
+      if (c.function == p.function) {
+        sched_.submit([this, id, c = std::move(c)]() {
+          try {
+            const json payload = tracePayload(c);
+            const std::string text = pictureText(payload);
+            if (text.empty()) return reply(id, nullptr);
+            reply(id, {{"html", picturePage({&c}, "tsocheck: " + c.function)}, {"text", text}});
+          } catch (const std::exception& e) {
+            replyError(id, {kInternalError, std::string("internal error: ") + e.what()});
+          }
+        }, dumpJson(id));
+        return;
+      }
+    throw RpcError{kInvalidParams, "no result for function " + p.function};
   }
 
   // Command arguments are positional: (uri), (uri, function), (uri, function, model).

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake ninja-build catch2 nlohmann-json3-dev libasio-dev libssl-dev neovim
+packages=(build-essential cmake ninja-build catch2 nlohmann-json3-dev libasio-dev libssl-dev neovim chromium
           llvm-19-dev libclang-19-dev clang-19 libclang-cpp19-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -446,6 +446,53 @@ TEST_CASE("SARIF output carries the interleaving as a code flow", "[cli]") {
   }
 }
 
+TEST_CASE("the --html option writes one self-contained page of the violations, and the SARIF results link to it", "[cli]") {
+  const fs::path dir = fs::temp_directory_path() / ("tsocheck-html-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "pages");
+  fs::create_directories(dir / "logs");
+  const std::string sb = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c");
+  const std::string fenced = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb_fenced.c");
+  Run r = shell("cd " + quote(dir.string()) + " && " + quote(TSOCHECK_BIN) + " check " + sb + " " + fenced +
+                " --no-race-check --no-fences --html pages/report.html --sarif logs/out.sarif");
+  CHECK(r.exitCode == 1);
+  const std::string page = readFile(dir / "pages" / "report.html");
+  CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
+  // Self-contained: nothing fetched from anywhere.
+  CHECK(page.find("http://") == std::string::npos);
+  CHECK(page.find("https://") == std::string::npos);
+  CHECK(page.find(" src=") == std::string::npos);
+  CHECK(page.find("<link") == std::string::npos);
+  // A section for the violating check (sb.c), the verified one (sb_fenced.c) listed without a picture.
+  CHECK(std::regex_search(page, std::regex("<section class=\"check\" id=\"check-[^\"]*sb-c-store_buffering\"")));
+  size_t sections = 0;
+  for (size_t at = page.find("<section"); at != std::string::npos; at = page.find("<section", at + 1)) ++sections;
+  CHECK(sections == 1);
+  CHECK(page.find("store_buffering_fenced under TSO: verified") != std::string::npos);
+  CHECK(page.find("class=\"arrow stale\"") != std::string::npos);
+  json s = json::parse(readFile(dir / "logs" / "out.sarif"));
+  REQUIRE(s["runs"][0]["results"].size() == 1);
+  const std::string link = s["runs"][0]["results"][0]["properties"]["tsocheck/picture"];
+  CHECK(std::regex_match(link, std::regex("\\.\\./pages/report\\.html#check-.*sb-c-store_buffering")));
+  // The anchor the link names is the section's id.
+  CHECK(page.find("id=\"" + link.substr(link.find('#') + 1) + "\"") != std::string::npos);
+
+  // No violation: a page that says so.
+  Run v = shell("cd " + quote(dir.string()) + " && " + quote(TSOCHECK_BIN) + " check " + fenced +
+                " --no-race-check --html none.html");
+  CHECK(v.exitCode == 0);
+  const std::string none = readFile(dir / "none.html");
+  CHECK(none.find("No violation") != std::string::npos);
+  CHECK(none.find("<section") == std::string::npos);
+  // An unwritable page: a clear message, exit 2.
+  Run bad = tsocheck("check " + fenced + " --html " + quote((dir / "no-such-dir" / "p.html").string()));
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.out.find("cannot write") != std::string::npos);
+  Run missing = tsocheck("check " + fenced + " --html");
+  CHECK(missing.exitCode == 2);
+  CHECK(missing.out.find("--html needs a file name") != std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("human output shows the verdict and the source line of each step", "[cli]") {
   Run r = tsocheck("check " + quote(std::string(TSOCHECK_SAMPLES_DIR) + "/litmus/sb.c"));
   CHECK(r.exitCode == 1);

@@ -514,6 +514,17 @@ def main():
     check(h["result"] is not None and "store flag[" in h["result"]["contents"]["value"], "hover on a trace line")
     nf = c.request("tsocheck/trace", {"uri": uri, "function": "nope"})
     check(nf.get("error", {}).get("code") == -32602, "trace of unknown function: InvalidParams")
+    # The interleaving picture: a page and text lanes with a step per trace step.
+    pic = c.request("tsocheck/tracePicture", {"textDocument": {"uri": uri}, "function": "dekker"})["result"]
+    check(pic is not None and pic["html"].startswith("<!DOCTYPE html>")
+          and pic["html"].count('<div class="step ') == len(steps)
+          and pic["html"].count('<rect class="lane"') == len({s["thread"] for s in steps})
+          and "http://" not in pic["html"] and "https://" not in pic["html"], "tracePicture: a self-contained page, one element per step, a lane per thread")
+    check(pic["text"].startswith("dekker under TSO: ") and "✗ fails here" in pic["text"], "tracePicture: text lanes")
+    nf = c.request("tsocheck/tracePicture", {"textDocument": {"uri": uri}, "function": "nope"})
+    check(nf.get("error", {}).get("code") == -32602, "picture of unknown function: InvalidParams")
+    nf = c.request("tsocheck/tracePicture", {"uri": uri, "function": "dekker"})
+    check(nf.get("error", {}).get("code") == -32602, "picture without textDocument: InvalidParams")
 
     # --- code actions (fences come from fence synthesis) --------------------------
     acts = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": e["range"],

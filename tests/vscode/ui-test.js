@@ -5,7 +5,9 @@
 //
 //   open peterson_buggy.c -> red squiggle -> Problems panel lists the tsocheck
 //   error and its trace steps -> clicking a step moves the cursor there ->
-//   quick fix "Insert fence…" -> save -> the error is gone.
+//   "tsocheck: Show Interleaving Picture" -> the picture in a webview beside
+//   the editor; clicking its failing step moves the cursor there -> quick fix
+//   "Insert fence…" -> save -> the error is gone.
 //
 //   node ui-test.js --code-server BIN --tsocheck BIN --vsix FILE --samples DIR
 //        [--artifacts DIR] [--timeout SECONDS]
@@ -160,6 +162,34 @@ async function main() {
         .first().click();
       await waitCursorLine(target.line);
       L.log(`clicked "${target.label}" -> Ln ${target.line}`);
+    });
+
+    await check('"Show Interleaving Picture" draws the lanes beside the editor; clicking a step moves the cursor', async () => {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10000 });
+      await input.fill('>tsocheck: Show Interleaving Picture');
+      await page.locator('.quick-input-widget .monaco-list-row[aria-label*="Show Interleaving Picture"]').first()
+        .waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+      // A webview is an iframe holding the page's own iframe.
+      const frame = page.frameLocator('iframe.webview').frameLocator('#active-frame');
+      const failing = frame.locator('.step.failing');
+      await failing.waitFor({ timeout: 30000 });
+      const lanes = await frame.locator('rect.lane').count();
+      const stepsDrawn = await frame.locator('.step').count();
+      if (lanes < 3 || stepsDrawn < 10) throw new Error(`${lanes} lanes and ${stepsDrawn} steps drawn`);
+      await page.locator('.tabs-container .tab[aria-label^="Interleaving: peterson"]').first().waitFor({ timeout: 10000 });
+      await L.sleep(500);
+      await screenshot('interleaving-picture-webview');
+      const line = Number(await failing.getAttribute('data-line'));
+      await failing.click();
+      await waitCursorLine(line);
+      L.log(`picture: ${lanes} lanes, ${stepsDrawn} steps; clicked the failing step -> Ln ${line}`);
+      // Close the picture: the next steps want the whole editor.
+      await page.locator('.tabs-container .tab[aria-label^="Interleaving: peterson"]').first().click({ button: 'middle' });
+      await page.locator('.tabs-container .tab[aria-label^="Interleaving: peterson"]').first()
+        .waitFor({ state: 'detached', timeout: 10000 });
     });
 
     await check('quick fix "Insert fence…" is offered and applied', async () => {

@@ -11,6 +11,7 @@ import {
 import { log, output } from './log';
 import { notFoundMessage, Resolution, resolveServerPath } from './serverPath';
 import { executableSetting, serverSettings } from './settings';
+import { Picture } from './picture';
 import { StatusParams } from './statusModel';
 import { CheckPayload } from './traceModel';
 
@@ -239,6 +240,11 @@ export class Server implements vscode.Disposable {
     return this.need().sendRequest<CheckPayload>('tsocheck/trace', { uri, function: fn });
   }
 
+  /** The interleaving picture of fn's violation (null: none). */
+  tracePicture(uri: string, fn: string): Promise<Picture | null> {
+    return this.need().sendRequest<Picture | null>('tsocheck/tracePicture', { textDocument: { uri }, function: fn });
+  }
+
   /** tsocheck.runWithModel with the server's own verdict message held back. */
   async runWithModel(uri: string, fn: string, model: string, token?: vscode.CancellationToken): Promise<CheckPayload> {
     this.ownRuns++;
@@ -282,11 +288,16 @@ export function rewriteLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
     const to = lensRewrites[cmd.command];
     if (to) lens.command = { ...cmd, command: to };
     out.push(lens);
-    if (cmd.command === 'tsocheck.showTrace')
+    if (cmd.command === 'tsocheck.showTrace') {
+      out.push(new vscode.CodeLens(lens.range, {
+        title: 'picture', command: 'tsocheck.showPicture', arguments: cmd.arguments,
+        tooltip: 'Show the interleaving as thread lanes beside the editor',
+      }));
       out.push(new vscode.CodeLens(lens.range, {
         title: 'debug this interleaving', command: 'tsocheck.debugInterleaving', arguments: cmd.arguments,
         tooltip: 'Replay this trace step by step in the debugger',
       }));
+    }
   }
   return out;
 }

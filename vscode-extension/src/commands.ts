@@ -9,6 +9,7 @@ import { formatCount } from './format';
 import { findCheckFunctions, functionAt } from './functions';
 import { log, output } from './log';
 import { StatusBar } from './statusBar';
+import { Picture, PictureView } from './picture';
 import { problemsFirst } from './statusModel';
 import { CheckPayload } from './traceModel';
 import { TraceView } from './traceView';
@@ -39,6 +40,7 @@ export class Commands {
     private readonly status: StatusBar,
     private readonly traceView: TraceView,
     private readonly decorations: Decorations,
+    private readonly picture: PictureView,
   ) {}
 
   register(): vscode.Disposable[] {
@@ -55,6 +57,7 @@ export class Commands {
       r('tsocheck.checkFile', (...a) => this.checkFile(a)),
       r('tsocheck.checkAllHarnesses', () => this.checkAllHarnesses()),
       r('tsocheck.openTrace', (...a) => this.openTrace(a)),
+      r('tsocheck.showPicture', (...a) => this.showPicture(a)),
       r('tsocheck.insertAllFences', () => this.insertAllFences()),
       r('tsocheck.rerunSC', () => this.rerunAt('SC')),
       r('tsocheck.rerunTSO', () => this.rerunAt('TSO')),
@@ -154,6 +157,33 @@ export class Commands {
     await this.traceView.load(payload, t.doc.uri.fsPath, 'check', t.doc.version);
     await this.traceView.pick();
     return payload;
+  }
+
+  /** The server's picture of the interleaving in a webview beside the editor; returns it (null: no violation). */
+  private async showPicture(args: unknown[]): Promise<Picture | null | undefined> {
+    const t = await this.target(args.length ? args : this.traceArgs());
+    if (!t) return undefined;
+    let picture: Picture | null;
+    try {
+      picture = await this.server.tracePicture(t.uri, t.fn);
+    } catch (e) {
+      throw new Error(`no result for ${t.fn} yet — wait for the check to finish or run "tsocheck: Check Current File" (${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (!picture) {
+      void vscode.window.showInformationMessage(`tsocheck: ${t.fn} has no violation — no interleaving to draw.`);
+      return null;
+    }
+    this.picture.show(t.fn, t.doc.uri.fsPath, picture);
+    return picture;
+  }
+
+  /** From the trace view's title bar: the loaded trace's file and function (none loaded: the active editor's). */
+  private traceArgs(): unknown[] {
+    const l = this.traceView.loaded;
+    const fn = l.payload?.function;
+    if (!l.docPath || !fn || vscode.window.activeTextEditor?.document.languageId === 'c') return [];
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === l.docPath);
+    return doc ? [this.server.uriOf(doc), fn] : [];
   }
 
   private async rerunAt(model: Model): Promise<CheckPayload | undefined> {

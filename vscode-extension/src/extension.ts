@@ -7,6 +7,7 @@ import { findServer, Server } from './client';
 import { AdapterFactory, ConfigurationProvider, debugType, StateTracker } from './debug';
 import { Decorations } from './decorations';
 import { log, output, recentOutput } from './log';
+import { PictureView } from './picture';
 import { StatusBar } from './statusBar';
 import { CheckPayload } from './traceModel';
 import { TraceView } from './traceView';
@@ -21,6 +22,8 @@ export interface TsocheckApi {
   decorations: Decorations;
   tracker: StateTracker;
   traceView: TraceView;
+  /** The interleaving picture's webview. */
+  picture: PictureView;
   /** The output channel's last lines. */
   outputLines(): string[];
 }
@@ -47,7 +50,8 @@ export function activate(context: vscode.ExtensionContext): TsocheckApi {
   const status = new StatusBar((d) => srv.uriOf(d));
   const traceView = new TraceView(decorations);
   const tracker = new StateTracker(decorations);
-  context.subscriptions.push(srv, decorations, status, traceView, tracker);
+  const picture = new PictureView();
+  context.subscriptions.push(srv, decorations, status, traceView, tracker, picture);
 
   context.subscriptions.push(
     srv.onStatus((p) => status.onStatus(p)),
@@ -73,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): TsocheckApi {
       if (d && !p.checking && srv.uriOf(d) === p.uri) followActive(d, true);
     }),
     srv.onState(() => { if (!srv.running) status.reset(); }),
-    ...new Commands(srv, status, traceView, decorations).register(),
+    ...new Commands(srv, status, traceView, decorations, picture).register(),
     vscode.debug.registerDebugConfigurationProvider(debugType, new ConfigurationProvider()),
     vscode.debug.registerDebugAdapterDescriptorFactory(debugType, new AdapterFactory(context.extensionPath)),
     vscode.debug.registerDebugAdapterTrackerFactory(debugType, tracker),
@@ -112,6 +116,7 @@ export function activate(context: vscode.ExtensionContext): TsocheckApi {
     decorations,
     tracker,
     traceView,
+    picture,
     outputLines: () => recentOutput(),
   };
 }

@@ -154,6 +154,7 @@ test('peterson_buggy.c: lenses are rewritten, status bar counts the violation, t
   });
   const ids = lenses.map((l) => l.command?.command);
   assert.ok(ids.includes('tsocheck.debugInterleaving'), `lens commands: ${ids.join(', ')}`);
+  assert.ok(ids.includes('tsocheck.showPicture'), `lens commands: ${ids.join(', ')}`);
   assert.ok(!ids.includes('tsocheck.showTrace') && !ids.includes('tsocheck.runWithModel'), `server ids left: ${ids.join(', ')}`);
   const text = await waitFor('status bar with a violation', 10000, () => { const t = a.statusText(); return t && /violation/.test(t) ? t : undefined; });
   assert.match(text, /^\$\(error\) tsocheck: \d+ violations? under TSO$/);
@@ -192,6 +193,39 @@ test('peterson_buggy.c: check current function, re-run under SC, show trace and 
   assert.strictEqual(vscode.window.activeTextEditor?.selection.active.line, steps[i].line! - 1, 'cursor on the step');
   await vscode.commands.executeCommand('tsocheck.clearTrace');
   assert.strictEqual(a.decorations.shown.plan, undefined);
+});
+
+test('peterson_buggy.c: "Show Interleaving Picture" opens the server\'s page beside the editor; a click reveals the step', 60000, async () => {
+  const a = await getApi();
+  const doc = await open('peterson_buggy.c');
+  await violationOf(doc);
+  const editorColumn = vscode.window.activeTextEditor!.viewColumn;
+  const picture = await vscode.commands.executeCommand<{ html: string; text: string } | null>(
+    'tsocheck.showPicture', a.server.uriOf(doc), 'peterson');
+  assert.ok(picture && picture.html.startsWith('<!DOCTYPE html>'), 'no page from the server');
+  const panel = a.picture.panel;
+  assert.ok(panel, 'no webview panel');
+  assert.strictEqual(a.picture.shownHtml, picture.html, 'the panel does not show the server\'s page');
+  assert.notStrictEqual(panel.viewColumn, editorColumn, 'the picture is not beside the editor');
+  const html = panel.webview.html;
+  // The server's page, under a CSP that admits only its nonce'd inline script.
+  assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-[^']+'">/);
+  assert.strictEqual((html.match(/Content-Security-Policy/g) ?? []).length, 1, 'a second CSP left in the page');
+  assert.ok(!/https?:\/\//.test(html), 'a remote reference in the page');
+  assert.ok(/<script nonce="[^"]+">/.test(html) && !/<script>/.test(html), 'a script without the nonce');
+  assert.ok(html.includes('<rect class="lane"') && html.includes('data-step="1"'), 'no lanes or steps in the page');
+  assert.ok(picture.text.includes('T0 · peterson'), `text lanes: ${picture.text.slice(0, 200)}`);
+  // A click posts {step, file, line}: the step's line is revealed in the source column.
+  const step = Number(/class="step [^"]*failing" data-step="(\d+)"/.exec(html)?.[1]);
+  const line = Number(new RegExp(`data-step="${step}" data-thread="\\d+" data-file="[^"]*" data-line="(\\d+)"`).exec(html)?.[1]);
+  assert.ok(step > 0 && line > 0, 'no failing step with a line in the page');
+  await a.picture.reveal({ step, file: doc.uri.fsPath, line });
+  assert.strictEqual(vscode.window.activeTextEditor?.document.uri.fsPath, doc.uri.fsPath);
+  assert.strictEqual(vscode.window.activeTextEditor?.selection.active.line, line - 1, 'cursor not on the step');
+  await a.picture.reveal({ step: 'x', file: 7 });  // not a click's message: ignored
+  assert.strictEqual(a.picture.revealed.length, 1);
+  panel.dispose();
+  assert.strictEqual(a.picture.panel, undefined);
 });
 
 test('peterson_buggy.c: the preferred fence fix removes the Error after save', 90000, async () => {
