@@ -21,22 +21,28 @@ std::string boundsSentence(const CheckReport& r) {
 }
 
 // SARIF fixes for synthesized fences: one fix inserting every fence, each as an
-// empty region right after the statement's last character.
+// empty region right after the statement's last character; or, under RC11,
+// one fix replacing every upgraded order argument.
 template <class Uri>
 json sarifFixes(const CheckReport& c, const Uri& uri) {
   json fixes = json::array();
   if (c.fences.empty()) return fixes;
   std::map<std::string, json> byFile;
   for (const FenceEdit& f : c.fences) {
-    json at{{"startLine", f.line}, {"startColumn", f.column + 1}, {"endLine", f.line}, {"endColumn", f.column + 1}};
-    byFile[f.file].push_back({{"deletedRegion", at}, {"insertedContent", {{"text", " " + f.text}}}});
+    // An order upgrade replaces the order argument; a fence is inserted (an empty region).
+    const uint32_t endColumn = f.column + 1 + uint32_t(f.replaces.size());
+    json at{{"startLine", f.line}, {"startColumn", f.column + 1}, {"endLine", f.line}, {"endColumn", endColumn}};
+    byFile[f.file].push_back(
+        {{"deletedRegion", at}, {"insertedContent", {{"text", f.isUpgrade() ? f.text : " " + f.text}}}});
   }
   json changes = json::array();
   for (auto& [file, reps] : byFile)
     changes.push_back({{"artifactLocation", {{"uri", uri(file)}}}, {"replacements", reps}});
-  const std::string n = std::to_string(c.fences.size());
-  fixes.push_back({{"description", {{"text", "insert " + n + (c.fences.size() == 1 ? " fence" : " fences") +
-                                                 (c.fenceNote.empty() ? std::string() : " (" + c.fenceNote + ")")}}},
+  const size_t n = c.fences.size();
+  const std::string what = c.fences.front().isUpgrade()
+                               ? "upgrade " + std::to_string(n) + (n == 1 ? " memory order" : " memory orders")
+                               : "insert " + std::to_string(n) + (n == 1 ? " fence" : " fences");
+  fixes.push_back({{"description", {{"text", what + (c.fenceNote.empty() ? std::string() : " (" + c.fenceNote + ")")}}},
                    {"artifactChanges", changes}});
   return fixes;
 }

@@ -47,9 +47,16 @@ void writeInterleaving(std::ostream& os, const Program& prog, const std::vector<
   }
 }
 
-// "fix: insert N fences" with one line per fence, and the synthesis note.
+// "fix: insert N fences" with one line per fence, or "fix: upgrade N memory
+// orders" with one line per order argument, and the synthesis note.
 void writeFences(std::ostream& os, const CheckReport& c) {
-  if (!c.fences.empty()) {
+  const bool upgrades = !c.fences.empty() && c.fences.front().isUpgrade();
+  if (upgrades) {
+    os << "  fix: upgrade " << c.fences.size() << (c.fences.size() == 1 ? " memory order" : " memory orders") << ":\n";
+    for (const FenceEdit& fe : c.fences)  // columns 1-based, as in the trace
+      os << "    " << fe.access << " at " << fe.file.substr(fe.file.find_last_of('/') + 1) << ":" << fe.line << ":"
+         << fe.column + 1 << "  " << fe.replaces << " -> " << fe.text << "\n";
+  } else if (!c.fences.empty()) {
     os << "  fix: insert " << c.fences.size() << (c.fences.size() == 1 ? " fence" : " fences") << ":\n";
     for (const FenceEdit& fe : c.fences)
       os << "    after " << fe.file.substr(fe.file.find_last_of('/') + 1) << ":" << fe.line << ":" << fe.column << "  "

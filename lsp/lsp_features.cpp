@@ -34,6 +34,12 @@ std::string modelCode(const CheckReport& check) {
   return model;
 }
 
+// The order argument an order upgrade replaces (FenceEdit::column is its 0-based byte offset).
+json orderRange(const std::string& text, const FenceEdit& f) {
+  return {{"start", positionOf(text, f.line, f.column + 1)},
+          {"end", positionOf(text, f.line, f.column + 1 + uint32_t(f.replaces.size()))}};
+}
+
 // The witness of a check found not robust, or nullptr.
 const Violation* robustnessWitness(const CheckReport& check) {
   const auto& rb = check.result.robustness;
@@ -166,12 +172,16 @@ json statusDiagnostic(const CheckReport& check, const std::string& path, const s
 }
 
 // The hint where a fence goes (on the statement, from its first character,
-// not the indentation). `harness` names the checked file when the hint is
+// not the indentation), or the order argument an upgrade replaces. `harness` names the checked file when the hint is
 // in another file of its program ("" in the checked file itself).
 json fenceHint(const CheckReport& check, const FenceEdit& f, const std::string& path, const std::string& text,
                const std::string& harness) {
   const bool violation = check.result.status == Status::Violation;
   const std::string function = "`" + check.function + "`" + (harness.empty() ? "" : " (" + harness + ")");
+  if (f.isUpgrade())  // an order upgrade (RC11): on the order argument it replaces
+    return diagnostic(check, orderRange(text, f), 4, "order",
+                      "making this " + f.access + " " + f.text + (violation ? " fixes " : " makes ") + function +
+                          (violation ? "" : " robust"));
   return diagnostic(check, rangeIn(path, path, text, f.line, firstColumn(text, f.line)), 4, "fence",
                     std::string("a fence after this statement ") + (violation ? "fixes " : "makes ") + function +
                         (violation ? ": " : " robust: ") + f.text);
@@ -439,7 +449,8 @@ json fenceActions(const CheckReport& check, const std::string& uri, const std::s
         order.push_back(&t);
         if (auto inc = includeEdit(t.text, f->text)) edits.push_back(*inc);
       }
-      edits.push_back(fenceEdit(t.text, f->line, f->text));
+      edits.push_back(f->isUpgrade() ? json{{"range", orderRange(t.text, *f)}, {"newText", f->text}}
+                                     : fenceEdit(t.text, f->line, f->text));
     }
     json edit = {{"changes", changes}};
     if (format.documentChanges) {
@@ -468,6 +479,15 @@ json fenceActions(const CheckReport& check, const std::string& uri, const std::s
            std::to_string(f.line);
   };
   const std::string include = " (+ #include <stdatomic.h>)";
+  if (all.front()->isUpgrade()) {
+    // Order upgrades (RC11): "Make this load memory_order_acquire (line 27)".
+    for (const FenceEdit* f : all)
+      out.push_back(action("Make this " + f->access + " " + f->text + " (" + where(*f) + ")", {f},
+                           complete && all.size() == 1));
+    if (all.size() > 1 && complete)
+      out.push_back(action("Apply all " + std::to_string(all.size()) + " memory-order upgrades", all, true));
+    return out;
+  }
   for (const FenceEdit* f : all)
     out.push_back(action("Insert " + fenceName(*f) + " after " + where(*f) + (needsInclude({f}) ? include : ""), {f},
                          complete && all.size() == 1));

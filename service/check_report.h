@@ -14,12 +14,18 @@
 
 namespace tsocheck {
 
-// A synthesized fence as a source edit: insert `text` as a new statement right
-// after the statement that ends at line:column of file.
+// A validated fix as a source edit. A synthesized fence (TSO/PSO): insert
+// `text` as a new statement right after the statement that ends at
+// line:column of file. A memory-order upgrade (RC11): `replaces` is set, and
+// `text` replaces it at line:column (column: its 0-based byte offset in the
+// line), e.g. memory_order_relaxed -> memory_order_acquire on a `load`.
 struct FenceEdit {
   std::string file;
   uint32_t line = 0, column = 0;
   std::string text;
+  std::string replaces;  // the order token replaced ("": an inserted fence)
+  std::string access;    // what the upgrade strengthens: "load", "store", "read-modify-write", "fence"
+  bool isUpgrade() const { return !replaces.empty(); }
 };
 
 // What a check proved about its bounds (JSON "bounds"). Unset = not bounded in
@@ -52,7 +58,7 @@ struct CheckReport {
   std::optional<frontend::Diagnostic> errorAt;
   std::shared_ptr<const Program> program;  // for names and source locations in traces
   ProvenBounds bounds;
-  std::vector<FenceEdit> fences;  // synthesized fences that make the check pass
+  std::vector<FenceEdit> fences;  // synthesized fences (or, under RC11, order upgrades) that make the check pass
   std::string fenceNote;          // e.g. "the violation also occurs under SC: no fence can fix it"
   bool reused = false;            // skipped: RunOptions::reuse had its result
   // Whether synthesized fences, inserted into the source text, make the

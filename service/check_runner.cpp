@@ -388,7 +388,8 @@ std::vector<std::string> annotatedUnits(const std::string& path, const Annotatio
 }
 
 // Fence synthesis for a violation (or a check found not robust) under
-// TSO/PSO: fills rep.fences (service/fence_fix.h).
+// TSO/PSO, order upgrades for a violation under RC11: fills rep.fences
+// (service/fence_fix.h).
 void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, size_t index, const Program& prog,
                const frontend::LoweredModule& module, Lowerings& lowerings, uint32_t defaultLoopBound,
                const std::string& path, const RunOptions& opts) {
@@ -435,7 +436,8 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
   fi.lowering.process.timeLimitSeconds = co.timeLimitSeconds;
   if (opts.contents) fi.source = *opts.contents;
   else if (std::optional<std::string> text = readSourceFile(path)) fi.source = std::move(*text);
-  addFenceFix(rep, fi);
+  if (MemoryModel{rep.model}.usesC11Orders()) addOrderFix(rep, fi);
+  else addFenceFix(rep, fi);
 }
 
 // Runs check `index` of the file (`base` is its default lowering); `start`
@@ -516,12 +518,14 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
     rep.errorAt = frontend::Diagnostic{fn.file, fn.line, fn.column, "error", rep.result.message};
   }
   const bool nonRobust = rep.result.robustness && !rep.result.robustness->robust;
-  if ((rep.result.status == Status::Violation || nonRobust) && MemoryModel{rep.model}.hasStoreBuffers() && opts.fences &&
-      ann.fences.value_or(true)) {
-    if (opts.onVerdict) opts.onVerdict(rep);  // the answer now, the fix when synthesis ends
-    fixFences(rep, plan, co, index, *prog, low.module, lowerings, defaultLoopBound, path, opts);
-  } else if (rep.result.status == Status::Violation && MemoryModel{rep.model}.usesC11Orders()) {
-    rep.fenceNote = "order upgrades are not synthesised yet";  // (fences cannot fix an RC11 check either)
+  // The fix: fences under TSO/PSO, memory-order upgrades under RC11.
+  const MemoryModel mm{rep.model};
+  if (((rep.result.status == Status::Violation || nonRobust) && mm.hasStoreBuffers()) ||
+      (rep.result.status == Status::Violation && mm.usesC11Orders())) {
+    if (opts.fences && ann.fences.value_or(true)) {
+      if (opts.onVerdict) opts.onVerdict(rep);  // the answer now, the fix when synthesis ends
+      fixFences(rep, plan, co, index, *prog, low.module, lowerings, defaultLoopBound, path, opts);
+    }
   }
   return rep;
 }

@@ -2,14 +2,17 @@
 #include "service/wording.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "engine/fences.h"
+#include "engine/order_fix.h"
 #include "service/safe_io.h"
 #include "service/source_paths.h"
 
@@ -28,17 +31,25 @@ std::string applyFenceEdits(const std::string& source, const std::string& file, 
   std::vector<size_t> starts{0};
   for (size_t i = 0; i < source.size(); ++i)
     if (source[i] == '\n') starts.push_back(i + 1);
-  std::vector<std::pair<size_t, std::string>> inserts;  // (offset, text)
+  struct Change {
+    size_t at, length;  // replaced bytes (0: an insertion)
+    std::string text;
+  };
+  std::vector<Change> changes;
   for (const FenceEdit& e : edits) {
     if (e.file != file || e.line == 0 || e.line > starts.size()) continue;
     size_t lineEnd = e.line < starts.size() ? starts[e.line] - 1 : source.size();
     size_t at = std::min(starts[e.line - 1] + e.column, lineEnd);
-    inserts.emplace_back(at, " " + e.text);
+    if (!e.isUpgrade()) {
+      changes.push_back({at, 0, " " + e.text});
+    } else if (source.compare(at, e.replaces.size(), e.replaces) == 0) {
+      changes.push_back({at, e.replaces.size(), e.text});
+    }  // (an order token that is not there: the edit does not apply)
   }
   // Back to front, so that earlier offsets stay valid.
-  std::stable_sort(inserts.begin(), inserts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.at > b.at; });
   std::string out = source;
-  for (const auto& [at, text] : inserts) out.insert(at, text);
+  for (const Change& c : changes) out.replace(c.at, c.length, c.text);
   return out;
 }
 
@@ -97,7 +108,7 @@ std::optional<std::vector<FenceEdit>> statementEdits(const std::vector<FencePosi
       return std::nullopt;
     }
     if (!seen.insert({s->file, s->endLine, s->endColumn}).second) continue;
-    edits.push_back(FenceEdit{s->file, s->endLine, s->endColumn, text});
+    edits.push_back(FenceEdit{s->file, s->endLine, s->endColumn, text, "", ""});
   }
   auto rank = [&](const FenceEdit& e) { return std::make_tuple(!sameFile(e.file, in.path), e.file, e.line, e.column); };
   std::sort(edits.begin(), edits.end(), [&](const FenceEdit& a, const FenceEdit& b) { return rank(a) < rank(b); });
@@ -116,10 +127,11 @@ struct EditedFile {
 // a line, the fences shift columns on their lines.
 SourceLoc originalLoc(SourceLoc at, const EditedFile& f) {
   if (f.needInclude && at.line > 1) --at.line;
-  uint32_t shift = 0;
+  int64_t shift = 0;  // bytes the edits before the column added on its line
   for (const FenceEdit& e : f.edits)  // sorted by column within a line
-    if (e.line == at.line && at.column > 0 && at.column - 1 >= e.column + shift) shift += uint32_t(e.text.size() + 1);
-  at.column -= std::min(shift, at.column);
+    if (e.line == at.line && at.column > 0 && int64_t(at.column) - 1 >= int64_t(e.column) + shift)
+      shift += e.isUpgrade() ? int64_t(e.text.size()) - int64_t(e.replaces.size()) : int64_t(e.text.size() + 1);
+  at.column = uint32_t(std::max<int64_t>(0, int64_t(at.column) - shift));
   return at;
 }
 
@@ -173,7 +185,8 @@ std::string editSources(const FenceFixInput& in, const std::vector<FenceEdit>& e
     std::sort(f.edits.begin(), f.edits.end(), [](const FenceEdit& a, const FenceEdit& b) {
       return a.line != b.line ? a.line < b.line : a.column < b.column;
     });
-    f.needInclude = c11 && !includesStdatomic(f.original);
+    const bool inserts = std::any_of(f.edits.begin(), f.edits.end(), [](const FenceEdit& e) { return !e.isUpgrade(); });
+    f.needInclude = c11 && inserts && !includesStdatomic(f.original);
     std::string edited = applyFenceEdits(f.original, file, f.edits);
     if (f.needInclude) {
       edited = "#include <stdatomic.h>\n" + edited;
@@ -206,13 +219,14 @@ std::string lowerEdited(const CheckReport& rep, const FenceFixInput& in, const E
 // Re-checks the lowered edited source `p` into `r`. Returns why it did not
 // finish ("" when it did).
 std::string recheckEdited(const FenceFixInput& in, const Program& p, bool robustGoal, double secondsForRecheck,
-                          CheckResult& r) {
+                          CheckResult& r, bool races = false) {
   if (secondsForRecheck <= 0) return "the fence time limit was reached before the edited source was re-checked";
   CheckOptions co = in.options;
   co.stopAtFirstError = true;
   co.onExecution = nullptr;
   co.robustness = robustGoal;
-  co.raceCheck = false;  // fences do not change data races
+  // Fences do not change data races; stronger orders may (they add happens-before).
+  co.raceCheck = races && in.options.raceCheck;
   if (std::isfinite(secondsForRecheck))
     co.timeLimitSeconds = co.timeLimitSeconds > 0 ? std::min(co.timeLimitSeconds, secondsForRecheck) : secondsForRecheck;
   r = check(p, co);
@@ -395,6 +409,248 @@ void addFenceFix(CheckReport& rep, const FenceFixInput& in) {
   }
   info.minimal = minimal;
   rep.fences = std::move(*edits);
+  rep.fencesVerified = true;
+  done();
+}
+
+// ---- memory-order upgrades (RC11) --------------------------------------------
+
+namespace {
+
+const char* kOrderTokens[] = {"relaxed", "acquire", "release", "acq_rel", "seq_cst"};
+
+// "memory_order_acquire" or, for the GCC builtins' spelling, "__ATOMIC_ACQUIRE".
+std::string orderToken(MemOrder o, bool builtin) {
+  std::string name = kOrderTokens[std::min<size_t>(size_t(o), 4)];
+  if (!builtin) return "memory_order_" + name;
+  for (char& c : name) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return "__ATOMIC_" + name;
+}
+
+// Whether `t` is a literal memory order (either spelling, consume included).
+bool isOrderToken(const std::string& t, bool* builtin) {
+  for (bool b : {false, true}) {
+    for (int o = 0; o < 5; ++o)
+      if (t == orderToken(MemOrder(o), b)) return *builtin = b, true;
+    if (t == (b ? "__ATOMIC_CONSUME" : "memory_order_consume")) return *builtin = b, true;
+  }
+  return false;
+}
+
+// The kind of access a call of `name` is (Op::Nop: not an atomic call that takes an order).
+Op atomicCallKind(const std::string& name) {
+  auto is = [&](std::initializer_list<const char*> names) {
+    for (const char* n : names)
+      if (name == n) return true;
+    return false;
+  };
+  if (is({"atomic_load_explicit", "__atomic_load_n", "__atomic_load", "__c11_atomic_load"})) return Op::Load;
+  if (is({"atomic_store_explicit", "atomic_flag_clear_explicit", "__atomic_store_n", "__atomic_store",
+          "__c11_atomic_store", "__atomic_clear"}))
+    return Op::Store;
+  if (is({"atomic_thread_fence", "__atomic_thread_fence", "__c11_atomic_thread_fence"})) return Op::Fence;
+  if (is({"atomic_signal_fence", "__atomic_signal_fence", "__c11_atomic_signal_fence", "__atomic_always_lock_free",
+          "__atomic_is_lock_free", "__c11_atomic_init", "__c11_atomic_is_lock_free"}))
+    return Op::Nop;
+  const bool explicitC11 = name.rfind("atomic_", 0) == 0 && name.size() > 9 &&
+                           name.compare(name.size() - 9, 9, "_explicit") == 0;
+  if (explicitC11 || name.rfind("__atomic_", 0) == 0 || name.rfind("__c11_atomic_", 0) == 0) return Op::Rmw;
+  return Op::Nop;
+}
+
+// The literal order argument of the first `op` call that starts in
+// src[begin, end): its offset and text. nullopt and *why when there is none.
+struct OrderToken {
+  size_t at = 0;
+  std::string text;
+  bool builtin = false;
+};
+std::optional<OrderToken> orderTokenIn(const std::string& src, size_t begin, size_t end, Op op, std::string* why) {
+  auto identChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  // Skips a comment or a string / character literal at i; returns the index after it (i: none).
+  auto skip = [&](size_t i) {
+    if (src.compare(i, 2, "//") == 0) return std::min(src.find('\n', i), src.size());
+    if (src.compare(i, 2, "/*") == 0) {
+      size_t e = src.find("*/", i + 2);
+      return e == std::string::npos ? src.size() : e + 2;
+    }
+    if (src[i] == '"' || src[i] == '\'') {
+      size_t k = i + 1;
+      while (k < src.size() && src[k] != src[i] && src[k] != '\n') k += src[k] == '\\' ? 2 : 1;
+      return std::min(k + 1, src.size());
+    }
+    return i;
+  };
+  end = std::min(end, src.size());
+  for (size_t i = begin; i < end;) {
+    if (size_t j = skip(i); j != i) {
+      i = j;
+      continue;
+    }
+    if (!identChar(src[i]) || std::isdigit(static_cast<unsigned char>(src[i])) || (i > 0 && identChar(src[i - 1]))) {
+      ++i;
+      continue;
+    }
+    size_t e = i;
+    while (e < src.size() && identChar(src[e])) ++e;
+    const std::string name = src.substr(i, e - i);
+    size_t k = e;
+    while (k < src.size() && std::isspace(static_cast<unsigned char>(src[k]))) ++k;
+    if (atomicCallKind(name) != op || k >= src.size() || src[k] != '(') {
+      i = e;
+      continue;
+    }
+    // The arguments at the top level of the call's parentheses.
+    std::vector<std::pair<size_t, size_t>> args;
+    size_t argBegin = k + 1, depth = 0, q = k + 1;
+    bool closed = false;
+    while (q < src.size() && !closed) {
+      if (size_t j = skip(q); j != q) {
+        q = j;
+        continue;
+      }
+      const char c = src[q];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      else if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+      else if (c == ')') args.emplace_back(argBegin, q), closed = true;
+      else if (c == ',' && depth == 0) args.emplace_back(argBegin, q), argBegin = q + 1;
+      ++q;
+    }
+    if (!closed || args.size() < 2) break;
+    // compare_exchange: the success order (the failure order comes last).
+    auto [a, b] = args[name.find("compare_exchange") != std::string::npos ? args.size() - 2 : args.size() - 1];
+    while (a < b && std::isspace(static_cast<unsigned char>(src[a]))) ++a;
+    while (b > a && std::isspace(static_cast<unsigned char>(src[b - 1]))) --b;
+    OrderToken t{a, src.substr(a, b - a), false};
+    if (!isOrderToken(t.text, &t.builtin)) {
+      *why = "its order argument `" + t.text + "` is not a memory_order constant";
+      return std::nullopt;
+    }
+    return t;
+  }
+  *why = std::string("no ") + accessName(op) + " call with a memory order starts there";
+  return std::nullopt;
+}
+
+// A site's order token in the source, as an edit that keeps it (text == replaces).
+struct SiteEdit {
+  FenceEdit edit;
+  bool builtin = false;
+};
+
+}  // namespace
+
+void addOrderFix(CheckReport& rep, const FenceFixInput& in) {
+  if (rep.result.status != Status::Violation || !MemoryModel{rep.model}.usesC11Orders() || !in.program || !in.module)
+    return;
+  const auto start = std::chrono::steady_clock::now();
+  auto spent = [&]() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  if (secondsLeft(in.options.limits) <= 0) {
+    rep.fenceNote = "order synthesis skipped: the check's time limit was reached";
+    return;
+  }
+  const Program& prog = *in.program;
+  // The sites whose order is a literal in a file the user edits.
+  const Violation* v = rep.result.violation ? &*rep.result.violation : nullptr;
+  std::vector<OrderSite> sites;
+  std::vector<SiteEdit> siteEdits;
+  std::map<std::string, std::string> texts;  // by file, read once
+  std::map<std::tuple<std::string, uint32_t, uint32_t>, size_t> byToken;
+  std::vector<bool> keep;
+  for (OrderSite& site : orderSites(prog, v)) {
+    const std::string file = site.loc.file < prog.files.size() ? prog.files[site.loc.file] : "";
+    std::optional<frontend::StatementSpan> st = statementAt(*in.module, file, site.loc.line, site.loc.column);
+    if (!st || st->system) continue;
+    if (!texts.count(st->file)) {
+      if (sameFile(st->file, in.path)) texts[st->file] = in.source;
+      else texts[st->file] = readSourceFile(st->file).value_or("");
+    }
+    const std::string& src = texts[st->file];
+    std::vector<size_t> starts{0};
+    for (size_t i = 0; i < src.size(); ++i)
+      if (src[i] == '\n') starts.push_back(i + 1);
+    if (site.loc.line == 0 || site.loc.line > starts.size() || st->endLine == 0 || st->endLine > starts.size()) continue;
+    const size_t from = starts[site.loc.line - 1] + (site.loc.column > 0 ? site.loc.column - 1 : 0);
+    const size_t to = starts[st->endLine - 1] + st->endColumn;
+    std::string why;
+    std::optional<OrderToken> tok = orderTokenIn(src, from, to, site.op, &why);
+    if (!tok) continue;
+    const uint32_t line = uint32_t(std::upper_bound(starts.begin(), starts.end(), tok->at) - starts.begin());
+    const uint32_t column = uint32_t(tok->at - starts[line - 1]);
+    // Two sites at one token (two calls under one macro's location): which is which is not known.
+    if (auto [it, fresh] = byToken.emplace(std::make_tuple(st->file, line, column), sites.size()); !fresh) {
+      keep[it->second] = false;
+      continue;
+    }
+    siteEdits.push_back({FenceEdit{st->file, line, column, tok->text, tok->text, accessName(site.op)}, tok->builtin});
+    sites.push_back(std::move(site));
+    keep.push_back(true);
+  }
+  std::vector<OrderSite> editable;
+  std::vector<SiteEdit> editableEdits;
+  for (size_t i = 0; i < sites.size(); ++i)
+    if (keep[i]) editable.push_back(std::move(sites[i])), editableEdits.push_back(std::move(siteEdits[i]));
+
+  OrderFixOptions oo;
+  const double budget = in.budgetSeconds > 0 ? in.budgetSeconds : 0;
+  oo.timeBudgetSeconds = std::min(budget > 0 ? budget : std::numeric_limits<double>::infinity(),
+                                  secondsLeft(in.options.limits));
+  if (!std::isfinite(oo.timeBudgetSeconds)) oo.timeBudgetSeconds = 0;
+  OrderFixResult syn = synthesizeOrders(prog, in.options, editable, oo);
+  CheckReport::FenceSynthesis info;
+  info.budgetSeconds = in.budgetSeconds;
+  info.rounds = syn.rounds;
+  info.outcome = syn.outcome == OrderOutcome::Fixed ? "fixed" : syn.outcome == OrderOutcome::NoFix ? "no-fix" : "gave-up";
+  auto done = [&]() {
+    info.seconds = spent();
+    rep.fenceSynthesis = std::move(info);
+  };
+  if (!syn.passed) {
+    rep.fenceNote = "order upgrades: " + syn.message;
+    return done();
+  }
+  std::vector<FenceEdit> edits;
+  for (size_t i = 0; i < syn.sites.size(); ++i) {
+    if (syn.rung[i] == 0) continue;
+    FenceEdit e = editableEdits[i].edit;
+    e.text = orderToken(syn.sites[i].ladder[syn.rung[i]], editableEdits[i].builtin);
+    edits.push_back(std::move(e));
+  }
+  auto rank = [&](const FenceEdit& e) { return std::make_tuple(!sameFile(e.file, in.path), e.file, e.line, e.column); };
+  std::sort(edits.begin(), edits.end(), [&](const FenceEdit& a, const FenceEdit& b) { return rank(a) < rank(b); });
+  // Re-verify on the edited source: it must lower and pass.
+  std::string failure;
+  EditedSources src;
+  Program p;
+  CheckResult r;
+  bool same = false;
+  if (failure = editSources(in, edits, src); failure.empty() && secondsLeft(in.options.limits) <= 0)
+    failure = "the check's time limit was reached before the edited source was re-checked";
+  if (failure.empty()) failure = lowerEdited(rep, in, src, p);
+  if (failure.empty()) {
+    same = sameProgram(p, upgradeOrders(prog, syn.sites, syn.rung));
+    const double left = budget > 0 ? budget - spent() : std::numeric_limits<double>::infinity();
+    if (same) r = syn.passedCheck;
+    else failure = recheckEdited(in, p, false, left, r, true);
+  }
+  if (failure.empty() && !orderCheckPasses(r))
+    failure = std::string("the edited source still gives ") + statusName(r.status) +
+              (r.violation ? " (" + r.violation->message + ")" : std::string());
+  if (!failure.empty()) {
+    rep.fenceNote = "order synthesis found " + countText(edits.size(), "order upgrade") +
+                    " for the program, but on the source: " + failure + "; no fix offered";
+    rep.fencesVerified = false;
+    return done();
+  }
+  std::string found = "found in " + countText(size_t(syn.rounds), "round");
+  if (!syn.minimal) found += "; " + syn.message;
+  rep.fenceNote = countText(edits.size(), "order upgrade") + (edits.size() == 1 ? " makes" : " make") +
+                  " this check pass under " + modelName(rep.model) + " (" + found +
+                  (same ? "; the edited source lowers to the upgraded program that check passed: "
+                        : "; re-checked on the edited source: ") +
+                  statusName(r.status) + ")";
+  info.minimal = syn.minimal;
+  rep.fences = std::move(edits);
   rep.fencesVerified = true;
   done();
 }

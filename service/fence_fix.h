@@ -54,4 +54,15 @@ struct FenceFixInput {
 // not robust (the fences make it robust). Does nothing otherwise.
 void addFenceFix(CheckReport& rep, const FenceFixInput& in);
 
+// Under RC11: the cheapest memory-order upgrades (engine/order_fix.h) that
+// make a failing check pass, as edits that replace the order argument of the
+// atomic calls (memory_order_relaxed -> memory_order_acquire, or the
+// __ATOMIC_* spelling), validated like fences: the edited source is
+// re-lowered and re-checked (data races included). Fills rep.fences (edits
+// with `replaces` set), rep.fenceNote, rep.fencesVerified and
+// rep.fenceSynthesis (its rounds and time; fence-time-limit bounds it).
+// Only accesses whose order is a literal argument of the call, in a file
+// the user edits, are upgraded. Does nothing without a violation under RC11.
+void addOrderFix(CheckReport& rep, const FenceFixInput& in);
+
 }  // namespace tsocheck

@@ -64,8 +64,11 @@ json boundsJson(const ProvenBounds& b) {
 
 json fencesJson(const std::vector<FenceEdit>& fences) {
   json a = json::array();
-  for (const FenceEdit& f : fences)
-    a.push_back({{"file", f.file}, {"line", f.line}, {"column", f.column}, {"text", f.text}});
+  for (const FenceEdit& f : fences) {
+    json e = {{"file", f.file}, {"line", f.line}, {"column", f.column}, {"text", f.text}};
+    if (f.isUpgrade()) e.update({{"replaces", f.replaces}, {"access", f.access}});  // an order upgrade
+    a.push_back(std::move(e));
+  }
   return a;
 }
 
@@ -370,7 +373,9 @@ Violation violationFrom(const json& j, Names& names) {
 std::vector<FenceEdit> fencesFrom(const json& a) {
   std::vector<FenceEdit> out;
   for (const json& f : a)
-    if (f.is_object()) out.push_back({text(f, "file"), small(f, "line"), small(f, "column"), text(f, "text")});
+    if (f.is_object())
+      out.push_back({text(f, "file"), small(f, "line"), small(f, "column"), text(f, "text"), text(f, "replaces"),
+                     text(f, "access")});
   return out;
 }
 

@@ -2558,7 +2558,7 @@ TEST_CASE("a definition found nowhere names the files searched", "[cli][project]
   fs::remove_all(dir);
 }
 
-TEST_CASE("RC11: relaxed message passing fails by the C standard only, and no fence is offered", "[cli][rc11]") {
+TEST_CASE("RC11: relaxed message passing fails by the C standard only, and the fix is an order, not a fence", "[cli][rc11]") {
   const std::string dir = std::string(TSOCHECK_SAMPLES_DIR) + "/";
   for (const char* model : {"sc", "tso", "pso"}) {
     INFO(model);
@@ -2569,8 +2569,8 @@ TEST_CASE("RC11: relaxed message passing fails by the C standard only, and no fe
   const json& r = buggy["results"][0];
   CHECK(r["status"] == "violation");
   CHECK(r["model"] == "RC11");
-  CHECK(r["fences"].empty());
-  CHECK(r["fence_note"] == "order upgrades are not synthesised yet");
+  REQUIRE(r["fences"].size() == 1);
+  CHECK(r["fences"][0]["text"].get<std::string>().find("fence") == std::string::npos);
   CHECK(buggy["_exit"] == 1);
   json fixed = checkJson(quote(dir + "c11_mp_relaxed_fixed.c") + " --model rc11");
   CHECK(fixed["results"][0]["status"] == "verified");
@@ -2583,4 +2583,120 @@ TEST_CASE("RC11: relaxed message passing fails by the C standard only, and no fe
   json refused = checkJson(quote(dir + "c11_mp_relaxed_buggy.c") + " --model rc11 --stateful");
   CHECK(refused["results"][0]["status"] == "error");
   CHECK(refused["results"][0]["message"].get<std::string>().find("RC11") != std::string::npos);
+}
+
+// The order upgrades a check under RC11 gets (JSON "fences" entries with
+// "replaces"), applied to the file's text.
+std::string applyUpgrades(const std::string& text, const json& fences) {
+  std::vector<std::string> lines;
+  std::stringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  for (const json& f : fences) {
+    std::string& l = lines.at(f["line"].get<size_t>() - 1);
+    const size_t col = f["column"];
+    const std::string old = f["replaces"];
+    REQUIRE(l.compare(col, old.size(), old) == 0);
+    l.replace(col, old.size(), f["text"].get<std::string>());
+  }
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+// (access, replaced, new order) of every upgrade, sorted.
+std::vector<std::string> upgradesOf(const json& r) {
+  std::vector<std::string> out;
+  for (const json& f : r["fences"])
+    out.push_back(f.value("access", "") + " " + f.value("replaces", "") + " -> " + f.value("text", ""));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST_CASE("RC11 order upgrades: the acquire load fixes the relaxed message-passing sample, and the edit gives the fixed sample",
+          "[cli][rc11][fix]") {
+  const std::string dir = std::string(TSOCHECK_SAMPLES_DIR) + "/";
+  json j = checkJson(quote(dir + "c11_mp_relaxed_buggy.c") + " --model rc11");
+  const json& r = j["results"][0];
+  REQUIRE(r["status"] == "violation");
+  REQUIRE(r["fences"].size() == 1);
+  const json& f = r["fences"][0];
+  CHECK(f["access"] == "load");
+  CHECK(f["replaces"] == "memory_order_relaxed");
+  CHECK(f["text"] == "memory_order_acquire");
+  CHECK(f["line"] == 27);  // the load of flag, not the load of data (line 28)
+  CHECK(r["fences_verified"] == true);
+  CHECK(r["fence_synthesis"]["minimal"] == true);
+  CHECK(r["fence_note"].get<std::string>().find("1 order upgrade makes this check pass under RC11") == 0);
+  // Applying it gives the fixed sample's code (the comments differ).
+  const std::string edited = applyUpgrades(readFile(dir + "c11_mp_relaxed_buggy.c"), r["fences"]);
+  const std::string fixed = readFile(dir + "c11_mp_relaxed_fixed.c");
+  auto code = [](const std::string& t) { return t.substr(t.find("#include")); };
+  CHECK(code(edited) == code(fixed));
+  // The fixed sample gets no fix, and its verdict is the edited file's.
+  json fj = checkJson(quote(dir + "c11_mp_relaxed_fixed.c") + " --model rc11");
+  CHECK(fj["results"][0]["status"] == "verified");
+  CHECK(fj["results"][0]["fences"].empty());
+  const fs::path tmp = fs::temp_directory_path() / ("tsocheck_upgrade_" + std::to_string(getpid()) + ".c");
+  std::ofstream(tmp) << edited;
+  json ej = checkJson(quote(tmp.string()) + " --model rc11");
+  CHECK(ej["results"][0]["status"] == "verified");
+  fs::remove(tmp);
+  // Human output and SARIF carry the same fix.
+  Run text = tsocheck("check " + quote(dir + "c11_mp_relaxed_buggy.c") + " --model rc11");
+  CHECK(text.out.find("fix: upgrade 1 memory order:") != std::string::npos);
+  CHECK(text.out.find("load at c11_mp_relaxed_buggy.c:27:35  memory_order_relaxed -> memory_order_acquire") !=
+        std::string::npos);
+  const fs::path out = fs::temp_directory_path() / ("tsocheck-upgrade-" + std::to_string(::getpid()) + ".sarif");
+  tsocheck("check " + quote(dir + "c11_mp_relaxed_buggy.c") + " --model rc11 --sarif " + quote(out.string()));
+  json log = json::parse(readFile(out));
+  fs::remove(out);
+  const json& fix = log["runs"][0]["results"][0]["fixes"][0];
+  CHECK(fix["description"]["text"].get<std::string>().find("upgrade 1 memory order") == 0);
+  const json& rep = fix["artifactChanges"][0]["replacements"][0];
+  CHECK(rep["deletedRegion"]["startLine"] == 27);
+  CHECK(rep["deletedRegion"]["startColumn"] == 35);
+  CHECK(rep["deletedRegion"]["endColumn"] == 35 + 20);  // memory_order_relaxed
+  CHECK(rep["insertedContent"]["text"] == "memory_order_acquire");
+}
+
+TEST_CASE("RC11 order upgrades: MP needs release and acquire, SB needs seq_cst, IRIW needs every access seq_cst",
+          "[cli][rc11][fix]") {
+  struct Case {
+    const char* file;
+    std::vector<std::string> upgrades;
+  };
+  const std::vector<Case> cases = {
+      {"rc11_mp_all_relaxed.c",
+       {"load memory_order_relaxed -> memory_order_acquire", "store memory_order_relaxed -> memory_order_release"}},
+      {"rc11_sb_release_acquire.c",
+       {"load __ATOMIC_ACQUIRE -> __ATOMIC_SEQ_CST", "load __ATOMIC_ACQUIRE -> __ATOMIC_SEQ_CST",
+        "store __ATOMIC_RELEASE -> __ATOMIC_SEQ_CST", "store __ATOMIC_RELEASE -> __ATOMIC_SEQ_CST"}},
+      {"rc11_annotated.c",  // IRIW with acquire loads and release stores
+       {"load memory_order_acquire -> memory_order_seq_cst", "load memory_order_acquire -> memory_order_seq_cst",
+        "load memory_order_acquire -> memory_order_seq_cst", "load memory_order_acquire -> memory_order_seq_cst",
+        "store memory_order_release -> memory_order_seq_cst", "store memory_order_release -> memory_order_seq_cst"}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.file);
+    json j = checkJson(quote(inputs(c.file)));
+    const json& r = j["results"][0];
+    REQUIRE(r["status"] == "violation");
+    CHECK(upgradesOf(r) == c.upgrades);
+    CHECK(r["fences_verified"] == true);
+    CHECK(r["fence_synthesis"]["minimal"] == true);
+    // The edited file verifies.
+    const fs::path tmp = fs::temp_directory_path() / ("tsocheck_upgrade_" + std::to_string(getpid()) + "_" + c.file);
+    std::ofstream(tmp) << applyUpgrades(readFile(inputs(c.file)), r["fences"]);
+    json ej = checkJson(quote(tmp.string()));
+    CHECK(ej["results"][0]["status"] == "verified");
+    fs::remove(tmp);
+  }
+  // A bug every order has: no upgrade, and the note says so.
+  json lost = checkJson(quote(inputs("rc11_seq_cst_bug.c")));
+  CHECK(lost["results"][0]["status"] == "violation");
+  CHECK(lost["results"][0]["fences"].empty());
+  CHECK(lost["results"][0]["fence_note"].get<std::string>().find("no order upgrade can fix it") != std::string::npos);
+  // --no-fences turns the synthesis off.
+  json off = checkJson(quote(inputs("rc11_mp_all_relaxed.c")) + " --no-fences");
+  CHECK(off["results"][0]["fences"].empty());
 }

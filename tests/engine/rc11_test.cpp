@@ -5,11 +5,14 @@
 // for the naive explorer's own RC11 check alike.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "engine/builder.h"
 #include "engine/check.h"
+#include "engine/fences.h"
+#include "engine/order_fix.h"
 #include "engine/rc11.h"
 #include "tests/engine/naive_explorer.h"
 
@@ -284,4 +287,50 @@ TEST_CASE("RC11 refuses the searches it does not support", "[rc11]") {
   r = check(p, o);
   CHECK(r.status == Status::Error);
   CHECK(r.message.find("preemption bound") != std::string::npos);
+}
+
+namespace {
+
+// The upgraded sites of a search: "store release", "load seq_cst", ... sorted.
+std::vector<std::string> upgradesOf(const OrderFixResult& r) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < r.sites.size(); ++i)
+    if (r.rung[i] > 0) out.push_back(std::string(accessName(r.sites[i].op)) + " " + memOrderName(r.sites[i].ladder[r.rung[i]]));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+OrderFixResult upgrade(const Program& p) {
+  CheckOptions o;
+  o.model = Model::RC11;
+  return synthesizeOrders(p, o, orderSites(p, nullptr));
+}
+
+}  // namespace
+
+TEST_CASE("RC11 order upgrades: the cheapest orders that make a litmus shape pass, checked on the IR", "[rc11][fix]") {
+  // MP relaxed: the flag's store must release and its load acquire; the data accesses stay relaxed.
+  const Shape mp{"MP", 2, {{st(x, 1), st(y, 1)}, {ld(1, y), ld(2, x)}}, {reg(1, 1), reg(2, 0)}};
+  const Program pm = build(mp, V::Rlx);
+  const OrderFixResult rm = upgrade(pm);
+  CHECK(rm.outcome == OrderOutcome::Fixed);
+  CHECK(rm.minimal);
+  CHECK(upgradesOf(rm) == std::vector<std::string>{"load acquire", "store release"});
+  const Program fixedMp = upgradeOrders(pm, rm.sites, rm.rung);
+  CHECK(runRc11(fixedMp).status == Status::Verified);
+  CHECK(testing::exploreNaive(fixedMp, Model::RC11, -1).errorRuns == 0);
+  // The upgraded program differs from the original only in its orders, and sameProgram sees it.
+  CHECK(sameProgram(pm, pm));
+  CHECK(!sameProgram(pm, fixedMp));
+  // SB with release/acquire: only seq_cst on all four accesses forbids it.
+  const Shape sb{"SB", 2, {{st(x, 1), ld(1, y)}, {st(y, 1), ld(2, x)}}, {reg(1, 0), reg(2, 0)}};
+  const OrderFixResult rs = upgrade(build(sb, V::RelAcq));
+  CHECK(rs.outcome == OrderOutcome::Fixed);
+  CHECK(upgradesOf(rs) == std::vector<std::string>{"load seq_cst", "load seq_cst", "store seq_cst", "store seq_cst"});
+  // LB is forbidden whatever the orders: nothing to fix. A lost update is
+  // allowed whatever the orders: no upgrade fixes it.
+  const Shape lost{"lost", 1, {{ld(1, x), st(x, 1)}, {ld(2, x), st(x, 1)}}, {reg(1, 0), reg(2, 0)}};
+  const OrderFixResult rl = upgrade(build(lost, V::Rlx));
+  CHECK(rl.outcome == OrderOutcome::NoFix);
+  CHECK(upgradesOf(rl).empty());
 }

@@ -456,6 +456,41 @@ def workspace_check(root):
     c.close()
 
 
+def rc11_order_upgrade(root):
+    """Under RC11 the quick fix strengthens a memory order: "Make this load
+    memory_order_acquire" on the relaxed message-passing sample, a versioned
+    edit of the order argument; applying it removes the error."""
+    c = Client(root, document_changes=True, options={"tsocheck": {"model": "rc11"}})
+    path = copy(root, os.path.join(SAMPLES, "c11_mp_relaxed_buggy.c"), "c11_mp.c")
+    text = open(path).read()
+    uri = c.open(path)
+    check(checked(c, uri) is not None, "c11_mp.c under RC11: checked")
+    d = next((m for m in reversed(c.seen) if m.get("method") == "textDocument/publishDiagnostics"
+              and m["params"]["uri"] == uri), None)
+    errs = [x for x in d["params"]["diagnostics"] if x["severity"] == 1] if d else []
+    check(len(errs) == 1 and errs[0]["code"] == "rc11-assertion", "one rc11-assertion error: %s" % errs)
+    acts = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": whole(text),
+                                                 "context": {"diagnostics": errs}})["result"]
+    line = line_of(path, "atomic_load_explicit(&flag, memory_order_relaxed)")
+    col = text.split("\n")[line].index("memory_order_relaxed")
+    check(len(acts) == 1 and acts[0]["title"] == "Make this load memory_order_acquire (line %d)" % (line + 1)
+          and acts[0]["isPreferred"] and acts[0]["kind"] == "quickfix", "one preferred order upgrade: %s"
+          % [a["title"] for a in acts])
+    if acts:
+        dc = edited_files(acts[0])
+        check(dc == [{"textDocument": {"uri": uri, "version": 1}, "edits": [
+            {"range": {"start": {"line": line, "character": col},
+                       "end": {"line": line, "character": col + len("memory_order_relaxed")}},
+             "newText": "memory_order_acquire"}]}], "a versioned edit of the order argument: %s" % dc)
+        e = dc[0]["edits"][0]
+        c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                            "contentChanges": [{"range": e["range"], "text": e["newText"]}]})
+        d = c.diagnostics(uri, version=2)
+        check(d is not None and [x for x in d["params"]["diagnostics"] if x["severity"] == 1] == [],
+              "applying the order upgrade removes the error")
+    c.close()
+
+
 def main():
     root = tempfile.mkdtemp(prefix="tsocheck-lsp-")
     # The result cache lives in the user's cache directory (never in the
@@ -710,6 +745,7 @@ def main():
 
     # --- quick fixes and files named by the program ----------------------------------------------
     edit_racing_quick_fix(root)
+    rc11_order_upgrade(root)
     header_replaced_by_fifo(root)
     line_directive_stdin(root)
     cancel_queued_command(root)
