@@ -57,6 +57,7 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
       {ErrorKind::Memory, {"memory-error", "An invalid memory access can happen"}},
       {ErrorKind::Arithmetic, {"arithmetic", "An arithmetic error (division by zero) can happen"}},
       {ErrorKind::Race, {"race", "Two threads can access a location, one of them writing, with nothing ordering them (a data race on a plain access)"}},
+      {ErrorKind::DataRace, {"data-race", "A data race on a plain access, undefined behaviour by the C11 standard (RC11)"}},
   };
   json ruleList = json::array();
   for (const auto& [k, r] : rules)

@@ -141,7 +141,12 @@ void FunctionBuilder::markPlain() {
     in.order = MemOrder::NonAtomic;
   }
 }
-void FunctionBuilder::setOrder(MemOrder o) { fn().code.back().order = o; }
+void FunctionBuilder::setOrder(MemOrder o) {
+  Instr& in = fn().code.back();
+  in.order = o;
+  in.failOrder = o == MemOrder::AcqRel ? MemOrder::Acquire : o == MemOrder::Release ? MemOrder::Relaxed : o;
+}
+void FunctionBuilder::setFailOrder(MemOrder o) { fn().code.back().failOrder = o; }
 Reg FunctionBuilder::loadGlobal(uint32_t global, unsigned size, int64_t offset) {
   return load(globalAddr(global, offset), size);
 }

@@ -56,8 +56,12 @@ class FunctionBuilder {
   // Marks the load or store emitted last as a plain C access (kPlainAccess,
   // MemOrder::NonAtomic).
   void markPlain();
-  // The C11 memory order of the access or fence emitted last (Instr::order).
+  // The C11 memory order of the access or fence emitted last (Instr::order);
+  // a compare-exchange fails with the strongest failure order o allows (as
+  // C++'s one-order compare_exchange: acq_rel fails acquire, release relaxed).
   void setOrder(MemOrder o);
+  // The failure order of the compare-exchange emitted last (Instr::failOrder).
+  void setFailOrder(MemOrder o);
   Reg loadGlobal(uint32_t global, unsigned size = 4, int64_t offset = 0);
   void storeGlobal(uint32_t global, Value v, unsigned size = 4, int64_t offset = 0);
   void storeGlobalReg(uint32_t global, Reg v, unsigned size = 4, int64_t offset = 0);

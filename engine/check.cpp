@@ -66,18 +66,18 @@ bool sameRace(const Violation& a, const Violation& b) {
 
 bool sameError(const Violation& a, const Violation& b) {
   if (a.kind != b.kind) return false;
-  if (a.kind == ErrorKind::Race) return sameRace(a, b);
+  if (isRace(a.kind)) return sameRace(a, b);
   return isHang(a.kind) || a.loc == b.loc;
 }
 
 bool CheckResult::addViolation(Violation v) {
-  if (v.kind == ErrorKind::Race &&
+  if (isRace(v.kind) &&
       size_t(std::count_if(violations.begin(), violations.end(),
-                           [](const Violation& o) { return o.kind == ErrorKind::Race; })) >= kMaxRaces &&
+                           [](const Violation& o) { return isRace(o.kind); })) >= kMaxRaces &&
       std::none_of(violations.begin(), violations.end(), [&](const Violation& o) { return sameError(o, v); }))
     return false;
   auto same = std::find_if(violations.begin(), violations.end(), [&](const Violation& o) {
-    return o.kind == v.kind && (v.kind != ErrorKind::Race || sameRace(o, v));
+    return o.kind == v.kind && (!isRace(v.kind) || sameRace(o, v));
   });
   if (same != violations.end()) {
     if (!same->aboveBound || v.aboveBound) return false;

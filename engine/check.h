@@ -88,8 +88,10 @@ struct CheckOptions {
   // a thread that called exit() never returns, and no thread uses the
   // harness's stack after it returned. Off: the other threads run on.
   bool exitEndsProgram = false;
-  // Data races on plain accesses (engine/races.h) are reported as warnings
-  // (ErrorKind::Race in CheckResult::violations; graph explorer only).
+  // Data races on plain accesses (engine/races.h) are reported: as warnings
+  // (ErrorKind::Race) under SC, TSO and PSO, found on the executions SC
+  // allows whatever the model; as errors (ErrorKind::DataRace, undefined
+  // behaviour) under RC11 (CheckResult::violations; graph explorer only).
   bool raceCheck = true;
   // Explicit-state search with a visited-state table (engine/state_space.h,
   // its stateful DPOR) instead of the graph explorer: ends loops over finite

@@ -258,6 +258,7 @@ Event Explorer::makeEvent(const State& s, uint32_t t, EvKind kind) const {
   e.order = kind == EvKind::Lock || kind == EvKind::TryLock ? MemOrder::Acquire
           : kind == EvKind::Unlock                          ? MemOrder::Release
                                                             : a.order;
+  e.failOrder = a.failOrder;
   e.function = a.function;
   e.pc = a.pc;
   e.name = a.name;
@@ -1549,14 +1550,21 @@ void Explorer::checkRaces(const State& s) {
   // when every unordered pair of the graph is one, find() ends early.
   knownRaces_.clear();
   for (const Violation& o : res_.violations)
-    if (o.kind == ErrorKind::Race && o.other) knownRaces_.emplace_back(o.loc, o.other->loc);
+    if (isRace(o.kind) && o.other) knownRaces_.emplace_back(o.loc, o.other->loc);
   races_.find(s.g, raceScratch_, knownRaces_);
+  // A data race is a property of the C program, not of the hardware model:
+  // under TSO and PSO only the graphs SC allows too (every one of them is
+  // explored there as well) count, so every model reports the races SC does
+  // (C11's definition over sequentially consistent executions). Under RC11
+  // every consistent graph counts: the C11 race definition over its own
+  // executions, and a race is undefined behaviour there (an error).
+  if (!raceScratch_.empty() && !rc11On_ && mm_.model != Model::SC && !scChecker_.consistent(s.g)) return;
   for (const Race& r : raceScratch_) {
     const Event& a = s.g.ev(r.first);
     const Event& b = s.g.ev(r.second);
     Violation v;
-    v.kind = ErrorKind::Race;
-    v.warning = true;
+    v.kind = rc11On_ ? ErrorKind::DataRace : ErrorKind::Race;
+    v.warning = !rc11On_;
     v.thread = r.second.thread;
     v.loc = b.loc;
     v.other = Violation::Access{r.first.thread, a.loc};
@@ -1585,9 +1593,14 @@ void Explorer::checkRaces(const State& s) {
     v.trace.resize(end);
     v.preemptions = opts_.preemptionBound >= 0 ? preemptions_.lowerBound(s.g) : -1;
     v.aboveBound = opts_.preemptionBound >= 0 && v.preemptions > opts_.preemptionBound;
+    const bool stop = !v.warning && !v.aboveBound && opts_.stopAtFirstError;
     if (!addViolation(std::move(v))) continue;
+    if (stop) {  // (RC11: an error like an assertion's)
+      stopHere();
+      return;
+    }
     const auto races = std::count_if(res_.violations.begin(), res_.violations.end(),
-                                     [](const Violation& o) { return o.kind == ErrorKind::Race; });
+                                     [](const Violation& o) { return isRace(o.kind); });
     if (size_t(races) >= CheckResult::kMaxRaces) {
       raceCheck_ = false;  // enough to act on
       return;

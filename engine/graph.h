@@ -58,6 +58,7 @@ struct Event {
   // The C11 memory order (RC11 only; engine/rc11.h): an access's or fence's
   // own, acquire for lock and trylock, release for unlock.
   MemOrder order = MemOrder::SeqCst;
+  MemOrder failOrder = MemOrder::SeqCst;  // a compare-exchange's failure order (c11Order)
   uint32_t stamp = 0;    // order in which events were added to the graph
   // When the write part was added: equal to `stamp`, except for an RMW-like
   // event whose read a backward revisit changed — its write (a new value) is
@@ -82,6 +83,16 @@ struct Event {
   uint32_t function = 0, pc = 0, name = 0;
   SourceLoc loc;
 };
+
+// The C11 order an event acts with: its own, except that a compare-exchange
+// that fails (reads a value other than the expected one) is a read with its
+// failure order. (Decided on the value read, so it holds while the explorer
+// checks an RMW's read part before adding its write part.)
+inline MemOrder c11Order(const Event& e) {
+  const bool failedCas = e.kind == EvKind::Rmw && e.rmw == RmwOp::Cas &&
+                         maskToSize(e.rval, e.size) != maskToSize(e.expected, e.size);
+  return failedCas ? e.failOrder : e.order;
+}
 
 // Events that need the thread's store buffer(s) empty: MemoryModel::drainsBuffer.
 // True for plain stores (the only events that enter a store buffer).

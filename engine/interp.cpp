@@ -24,6 +24,7 @@ const char* errorKindName(ErrorKind k) {
     case ErrorKind::Arithmetic: return "arithmetic";
     case ErrorKind::NonTermination: return "nontermination";
     case ErrorKind::Race: return "race";
+    case ErrorKind::DataRace: return "data-race";
   }
   return "?";
 }
@@ -194,6 +195,7 @@ void ThreadState::stop(ActionKind k, const Instr& in) {
   pending_.loc = in.loc;
   pending_.name = in.name;
   pending_.order = in.order;
+  pending_.failOrder = in.failOrder;
   if (k == ActionKind::Load || k == ActionKind::Rmw || k == ActionKind::Lock || k == ActionKind::TryLock ||
       k == ActionKind::Unlock)
     reads_.add();

@@ -49,8 +49,12 @@ enum class ActionKind : uint8_t {
 // variable (at least one on a mutex or condition variable). NonTermination:
 // a thread spins forever on values no other thread will change (the others
 // have exited, wait to join, or spin too).
-// Race: a data race on a plain access (engine/races.h), always a warning.
-enum class ErrorKind : uint8_t { None, Assertion, Deadlock, Memory, Arithmetic, NonTermination, Race };
+// Race: a data race on a plain access (engine/races.h), a warning under SC,
+// TSO and PSO; DataRace: the same under RC11, where a data race is undefined
+// behaviour (an error).
+enum class ErrorKind : uint8_t { None, Assertion, Deadlock, Memory, Arithmetic, NonTermination, Race, DataRace };
+// Race or DataRace.
+inline bool isRace(ErrorKind k) { return k == ErrorKind::Race || k == ErrorKind::DataRace; }
 const char* errorKindName(ErrorKind k);
 
 struct Action {
@@ -60,6 +64,7 @@ struct Action {
   RmwOp rmw = RmwOp::Xchg;
   FenceKind fence = FenceKind::Full;
   MemOrder order = MemOrder::SeqCst;  // Load / Store / Rmw / Fence: Instr::order
+  MemOrder failOrder = MemOrder::SeqCst;  // Rmw: Instr::failOrder
   Value value = 0;     // Store value, Rmw operand, Exit value, Spawn argument
   Value expected = 0;  // Cas expected value
   uint32_t func = 0;   // Spawn: function to run

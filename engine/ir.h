@@ -126,6 +126,9 @@ struct Instr {
   // access). Only RC11 reads it (MemoryModel::usesC11Orders); the other
   // models get fences from lowering instead. Made-up accesses are seq_cst.
   MemOrder order = MemOrder::SeqCst;
+  // Rmw Cas: the order of a compare-exchange that fails (then only a read;
+  // C11's failure order). RC11 only, like `order`.
+  MemOrder failOrder = MemOrder::SeqCst;
   Reg a = kNoReg, b = kNoReg, c = kNoReg, d = kNoReg;
   int64_t imm = 0;
   int64_t imm2 = 0;

@@ -1,4 +1,7 @@
 // Data races (C11 undefined behaviour), found in complete or ended graphs.
+// The explorer asks only about graphs SC allows under SC, TSO and PSO (a
+// race is the C program's, the same under every store-buffer model) and
+// about every consistent graph under RC11 (where it is an error).
 //
 // Two accesses race when they touch one location from different threads, at
 // least one writes, at least one is *plain* (a non-atomic, non-volatile C load

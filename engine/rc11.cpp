@@ -38,7 +38,7 @@ bool isAtomic(const Event& e) { return e.order != MemOrder::NonAtomic; }
 // A seq_cst access or fence (locks, unlocks and events without memory
 // effect take no part in the SC condition).
 bool isSC(const Event& e) {
-  return e.order == MemOrder::SeqCst &&
+  return c11Order(e) == MemOrder::SeqCst &&
          (e.kind == EvKind::Load || e.kind == EvKind::Store || e.kind == EvKind::Rmw || e.kind == EvKind::Fence);
 }
 
@@ -116,7 +116,7 @@ bool Rc11Checker::orderAndClocks(const Graph& g) {
         h = he.rf;
       }
       if (any) {
-        if (acquires(e.order)) maxInto(c, src.data());
+        if (acquires(c11Order(e))) maxInto(c, src.data());
         maxInto(acqPending.data() + size_t(t) * nThreads_, src.data());
       }
     }

@@ -14,7 +14,8 @@
 //    hb|loc ∪ mo ∪ rb).
 // hb = (sb ∪ sw)+, where sw = [E⊒rel]; ([F]; sb)?; rs; rf; [R⊒rlx]; (sb; [F])?;
 // [E⊒acq] and rs = [W⊒rlx]; (rf; rmw)*; spawn and join synchronise. Locks
-// are acquire RMWs, unlocks release RMWs. A plain access (MemOrder::
+// are acquire RMWs, unlocks release RMWs; a compare-exchange that fails is
+// a read with its failure order (graph.h c11Order). A plain access (MemOrder::
 // NonAtomic) takes part in coherence but never synchronises.
 //
 // The graph keeps an RMW as one event with a read and a write part; the

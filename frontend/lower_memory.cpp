@@ -224,7 +224,8 @@ void FunctionLowering::lowerCmpXchg(llvm::AtomicCmpXchgInst& I) {
   Instr& in = emit(Op::Rmw);
   in.sub = uint8_t(RmwOp::Cas);
   in.imm = rmwOrderFlags(I.getSuccessOrdering());
-  in.order = memOrder(I.getSuccessOrdering());  // (a failed CAS reads with the success order too)
+  in.order = memOrder(I.getSuccessOrdering());
+  in.failOrder = memOrder(I.getFailureOrdering());  // (a failed CAS is a read with it: engine/rc11.h)
   in.a = old;
   in.b = addr;
   in.c = desired;

@@ -53,7 +53,7 @@ std::string codeOf(const CheckReport& check, const Violation& v) {
   if (v.kind == ErrorKind::None) return "violation";
   if (v.kind == ErrorKind::Assertion) return modelCode(check) + "-assertion";
   const std::string kind = errorKindName(v.kind);
-  if (v.kind == ErrorKind::Deadlock || v.kind == ErrorKind::NonTermination || v.kind == ErrorKind::Race) return kind;
+  if (v.kind == ErrorKind::Deadlock || v.kind == ErrorKind::NonTermination || isRace(v.kind)) return kind;
   if (v.kind == ErrorKind::Memory) return "memory-error";
   return kind + "-error";
 }
@@ -130,9 +130,9 @@ json violationDiagnostic(const CheckReport& check, const Violation& v, const std
   std::string what = kind == ErrorKind::Assertion        ? "assertion fails"
                      : kind == ErrorKind::Deadlock       ? "deadlock"
                      : kind == ErrorKind::NonTermination ? "non-termination"
-                     : kind == ErrorKind::Race           ? "data race"
+                     : isRace(kind)                      ? "data race"
                                                          : v.message;
-  const bool race = kind == ErrorKind::Race;
+  const bool race = isRace(kind);
   // A data race is a property of the C program, not of the memory model: its
   // own message ("data race on x: T1 writes it ... and T2 reads it") says it all.
   std::string msg = race ? std::string() : what + " " + boundsText(check);

@@ -356,7 +356,7 @@ TraceStep stepFrom(const json& j, Names& names) {
 
 Violation violationFrom(const json& j, Names& names) {
   Violation v;
-  v.kind = byName(text(j, "kind"), errorKindName, ErrorKind::Race, ErrorKind::None);
+  v.kind = byName(text(j, "kind"), errorKindName, ErrorKind::DataRace, ErrorKind::None);
   v.message = text(j, "message");
   v.loc = names.loc(j);
   v.thread = small(j, "thread");

@@ -696,6 +696,7 @@ class Naive {
         State::RcEvent e = re;
         e.reads = reads;
         e.writes = writes;
+        if (a.kind == ActionKind::Rmw && !writes) e.order = a.failOrder;  // a failed CAS: its failure order
         e.wval = maskToSize(nv, size);
         if (reads) {
           e.rf = cands[ci];

@@ -156,6 +156,96 @@ TEST_CASE("races: an unlocked counter races, and so does a read after only one j
 
 namespace {
 
+// Store buffering guarding a plain counter, plus a plain `shared` that T1
+// writes and T2 reads: under SC at most one thread enters the guarded
+// increment, so only `shared` races (T2 may read it before T1 writes, with
+// nothing ordering the two); TSO and PSO let both enter. x and y are relaxed,
+// which matters to RC11 alone (both threads may enter there too).
+Program guardedCounter() {
+  ProgramBuilder pb("guarded.c");
+  auto x = pb.global("x"), y = pb.global("y"), counter = pb.global("counter"), shared = pb.global("shared");
+  auto& m = pb.function("main");
+  auto thread = [&](const char* name, uint32_t mine, uint32_t other, uint32_t line, bool writesShared) -> FunctionBuilder& {
+    auto& f = pb.function(name, 1);
+    if (writesShared) {
+      f.at(line).storeGlobal(shared, 1);
+      f.markPlain();
+    }
+    f.at(line + 1).storeGlobal(mine, 1);
+    f.setOrder(MemOrder::Relaxed);
+    Reg r = f.at(line + 2).loadGlobal(other);
+    f.setOrder(MemOrder::Relaxed);
+    Label in = f.newLabel(), out = f.newLabel();
+    f.br(f.cmpImm(CmpOp::Eq, r, 0), in, out);
+    f.bind(in);
+    Reg c = f.at(line + 3).loadGlobal(counter);
+    f.markPlain();
+    f.storeGlobalReg(counter, f.binImm(BinOp::Add, c, 1));
+    f.markPlain();
+    f.bind(out);
+    if (!writesShared) {
+      f.at(line + 4).loadGlobal(shared);
+      f.markPlain();
+    }
+    f.ret();
+    return f;
+  };
+  auto& t1 = thread("t1", x, y, 3, true);
+  auto& t2 = thread("t2", y, x, 10, false);
+  Reg a = m.at(20).spawn(t1.index());
+  Reg b = m.at(21).spawn(t2.index());
+  m.at(22).joinDiscard(a);
+  m.at(23).joinDiscard(b);
+  m.ret();
+  return pb.build();
+}
+
+// The racing location of each race (by the lines of its two accesses).
+std::set<std::string> racyLocations(const CheckResult& r, ErrorKind kind) {
+  std::set<std::string> out;
+  for (const Violation& v : r.violations) {
+    if (v.kind != kind) continue;
+    REQUIRE(v.other);
+    const uint32_t lo = std::min(v.loc.line, v.other->loc.line), hi = std::max(v.loc.line, v.other->loc.line);
+    out.insert(lo == 3 && hi == 14 ? "shared" : lo == 6 && hi == 13 ? "counter" : v.message);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("races: a data race is the program's: the same races under SC, TSO and PSO, an error under RC11", "[races][rc11]") {
+  const Program p = guardedCounter();
+  for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
+    CAPTURE(modelName(model));
+    const CheckResult r = run(p, model);
+    // TSO and PSO let both threads increment the counter, but SC does not:
+    // that is no race of the C program (its SC executions have none).
+    CHECK(racyLocations(r, ErrorKind::Race) == std::set<std::string>{"shared"});
+    CHECK(racyLocations(r, ErrorKind::DataRace).empty());
+    CHECK(r.status == Status::Verified);  // a warning
+    for (const Violation& v : r.violations) CHECK(v.warning);
+  }
+  // RC11: relaxed x and y let both threads in, and every race is undefined
+  // behaviour: an error of its own kind; the search stops at the first one.
+  CheckOptions o;
+  o.model = Model::RC11;
+  CheckResult r = check(p, o);
+  CHECK(r.status == Status::Violation);
+  REQUIRE(r.violation);
+  CHECK(r.violation->kind == ErrorKind::DataRace);
+  CHECK(!r.violation->warning);
+  CHECK(std::string(errorKindName(ErrorKind::DataRace)) == "data-race");
+  o.stopAtFirstError = false;
+  r = check(p, o);
+  CHECK(racyLocations(r, ErrorKind::DataRace) == std::set<std::string>{"shared", "counter"});
+  CHECK(racyLocations(r, ErrorKind::Race).empty());
+  o.raceCheck = false;
+  CHECK(check(p, o).status == Status::Verified);
+}
+
+namespace {
+
 // All-pairs reference on one graph: happens-before by closure over po,
 // release-sequence-to-acquire rf, spawn and join edges; the locations with a race.
 std::set<Addr> racyLocationsByClosure(const Graph& g, const RaceDetector& d) {

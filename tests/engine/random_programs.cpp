@@ -22,6 +22,7 @@ struct GenOp {
   Value expected = 0;  // cas expected
   int slot = -1;       // Load/RMW: result slot; Branch: slot of the tested value
   MemOrder order = MemOrder::SeqCst;  // accesses and fences (RandomProgramSpec::memoryOrders)
+  MemOrder failOrder = MemOrder::SeqCst;  // Cas: the order of a failed compare-exchange
   std::vector<GenOp> thenOps, elseOps;
 };
 
@@ -215,8 +216,11 @@ class Gen {
         case GenOp::FenceFull:
         case GenOp::FenceStoreStore: op.order = std::array<O, 4>{O::Acquire, O::Release, O::AcqRel, O::SeqCst}[pick(4)]; break;
         case GenOp::FetchAdd:
-        case GenOp::Xchg:
-        case GenOp::Cas: op.order = O(pick(5)); break;  // relaxed .. seq_cst
+        case GenOp::Xchg: op.order = O(pick(5)); break;  // relaxed .. seq_cst
+        case GenOp::Cas:  // any success order; a failure order independent of it (C++17)
+          op.order = O(pick(5));
+          op.failOrder = std::array<O, 3>{O::Relaxed, O::Acquire, O::SeqCst}[pick(3)];
+          break;
         case GenOp::Branch:
           assignOrders(op.thenOps);
           assignOrders(op.elseOps);
@@ -330,6 +334,7 @@ class Emitter {
       case GenOp::Load: {
         const Reg r = f_.loadGlobal(g);
         f_.setOrder(op.order);
+        if (op.kind == GenOp::Cas) f_.setFailOrder(op.failOrder);
         record(op.slot, r, slotRegs, acc);
         break;
       }
@@ -344,6 +349,7 @@ class Emitter {
                     : op.kind == GenOp::Xchg ? f_.rmwGlobal(RmwOp::Xchg, g, op.value)
                                              : f_.rmwGlobal(RmwOp::Add, g, op.value);
         f_.setOrder(op.order);
+        if (op.kind == GenOp::Cas) f_.setFailOrder(op.failOrder);
         record(op.slot, r, slotRegs, acc);
         break;
       }

@@ -25,7 +25,8 @@ struct RandomProgramSpec {
   bool rmws = true;      // fetch-add, xchg, cas
   bool branches = true;  // if (r == c) { ... } else { ... } on a loaded value
   // Every access and fence gets a random C11 memory order (loads relaxed /
-  // acquire / seq_cst, stores relaxed / release / seq_cst, RMWs any, fences
+  // acquire / seq_cst, stores relaxed / release / seq_cst, RMWs any (a CAS also a failure
+  // order: relaxed / acquire / seq_cst, whatever its success order), fences
   // acquire / release / acq_rel / seq_cst): programs for RC11. Off, the
   // generator draws exactly what it drew before (orders stay seq_cst).
   bool memoryOrders = false;
