@@ -495,7 +495,11 @@ std::optional<CheckReport> runOneCheck(const frontend::CheckFunction& fn, size_t
   if (onlyIfInstant) return std::nullopt;
   // The memory limit holds for all the checks together: the guard stops the
   // search (and forwards the caller's cancel flag) when the process passes it.
-  MemoryGuard guard(plan.memoryLimitMiB << 20, opts.cancel);
+  // The state searches stop at their own estimate of the limit first (their
+  // result is `bounded`); for them the guard is a backstop at 1.5x + 64 MiB.
+  const uint64_t limitBytes = plan.memoryLimitMiB << 20;
+  const bool ownEstimate = plan.stateful || plan.deepenFrom;
+  MemoryGuard guard(ownEstimate ? limitBytes + limitBytes / 2 + (uint64_t(64) << 20) : limitBytes, opts.cancel);
   CheckOptions co = engineOptions(opts, plan, rep, start);
   co.cancel = guard.stop();
   if (plan.deepenFrom) runDeepening(*prog, co, *plan.deepenFrom, rep);
@@ -616,6 +620,8 @@ FileReport finishFile(const std::string& path, const RunOptions& opts, FileStart
       const std::string msg = memoryLimitText(opts.memoryLimitMiB.value_or(kDefaultMemoryLimitMiB));
       reports[i] = errorReport(fn, std::get<0>(s.defaultKey), msg, frontend::Diagnostic{fn.file, fn.line, fn.column, "error", msg});
     }
+    // What a large check freed goes back to the system before the next one is watched.
+    if (reports[i] && checkWorkBytes() > (opts.memoryLimitMiB.value_or(kDefaultMemoryLimitMiB) << 19)) releaseFreedMemory();
     if (reports[i] && opts.onCheckDone) opts.onCheckDone(*reports[i], --left);
   };
   // With a check to run first, the checks that need no run (cached, or an
