@@ -222,7 +222,7 @@ int runCheck(int argc, char** argv) {
       std::cout << checkVerdictText(c) << std::flush;
       earlyKey = c.file + "\n" + c.function;
     };
-    opts.onCheckDone = [&](const CheckReport& c) {
+    opts.onCheckDone = [&](const CheckReport& c, size_t) {
       const bool out = earlyKey == c.file + "\n" + c.function;
       earlyKey.clear();
       std::cout << (out ? std::string() : checkVerdictText(c)) << checkFixText(c) << std::flush;

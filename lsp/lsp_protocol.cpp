@@ -75,6 +75,18 @@ uint32_t utf16Units(const std::string& text, size_t b, size_t e) {
 
 }  // namespace
 
+size_t offsetInLine(const std::string& text, size_t begin, size_t end, uint32_t character) {
+  size_t i = begin;
+  uint32_t units = 0;
+  while (i < end && units < character) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    units += len == 4 ? 2 : 1;
+    i = std::min(i + len, end);
+  }
+  return i;
+}
+
 std::optional<size_t> offsetAt(const std::string& text, uint32_t line, uint32_t character) {
   auto span = lineSpan(text, line);
   if (!span) {
@@ -82,15 +94,7 @@ std::optional<size_t> offsetAt(const std::string& text, uint32_t line, uint32_t 
     if (line > 0 && lineSpan(text, line - 1) && !text.empty() && text.back() == '\n') return text.size();
     return std::nullopt;
   }
-  size_t i = span->first;
-  uint32_t units = 0;
-  while (i < span->second && units < character) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
-    units += len == 4 ? 2 : 1;
-    i = std::min(i + len, span->second);
-  }
-  return i;
+  return offsetInLine(text, span->first, span->second, character);
 }
 
 nlohmann::json positionOf(const std::string& text, uint32_t line1, uint32_t column1) {

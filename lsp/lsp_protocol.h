@@ -23,6 +23,9 @@ std::string pathToUri(const std::string& path);
 // Byte offset of an LSP position (UTF-16 character) in text; clamps to the
 // line end / text end. nullopt when the line does not exist.
 std::optional<size_t> offsetAt(const std::string& text, uint32_t line, uint32_t character);
+// Byte offset of UTF-16 character `character` in the line text[begin, end)
+// (clamped to end).
+size_t offsetInLine(const std::string& text, size_t begin, size_t end, uint32_t character);
 // LSP {line, character} of a 1-based line and 1-based byte column.
 nlohmann::json positionOf(const std::string& text, uint32_t line1, uint32_t column1);
 // Range covering the non-blank text of a 1-based line from column1 to the line end.

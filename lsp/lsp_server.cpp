@@ -54,6 +54,7 @@ struct RpcError {
 
 struct Results {
   int64_t version = 0;
+  std::string settingsKey;          // the settings the checks ran with (outcomeSettings)
   std::string text;                 // the document's text the checks saw: fence lines are its lines
   std::vector<CheckReport> checks;  // fresh from the runner, or read back from the cache
   json inputDiagnostics = json::array();
@@ -169,7 +170,7 @@ class Server {
         Document d{p.uri, uriToPath(p.uri), p.text, p.version};
         if (d.path.empty()) return log(2, "tsocheck only checks local file: URIs (file:///path), not " + d.uri);
         docs_.open(d);
-        sched_.schedule(d.uri, 0);
+        sched_.schedule(d.uri, 0, true);
         recheckDependents(d.uri, d.path, 0);
       } else if (method == "textDocument/didChange") {
         DidChangeParams p;
@@ -180,10 +181,11 @@ class Server {
         {
           std::lock_guard<std::mutex> l(mu_);
           recheckReasons_.erase(p.uri);  // its own edit: checked for that
+          focusOnEdit(p.uri, p.contentChanges);
         }
         if (!settings().checkOnSave) {
-          sched_.schedule(p.uri, settings().debounceMs);
-          if (std::optional<Document> d = docs_.get(p.uri)) recheckDependents(p.uri, d->path, settings().debounceMs);
+          sched_.schedule(p.uri, settings().debounceMs, true);
+          if (std::optional<std::string> path = docs_.path(p.uri)) recheckDependents(p.uri, *path, settings().debounceMs);
         }
       } else if (method == "textDocument/didSave") {
         DidSaveParams p;
@@ -194,8 +196,8 @@ class Server {
           docs_.change(p.uri, docs_.get(p.uri)->version, whole, &err);
         }
         if (settings().checkOnSave) {
-          sched_.schedule(p.uri, 0);
-          if (std::optional<Document> d = docs_.get(p.uri)) recheckDependents(p.uri, d->path, 0);
+          sched_.schedule(p.uri, 0, true);
+          if (std::optional<std::string> path = docs_.path(p.uri)) recheckDependents(p.uri, *path, 0);
         }
       } else if (method == "textDocument/didClose") {
         DocumentParams p;
@@ -208,6 +210,7 @@ class Server {
           std::lock_guard<std::mutex> l(mu_);
           results_.erase(uri);
           recheckReasons_.erase(uri);
+          focus_.erase(uri);
         }
         unpublish(uri);
         notifyStatus(uri, false, 0, json::array(), {"unchecked", "not checked (closed)"});  // nothing runs for it any more
@@ -302,11 +305,21 @@ class Server {
       }
     }
     for (const std::string& d : dependents) {
-      if (!docs_.get(d)) continue;
+      if (!docs_.isOpen(d)) continue;
       sched_.cancel(d, "an edit of a file its program includes");
       sched_.schedule(d, delayMs);
       log(4, "re-checking " + uriToPath(d) + ": " + path + " changed");
     }
+  }
+
+  // The line of uri the user is at: where the edit `changes` begins (mu_ held).
+  void focusOnEdit(const std::string& uri, const json& changes) {
+    for (const json& c : changes)
+      if (c.is_object() && c.contains("range")) {
+        const json& line = c["range"].value("start", json::object()).value("line", json());
+        if (line.is_number_unsigned()) focus_[uri] = line.get<uint32_t>() + 1;
+        return;
+      }
   }
 
   // type: 1 error, 2 warning, 3 info, 4 log
@@ -368,14 +381,18 @@ class Server {
     if (!doc) return;  // closed meanwhile
     Settings s;
     bool fresh;
+    std::optional<uint32_t> focus;
     {
       std::lock_guard<std::mutex> l(mu_);
       s = settings_;
       fresh = noCache_.erase(uri) > 0;
+      auto it = focus_.find(uri);
+      if (it != focus_.end()) focus = it->second;
     }
     // Nothing may escape a worker thread: a failure becomes an error diagnostic.
     try {
-      runJob(*doc, r, s, fresh);
+      CheckRun run{*doc, r, outcomeSettings(s), fresh};
+      runJob(run, s, focus);
     } catch (const std::exception& e) {
       failJob(*doc, e.what());
     } catch (...) {
@@ -383,11 +400,27 @@ class Server {
     }
   }
 
-  void runJob(const Document& doc, const Running& r, const Settings& s, bool fresh) {
-    const auto t0 = Clock::now();
-    const std::string settingsKey = outcomeSettings(s);
-    std::map<std::string, std::string> keys;
-    std::map<std::string, CheckReport> reused;
+  // One check of a document on a worker: what its hooks share.
+  struct CheckRun {
+    const Document& doc;
+    const Running& r;
+    std::string settingsKey;
+    bool fresh;  // the cache is not read (a re-check was asked for)
+    Clock::time_point t0 = Clock::now();
+    std::map<std::string, std::string> keys;    // function -> cache key
+    std::map<std::string, CheckReport> reused;  // function -> the cache's report
+    std::vector<CheckReport> done;              // this run's finished checks, in the order they ran
+    // Work done progress: token created after 200 ms, reports at most every 250 ms.
+    std::string token;
+    std::shared_ptr<std::atomic<bool>> tokenOk = std::make_shared<std::atomic<bool>>(false);
+    bool created = false, begun = false;
+    Clock::time_point lastReport = t0, lastStatus = t0;
+    std::optional<Clock::time_point> lastPublish;  // of results before the run's end
+  };
+
+  void runJob(CheckRun& run, const Settings& s, std::optional<uint32_t> focus) {
+    const Document& doc = run.doc;
+    run.token = "tsocheck-check-" + std::to_string(++progressTokens_);
     RunOptions opts = s.run;
     opts.contents = doc.text;
     // Other open files' unsaved text: the program's other translation units
@@ -395,91 +428,24 @@ class Server {
     for (const std::string& other : docs_.uris())
       if (other != doc.uri)
         if (std::optional<Document> o = docs_.get(other)) opts.otherContents[o->path] = o->text;
-    opts.cancel = r.cancel.get();
-    // Work done progress for long checks: token created after 200 ms,
-    // reports at most every 250 ms.
-    auto tokenOk = std::make_shared<std::atomic<bool>>(false);
-    bool created = false, begun = false;
-    auto lastReport = t0;
-    const std::string token = "tsocheck-check-" + std::to_string(++progressTokens_);
-    const bool progress = clientProgress_;
+    opts.cancel = run.r.cancel.get();
+    opts.firstCheckAt = focus;  // the check the user is at runs first
+    opts.onProgress = [&](uint64_t n) { reportProgress(run, n); };
+    opts.reuse = [&](const CheckReport& rep, const Program& prog) { return reuseCached(run, rep, prog); };
+    // The answer first: a check's verdict is published as soon as it is
+    // known (before its fence synthesis), and finished checks as they end;
+    // fence hints and code actions follow when synthesis ends.
+    opts.onVerdict = [&](const CheckReport& c) { publishEarly(run, &c); };
+    opts.onCheckDone = [&](const CheckReport& c, size_t left) {
+      run.done.push_back(c.reused && run.reused.count(c.function) ? run.reused[c.function] : c);
+      // A check that ran (the first is the one the user is at: the reused ones
+      // came before it) at once, later ones at most every 250 ms; the last
+      // one with the run's end.
+      const bool ran = !c.reused && c.result.executions > 0;
+      if (ran && left > 0 && (!run.lastPublish || msSince(*run.lastPublish) >= 250)) publishEarly(run, nullptr);
+    };
+    opts.onFenceRound = [&](const CheckReport& c, const FenceRound& fr) { reportFenceRound(run, c, fr); };
     notifyChecking(doc.uri, 0);
-    auto lastStatus = t0;
-    opts.onProgress = [&](uint64_t n) {
-      r.executions->store((long long)n);
-      if (msSince(lastStatus) >= 250) {
-        lastStatus = Clock::now();
-        notifyChecking(doc.uri, (long long)n);
-      }
-      if (!progress || msSince(t0) < 200) return;
-      if (!created) {
-        created = true;
-        request("window/workDoneProgress/create", {{"token", token}}, [tokenOk](const json& m) {
-          if (!m.contains("error")) tokenOk->store(true);
-        });
-      }
-      if (!tokenOk->load()) return;
-      if (!begun) {
-        begun = true;
-        notify("$/progress", {{"token", token}, {"value", {{"kind", "begin"}, {"title", "tsocheck"},
-                                                           {"message", "checking " + doc.path}, {"percentage", 0}}}});
-      }
-      if (msSince(lastReport) >= 250) {
-        lastReport = Clock::now();
-        notify("$/progress", {{"token", token}, {"value", {{"kind", "report"}, {"message", std::to_string(n) + " executions"}}}});
-      }
-    };
-    opts.reuse = [&](const CheckReport& rep, const Program& prog) {
-      std::string k = checkKey(rep, prog, settingsKey, version_);
-      keys[rep.function] = k;
-      if (fresh) return false;
-      auto j = cache_.get(k);
-      if (!j) return false;
-      reused[rep.function] = checkFromJson(*j);
-      return true;
-    };
-    // The answer first: a check's diagnostic is published as soon as its
-    // verdict is known; fence hints and code actions follow (the publish at
-    // the end) when synthesis ends.
-    std::vector<CheckReport> done;  // this run's finished checks, in order
-    opts.onCheckDone = [&](const CheckReport& c) {
-      done.push_back(c.reused && reused.count(c.function) ? reused[c.function] : c);
-    };
-    opts.onVerdict = [&](const CheckReport& c) {
-      if (r.cancel->load()) return;
-      std::optional<Document> cur = docs_.get(doc.uri);
-      if (!cur || cur->version != doc.version || cur->text != doc.text) return;
-      Results early;
-      early.version = doc.version;
-      early.text = doc.text;
-      early.checks = done;
-      early.checks.push_back(c);
-      early.fenceFiles = fenceFilesOf(doc.path, early.checks);
-      {
-        std::lock_guard<std::mutex> l(mu_);
-        // Checks not reached yet keep what they showed for this very text.
-        auto it = results_.find(doc.uri);
-        if (it != results_.end() && it->second.version == doc.version) {
-          early.fenceFiles.insert(it->second.fenceFiles.begin(), it->second.fenceFiles.end());
-          for (const CheckReport& old : it->second.checks) {
-            bool known = false;
-            for (const CheckReport& k : early.checks) known = known || k.function == old.function;
-            if (!known) early.checks.push_back(old);
-          }
-        }
-        results_[doc.uri] = early;
-      }
-      publish(doc, early);
-      log(4, "published the verdict of `" + c.function + "` (" + statusName(c.result.status) + ") before fence synthesis: " +
-                 doc.path + ", version " + std::to_string(doc.version));
-    };
-    // Fence synthesis rounds: in the log, and in the work done progress once it began.
-    opts.onFenceRound = [&](const CheckReport& c, const FenceRound& fr) {
-      const std::string text = "`" + c.function + "`: " + fenceRoundText(fr);
-      log(4, text + " (" + doc.path + ")");
-      if (begun && tokenOk->load())
-        notify("$/progress", {{"token", token}, {"value", {{"kind", "report"}, {"message", text}}}});
-    };
     FileReport fr;
     try {
       fr = runFile(doc.path, opts);
@@ -487,12 +453,104 @@ class Server {
       fr.inputError = true;
       fr.inputMessage = std::string("internal error: ") + e.what();
     }
-    if (begun) notify("$/progress", {{"token", token}, {"value", {{"kind", "end"}}}});
-    if (r.cancel->load()) return logReplaced(doc);
-    std::optional<Document> cur = docs_.get(doc.uri);
-    if (!cur || cur->version != doc.version || cur->text != doc.text) return;  // stale: a newer check follows
+    if (run.begun) notify("$/progress", {{"token", run.token}, {"value", {{"kind", "end"}}}});
+    if (run.r.cancel->load()) return logReplaced(doc);
+    if (!current(run)) return;  // a newer check follows
+    publishFinal(run, fr, s);
+  }
+
+  // Whether what the run checks is still the document's text (and the run
+  // was not cancelled): only then are its results shown.
+  bool current(const CheckRun& run) {
+    if (run.r.cancel->load()) return false;
+    return docs_.unchanged(run.doc.uri, run.doc.version, run.doc.text);
+  }
+
+  // tsocheck/status every 250 ms, and the work done progress.
+  void reportProgress(CheckRun& run, uint64_t n) {
+    run.r.executions->store((long long)n);
+    if (msSince(run.lastStatus) >= 250) {
+      run.lastStatus = Clock::now();
+      notifyChecking(run.doc.uri, (long long)n);
+    }
+    if (!clientProgress_ || msSince(run.t0) < 200) return;
+    if (!run.created) {
+      run.created = true;
+      request("window/workDoneProgress/create", {{"token", run.token}}, [ok = run.tokenOk](const json& m) {
+        if (!m.contains("error")) ok->store(true);
+      });
+    }
+    if (!run.tokenOk->load()) return;
+    if (!run.begun) {
+      run.begun = true;
+      notify("$/progress", {{"token", run.token}, {"value", {{"kind", "begin"}, {"title", "tsocheck"},
+                                                             {"message", "checking " + run.doc.path}, {"percentage", 0}}}});
+    }
+    if (msSince(run.lastReport) >= 250) {
+      run.lastReport = Clock::now();
+      notify("$/progress", {{"token", run.token}, {"value", {{"kind", "report"}, {"message", std::to_string(n) + " executions"}}}});
+    }
+  }
+
+  // A check's cache key; true (skip the check) when the cache has its report.
+  bool reuseCached(CheckRun& run, const CheckReport& rep, const Program& prog) {
+    std::string k = checkKey(rep, prog, run.settingsKey, version_);
+    run.keys[rep.function] = k;
+    if (run.fresh) return false;
+    auto j = cache_.get(k);
+    if (!j) return false;
+    run.reused[rep.function] = checkFromJson(*j);
+    return true;
+  }
+
+  // Fence synthesis rounds: in the log, and in the work done progress once it began.
+  void reportFenceRound(CheckRun& run, const CheckReport& c, const FenceRound& fr) {
+    const std::string text = "`" + c.function + "`: " + fenceRoundText(fr);
+    log(4, text + " (" + run.doc.path + ")");
+    if (run.begun && run.tokenOk->load())
+      notify("$/progress", {{"token", run.token}, {"value", {{"kind", "report"}, {"message", text}}}});
+  }
+
+  // The run's finished checks (and `verdict`, a check whose fences are still
+  // being synthesized) published before the run ends; checks not reached yet
+  // keep what they showed for this very text under these settings.
+  void publishEarly(CheckRun& run, const CheckReport* verdict) {
+    if (!current(run)) return;
+    const Document& doc = run.doc;
+    run.lastPublish = Clock::now();
+    Results early;
+    early.version = doc.version;
+    early.settingsKey = run.settingsKey;
+    early.text = doc.text;
+    early.checks = run.done;
+    if (verdict) early.checks.push_back(*verdict);
+    early.fenceFiles = fenceFilesOf(doc.path, early.checks);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = results_.find(doc.uri);
+      if (it != results_.end() && it->second.version == doc.version && it->second.settingsKey == run.settingsKey) {
+        early.fenceFiles.insert(it->second.fenceFiles.begin(), it->second.fenceFiles.end());
+        for (const CheckReport& old : it->second.checks) {
+          bool known = false;
+          for (const CheckReport& k : early.checks) known = known || k.function == old.function;
+          if (!known) early.checks.push_back(old);
+        }
+      }
+      results_[doc.uri] = early;
+    }
+    publish(doc, early);
+    if (verdict)
+      log(4, "published the verdict of `" + verdict->function + "` (" + statusName(verdict->result.status) +
+                 ") before fence synthesis: " + doc.path + ", version " + std::to_string(doc.version));
+  }
+
+  // The run's results: into the cache and the document's results, published,
+  // the status and lenses updated.
+  void publishFinal(CheckRun& run, FileReport& fr, const Settings& s) {
+    const Document& doc = run.doc;
     int checked = 0, cachedN = 0;
-    Results res = collect(doc, fr, s, reused, keys, &checked, &cachedN);
+    Results res = collect(doc, fr, s, run.reused, run.keys, &checked, &cachedN);
+    res.settingsKey = run.settingsKey;
     res.units = fr.units;
     if (fr.inputError && !fr.checks.empty()) fr.inputError = false;
     if (fr.inputError && fr.inputMessage.find("no check function") == std::string::npos)
@@ -501,13 +559,13 @@ class Server {
       std::lock_guard<std::mutex> l(mu_);
       results_[doc.uri] = res;
     }
-    sched_.done(doc.uri, r);  // lenses show the result from now on
+    sched_.done(doc.uri, run.r);  // lenses show the result from now on
     publish(doc, res);
     notifyChecked(doc.uri, res, fileStatus(fr, res.checks));
     // Lenses show the new status: ask clients that support it to re-request them.
     if (clientLensRefresh_) request("workspace/codeLens/refresh", nullptr, [](const json&) {});
     log(4, "checked " + doc.path + " v" + std::to_string(doc.version) + ": " + std::to_string(checked) +
-               " checked, " + std::to_string(cachedN) + " from cache, " + std::to_string(int(msSince(t0))) + " ms");
+               " checked, " + std::to_string(cachedN) + " from cache, " + std::to_string(int(msSince(run.t0))) + " ms");
   }
 
   // A cancelled check: what replaced it and how long it took to stop.
@@ -754,6 +812,7 @@ class Server {
     Results res;
     {
       std::lock_guard<std::mutex> l(mu_);
+      focus_[d.uri] = p.range.start.line + 1;  // clients ask at the cursor
       auto it = results_.find(d.uri);
       if (it == results_.end()) return out;
       res = it->second;
@@ -804,6 +863,10 @@ class Server {
 
   json hover(const HoverParams& p) {
     Document d = openDoc(p.uri);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      focus_[d.uri] = p.position.line + 1;
+    }
     std::string md;
     for (const CheckReport& c : resultsOf(d.uri)) md += traceHover(c, d.path, p.position.line + 1);
     if (md.empty()) return nullptr;
@@ -843,14 +906,14 @@ class Server {
     if (cmd == "tsocheck.showTrace") return reply(id, trace(args.at(0), args.at(1)));
     if (cmd == "tsocheck.recheck") {
       std::string uri = args.at(0);
-      if (!docs_.get(uri)) throw RpcError{kInvalidParams, "document is not open"};
+      if (!docs_.isOpen(uri)) throw RpcError{kInvalidParams, "document is not open"};
       {
         std::lock_guard<std::mutex> l(mu_);
         noCache_.insert(uri);
         recheckReasons_.erase(uri);  // re-checked on request, not for a linked file
       }
       sched_.cancel(uri, "a re-check");
-      sched_.schedule(uri, 0);
+      sched_.schedule(uri, 0, true);
       return reply(id, nullptr);
     }
     if (cmd == "tsocheck.runWithModel") {
@@ -1032,6 +1095,7 @@ class Server {
   // The hints each document's checks put in other files: source URI -> file URI -> hints.
   std::map<std::string, std::map<std::string, json>> linkedHints_;
   std::mutex publishMu_;  // one publish at a time (taken before mu_): hints move between files
+  std::map<std::string, uint32_t> focus_;  // uri -> the line (1-based) last edited, hovered or asked for fixes at
   std::map<std::string, std::function<void(const json&)>> pending_;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> commandCancels_;
   // Work done progress the client may cancel (token -> the command's flag, and "cancelled by the progress").

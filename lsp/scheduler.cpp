@@ -8,16 +8,22 @@ void Scheduler::setWorkers(int n) {
   {
     std::lock_guard<std::mutex> l(mu_);
     maxWorkers_ = std::max(n, 0);
-    while (int(workers_.size()) < maxWorkers_) workers_.emplace_back([this] { workerLoop(); });
+    while (int(workers_.size()) - int(reservedStarted_) < maxWorkers_)
+      workers_.emplace_back([this] { workerLoop(false); });
+    if (maxWorkers_ > 0 && !reservedStarted_) {
+      reservedStarted_ = true;
+      workers_.emplace_back([this] { workerLoop(true); });
+    }
   }
   cv_.notify_all();
 }
 
-void Scheduler::schedule(const std::string& uri, int delayMs) {
+void Scheduler::schedule(const std::string& uri, int delayMs, bool foreground) {
   asio::steady_timer* t;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (stopping_) return;
+    if (foreground) foreground_ = uri;
     auto& slot = timers_[uri];
     if (!slot) slot = std::make_unique<asio::steady_timer>(io_);
     t = slot.get();
@@ -52,6 +58,7 @@ void Scheduler::cancel(const std::string& uri, const char* why) {
 void Scheduler::forget(const std::string& uri) {
   std::lock_guard<std::mutex> l(mu_);
   timers_.erase(uri);  // cancels its wait
+  if (foreground_ == uri) foreground_.clear();
   queue_.erase(std::remove(queue_.begin(), queue_.end(), uri), queue_.end());
 }
 
@@ -94,42 +101,52 @@ void Scheduler::done(const std::string& uri, const Running& r) {
   if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
 }
 
-bool Scheduler::ready() const {
-  if (maxWorkers_ > 0 && busy_ >= maxWorkers_) return false;
+bool Scheduler::ready(bool reserved) const {
+  if (reserved)
+    return !foreground_.empty() && takeable(foreground_) &&
+           std::find(queue_.begin(), queue_.end(), foreground_) != queue_.end();
+  if (maxWorkers_ > 0 && busyPool_ >= maxWorkers_) return false;
   if (!jobs_.empty()) return true;
-  return std::any_of(queue_.begin(), queue_.end(), [&](const std::string& u) { return !running_.count(u); });
+  return std::any_of(queue_.begin(), queue_.end(), [&](const std::string& u) { return takeable(u); });
 }
 
-void Scheduler::runDue(std::unique_lock<std::mutex>& l) {
+void Scheduler::runDue(std::unique_lock<std::mutex>& l, bool reserved) {
   ++busy_;
-  if (!jobs_.empty()) {  // commands first: someone waits for their answer
+  if (!reserved) ++busyPool_;
+  if (reserved) {
+    runCheck(l, std::find(queue_.begin(), queue_.end(), foreground_));
+  } else if (!jobs_.empty()) {  // commands first: someone waits for their answer
     std::function<void()> job = std::move(jobs_.front().run);
     jobs_.pop_front();
     l.unlock();
     job();  // catches its own exceptions
     l.lock();
   } else {
-    auto next = std::find_if(queue_.begin(), queue_.end(), [&](const std::string& u) { return !running_.count(u); });
-    const std::string uri = *next;
-    queue_.erase(next);
-    Running r;
-    running_[uri] = r;
-    l.unlock();
-    check_(uri, r);
-    l.lock();
-    auto it = running_.find(uri);
-    if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
+    runCheck(l, std::find_if(queue_.begin(), queue_.end(), [&](const std::string& u) { return takeable(u); }));
   }
+  if (!reserved) --busyPool_;
   --busy_;
   cv_.notify_all();
 }
 
-void Scheduler::workerLoop() {
+void Scheduler::runCheck(std::unique_lock<std::mutex>& l, std::deque<std::string>::iterator next) {
+  const std::string uri = *next;
+  queue_.erase(next);
+  Running r;
+  running_[uri] = r;
+  l.unlock();
+  check_(uri, r);
+  l.lock();
+  auto it = running_.find(uri);
+  if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
+}
+
+void Scheduler::workerLoop(bool reserved) {
   std::unique_lock<std::mutex> l(mu_);
   for (;;) {
-    cv_.wait(l, [&] { return stopping_ || ready(); });
+    cv_.wait(l, [&] { return stopping_ || ready(reserved); });
     if (stopping_) return;
-    runDue(l);
+    runDue(l, reserved);
   }
 }
 

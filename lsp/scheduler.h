@@ -9,6 +9,12 @@
 // two workers at once. With 0 workers nothing runs on threads: a due
 // document's check and a submitted job run on the I/O thread itself (unit
 // tests drive it with io.run_for / poll, then blockUntilIdle()).
+//
+// The foreground document (the one the user last opened, edited, saved or
+// asked to re-check) never waits behind other documents' checks: besides the
+// pool, one reserved worker runs only it. A long background check is not
+// paused (the engine can stop a search, not resume one); it shares the CPU
+// with the foreground check instead, and its work is kept.
 #pragma once
 
 #include "jsonrpc/asio.h"
@@ -46,11 +52,13 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // At most n checks at once; grows the pool (never shrinks it: a smaller n
-  // only leaves threads idle).
+  // At most n checks at once in the pool, and the reserved worker for the
+  // foreground document (with n > 0); grows the pool (never shrinks it: a
+  // smaller n only leaves threads idle).
   void setWorkers(int n);
-  // Checks uri after delayMs (a newer call replaces the timer).
-  void schedule(const std::string& uri, int delayMs);
+  // Checks uri after delayMs (a newer call replaces the timer). A
+  // foreground schedule makes uri the foreground document.
+  void schedule(const std::string& uri, int delayMs, bool foreground = false);
   // Sets the running check's cancel flag, remembering why and when.
   void cancel(const std::string& uri, const char* why);
   // Drops the document's timer (closed).
@@ -73,9 +81,13 @@ class Scheduler {
   void stop();
 
  private:
-  void workerLoop();
-  void runDue(std::unique_lock<std::mutex>& l);  // one queued job or document (mu_ held; released while it runs)
-  bool ready() const;                            // something can run now
+  void workerLoop(bool reserved);
+  // One queued job or document (mu_ held; released while it runs). The
+  // reserved worker takes only the foreground document.
+  void runDue(std::unique_lock<std::mutex>& l, bool reserved = false);
+  bool ready(bool reserved = false) const;  // something this worker may take can run now
+  bool takeable(const std::string& uri) const { return !running_.count(uri); }
+  void runCheck(std::unique_lock<std::mutex>& l, std::deque<std::string>::iterator next);
 
   asio::io_context& io_;
   CheckFn check_;
@@ -89,9 +101,12 @@ class Scheduler {
     std::string key;
   };
   std::deque<Job> jobs_;
-  std::vector<std::thread> workers_;
+  std::vector<std::thread> workers_;  // the pool, then the reserved worker
+  bool reservedStarted_ = false;
+  std::string foreground_;
   int maxWorkers_ = 0;
-  int busy_ = 0;
+  int busy_ = 0;      // workers running something, the reserved one included
+  int busyPool_ = 0;  // of the pool only
   bool stopping_ = false;
 };
 

@@ -3,7 +3,8 @@
 # about 6-8 on a 2-core machine, besides the tests themselves) keeps every
 # core busy: time limits, deadlines, stopped and killed frontend workers,
 # the scheduler's stop and cancel, the per-sample time bound, the language
-# server's background time limit. Their margins are meant to hold there.
+# server's background time limit, the check in front of the user, a large
+# document edited fast. Their margins are meant to hold there.
 #   scripts/test-under-load.sh [CPU_WORKERS]
 # Builds what it needs into ./build (configured like scripts/setup.sh) and
 # installs stress-ng with apt-get when it is missing.
@@ -18,7 +19,7 @@ if ! command -v stress-ng >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends stress-ng
 fi
 scripts/setup.sh tsocheck engine_tests frontend_tests cli_tests lsp_unit_tests
-tests='time limit|one deadline|hard limit|200000-term|compiler phase|frontend worker|workers:|samples have their documented verdicts|lsp_robustness'
+tests='time limit|one deadline|hard limit|200000-term|compiler phase|frontend worker|workers:|samples have their documented verdicts|lsp_robustness|lsp_foreground|lsp_big_document'
 stress-ng --cpu "$workers" --timeout 3600s --quiet &
 stress=$!
 trap 'kill "$stress" 2>/dev/null; wait "$stress" 2>/dev/null || true' EXIT

@@ -18,7 +18,9 @@
 #include "service/check_options.h"
 #include "service/compile_db.h"
 #include "service/fence_fix.h"
+#include "service/memory_guard.h"
 #include "service/safe_io.h"
+#include "service/source_paths.h"
 
 namespace tsocheck {
 
@@ -443,9 +445,12 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
 // Runs check `index` of the file (`base` is its default lowering); `start`
 // is when the check's work began, the time of the default lowering included
 // for the file's first check.
-CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const frontend::FrontendResult& base,
-                        Lowerings& lowerings, uint32_t defaultLoopBound, const std::string& path,
-                        const RunOptions& opts, Clock::time_point start) {
+// With onlyIfInstant, a check that would have to run (not reused, no error
+// before it runs) is left for later: nullopt.
+std::optional<CheckReport> runOneCheck(const frontend::CheckFunction& fn, size_t index,
+                                       const frontend::FrontendResult& base, Lowerings& lowerings,
+                                       uint32_t defaultLoopBound, const std::string& path, const RunOptions& opts,
+                                       Clock::time_point start, bool onlyIfInstant) {
   const AnnotationOptions ann = parseAnnotation(fn.annotation);
   CheckReport rep;
   const CheckPlan plan = planCheck(opts, ann, defaultLoopBound, rep);
@@ -485,12 +490,21 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
   }
   rep.lowerMs = lowerings.ms(key);
   const std::shared_ptr<const Program> prog = lowerings.program(key, index);
-  const CheckOptions co = engineOptions(opts, plan, rep, start);
   rep.program = prog;
   if (opts.reuse && opts.reuse(rep, *prog)) {
     rep.reused = true;
     return rep;
   }
+  if (onlyIfInstant) return std::nullopt;
+  // The memory limit holds for all the checks together: the guard stops the
+  // search (and forwards the caller's cancel flag) when the process passes it.
+  // The state searches stop at their own estimate of the limit first (their
+  // result is `bounded`); for them the guard is a backstop at 1.5x + 64 MiB.
+  const uint64_t limitBytes = plan.memoryLimitMiB << 20;
+  const bool ownEstimate = plan.stateful || plan.deepenFrom;
+  MemoryGuard guard(ownEstimate ? limitBytes + limitBytes / 2 + (uint64_t(64) << 20) : limitBytes, opts.cancel);
+  CheckOptions co = engineOptions(opts, plan, rep, start);
+  co.cancel = guard.stop();
   if (co.shard.count > 0 && (plan.deepenFrom || plan.preemptionFrom)) {
     // (A single preemption bound is refused by chooseSearch.)
     frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",
@@ -507,6 +521,12 @@ CheckReport runOneCheck(const frontend::CheckFunction& fn, size_t index, const f
     rep.bounds.preemptions = p.provenBound;
   }
   else rep.result = check(*prog, co);
+  if (guard.overLimit() && rep.result.status == Status::Timeout) {
+    rep.result.status = Status::Error;
+    rep.result.message = memoryLimitText(plan.memoryLimitMiB);
+    rep.result.violations.clear();
+    releaseFreedMemory();  // what the stopped search freed goes back before the next check
+  }
   if (plan.robustnessSkipped && rep.result.status != Status::Error) {
     RobustnessResult rb;  // no witness looked for: not a proof
     rb.complete = false;
@@ -565,6 +585,21 @@ FileStart startFile(const std::string& path, const RunOptions& opts) {
   return s;
 }
 
+// The order the checks run in: file order, except that the check of the
+// last check function of `path` starting at or before line `at` goes first.
+std::vector<size_t> checkOrder(const std::vector<frontend::CheckFunction>& checks, const std::string& path,
+                               std::optional<uint32_t> at) {
+  std::vector<size_t> order(checks.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (!at) return order;
+  std::optional<size_t> near;
+  for (size_t i = 0; i < checks.size(); ++i)
+    if (checks[i].line <= *at && sameFile(checks[i].file, path) && (!near || checks[i].line >= checks[*near].line))
+      near = i;
+  if (near) std::rotate(order.begin(), order.begin() + *near, order.begin() + *near + 1);
+  return order;
+}
+
 FileReport finishFile(const std::string& path, const RunOptions& opts, FileStart s) {
   FileReport fr = std::move(s.report);
   if (!s.lowerings) return fr;
@@ -586,16 +621,38 @@ FileReport finishFile(const std::string& path, const RunOptions& opts, FileStart
     return fr;
   }
   const std::vector<frontend::CheckFunction> checks = base.module.checks;
-  for (size_t i = 0; i < checks.size(); ++i) {
+  std::vector<std::optional<CheckReport>> reports(checks.size());
+  size_t left = checks.size();
+  auto runAt = [&](size_t i, Clock::time_point start, bool onlyIfInstant) {
+    const frontend::CheckFunction& fn = checks[i];
+    try {
+      reports[i] = runOneCheck(fn, i, base, lowerings, std::get<1>(s.defaultKey), path, opts, start, onlyIfInstant);
+    } catch (const std::bad_alloc&) {  // this check could not run; the others' results stand
+      releaseFreedMemory();
+      const std::string msg = memoryLimitText(opts.memoryLimitMiB.value_or(kDefaultMemoryLimitMiB));
+      reports[i] = errorReport(fn, std::get<0>(s.defaultKey), msg, frontend::Diagnostic{fn.file, fn.line, fn.column, "error", msg});
+    }
+    // What a large check freed goes back to the system before the next one is watched.
+    if (reports[i] && checkWorkBytes() > (opts.memoryLimitMiB.value_or(kDefaultMemoryLimitMiB) << 19)) releaseFreedMemory();
+    if (reports[i] && opts.onCheckDone) opts.onCheckDone(*reports[i], --left);
+  };
+  // With a check to run first, the checks that need no run (cached, or an
+  // error before running) are done before it, in file order.
+  if (opts.firstCheckAt)
+    for (size_t i = 0; i < checks.size(); ++i) runAt(i, Clock::now(), true);
+  bool first = true;
+  for (size_t i : checkOrder(checks, path, opts.firstCheckAt)) {
+    if (reports[i]) continue;
     // One deadline per check from its request to its answer: the first check
     // has waited for the default lowering (done ahead or not).
     Clock::time_point start = Clock::now();
-    if (i == 0)
+    if (first)
       start -= std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double, std::milli>(lowerings.ms(s.defaultKey)));
-    fr.checks.push_back(runOneCheck(checks[i], i, base, lowerings, std::get<1>(s.defaultKey), path, opts, start));
-    if (opts.onCheckDone) opts.onCheckDone(fr.checks.back());
+    first = false;
+    runAt(i, start, false);
   }
+  for (std::optional<CheckReport>& r : reports) fr.checks.push_back(std::move(*r));
   fr.units = lowerings.units();
   return fr;
 }

@@ -82,8 +82,13 @@ struct RunOptions {
   // Progress of that synthesis: after every re-check of a fenced program.
   std::function<void(const CheckReport&, const FenceRound&)> onFenceRound;
   // Each check's complete report, as soon as that check is done (before the
-  // file's next check runs).
-  std::function<void(const CheckReport&)> onCheckDone;
+  // file's next check runs), and how many of the file's checks are left.
+  std::function<void(const CheckReport&, size_t left)> onCheckDone;
+  // The line (1-based) of the checked file the user is at. Set: the checks
+  // that need no run (reused, or an error before running) are done first,
+  // then the check of the last check function starting at or before that
+  // line, then the others in file order. The report keeps file order.
+  std::optional<uint32_t> firstCheckAt;
 };
 
 // Sets the given option values on r (unset ones leave r as it is): how

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "lsp/lsp_documents.h"
 #include "lsp/lsp_features.h"
 #include "lsp/lsp_protocol.h"
@@ -55,6 +57,44 @@ TEST_CASE("incremental sync in UTF-16 positions") {
   CHECK(!applyChange(text, {{"range", 3}, {"text", "q"}}, &err));
   CHECK(positionOf("a😀b", 1, 6) == json{{"line", 0}, {"character", 3}});
   CHECK(uriToPath(pathToUri("/tmp/a b/c.c")) == "/tmp/a b/c.c");
+}
+
+TEST_CASE("document store: range edits in place keep the line index right, a bad edit list is undone") {
+  // Random range edits (newlines inserted and removed, multi-byte text)
+  // applied by the store, which updates its line index per edit, against the
+  // same edits applied to a plain copy (positions found by a scan).
+  std::string reference = "int a;\nint b;\n\nx😀y;\nlast";
+  DocumentStore store;
+  store.open({"file:///d.c", "/d.c", reference, 1});
+  uint32_t seed = 12345;
+  auto rnd = [&](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) % n;
+  };
+  const std::vector<std::string> pieces = {"", "z", "\n", "ab\ncd", "é\n\n", "😀", "\n}\n"};
+  std::string err;
+  for (int k = 0; k < 2000; ++k) {
+    const uint32_t lines = uint32_t(std::count(reference.begin(), reference.end(), '\n')) + 1;
+    uint32_t l0 = rnd(lines), l1 = l0 + rnd(2), c0 = rnd(6), c1 = rnd(6);
+    if (l1 == l0 && c1 < c0) std::swap(c0, c1);
+    json change = {{"range", {{"start", {{"line", l0}, {"character", c0}}}, {"end", {{"line", l1}, {"character", c1}}}}},
+                   {"text", pieces[rnd(uint32_t(pieces.size()))]}};
+    const std::optional<size_t> s = offsetAt(reference, l0, c0), e = offsetAt(reference, l1, c1);
+    const bool ok = s && e && *e >= *s;
+    REQUIRE(store.change("file:///d.c", k + 2, json::array({change}), &err) == ok);
+    if (ok) reference.replace(*s, *e - *s, change["text"].get<std::string>());
+    REQUIRE(store.get("file:///d.c")->text == reference);
+  }
+  // Two good edits then a bad one: the document is as before the list.
+  const std::string before = store.get("file:///d.c")->text;
+  json edits = json::array({{{"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 1}}}}}, {"text", "Q\nR"}},
+                            {{"text", "whole"}},
+                            {{"range", {{"start", {{"line", 90000}, {"character", 0}}}, {"end", {{"line", 90000}, {"character", 0}}}}}, {"text", "q"}}});
+  CHECK_FALSE(store.change("file:///d.c", 99999, edits, &err));
+  CHECK(store.get("file:///d.c")->text == before);
+  CHECK(store.unchanged("file:///d.c", store.get("file:///d.c")->version, before));
+  CHECK(store.path("file:///d.c") == std::optional<std::string>("/d.c"));
+  CHECK_FALSE(store.isOpen("file:///other.c"));
 }
 
 TEST_CASE("fence code actions from a constructed report") {

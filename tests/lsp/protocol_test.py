@@ -102,6 +102,14 @@ class Client:
         self.p.wait()
 
 
+def finish():
+    """Ends a test script: its failures counted, exit status 1 if any."""
+    if failures:
+        print("%d failure(s)" % len(failures))
+        sys.exit(1)
+    print("all passed")
+
+
 def copy(root, src, name=None):
     dst = os.path.join(root, name or os.path.basename(src))
     shutil.copy(src, dst)
@@ -680,7 +688,8 @@ def main():
     c.notify("workspace/didChangeConfiguration", {"settings": {"tsocheck": {"model": "sc"}}})
     d = c.diagnostics(turi)
     check(d is not None and [x for x in d["params"]["diagnostics"] if x["severity"] == 1] == [] or
-          (d and all(x["code"].startswith("sc") for x in d["params"]["diagnostics"])), "model sc from settings")
+          (d and all(x["code"].startswith("sc") for x in d["params"]["diagnostics"])),
+          "model sc from settings (%s)" % ([(x["code"], x["severity"]) for x in d["params"]["diagnostics"]] if d else None))
     # Back to the defaults as an editor writes them: no warning, and the SC
     # setting is gone (the file is checked under TSO again, not from a cache of SC).
     mark = len(c.seen)

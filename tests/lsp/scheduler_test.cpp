@@ -132,3 +132,32 @@ TEST_CASE("workers: a waiting job can be withdrawn (it never runs), a started on
   s.blockUntilIdle();
   CHECK_FALSE(secondRan);
 }
+
+TEST_CASE("workers: the foreground document does not wait behind a long check, other documents do") {
+  IoThread io;
+  std::atomic<bool> slowRunning{false}, releaseSlow{false};
+  std::atomic<int> inFront{0}, other{0};
+  Scheduler s(io.io, [&](const std::string& uri, const Running& r) {
+    if (uri == "slow") {
+      slowRunning = true;
+      for (int i = 0; i < 2000 && !releaseSlow && !r.cancel->load(); ++i) std::this_thread::sleep_for(5ms);
+    } else if (uri == "front") {
+      ++inFront;
+    } else {
+      ++other;
+    }
+  });
+  s.setWorkers(1);
+  s.schedule("slow", 0);
+  for (int i = 0; i < 400 && !slowRunning; ++i) std::this_thread::sleep_for(5ms);
+  REQUIRE(slowRunning);
+  s.schedule("background", 0);     // e.g. a dependent re-check: waits for the pool
+  s.schedule("front", 0, true);    // the document the user just edited: the reserved worker
+  for (int i = 0; i < 400 && !inFront; ++i) std::this_thread::sleep_for(5ms);
+  CHECK(inFront == 1);
+  CHECK(other == 0);
+  releaseSlow = true;
+  s.blockUntilIdle();
+  CHECK(other == 1);
+  CHECK(inFront == 1);
+}
