@@ -51,6 +51,7 @@ json traceStepJson(const Program& prog, const TraceStep& s) {
          {"buffers", buffers},
          {"stale", stale}};
   j["label"] = stepLabel(s);
+  j["buffers_text"] = buffersText(s);
   return j;
 }
 
@@ -86,7 +87,8 @@ json violationJson(const Program& prog, const Violation& vi, bool withTrace) {
               {"preemptions", vi.preemptions >= 0 ? json(vi.preemptions) : json(nullptr)},  // a lower bound
               {"above_bound", vi.aboveBound},
               {"severity", vi.warning ? "warning" : "error"},
-              {"other", other}};
+              {"other", other},
+              {"summary", violationSummary(&prog, vi)}};
   if (withTrace) {
     json trace = json::array();
     for (const TraceStep& s : vi.trace) trace.push_back(traceStepJson(prog, s));
