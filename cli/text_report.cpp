@@ -38,7 +38,9 @@ class SourceCache {
 void writeInterleaving(std::ostream& os, const Program& prog, const std::vector<TraceStep>& trace, SourceCache& src) {
   for (const TraceStep& s : trace) {
     std::string head = "  " + stepLabel(s);
-    if (head.size() < 48) head.resize(48, ' ');
+    size_t width = 0;  // characters, not bytes ("→", "·")
+    for (unsigned char ch : head) width += (ch & 0xC0) != 0x80;
+    if (width < 48) head.append(48 - width, ' ');
     const std::string file = fileOf(prog, s.loc);
     os << head << " " << file.substr(file.find_last_of('/') + 1) << ":" << s.loc.line << ":" << s.loc.column;
     std::string line = src.line(file, s.loc.line);

@@ -828,12 +828,9 @@ class Server {
     openDoc(uri);
     {
       std::lock_guard<std::mutex> l(mu_);
-      if (!lowered_.count(uri)) {
-        checksWaiting_[uri].push_back(id);
-        return;
-      }
+      checksWaiting_[uri].push_back(id);
     }
-    answerChecks(uri, false);
+    answerChecks(uri, false);  // at once when lowered (else when the lowering comes)
   }
 
   static json checksJson(const Lowered* low) {

@@ -10,7 +10,7 @@ import json, os, queue, subprocess, sys, threading, time
 
 from framing import frame, read_into
 
-BIN, SAMPLES = sys.argv[1:3]
+BIN, SAMPLES = sys.argv[1], os.path.abspath(sys.argv[2])
 FILE = os.path.join(SAMPLES, "peterson_buggy.c")
 failures = []
 
