@@ -1,6 +1,6 @@
 """Content-Length framing of JSON-RPC messages (LSP and DAP alike), for the
 protocol tests."""
-import json
+import json, queue, time
 
 
 def frame(message):
@@ -21,3 +21,17 @@ def read_into(stream, q):
             h += c
         n = int(h.split(b"Content-Length:")[1].split(b"\r\n")[0])
         q.put(json.loads(stream.read(n)))
+
+
+def messages(q, timeout):
+    """The messages read_into puts on q, until `timeout` seconds have passed
+    or the stream ends."""
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            m = q.get(timeout=max(0.01, end - time.time()))
+        except queue.Empty:
+            return
+        if m is None:
+            return
+        yield m

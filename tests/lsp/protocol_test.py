@@ -5,7 +5,7 @@ usage: protocol_test.py TSOCHECK_BIN SAMPLES_DIR INPUTS_DIR
 """
 import json, os, queue, shutil, subprocess, sys, tempfile, threading, time
 
-from framing import frame, read_into
+from framing import frame, messages, read_into
 
 BIN, SAMPLES, INPUTS = sys.argv[1:4]
 failures = []
@@ -57,14 +57,7 @@ class Client:
 
     def wait(self, pred, timeout=10):
         """Next message matching pred (others are kept in self.seen)."""
-        end = time.time() + timeout
-        while time.time() < end:
-            try:
-                m = self.q.get(timeout=max(0.01, end - time.time()))
-            except queue.Empty:
-                break
-            if m is None:
-                return None
+        for m in messages(self.q, timeout):
             self.seen.append(m)
             if m.get("method") in ("window/workDoneProgress/create", "workspace/codeLens/refresh"):
                 self.send({"jsonrpc": "2.0", "id": m["id"], "result": None})

@@ -8,7 +8,7 @@ usage: same_text_test.py TSOCHECK_BIN SAMPLES_DIR
 """
 import json, os, queue, subprocess, sys, threading, time
 
-from framing import frame, read_into
+from framing import frame, messages, read_into
 
 BIN, SAMPLES = sys.argv[1], os.path.abspath(sys.argv[2])
 FILE = os.path.join(SAMPLES, "peterson_buggy.c")
@@ -37,14 +37,7 @@ class Peer:
         self.p.stdin.flush()
 
     def wait(self, pred, timeout=60, seen=None):
-        end = time.time() + timeout
-        while time.time() < end:
-            try:
-                m = self.q.get(timeout=max(0.01, end - time.time()))
-            except queue.Empty:
-                break
-            if m is None:
-                return None
+        for m in messages(self.q, timeout):
             if seen is not None:
                 seen.append(m)
             if pred(m):
