@@ -182,7 +182,7 @@ void violationHints(const CheckReport& check, const Violation& v, const std::str
   }
   const uint32_t storeStep = read->staleEntry.storeStep;
   const TraceStep* store = storeStep >= 1 && storeStep <= v.trace.size() ? &v.trace[storeStep - 1] : nullptr;
-  const std::string addr = "`" + addressOf(*read) + "`", writer = "T" + std::to_string(read->staleThread),
+  const std::string addr = "`" + read->addrName + "`", writer = "T" + std::to_string(read->staleThread),
                     reader = "T" + std::to_string(read->thread);
   if (sameFile(fileOf(check, read->loc), file))
     hint(read->loc, "stale-read",
