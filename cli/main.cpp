@@ -19,6 +19,7 @@
 #include "service/check_runner.h"
 #include "dap/dap_server.h"
 #include "lsp/lsp_server.h"
+#include "lsp/lsp_settings.h"
 #include "service/fence_fix.h"
 #include "jsonrpc/json_text.h"
 #include "service/report_json.h"
@@ -44,6 +45,7 @@ const char* kUsage =
     "       tsocheck dap    (debug adapter over stdio: step through a violation's trace)\n"
     "       tsocheck merge SHARD.json... [--format json|text|sarif]\n"
     "                       (one report from the shards of a split check)\n"
+    "       tsocheck options --json  (every option's name at each front door, as JSON)\n"
     "\n"
     "Checks every function marked __attribute__((annotate(\"tsocheck\"))) (or TSOCHECK\n"
     "from <tsocheck.h>) under a memory model, exploring every interleaving and\n"
@@ -362,6 +364,14 @@ int main(int argc, char** argv) {
   if (cmd == "merge") return runMerge(argc - 2, argv + 2);
   if (cmd == "lsp") return lsp::runServer(TSOCHECK_VERSION);  // LSP over stdio
   if (cmd == "dap") return dap::runAdapter();                  // DAP over stdio
+  if (cmd == "options") {  // the option schema as data: editors' lists are tested against it
+    if (argc != 3 || std::string(argv[2]) != "--json") {
+      std::fprintf(stderr, "usage: tsocheck options --json\n");
+      return 2;
+    }
+    std::printf("%s\n", nlohmann::json{{"options", optionSchemaJson()}, {"server", lsp::serverSettingSchema()}}.dump(2).c_str());
+    return 0;
+  }
   if (cmd == "--version" || cmd == "version") {
     std::printf("tsocheck %s\n", TSOCHECK_VERSION);
     return 0;

@@ -5,6 +5,7 @@
 
 #include "service/report_json.h"
 #include "service/trace_picture.h"
+#include "service/report_reader.h"
 
 namespace tsocheck {
 
@@ -88,16 +89,11 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
         // One threadFlow per thread; executionOrder orders steps across threads.
         std::map<uint32_t, json> perThread;
         for (const TraceStep& s : v.trace) {
-          std::ostringstream text;
-          text << formatStepHead(s);
-          if (!s.note.empty()) text << " (" << s.note << ")";
+          const std::string text = stepLabel(s) + (s.note.empty() ? "" : " [" + s.note + "]");
           json state = json::object();
-          for (size_t t = 0; t < s.buffers.size(); ++t) {
-            std::string b;
-            for (const BufferEntry& e : s.buffers[t]) b += (b.empty() ? "" : ", ") + e.name + "=" + std::to_string(e.value);
-            if (!b.empty()) state["buffer T" + std::to_string(t)] = {{"text", "[" + b + "]"}};
-          }
-          json loc{{"location", location(s.loc, text.str())}, {"executionOrder", s.step}};
+          for (size_t t = 0; t < s.buffers.size(); ++t)
+            if (!s.buffers[t].empty()) state["buffer T" + std::to_string(t)] = {{"text", bufferText(s.buffers[t])}};
+          json loc{{"location", location(s.loc, text)}, {"executionOrder", s.step}};
           if (!state.empty()) loc["state"] = state;
           perThread[s.thread].push_back(loc);
         }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "service/report_json.h"
+#include "service/report_reader.h"
 #include "service/safe_io.h"
 #include "service/wording.h"
 
@@ -32,16 +33,20 @@ class SourceCache {
   std::map<std::string, std::vector<std::string>> files_;
 };
 
+// One line per step: the report's label and buffers (service/report_reader.h),
+// with the step's place and source line.
 void writeInterleaving(std::ostream& os, const Program& prog, const std::vector<TraceStep>& trace, SourceCache& src) {
   for (const TraceStep& s : trace) {
-    std::string head = "  " + std::string(s.step < 10 ? " " : "") + std::to_string(s.step) + ". " + formatStepHead(s);
-    if (head.size() < 34) head.resize(34, ' ');
+    std::string head = "  " + stepLabel(s);
+    size_t width = 0;  // characters, not bytes ("→", "·")
+    for (unsigned char ch : head) width += (ch & 0xC0) != 0x80;
+    if (width < 48) head.append(48 - width, ' ');
     const std::string file = fileOf(prog, s.loc);
     os << head << " " << file.substr(file.find_last_of('/') + 1) << ":" << s.loc.line << ":" << s.loc.column;
     std::string line = src.line(file, s.loc.line);
     if (!line.empty()) os << "  | " << line;
     if (!s.note.empty()) os << "   [" << s.note << "]";
-    std::string b = formatBuffers(s);
+    std::string b = buffersText(s);
     if (!b.empty()) os << "   buffers: " << b;
     os << "\n";
   }
@@ -138,7 +143,7 @@ std::string checkVerdictText(const CheckReport& c) {
   }
   const Violation& v = *r.violation;
   const Program& prog = *c.program;
-  os << "  " << errorKindName(v.kind) << ": " << v.message << " at " << prog.locString(v.loc) << "\n";
+  for (const std::string& line : violationSummary(&prog, v)) os << "  " << line << "\n";
   writeOthers();
   if (!c.boundsNote.empty()) os << "  " << c.boundsNote << "\n";
   if (c.preemptionBound && v.aboveBound && r.boundDropped)

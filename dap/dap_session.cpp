@@ -127,9 +127,12 @@ std::string Session::programPath() const { return absolute(launch.program); }
 
 std::string Session::replayIntro() const {
   const Replay& r = needReplay();
-  return "`" + r.report().function + "` violates under " + modelName(r.report().model) + ": " +
-         r.replayedViolation().message + " — " + std::to_string(r.size()) +
-         " steps (step over / step back to move through them)\n";
+  std::string out = "`" + r.report().function + "` violates under " + modelName(r.report().model) + ": " +
+                    r.replayedViolation().message + " — " + std::to_string(r.size()) +
+                    " steps (step over / step back to move through them)\n";
+  for (const std::string& line : violationSummary(r.report().program.get(), r.replayedViolation()))
+    out += "  " + line + "\n";
+  return out;
 }
 
 // A stop at the position; at the last step the reason is the violation.

@@ -57,7 +57,8 @@ class Session {
   const Replay& needReplay() const;
   // The launched program as an absolute path.
   std::string programPath() const;
-  // "`f` violates under TSO: <message> — N steps (...)": the replay's first line.
+  // "`f` violates under TSO: <message> — N steps (...)", then the violation's
+  // summary (service/report_reader.h), one indented line each.
   std::string replayIntro() const;
 
   // ---- answers at the position ----

@@ -76,19 +76,13 @@ std::string boundsText(const CheckReport& check) {
   return s;
 }
 
-std::string addressOf(const TraceStep& s) { return s.hasAddr ? s.addrName : std::string(); }
-
-// From the first stale read the engine marked (a step's staleThread).
-std::string staleReadIn(const std::vector<TraceStep>& trace) {
-  for (const TraceStep& s : trace) {
-    if (s.staleThread == TraceStep::kNoThread) continue;
-    const uint32_t storeStep = s.staleEntry.storeStep;
-    const uint32_t storeLine = storeStep >= 1 && storeStep <= trace.size() ? trace[storeStep - 1].loc.line : 0;
-    return "store to `" + addressOf(s) + "` (line " + std::to_string(storeLine) + ") is still in T" +
-           std::to_string(s.staleThread) + "'s store buffer when T" + std::to_string(s.thread) + " reads it (line " +
-           std::to_string(s.loc.line) + ")";
-  }
-  return "";
+// The violation's summary lines after the first (the stale read and the
+// buffers at it; none for a race or a hang), one per line.
+std::string summaryDetail(const CheckReport& check, const Violation& v) {
+  const std::vector<std::string> lines = violationSummary(check.program.get(), v);
+  std::string out;
+  for (size_t i = 1; i < lines.size(); ++i) out += (out.empty() ? "" : "\n") + lines[i];
+  return out;
 }
 
 json locationIn(const std::string& file, const std::string& path, const std::string& text, const SourceLoc& l) {
@@ -102,19 +96,6 @@ json relatedSteps(const CheckReport& check, const std::vector<TraceStep>& trace,
   for (const TraceStep& s : trace)
     related.push_back({{"location", locationIn(fileOf(check, s.loc), path, text, s.loc)}, {"message", stepLabel(s)}});
   return related;
-}
-
-// "T1 [x = 1, y = 2]; T2 [...]": the non-empty store buffers after a step.
-std::string buffersText(const TraceStep& s) {
-  std::string bufs;
-  for (size_t th = 0; th < s.buffers.size(); ++th) {
-    if (s.buffers[th].empty()) continue;
-    bufs += (bufs.empty() ? "" : "; ") + std::string("T") + std::to_string(th) + " [";
-    for (size_t k = 0; k < s.buffers[th].size(); ++k)
-      bufs += (k ? ", " : "") + s.buffers[th][k].name + " = " + std::to_string(s.buffers[th][k].value);
-    bufs += "]";
-  }
-  return bufs;
 }
 
 json diagnostic(const CheckReport& check, json range, int severity, std::string code, std::string message) {
@@ -136,16 +117,10 @@ json violationDiagnostic(const CheckReport& check, const Violation& v, const std
   // A data race is a property of the C program, not of the memory model: its
   // own message ("data race on x: T1 writes it ... and T2 reads it") says it all.
   std::string msg = race ? std::string() : what + " " + boundsText(check);
-  std::string why = kind == ErrorKind::Deadlock || kind == ErrorKind::NonTermination || race ? std::string()
-                                                                                             : staleReadIn(trace);
-  msg += (race ? "" : ": ") + (why.empty() ? v.message : why);
-  if (kind == ErrorKind::Assertion && !why.empty()) msg += " (" + v.message + ")";
+  msg += (race ? "" : ": ") + v.message;
   // The summary comes before the steps (relatedInformation, which editors
-  // list below the message): the store buffers when it failed.
-  if (!race && !trace.empty()) {
-    const std::string bufs = buffersText(trace.back());
-    if (!bufs.empty()) msg += "\nstore buffers when it failed: " + bufs;
-  }
+  // list below the message): the stale read and the buffers when it was read.
+  if (const std::string more = summaryDetail(check, v); !more.empty()) msg += "\n" + more;
   json d = diagnostic(check, rangeIn(fileOf(check, v.loc), path, text, v.loc.line, v.loc.column), v.warning ? 2 : 1,
                       codeOf(check, v), msg);
   d["relatedInformation"] = relatedSteps(check, trace, path, text);
@@ -217,7 +192,7 @@ void violationHints(const CheckReport& check, const Violation& v, const std::str
   }
   const uint32_t storeStep = read->staleEntry.storeStep;
   const TraceStep* store = storeStep >= 1 && storeStep <= v.trace.size() ? &v.trace[storeStep - 1] : nullptr;
-  const std::string addr = "`" + addressOf(*read) + "`", writer = "T" + std::to_string(read->staleThread),
+  const std::string addr = "`" + read->addrName + "`", writer = "T" + std::to_string(read->staleThread),
                     reader = "T" + std::to_string(read->thread);
   if (sameFile(fileOf(check, read->loc), file))
     hint(read->loc, "stale-read",
@@ -271,12 +246,6 @@ namespace {
 
 }  // namespace
 
-std::string staleReadExplanation(const CheckReport& check) {
-  return check.result.violation ? staleReadIn(check.result.violation->trace) : std::string();
-}
-
-std::string staleReadExplanation(const json& check) { return staleReadExplanation(checkFromJson(check)); }
-
 json checkDiagnostics(const CheckReport& check, const std::string& path, const std::string& text) {
   json out = json::array();
   const std::string function = check.function;
@@ -287,7 +256,8 @@ json checkDiagnostics(const CheckReport& check, const std::string& path, const s
   // unless the witness is the violation already shown as an Error.
   const Violation* w = robustnessWitness(check);
   if (w && !check.result.robustness->witnessIsViolation) {
-    std::string why = staleReadIn(w->trace);
+    const std::vector<std::string> summary = violationSummary(check.program.get(), *w);
+    const std::string why = summary.size() > 1 && summary[1].rfind("stale read: ", 0) == 0 ? summary[1] : "";
     json d = diagnostic(check, rangeIn(fileOf(check, w->loc), path, text, w->loc.line, w->loc.column), 2,
                         robustnessCode(check),
                         "`" + function + "` is not robust under " + modelName(check.model) + ": " +
@@ -542,24 +512,29 @@ json checkLenses(const json& check, const std::string& uri, const std::string& t
 
 std::string traceHover(const CheckReport& check, const std::string& path, uint32_t line) {
   if (!check.result.violation) return "";
-  const std::vector<TraceStep>& trace = check.result.violation->trace;
+  const Violation& v = *check.result.violation;
+  const std::vector<TraceStep>& trace = v.trace;
   const std::vector<KnownMemory> memory = knownMemory(trace, check.model);
   std::string md;
+  // On the failing line and on the check's own line: the summary first, then
+  // the command that opens the whole trace.
+  const bool failing = sameFile(fileOf(check, v.loc), path) && v.loc.line == line;
+  if (failing || (sameFile(check.file, path) && check.line == line)) {
+    const std::vector<std::string> summary = violationSummary(check.program.get(), v);
+    md += "**`" + check.function + "` fails under " + modelName(check.model) + "**\n\n";
+    for (const std::string& l : summary) md += "- " + l + "\n";
+    const json args = json::array({pathToUri(check.file.empty() ? path : check.file), check.function});
+    md += "\n[Show the trace (" + countText(trace.size(), "step") + ")](command:tsocheck.showTrace?" +
+          percentEncode(args.dump()) + ")\n\n";
+  }
   for (size_t i = 0; i < trace.size(); ++i) {
     const TraceStep& s = trace[i];
     if (!sameFile(fileOf(check, s.loc), path) || s.loc.line != line) continue;
     md += "**" + stepLabel(s) + "** (`" + check.function + "`, " + modelName(check.model) + ")\n\n";
-    std::string bufs;
-    for (size_t th = 0; th < s.buffers.size(); ++th) {
-      if (s.buffers[th].empty()) continue;
-      bufs += " T" + std::to_string(th) + "[";
-      for (size_t k = 0; k < s.buffers[th].size(); ++k)
-        bufs += (k ? ", " : "") + s.buffers[th][k].name + "=" + std::to_string(s.buffers[th][k].value);
-      bufs += "]";
-    }
-    md += "- buffers:" + (bufs.empty() ? std::string(" all empty") : bufs) + "\n";
+    const std::string bufs = buffersText(s);
+    md += "- buffers: " + (bufs.empty() ? std::string("all empty") : bufs) + "\n";
     std::string mem;
-    for (const auto& [a, v] : memory[i]) mem += " " + a + "=" + std::to_string(v);
+    for (const auto& [a, val] : memory[i]) mem += " " + a + "=" + std::to_string(val);
     md += "- memory:" + (mem.empty() ? std::string(" initial values") : mem) + "\n\n";
   }
   return md;

@@ -19,11 +19,6 @@ namespace tsocheck::lsp {
 
 using nlohmann::json;
 
-// "store to `flag[0]` (line 14) is still in T1's store buffer when T2 reads it
-// (line 25)", or "" when the trace shows no such stale read.
-std::string staleReadExplanation(const CheckReport& check);
-std::string staleReadExplanation(const json& check);
-
 // Diagnostics of one check in the document `path` (text = its contents).
 json checkDiagnostics(const CheckReport& check, const std::string& path, const std::string& text);
 json checkDiagnostics(const json& check, const std::string& path, const std::string& text);

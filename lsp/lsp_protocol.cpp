@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <cstdlib>
 #include <string_view>
 
@@ -31,11 +32,11 @@ std::string uriToPath(const std::string& uri) {
   return out;
 }
 
-std::string pathToUri(const std::string& path) {
+std::string percentEncode(const std::string& text, const char* keep) {
   static const char* hex = "0123456789ABCDEF";
-  std::string out = "file://";
-  for (unsigned char c : path) {
-    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (c && std::strchr(keep, c))) {
       out += char(c);
     } else {
       out += '%';
@@ -45,6 +46,8 @@ std::string pathToUri(const std::string& path) {
   }
   return out;
 }
+
+std::string pathToUri(const std::string& path) { return "file://" + percentEncode(path, "/"); }
 
 namespace {
 

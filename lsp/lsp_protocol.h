@@ -19,6 +19,9 @@ using namespace jsonrpc;
 // file:///a%20b/c.c <-> /a b/c.c ("" for URIs that are not file URIs).
 std::string uriToPath(const std::string& uri);
 std::string pathToUri(const std::string& path);
+// Every byte but letters, digits, "-_.~" and those in `keep` as %XX (a
+// command URI's JSON arguments: percentEncode(args.dump())).
+std::string percentEncode(const std::string& text, const char* keep = "");
 
 // Byte offset of an LSP position (UTF-16 character) in text; clamps to the
 // line end / text end. nullopt when the line does not exist.

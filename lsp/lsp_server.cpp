@@ -67,6 +67,13 @@ struct Results {
   std::vector<std::string> units;
 };
 
+// A document's check functions as its latest lowering found them, and the
+// text that lowering saw (the ranges are in it).
+struct Lowered {
+  std::string path, text;
+  std::vector<CheckSite> sites;
+};
+
 // The texts of the files other than the document that the checks' fences go
 // in, as a check read them (from disk, through the guarded reader).
 std::map<std::string, std::string> fenceFilesOf(const std::string& path, const std::vector<CheckReport>& checks) {
@@ -145,6 +152,7 @@ class Server {
         return reply(id, trace(p.uri, p.function));
       }
       if (method == "tsocheck/tracePicture") return tracePicture(id, read<PictureParams>(params));
+      if (method == "tsocheck/checks") return checks(id, read<DocumentParams>(params).uri);
       if (method == "workspace/executeCommand") return executeCommand(id, read<ExecuteCommandParams>(params));
       replyError(id, {kMethodNotFound, "unknown method " + method});
     } catch (const RpcError& e) {
@@ -211,7 +219,9 @@ class Server {
           results_.erase(uri);
           recheckReasons_.erase(uri);
           focus_.erase(uri);
+          lowered_.erase(uri);
         }
+        answerChecks(uri, true);  // closed: nothing will lower it
         unpublish(uri);
         notifyStatus(uri, false, 0, json::array(), {"unchecked", "not checked (closed)"});  // nothing runs for it any more
       } else if (method == "workspace/didChangeConfiguration") {
@@ -239,6 +249,7 @@ class Server {
         CancelParams p;
         if (!fromJson(params, p, &bad)) return log(1, "bad $/cancelRequest notification: " + bad);
         const std::string key = dumpJson(p.id);
+        if (withdrawChecks(key)) return replyError(p.id, {kRequestCancelled, "cancelled"});
         if (sched_.withdraw(key)) {  // still waiting for a worker: answered now
           {
             std::lock_guard<std::mutex> l(mu_);
@@ -398,6 +409,8 @@ class Server {
     } catch (...) {
       failJob(*doc, "unknown exception");
     }
+    // A run replaced before its lowering leaves tsocheck/checks to the next one.
+    answerChecks(uri, !r.cancel->load());
   }
 
   // One check of a document on a worker: what its hooks share.
@@ -445,6 +458,13 @@ class Server {
       if (ran && left > 0 && (!run.lastPublish || msSince(*run.lastPublish) >= 250)) publishEarly(run, nullptr);
     };
     opts.onFenceRound = [&](const CheckReport& c, const FenceRound& fr) { reportFenceRound(run, c, fr); };
+    opts.onLowered = [&](const std::vector<CheckSite>& sites) {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        lowered_[doc.uri] = Lowered{doc.path, doc.text, sites};
+      }
+      answerChecks(doc.uri, false);
+    };
     notifyChecking(doc.uri, 0);
     FileReport fr;
     try {
@@ -861,6 +881,60 @@ class Server {
     return out;
   }
 
+  // ---- tsocheck/checks ------------------------------------------------------
+  // {checks: [{name, range, model}]} from the document's latest lowering; with
+  // none yet, the request waits for the running or queued check's lowering
+  // ($/cancelRequest ends the wait).
+  void checks(const json& id, const std::string& uri) {
+    openDoc(uri);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      checksWaiting_[uri].push_back(id);
+    }
+    answerChecks(uri, false);  // at once when lowered (else when the lowering comes)
+  }
+
+  static json checksJson(const Lowered* low) {
+    json list = json::array();
+    if (low)
+      for (const CheckSite& c : low->sites)
+        if (sameFile(c.file, low->path))
+          list.push_back({{"name", c.function},
+                          {"range", lineRange(low->text, c.line, c.column)},
+                          {"model", modelName(c.model)}});
+    return {{"checks", list}};
+  }
+
+  // Answers the requests waiting for uri's check functions: from its
+  // lowering, or (`anyway`: none will come) with no checks.
+  void answerChecks(const std::string& uri, bool anyway) {
+    std::vector<json> ids;
+    json result;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto low = lowered_.find(uri);
+      if (low == lowered_.end() && !anyway) return;
+      auto w = checksWaiting_.find(uri);
+      if (w == checksWaiting_.end()) return;
+      ids = std::move(w->second);
+      checksWaiting_.erase(w);
+      result = checksJson(low == lowered_.end() ? nullptr : &low->second);
+    }
+    for (const json& id : ids) reply(id, result);
+  }
+
+  // Drops a waiting tsocheck/checks request: true when it was waiting.
+  bool withdrawChecks(const std::string& key) {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto& [uri, ids] : checksWaiting_)
+      for (auto it = ids.begin(); it != ids.end(); ++it)
+        if (dumpJson(*it) == key) {
+          ids.erase(it);
+          return true;
+        }
+    return false;
+  }
+
   json hover(const HoverParams& p) {
     Document d = openDoc(p.uri);
     {
@@ -1091,6 +1165,8 @@ class Server {
   Settings settings_;
   std::set<std::string> noCache_;
   std::map<std::string, Results> results_;
+  std::map<std::string, Lowered> lowered_;                // uri -> its latest lowering's check functions
+  std::map<std::string, std::vector<json>> checksWaiting_;  // uri -> tsocheck/checks requests waiting for one
   std::map<std::string, std::string> recheckReasons_;  // uri -> "re-checked: queue.c changed"
   // The hints each document's checks put in other files: source URI -> file URI -> hints.
   std::map<std::string, std::map<std::string, json>> linkedHints_;

@@ -34,7 +34,7 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
   const json& j = in.contains("tsocheck") && in["tsocheck"].is_object() ? in["tsocheck"] : in;
   // The check options: service/check_options.h decides what is valid.
   for (const OptionSpec& o : checkOptionSchema())
-    if (j.contains(o.key))
+    if (isEditorSetting(o) && j.contains(o.key))
       if (std::string err = setOption(o, Door::Settings, j[o.key], s.options); !err.empty()) bad.push_back(err);
   s.run = Settings::runOptions(s.options);
   // The server's own settings.
@@ -54,6 +54,12 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
     else bad.push_back("checkOn must be \"change\" or \"save\"");
   }
   return bad;
+}
+
+json serverSettingSchema() {
+  return json::array({{{"key", "checkOn"}, {"choices", {"change", "save"}}},
+                      {{"key", "maxWorkers"}, {"choices", nullptr}},
+                      {{"key", "debounceMs"}, {"choices", nullptr}}});
 }
 
 std::string outcomeSettings(const Settings& s) {

@@ -33,6 +33,11 @@ struct Settings {
 // (those keys keep their old value).
 std::vector<std::string> applySettings(Settings& s, const nlohmann::json& j);
 
+// The server's own settings (beside the check options' editor settings), as
+// data: [{"key": "checkOn", "choices": ["change", "save"]}, {"key":
+// "maxWorkers", "choices": null}, ...] (`tsocheck options --json`).
+nlohmann::json serverSettingSchema();
+
 // The part of the settings that can change a check's outcome beyond the
 // check's own model and bounds (goes into the cache key).
 std::string outcomeSettings(const Settings& s);

@@ -167,10 +167,18 @@ const std::vector<OptionSpec> kSchema = {
 bool jsonDoor(Door d) { return d == Door::Settings || d == Door::Launch; }
 
 // "sc, tso or pso" (text doors) / "\"sc\", \"tso\" or \"pso\"" (JSON doors).
-std::string choiceList(const char* choices, bool quoted) {
+// "sc|tso|pso" -> {"sc", "tso", "pso"}.
+std::vector<std::string> choicesOf(const char* choices) {
   std::vector<std::string> cs;
   std::stringstream in(choices);
-  for (std::string c; std::getline(in, c, '|');) cs.push_back(quoted ? "\"" + c + "\"" : c);
+  for (std::string c; std::getline(in, c, '|');) cs.push_back(c);
+  return cs;
+}
+
+std::string choiceList(const char* choices, bool quoted) {
+  std::vector<std::string> cs = choicesOf(choices);
+  if (quoted)
+    for (std::string& c : cs) c = "\"" + c + "\"";
   std::string out;
   for (size_t i = 0; i < cs.size(); ++i) out += (i == 0 ? "" : i + 1 == cs.size() ? " or " : ", ") + cs[i];
   return out;
@@ -211,6 +219,25 @@ const char* optionName(const OptionSpec& o, Door door) {
 }
 
 bool isSwitch(const OptionSpec& o) { return o.kind == ValueKind::Switch; }
+
+bool isEditorSetting(const OptionSpec& o) { return o.kind != ValueKind::File; }
+
+nlohmann::json optionSchemaJson() {
+  static const char* kinds[] = {"choice", "range", "count", "seconds", "mib", "switch", "nondet-range", "path", "file"};
+  auto name = [](const char* n) { return n ? nlohmann::json(n) : nlohmann::json(nullptr); };
+  nlohmann::json out = nlohmann::json::array();
+  for (const OptionSpec& o : checkOptionSchema()) {
+    const nlohmann::json choices = o.kind == ValueKind::Choice ? nlohmann::json(choicesOf(o.choices)) : nullptr;
+    out.push_back({{"key", o.key},
+                   {"annotation", name(o.annotation)},
+                   {"flag", name(o.flag)},
+                   {"negation", name(o.negation)},
+                   {"kind", kinds[size_t(o.kind)]},
+                   {"choices", choices},
+                   {"editor_setting", isEditorSetting(o)}});
+  }
+  return out;
+}
 
 const OptionSpec* findOption(Door door, const std::string& name, bool* negated) {
   std::string n = name;

@@ -95,6 +95,15 @@ const OptionSpec* findOption(Door door, const std::string& name, bool* negated =
 // The option's name at that door (nullptr when the door does not have it).
 const char* optionName(const OptionSpec& o, Door door);
 bool isSwitch(const OptionSpec& o);  // takes no value on the command line or in the annotation
+// Whether editors offer the option as a setting: every one but a file of the
+// program (`with`, relative to the checked file or the launch, not to an
+// editor-wide setting). The language server takes the others only.
+bool isEditorSetting(const OptionSpec& o);
+// The schema as data, for the editors' own lists to be checked against
+// (`tsocheck options --json`): per option its settings key, annotation name,
+// flag and negation (null when the door lacks it), value kind ("choice",
+// "range", ...), choices (null unless a choice) and editor_setting.
+nlohmann::json optionSchemaJson();
 
 // Sets one option from its text (command line, annotation; a switch given
 // bare passes "true") or its JSON value (settings, launch: numbers and

@@ -610,6 +610,15 @@ FileReport finishFile(const std::string& path, const RunOptions& opts, FileStart
   for (const std::string& w : s.flagWarnings)  // a compile_commands.json ignored (also said on stderr)
     fr.diagnostics.push_back({path, 0, 0, "warning", w});
   fr.units = lowerings.units();
+  if (opts.onLowered) {
+    std::vector<CheckSite> sites;
+    for (const frontend::CheckFunction& fn : base.module.checks) {
+      CheckReport rep;
+      planCheck(opts, parseAnnotation(fn.annotation), std::get<1>(s.defaultKey), rep);
+      sites.push_back({fn.name, fn.file, fn.line, fn.column, rep.model});
+    }
+    opts.onLowered(sites);
+  }
   if (base.module.checks.empty()) {
     fr.inputError = true;
     fr.inputMessage = base.stopped != frontend::FrontendStop::None && !base.diagnostics.empty()

@@ -29,6 +29,14 @@ const std::string& frontendWorker();
 // (FrontendProcess::keepSpare): the language server turns it on.
 void keepSpareFrontendWorker(bool on);
 
+// A check function the file's default lowering found, where it is declared
+// (1-based; file as the frontend names it) and the model its check runs under.
+struct CheckSite {
+  std::string function, file;
+  uint32_t line = 0, column = 0;
+  Model model = Model::TSO;
+};
+
 struct RunOptions {
   std::optional<Model> model;             // overrides the annotation (see annotationWins)
   // false (CLI flags): model, bounds, time limit and deadlocks set here override
@@ -89,6 +97,9 @@ struct RunOptions {
   // then the check of the last check function starting at or before that
   // line, then the others in file order. The report keeps file order.
   std::optional<uint32_t> firstCheckAt;
+  // The file's check functions once its default lowering is done, before any
+  // check runs (empty when the file has none or does not compile).
+  std::function<void(const std::vector<CheckSite>&)> onLowered;
 };
 
 // Sets the given option values on r (unset ones leave r as it is): how

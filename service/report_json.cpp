@@ -51,6 +51,7 @@ json traceStepJson(const Program& prog, const TraceStep& s) {
          {"buffers", buffers},
          {"stale", stale}};
   j["label"] = stepLabel(s);
+  j["buffers_text"] = buffersText(s);
   return j;
 }
 
@@ -89,7 +90,8 @@ json violationJson(const Program& prog, const Violation& vi, bool withTrace) {
               {"preemptions", vi.preemptions >= 0 ? json(vi.preemptions) : json(nullptr)},  // a lower bound
               {"above_bound", vi.aboveBound},
               {"severity", vi.warning ? "warning" : "error"},
-              {"other", other}};
+              {"other", other},
+              {"summary", violationSummary(&prog, vi)}};
   if (vi.shardOrder) v["order"] = {{"start", vi.shardOrder->start}, {"index", vi.shardOrder->index}};
   if (withTrace) {
     json trace = json::array();

@@ -16,7 +16,7 @@ namespace tsocheck {
 
 // Bumped whenever checkJson gains or changes a field (still version 1 for
 // readers: fields are only added); part of the result cache's key.
-inline constexpr uint32_t kCheckJsonRevision = 4;
+inline constexpr uint32_t kCheckJsonRevision = 5;
 
 // One trace step. Besides what happened (step, thread, function, event,
 // address, value, file/line/column, note) it carries the engine's reading of
@@ -27,9 +27,13 @@ inline constexpr uint32_t kCheckJsonRevision = 4;
 //   "stale":    for a load served by memory while another thread's buffer
 //               holds a store to the address: {thread, address, value,
 //               store_step} of that thread's newest such entry (else null);
-//   "label":    "step 3 · T1 · load flag[1] → 0 (memory)" (report_reader.h).
+//   "label":    "step 3 · T1 · load flag[1] → 0 (memory)" and
+//   "buffers_text": "T1 [x = 1] · T2 [y = 1]" ("" when all are empty): the
+//               step and its buffers as every front end shows them
+//               (report_reader.h stepLabel, buffersText).
 nlohmann::json traceStepJson(const Program& prog, const TraceStep& s);
-// One violation (without "trace" unless withTrace).
+// One violation (without "trace" unless withTrace); its "summary" is
+// report_reader.h violationSummary, the lines shown before the steps.
 nlohmann::json violationJson(const Program& prog, const Violation& v, bool withTrace = true);
 nlohmann::json checkJson(const CheckReport& r);
 // {"version":1,"results":[...],"errors":[...]} over every file checked.

@@ -31,7 +31,9 @@ std::string valueText(const TraceStep& s) { return s.hasValue ? std::to_string(s
 std::string stepLabel(const TraceStep& s) {
   const std::string ev = stepKindName(s.kind), addr = s.hasAddr ? s.addrName : std::string();
   std::string head;
-  if (ev == "store") head = "store " + addr + " = " + valueText(s) + " (buffered)";
+  // Without store buffers (SC, RC11) the trace says a store is "written to memory".
+  if (ev == "store")
+    head = "store " + addr + " = " + valueText(s) + (s.note == "written to memory" ? " (memory)" : " (buffered)");
   else if (ev == "flush") head = "flush " + addr + " = " + valueText(s) + " to memory";
   else if (ev == "load-memory") head = "load " + addr + " → " + valueText(s) + " (memory)";
   else if (ev == "load-buffer") head = "load " + addr + " → " + valueText(s) + " (own buffer)";
@@ -42,6 +44,69 @@ std::string stepLabel(const TraceStep& s) {
     if (!s.note.empty()) head += " (" + s.note + ")";
   }
   return "step " + std::to_string(s.step) + " · T" + std::to_string(s.thread) + " · " + head;
+}
+
+std::string bufferText(const std::vector<BufferEntry>& buffer) {
+  std::string out = "[";
+  for (size_t i = 0; i < buffer.size(); ++i)
+    out += (i ? ", " : "") + buffer[i].name + " = " + std::to_string(buffer[i].value);
+  return out + "]";
+}
+
+std::string buffersText(const TraceStep& s) {
+  std::string out;
+  for (size_t t = 0; t < s.buffers.size(); ++t)
+    if (!s.buffers[t].empty()) out += (out.empty() ? "T" : " · T") + std::to_string(t) + " " + bufferText(s.buffers[t]);
+  return out;
+}
+
+namespace {
+
+// "peterson_buggy.c:31:3" (the file's name only; "line 31" when unknown).
+std::string placeText(const Program* prog, const SourceLoc& l) {
+  const std::string file = fileIn(prog, l);
+  const std::string name = file.substr(file.find_last_of('/') + 1);
+  return (name.empty() ? "line " : name + ":") + std::to_string(l.line) + (l.column ? ":" + std::to_string(l.column) : "");
+}
+
+// The step a trace numbers `step` (nullptr when none).
+const TraceStep* stepNumbered(const std::vector<TraceStep>& trace, uint32_t step) {
+  return step >= 1 && step <= trace.size() && trace[step - 1].step == step ? &trace[step - 1] : nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> violationSummary(const Program* prog, const Violation& v) {
+  std::vector<std::string> out;
+  out.push_back(std::string(errorKindName(v.kind)) + ": " + v.message + " at " + placeText(prog, v.loc));
+  const std::vector<TraceStep>& trace = v.trace;
+  if (v.kind == ErrorKind::Race || isHang(v.kind)) return out;
+  // The first read the engine marked stale: another thread's buffer held a
+  // newer store to the address.
+  for (const TraceStep& s : trace) {
+    if (s.staleThread == TraceStep::kNoThread) continue;
+    const BufferEntry& e = s.staleEntry;
+    std::string line = "stale read: T" + std::to_string(s.thread) + " read " + s.addrName + " → " + valueText(s) +
+                       " from memory at " + placeText(prog, s.loc) + " (step " + std::to_string(s.step) +
+                       ") while T" + std::to_string(s.staleThread) + "'s store " + e.name + " = " +
+                       std::to_string(e.value);
+    if (const TraceStep* st = stepNumbered(trace, e.storeStep))
+      line += " (step " + std::to_string(st->step) + ", " + placeText(prog, st->loc) + ")";
+    out.push_back(line + " sat in its store buffer");
+    const std::string bufs = buffersText(s);
+    out.push_back("store buffers at step " + std::to_string(s.step) + ": " + (bufs.empty() ? "all empty" : bufs));
+    return out;
+  }
+  // No store buffer explains it (SC, RC11, or a bug without one): the last
+  // value the failing thread read from memory, and which write it took.
+  for (auto it = trace.rbegin(); it != trace.rend(); ++it)
+    if (it->thread == v.thread && it->kind == StepKind::LoadMem) {
+      out.push_back("last read: T" + std::to_string(it->thread) + " read " + it->addrName + " → " + valueText(*it) +
+                    " at " + placeText(prog, it->loc) + " (step " + std::to_string(it->step) + ")" +
+                    (it->note.empty() ? std::string() : ", " + it->note));
+      break;
+    }
+  return out;
 }
 
 std::vector<KnownMemory> knownMemory(const std::vector<TraceStep>& trace, Model model) {

@@ -28,6 +28,18 @@ std::string valueText(const TraceStep& s);
 
 // "step 3 · T1 · load flag[1] → 0 (memory)"
 std::string stepLabel(const TraceStep& s);
+// "[x = 1, y = 2]": one store buffer, oldest entry first.
+std::string bufferText(const std::vector<BufferEntry>& buffer);
+// "T1 [x = 1] · T2 [y = 1]": the non-empty store buffers after a step, oldest
+// entry first ("" when every buffer is empty).
+std::string buffersText(const TraceStep& s);
+
+// A violation in a few lines, the first thing a reader sees (hover, console,
+// CLI): what failed and where; the stale read (which thread read what while
+// which store sat in which buffer, or without store buffers the write the
+// failing thread's last read took); the buffers at the step where the stale
+// value was read. `prog` names the files (may be null).
+std::vector<std::string> violationSummary(const Program* prog, const Violation& v);
 
 // Per step of a trace, the memory values known after it (by address name):
 // a flush writes memory, a load from memory reads it, an RMW leaves its value

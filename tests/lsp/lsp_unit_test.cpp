@@ -296,7 +296,9 @@ TEST_CASE("robustness witness: a Warning at the stale read with one related step
   CHECK(diags[0]["severity"] == 2);
   CHECK(diags[0]["code"] == "tso-robustness");
   CHECK(diags[0]["range"]["start"]["line"] == 7);
-  CHECK(diags[0]["message"].get<std::string>().find("still in T1's store buffer when T2 reads it") != std::string::npos);
+  CHECK(diags[0]["message"].get<std::string>().find("stale read: T2 read x → 0 from memory at sb.c:8:8 (step 2) while "
+                                                  "T1's store x = 1 (step 1, sb.c:3:5) sat in its store buffer") !=
+        std::string::npos);
   CHECK(diags[0]["relatedInformation"].size() == 2);
   // Robust, or the witness is the violation itself: no warning.
   check["robustness"]["witness_is_violation"] = true;
@@ -412,22 +414,31 @@ TEST_CASE("lens and headline wording: counts, durations, the loop bound only whe
   CHECK(messageOf(v).find("loop bound 3") != std::string::npos);
 }
 
-TEST_CASE("an error's message ends with the store buffers when it failed, before the steps") {
-  const std::string path = "/w/sb.c", text = "int x;\nint y;\nvoid f(void) {}\n";
-  json step = {{"step", 1}, {"thread", 1}, {"event", "error"}, {"file", path}, {"line", 3}, {"column", 1},
-               {"buffers", json::array({json::array(), json::array({{{"address", "x"}, {"value", 1}}}), json::array()})}};
+TEST_CASE("an error's message ends with the stale read and the buffers when it was read, not when it failed") {
+  const std::string path = "/w/sb.c", text = "int x;\nint y;\nvoid f(void) {\n  x = 1;\n  r = x;\n}\n";
+  json buf = json::array({json::array(), json::array({{{"address", "x"}, {"value", 1}, {"store_step", 1}}}), json::array()});
+  json empty = json::array({json::array(), json::array(), json::array()});
+  json stale = {{"thread", 1}, {"address", "x"}, {"value", 1}, {"store_step", 1}};
+  json trace = json::array(
+      {{{"step", 1}, {"thread", 1}, {"event", "store"}, {"address", "x"}, {"value", 1}, {"file", path}, {"line", 4},
+        {"column", 3}, {"buffers", buf}},
+       {{"step", 2}, {"thread", 2}, {"event", "load-memory"}, {"address", "x"}, {"value", 0}, {"file", path},
+        {"line", 5}, {"column", 7}, {"buffers", buf}, {"stale", stale}},
+       {{"step", 3}, {"thread", 1}, {"event", "flush"}, {"address", "x"}, {"value", 1}, {"file", path}, {"line", 4},
+        {"column", 3}, {"buffers", empty}},
+       {{"step", 4}, {"thread", 2}, {"event", "error"}, {"file", path}, {"line", 3}, {"column", 1}, {"buffers", empty}}});
   json check = {{"function", "f"}, {"line", 3}, {"column", 1}, {"model", "TSO"}, {"status", "violation"},
                 {"violation", {{"kind", "assertion"}, {"message", "assertion `r` failed"}, {"file", path}, {"line", 3},
-                               {"column", 1}, {"trace", json::array({step})}}}};
+                               {"column", 1}, {"thread", 2}, {"trace", trace}}}};
   json ds = checkDiagnostics(check, path, text);
   REQUIRE(!ds.empty());
   const std::string m = ds[0]["message"];
-  CHECK(m.find("\nstore buffers when it failed: T1 [x = 1]") != std::string::npos);
+  CHECK(m.find("\nstale read: T2 read x → 0 from memory at sb.c:5:7 (step 2) while T1's store x = 1 (step 1, sb.c:4:3) "
+               "sat in its store buffer\nstore buffers at step 2: T1 [x = 1]") != std::string::npos);
   CHECK(m.find("assertion") < m.find("store buffers"));
-  // Nothing buffered: no such line.
-  check["violation"]["trace"][0]["buffers"] = json::array({json::array(), json::array()});
-  CHECK(checkDiagnostics(check, path, text)[0]["message"].get<std::string>().find("store buffers when") ==
-        std::string::npos);
+  // No stale read: no such lines.
+  check["violation"]["trace"][1].erase("stale");
+  CHECK(checkDiagnostics(check, path, text)[0]["message"].get<std::string>().find("store buffers") == std::string::npos);
 }
 
 TEST_CASE("typed params: the fields the server reads, and the first bad one by its path") {
@@ -510,4 +521,23 @@ TEST_CASE("settings: raceCheck") {
   CHECK(*s.run.raceCheck == false);
   CHECK(outcomeSettings(s) != key);  // part of the cache key
   CHECK(applySettings(s, {{"raceCheck", "sometimes"}}).size() == 1);
+}
+
+TEST_CASE("the settings schema names every setting the server reads, and only those") {
+  // Each listed setting is read: a value of the wrong type is refused by its name.
+  for (const json& s : serverSettingSchema()) {
+    Settings st;
+    const std::string key = s["key"];
+    const std::vector<std::string> bad = applySettings(st, {{key, json::array({1})}});
+    REQUIRE(bad.size() == 1);
+    CHECK(bad[0].rfind(key + " must be", 0) == 0);
+  }
+  for (const json& o : optionSchemaJson()) {
+    Settings st;
+    const std::string key = o["key"];
+    // An editor setting is read (and refused the same way); a file of the program is not an editor setting.
+    CHECK(applySettings(st, {{key, json::array({1})}}).size() == (o["editor_setting"] ? 1u : 0u));
+  }
+  Settings st;
+  CHECK(applySettings(st, {{"unknownSetting", json::array({1})}}).empty());
 }

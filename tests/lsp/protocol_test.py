@@ -5,6 +5,8 @@ usage: protocol_test.py TSOCHECK_BIN SAMPLES_DIR INPUTS_DIR
 """
 import json, os, queue, shutil, subprocess, sys, tempfile, threading, time
 
+from framing import frame, messages, read_into
+
 BIN, SAMPLES, INPUTS = sys.argv[1:4]
 failures = []
 
@@ -35,24 +37,14 @@ class Client:
         self.notify("initialized", {})
 
     def _read(self):
-        while True:
-            h = b""
-            while not h.endswith(b"\r\n\r\n"):
-                c = self.p.stdout.read(1)
-                if not c:
-                    self.q.put(None)
-                    return
-                h += c
-            n = int(h.split(b"Content-Length:")[1].split(b"\r\n")[0])
-            self.q.put(json.loads(self.p.stdout.read(n)))
+        read_into(self.p.stdout, self.q)
 
     def raw(self, data):
         self.p.stdin.write(data)
         self.p.stdin.flush()
 
     def send(self, m):
-        b = json.dumps(m).encode()
-        self.raw(b"Content-Length: %d\r\n\r\n" % len(b) + b)
+        self.raw(frame(m))
 
     def notify(self, method, params):
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
@@ -65,14 +57,7 @@ class Client:
 
     def wait(self, pred, timeout=10):
         """Next message matching pred (others are kept in self.seen)."""
-        end = time.time() + timeout
-        while time.time() < end:
-            try:
-                m = self.q.get(timeout=max(0.01, end - time.time()))
-            except queue.Empty:
-                break
-            if m is None:
-                return None
+        for m in messages(self.q, timeout):
             self.seen.append(m)
             if m.get("method") in ("window/workDoneProgress/create", "workspace/codeLens/refresh"):
                 self.send({"jsonrpc": "2.0", "id": m["id"], "result": None})
@@ -499,6 +484,43 @@ def rc11_order_upgrade(root):
     c.close()
 
 
+def checks_request(root):
+    """tsocheck/checks: the frontend's check functions, their name lines and
+    models; asked before the first lowering, the request waits for it."""
+    c = Client(root, options={"model": "tso"})
+    try:
+        src = os.path.join(root, "checks_list.c")
+        with open(src, "w") as f:
+            f.write(open(os.path.join(INPUTS, "two_checks.c")).read()
+                    .replace("TSOCHECK void message_passing", "TSOCHECK_WITH(\"model=pso\") void message_passing")
+                    # A decoy the line patterns of a client would take: a string, not a check.
+                    + 'const char *decoy = "TSOCHECK void not_a_check(void) {";\n')
+        uri = c.open(src)
+        r = c.request("tsocheck/checks", {"textDocument": {"uri": uri}}, timeout=60)  # sent before any lowering
+        got = (r or {}).get("result", {}).get("checks")
+        check(isinstance(got, list) and [x["name"] for x in got] == ["store_buffering", "message_passing"],
+              "tsocheck/checks: the two check functions in order: %r" % got)
+        if got and len(got) == 2:
+            check(got[0]["range"]["start"]["line"] == line_of(src, "void store_buffering") and
+                  got[1]["range"]["start"]["line"] == line_of(src, "void message_passing"),
+                  "tsocheck/checks: each range is the function's declaration line (0-based)")
+            check(got[0]["range"]["start"]["character"] < got[0]["range"]["end"]["character"],
+                  "tsocheck/checks: a non-empty range")
+            check([x["model"] for x in got] == ["TSO", "PSO"], "tsocheck/checks: the model each check runs under")
+        # Asked again once lowered: answered at once, the same.
+        r2 = c.request("tsocheck/checks", {"textDocument": {"uri": uri}}, timeout=5)
+        check(r2 is not None and r2.get("result", {}).get("checks") == got, "tsocheck/checks: answered from the lowering")
+        bad = c.open(copy(root, os.path.join(INPUTS, "syntax_error.c")))
+        r = c.request("tsocheck/checks", {"textDocument": {"uri": bad}}, timeout=60)
+        check(r is not None and r.get("result") == {"checks": []}, "tsocheck/checks of a file that does not compile: none")
+        r = c.request("tsocheck/checks", {"textDocument": {"uri": "file://" + root + "/not_open.c"}})
+        check(r is not None and r.get("error", {}).get("code") == -32602, "tsocheck/checks of a closed file: InvalidParams")
+        r = c.request("tsocheck/checks", {"textDocument": {}})
+        check(r is not None and r.get("error", {}).get("code") == -32602, "tsocheck/checks without a uri: InvalidParams")
+    finally:
+        c.close()
+
+
 def main():
     root = tempfile.mkdtemp(prefix="tsocheck-lsp-")
     # The result cache lives in the user's cache directory (never in the
@@ -760,6 +782,7 @@ def main():
     cancel_queued_command(root)
     project_rechecks(root)
     workspace_check(root)
+    checks_request(root)
 
     # --- shutdown / exit ---------------------------------------------------------------------------
     r = c.request("shutdown", None)

@@ -272,3 +272,52 @@ TEST_CASE("a file's status names what happened: verified only when every check w
   CHECK(checkingStatus(1234).text == "checking… 1,234 executions");
   CHECK(fileStatusJson(checkingStatus(1)) == json{{"state", "checking"}, {"text", "checking… 1 execution"}});
 }
+
+TEST_CASE("the report carries each step's buffers and the violation's summary, worded once") {
+  RunOptions o;
+  o.fences = false;
+  o.model = Model::TSO;
+  const FileReport f = runFile(std::string(TSOCHECK_SAMPLES_DIR) + "/peterson_buggy.c", o);
+  REQUIRE(f.checks.size() == 1);
+  const CheckReport& c = f.checks[0];
+  REQUIRE(c.result.violation);
+  const json j = checkJson(c);
+  const json& trace = j["violation"]["trace"];
+  REQUIRE(trace.size() == c.result.violation->trace.size());
+  size_t withBuffers = 0;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const TraceStep& s = c.result.violation->trace[i];
+    const std::string text = trace[i]["buffers_text"];
+    CHECK(text == buffersText(s));
+    bool any = false;
+    for (const auto& b : s.buffers) any |= !b.empty();
+    CHECK(text.empty() == !any);
+    withBuffers += any;
+    // Each non-empty buffer appears as "T<n> [<address> = <value>...]".
+    for (size_t t = 0; t < s.buffers.size(); ++t)
+      if (!s.buffers[t].empty())
+        CHECK(text.find("T" + std::to_string(t) + " [" + s.buffers[t][0].name + " = " +
+                        std::to_string(s.buffers[t][0].value)) != std::string::npos);
+  }
+  CHECK(withBuffers > 0);
+  // The summary: what failed, then the stale read, then the buffers at that read.
+  const json& summary = j["violation"]["summary"];
+  REQUIRE(summary.size() == 3);
+  CHECK(summary[0].get<std::string>().rfind("assertion: ", 0) == 0);
+  CHECK(summary[0].get<std::string>().find("peterson_buggy.c:" + std::to_string(c.result.violation->loc.line)) !=
+        std::string::npos);
+  const std::string stale = summary[1];
+  CHECK(stale.rfind("stale read: T", 0) == 0);
+  CHECK(stale.find("flag[") != std::string::npos);
+  CHECK(stale.find("sat in its store buffer") != std::string::npos);
+  const TraceStep* read = nullptr;
+  for (const TraceStep& s : c.result.violation->trace)
+    if (!read && s.staleThread != TraceStep::kNoThread) read = &s;
+  REQUIRE(read);
+  // The buffers where the stale value was read, not the (empty) ones at the end.
+  CHECK(summary[2] == "store buffers at step " + std::to_string(read->step) + ": " + buffersText(*read));
+  CHECK_FALSE(buffersText(*read).empty());
+  CHECK(buffersText(c.result.violation->trace.back()).empty());
+  // Read back, the report words the same text.
+  CHECK(checkJson(checkFromJson(j))["violation"]["summary"] == summary);
+}

@@ -13,6 +13,7 @@ import { notFoundMessage, Resolution, resolveServerPath } from './serverPath';
 import { executableSetting, serverSettings } from './settings';
 import { Picture } from './picture';
 import { StatusParams } from './statusModel';
+import { checksOf, ServerCheck } from './checks';
 import { CheckPayload } from './traceModel';
 
 export function isExecutable(p: string): boolean {
@@ -61,6 +62,11 @@ const lensRewrites: Record<string, string> = {
   'tsocheck.runWithModel': 'tsocheck.rerun',
   'tsocheck.recheck': 'tsocheck.checkFile',
 };
+
+/** Server command links in hover markdown → the client commands, as for lenses. */
+export function rewriteCommandLinks(md: string): string {
+  return md.replace(/command:(tsocheck\.[A-Za-z]+)\?/g, (m, c: string) => (lensRewrites[c] ? `command:${lensRewrites[c]}?` : m));
+}
 
 /** The server's own verdict message for tsocheck.runWithModel; the client shows a richer one. */
 const verdictMessage = /^`[^`]+` under (SC|TSO|PSO): /;
@@ -145,6 +151,19 @@ export class Server implements vscode.Disposable {
         provideCodeLenses: async (document, token, next) => {
           const lenses = await next(document, token);
           return lenses ? rewriteLenses(lenses) : lenses;
+        },
+        // The hover's "Show the trace" link names the server command: the
+        // client's own one opens the trace view.
+        provideHover: async (document, position, token, next) => {
+          const h = await next(document, position, token);
+          if (!h) return h;
+          const contents = h.contents.map((c) => {
+            if (!(c instanceof vscode.MarkdownString)) return c;
+            const md = new vscode.MarkdownString(rewriteCommandLinks(c.value));
+            md.isTrusted = { enabledCommands: Object.values(lensRewrites) };
+            return md;
+          });
+          return new vscode.Hover(contents, h.range);
         },
         handleDiagnostics: (uri, diagnostics, next) => {
           next(uri, diagnostics);
@@ -234,6 +253,11 @@ export class Server implements vscode.Disposable {
 
   executeCommand<T = unknown>(command: string, args: unknown[], token?: vscode.CancellationToken): Promise<T> {
     return this.need().sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token) as Promise<T>;
+  }
+
+  /** The document's check functions, from the server's latest lowering of it. */
+  async checks(uri: string, token?: vscode.CancellationToken): Promise<ServerCheck[]> {
+    return checksOf(await this.need().sendRequest('tsocheck/checks', { textDocument: { uri } }, token));
   }
 
   trace(uri: string, fn: string): Promise<CheckPayload> {

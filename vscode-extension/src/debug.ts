@@ -6,11 +6,11 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { findServer, isExecutable, programSetting, workspaceRoots } from './client';
+import { findServer, isExecutable, programSetting, Server, workspaceRoots } from './client';
 import { Decorations } from './decorations';
 import { log } from './log';
 import { expandConfiguredPath, notFoundMessage } from './serverPath';
-import { findCheckFunctions, functionAt } from './functions';
+import { checkAt } from './checks';
 import { AdapterState, planDecorations, resolveFile } from './traceModel';
 
 export const debugType = 'tsocheck';
@@ -21,6 +21,9 @@ function activeC(): vscode.TextEditor | undefined {
 }
 
 export class ConfigurationProvider implements vscode.DebugConfigurationProvider {
+  /** The language server: it names the check function around the cursor. */
+  constructor(private readonly server: Server) {}
+
   provideDebugConfigurations(): vscode.DebugConfiguration[] {
     return [{ type: debugType, request: 'launch', name: 'tsocheck: replay the violation', program: '${file}', stopOnEntry: true }];
   }
@@ -40,7 +43,8 @@ export class ConfigurationProvider implements vscode.DebugConfigurationProvider 
     return config;
   }
 
-  resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
+  async resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration,
+    token?: vscode.CancellationToken): Promise<vscode.DebugConfiguration | undefined> {
     const editor = activeC();
     if (!config.type && !config.request && !config.name) {
       // F5 without a launch.json.
@@ -58,7 +62,8 @@ export class ConfigurationProvider implements vscode.DebugConfigurationProvider 
       config.program = editor.document.uri.fsPath;
     }
     if (!config.function && editor && (config.program === '${file}' || path.resolve(String(config.program)) === editor.document.uri.fsPath)) {
-      const f = functionAt(findCheckFunctions(editor.document.getText()), editor.selection.active.line);
+      const checks = this.server.running ? await this.server.checks(this.server.uriOf(editor.document), token).catch(() => []) : [];
+      const f = checkAt(checks, editor.selection.active.line);
       if (f) config.function = f.name;
     }
     const settings = vscode.workspace.getConfiguration('tsocheck');

@@ -78,7 +78,7 @@ export function activate(context: vscode.ExtensionContext): TsocheckApi {
     }),
     srv.onState(() => { if (!srv.running) status.reset(); }),
     ...new Commands(srv, status, traceView, decorations, picture).register(),
-    vscode.debug.registerDebugConfigurationProvider(debugType, new ConfigurationProvider()),
+    vscode.debug.registerDebugConfigurationProvider(debugType, new ConfigurationProvider(srv)),
     vscode.debug.registerDebugAdapterDescriptorFactory(debugType, new AdapterFactory(context.extensionPath)),
     vscode.debug.registerDebugAdapterTrackerFactory(debugType, tracker),
     vscode.workspace.onDidChangeConfiguration((e) => {

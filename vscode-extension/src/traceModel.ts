@@ -16,6 +16,8 @@ export interface TraceStep {
   note?: string;
   /** Written by the server (service/report_json.h): rendered, never recomputed. */
   label?: string;
+  /** The non-empty store buffers after the step, as the server words them ("" when all are empty). */
+  buffers_text?: string;
   /** Each entry names the step (1-based) that stored it. */
   buffers?: Array<Array<{ address: string; value: unknown; store_step?: number | null }>>;
   /** A spawn: the thread it starts. */
@@ -40,22 +42,27 @@ export interface CheckPayload {
     line?: number;
     column?: number;
     thread?: number;
+    /** What failed, the stale read and the buffers at it, worded by the server. */
+    summary?: string[];
     trace?: TraceStep[];
   } | null;
 }
 
-/** A label for a step when the payload has none (the server's format). */
+/** A step's label as the server wrote it (the bare event for an entry without one). */
 export function stepLabel(s: TraceStep): string {
-  return s.label ?? `step ${s.step} · T${s.thread} · ${s.event}`;
+  return s.label ?? s.event;
 }
 
-/** "T1 [x=1] · T2 [y=1]" or "all empty". */
+/** The server's "T1 [x = 1] · T2 [y = 1]", or "all empty". */
 export function buffersText(s: TraceStep): string {
-  const parts: string[] = [];
-  (s.buffers ?? []).forEach((b, t) => {
-    if (b && b.length) parts.push(`T${t} [${b.map((e) => `${e.address}=${valueText(e.value)}`).join(', ')}]`);
-  });
-  return parts.length ? parts.join(' · ') : 'all empty';
+  return s.buffers_text || 'all empty';
+}
+
+/** The violation's summary lines as the server wrote them (its message when it sent none). */
+export function summaryLines(p: CheckPayload | undefined): string[] {
+  const v = p?.violation;
+  if (!v) return [];
+  return Array.isArray(v.summary) && v.summary.length ? v.summary.map(String) : v.message ? [v.message] : [];
 }
 
 export function memoryText(s: TraceStep): string {

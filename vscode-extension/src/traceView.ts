@@ -10,7 +10,7 @@ import { Decorations } from './decorations';
 import { shortStepLabel } from './format';
 import { log } from './log';
 import {
-  buffersText, CheckPayload, memoryText, pendingAfter, planDecorations, resolveFile, staleReadAt, stepLabel, TraceStep,
+  buffersText, CheckPayload, memoryText, pendingAfter, planDecorations, resolveFile, staleReadAt, stepLabel, summaryLines, TraceStep,
 } from './traceModel';
 
 type Node = { kind: 'root' } | { kind: 'step'; index: number } | { kind: 'violation' };
@@ -163,7 +163,7 @@ export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposab
       const item = new vscode.TreeItem(`${file}: ${p?.function ?? '?'} — ${p?.model ?? ''} ${p?.status ?? ''}`, vscode.TreeItemCollapsibleState.Expanded);
       item.description = p?.violation?.message ?? p?.message ?? '';
       item.iconPath = new vscode.ThemeIcon(p?.status === 'violation' ? 'error' : 'pass');
-      item.tooltip = `${this.docPath ?? ''}\n${p?.function}: ${p?.message ?? ''}`;
+      item.tooltip = [`${this.docPath ?? ''}`, `${p?.function}: ${p?.message ?? ''}`, ...summaryLines(p)].join('\n');
       return item;
     }
     if (node.kind === 'violation') {
@@ -171,6 +171,7 @@ export class TraceView implements vscode.TreeDataProvider<Node>, vscode.Disposab
       const item = new vscode.TreeItem(v?.message ?? 'violation', vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
       item.description = v?.line ? `${path.basename(v.file ?? '')}:${v.line}` : undefined;
+      item.tooltip = summaryLines(p).join('\n');
       item.command = { title: 'Reveal', command: 'tsocheck.revealStep', arguments: [this.steps.length] };
       return item;
     }

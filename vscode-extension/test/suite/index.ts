@@ -228,6 +228,35 @@ test('peterson_buggy.c: "Show Interleaving Picture" opens the server\'s page bes
   assert.strictEqual(a.picture.panel, undefined);
 });
 
+test('peterson_buggy.c: the server names the check functions; the hover shows the summary and opens the trace; the trace view shows the server\'s text', 60000, async () => {
+  const a = await getApi();
+  const doc = await open('peterson_buggy.c');
+  await violationOf(doc);
+  const lines = doc.getText().split('\n');
+  const checks = await a.server.checks(a.server.uriOf(doc));
+  assert.deepStrictEqual(checks.map((c) => [c.name, c.model, c.range.start.line]),
+    [['peterson', 'TSO', lines.findIndex((l) => l.includes('TSOCHECK void peterson'))]]);
+  const payload = await a.trace(doc.uri, 'peterson');
+  const summary = payload.violation?.summary ?? [];
+  assert.strictEqual(summary.length, 3, `summary: ${summary.join(' | ')}`);
+  const assertLine = lines.findIndex((l) => l.includes('assert(counter == 2)'));
+  const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, new vscode.Position(assertLine, 4));
+  const md = hovers.flatMap((h) => h.contents).map((c) => (typeof c === 'string' ? c : c.value)).join('\n');
+  for (const l of summary) assert.ok(md.includes(l), `hover has "${l}": ${md}`);
+  assert.match(md, /\]\(command:tsocheck\.openTrace\?/, 'the hover links the client\'s trace command');
+  await vscode.commands.executeCommand('tsocheck.openTrace', a.server.uriOf(doc), 'peterson');
+  await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+  const root = a.traceView.getChildren()[0];
+  const steps = payload.violation!.trace!;
+  const items = a.traceView.getChildren(root).slice(0, steps.length).map((n) => a.traceView.getTreeItem(n));
+  steps.forEach((s, i) => {
+    assert.strictEqual(String(items[i].label), `${s.step}. ${s.label!.replace(/^step \d+ · /, '')}`);
+    const tip = (items[i].tooltip as vscode.MarkdownString).value;
+    assert.ok(tip.includes(`**${s.label}**`) && tip.includes(`buffers: ${s.buffers_text || 'all empty'}`), tip);
+  });
+  await a.traceView.clear('end of test');
+});
+
 test('peterson_buggy.c: the preferred fence fix removes the Error after save', 90000, async () => {
   const doc = await open('peterson_buggy.c');
   const d = await violationOf(doc);
@@ -546,6 +575,8 @@ test('litmus/sb.c: a launch configuration without program is filled from the act
     assert.ok(await vscode.debug.startDebugging(folder(), { type: 'tsocheck', request: 'launch', name: 'from the editor' }), 'startDebugging');
     const s = await waitFor('the debug session', 20000, () => session);
     assert.strictEqual(s.configuration.program, doc.uri.fsPath);
+    // The function: the server's check function (tsocheck/checks), the file's only one.
+    assert.strictEqual(s.configuration.function, 'store_buffering');
     assert.strictEqual(s.configuration.stopOnEntry, true);
     await waitFor('the first stop', 60000, () => stopped);
     const st = await s.customRequest('tsocheckState');

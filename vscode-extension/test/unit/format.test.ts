@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import { test } from 'node:test';
 import { formatCount, pendingGhostText, plural, shortStepLabel, staleReadNote, valueText } from '../../src/format';
-import { serverSettings } from '../../src/settings';
+import { serverSettingKeys, serverSettings } from '../../src/settings';
 
 test('counts are grouped by thousands', () => {
   assert.strictEqual(formatCount(0), '0');
@@ -24,12 +24,11 @@ test('ghost text and stale-read notes', () => {
 test('server settings: every key, unset as null, serverPath left out', () => {
   const cfg: Record<string, unknown> = { serverPath: '/x', model: 'pso', loopBound: 4, fenceStyle: 'sync', compileCommandsDir: '' };
   const s = serverSettings((k) => cfg[k]);
-  assert.deepStrictEqual(s, {
-    model: 'pso', bufferBound: null, preemptionBound: null, loopBound: 4, timeLimit: null, memoryLimit: null, nondetRange: null, fenceStyle: 'sync',
-    compileCommandsDir: null, checkOn: null, maxWorkers: null, debounceMs: null, robustness: null, deadlocks: null,
-    stateful: null, stepLimit: null, abort: null, fences: null, raceCheck: null, exitEndsProgram: null, keepGoing: null, keepBound: null, main: null, fenceTimeLimit: null, jobs: null,
-    exploreOrder: null,
-  });
+  // Every key of the list (tests/vscode/settings_keys_test.py checks it against the server's schema), unset as null.
+  assert.deepStrictEqual(Object.keys(s).sort(), [...serverSettingKeys].sort());
+  assert.deepStrictEqual([s.model, s.loopBound, s.fenceStyle, s.compileCommandsDir, s.bufferBound], ['pso', 4, 'sync', null, null]);
+  assert.ok(!('serverPath' in s));
+  for (const k of serverSettingKeys) if (!['model', 'loopBound', 'fenceStyle'].includes(k)) assert.strictEqual(s[k], null, k);
 });
 
 test('serverSettings: the model choice "from annotation / default" is sent as null', () => {
