@@ -7,8 +7,8 @@
 -- and the statusline, and a file's TSOCHECK_WITH("model=sc") wins over the
 -- editor's model setting. Writes ok/PASS/FAIL lines to $TSOCHECK_E2E_OUT.
 --
--- Environment: TSOCHECK_SNIPPET (the README block), TSOCHECK_COPY (init.lua of
--- a copy of the module in a tree without a build), TSOCHECK_EXPECT_BIN and
+-- Environment: TSOCHECK_SNIPPET (the README block), TSOCHECK_COPY (the nvim
+-- directory of a copy of the module in a tree without a build), TSOCHECK_EXPECT_BIN and
 -- TSOCHECK_EXPECT_SOURCE (what server_path() must find), TSOCHECK_SC (a copy
 -- of sb.c annotated model=sc), TSOCHECK_FENCED (sb_fenced.c), TSOCHECK_SLOW
 -- (a long check, for $/progress), TSOCHECK_KEYMAPS=1 when the snippet sets
@@ -55,7 +55,9 @@ end
 -- PATH without tsocheck. One clear error, no client, no Lua error.
 step('missing', function()
   check(vim.fn.exepath('tsocheck') == '', 'tsocheck is on PATH in the test (PATH must not have it)')
-  local copy = dofile(os.getenv('TSOCHECK_COPY'))
+  local copy_dir = os.getenv('TSOCHECK_COPY')
+  vim.opt.runtimepath:prepend(copy_dir)
+  local copy = require('tsocheck')
   check(copy.server_path() == nil, 'the copy found a server')
   check(copy.server_path({ '/nonexistent/tsocheck', 'lsp' }) == nil, 'an explicit cmd was replaced')
   copy.setup({})
@@ -73,6 +75,11 @@ step('missing', function()
   vim.api.nvim_buf_delete(b, { force = true })
   note('no binary: ' .. errs[1].msg)
 end)
+-- Forget the copy: the snippet below loads the clone's module.
+for name in pairs(package.loaded) do
+  if name == 'tsocheck' or name:sub(1, 9) == 'tsocheck.' then package.loaded[name] = nil end
+end
+vim.opt.runtimepath:remove(os.getenv('TSOCHECK_COPY'))
 notes = {}
 
 -- The README snippet, verbatim but for the clone's path.

@@ -1,0 +1,55 @@
+-- Shared by the tsocheck modules: the settings given to setup(), messages,
+-- and small helpers around the LSP client API of Neovim 0.7 to 0.11.
+local M = {}
+
+-- The settings (setup() updates this table in place).
+M.config = {
+  name = 'tsocheck',
+  cmd = nil, -- nil: require('tsocheck.client').server_path()
+  init_options = {},
+  progress = true, -- echo tsocheck/status and $/progress in the message area
+  filetypes = { 'c' },
+  root_dir = nil,
+  on_attach = nil,
+  capabilities = nil,
+}
+
+function M.notify(msg, level)
+  vim.notify('tsocheck: ' .. msg, level or vim.log.levels.INFO)
+end
+
+function M.is_nil(v)
+  return v == nil or v == vim.NIL
+end
+
+function M.value_text(v)
+  if M.is_nil(v) then return '?' end
+  return tostring(v)
+end
+
+function M.request(client, method, params, handler, bufnr)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+function M.buf_of_uri(uri)
+  local ok, fname = pcall(vim.uri_to_fname, uri)
+  if not ok then return nil end
+  local b = vim.fn.bufnr(fname)
+  if b == -1 or not vim.api.nvim_buf_is_loaded(b) then return nil end
+  return b
+end
+
+function M.thousands(n)
+  local s = tostring(math.floor(tonumber(n) or 0))
+  local out = s:reverse():gsub('(%d%d%d)', '%1,'):reverse()
+  return (out:gsub('^,', ''))
+end
+
+function M.fire(pattern)
+  pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = pattern, modeline = false })
+end
+
+return M
