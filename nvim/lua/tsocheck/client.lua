@@ -83,6 +83,15 @@ end
 
 local warned_missing = false
 
+-- Starts a client and attaches bufnr to it: vim.lsp.start on Neovim 0.8+,
+-- vim.lsp.start_client and buf_attach_client on 0.7. Returns the client id.
+local function start(bufnr, cfg)
+  if vim.lsp.start then return vim.lsp.start(cfg, { bufnr = bufnr }) end
+  local id = vim.lsp.start_client(cfg)
+  if id then vim.lsp.buf_attach_client(bufnr, id) end
+  return id
+end
+
 function M.attach(bufnr)
   if not vim.api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype ~= '' then return end
   local status = require('tsocheck.status')
@@ -100,7 +109,7 @@ function M.attach(bufnr)
       end
       return
     end
-    local ok, res = pcall(vim.lsp.start_client, {
+    local ok, res = pcall(start, bufnr, {
       name = config.name,
       cmd = cmd,
       root_dir = root,
@@ -116,8 +125,8 @@ function M.attach(bufnr)
         vim.log.levels.ERROR)
       return
     end
-    id = res
-    clients[root] = id
+    clients[root] = res
+    return
   end
   vim.lsp.buf_attach_client(bufnr, id)
 end
