@@ -3,11 +3,12 @@
 -- the Neovim version, nvim-dap (absent, then a stand-in with a `tsocheck`
 -- adapter) with the release that fits Neovim 0.7.2, and the compile database
 -- of the buffer checkhealth was run from; a missing binary is an ERROR line
--- with the places looked at. Writes ok/PASS/FAIL lines to $TSOCHECK_E2E_OUT.
+-- with the places looked at; the help file's tags. Writes ok/PASS/FAIL lines to $TSOCHECK_E2E_OUT.
 --
 -- Environment: TSOCHECK_NVIM_DIR (nvim), TSOCHECK_EXPECT_BIN and
 -- TSOCHECK_EXPECT_SOURCE (what server_path() must find), TSOCHECK_DB (the
--- compile_commands.json above the opened file).
+-- compile_commands.json above the opened file), TSOCHECK_HELP_RT (a folder
+-- holding a copy of nvim/doc).
 local out = os.getenv('TSOCHECK_E2E_OUT')
 local lines = {}
 local function flush()
@@ -87,8 +88,33 @@ local function test()
   note('missing binary: ' .. vim.trim(e))
 end
 
+-- The help file: :helptags on a copy of nvim/doc succeeds, :help tsocheck
+-- and the other tags open it, and every |tsocheck...| link names a tag.
+local function help()
+  local rt = os.getenv('TSOCHECK_HELP_RT')
+  vim.opt.runtimepath:prepend(rt)
+  vim.v.errmsg = ''
+  vim.cmd('helptags ' .. vim.fn.fnameescape(rt .. '/doc'))
+  check(vim.v.errmsg == '', ':helptags: ' .. vim.v.errmsg)
+  local tags = {}
+  for _, l in ipairs(vim.fn.readfile(rt .. '/doc/tags')) do tags[l:match('^[^\t]+')] = true end
+  for _, tag in ipairs({ 'tsocheck', 'tsocheck-mappings', 'tsocheck-]s', 'tsocheck-health', 'tsocheck-dap',
+                         ':TsocheckTrace', ':TsocheckStep', 'tsocheck-settings' }) do
+    check(tags[tag], 'no help tag ' .. tag)
+    vim.cmd('help ' .. vim.fn.escape(tag, ' []'))
+    check(vim.fn.expand('%:t') == 'tsocheck.txt' and vim.bo.buftype == 'help', ':help ' .. tag .. ' opened ' .. vim.fn.expand('%'))
+    vim.cmd('helpclose')
+  end
+  for link in table.concat(vim.fn.readfile(rt .. '/doc/tsocheck.txt'), '\n'):gmatch('|([^|%s]+)|') do
+    if link:find('tsocheck', 1, true) or link:find('Tsocheck', 1, true) then
+      check(tags[link], 'the link |' .. link .. '| names no tag')
+    end
+  end
+  note(vim.tbl_count(tags) .. ' help tags; :help tsocheck opens tsocheck.txt')
+end
+
 vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
-  local ok, err = xpcall(test, function(e)
+  local ok, err = xpcall(function() help() test() end, function(e)
     if getmetatable(e) == Fail then return e.msg end
     return 'Lua error: ' .. debug.traceback(tostring(e))
   end)

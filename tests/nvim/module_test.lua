@@ -148,8 +148,7 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
     if os.getenv('TSOCHECK_KEYMAPS') == '1' then
       local sl = vim.api.nvim_eval_statusline(vim.o.statusline, {}).str
       check(has(sl, 'tsocheck: ✗ 1 violation under TSO'), 'statusline: ' .. sl)
-      for lhs, want in pairs({ [']s'] = 'TsocheckStep next', ['[s'] = 'TsocheckStep prev',
-                               ['<Leader>tt'] = 'TsocheckTrace' }) do
+      for lhs, want in pairs({ ['<Leader>tt'] = 'TsocheckTrace' }) do
         local m = vim.fn.maparg(lhs, 'n', false, true)
         check(m.buffer == 1 and has(m.rhs, want), 'keymap ' .. lhs .. ': ' .. vim.inspect(m))
       end
@@ -159,6 +158,9 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
       note('statusline "' .. vim.trim(sl) .. '", keymaps set on attach')
     end
     note('status: ' .. M.status())
+    for _, lhs in ipairs({ ']s', '[s' }) do
+      check(vim.fn.maparg(lhs, 'n', false, true).buffer ~= 1, lhs .. ' mapped before a trace is loaded')
+    end
 
     -- "show trace": the quickfix list and the first step's float.
     run_lens(bufnr, '✗ TSO violation')
@@ -167,6 +169,16 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
     check(cur.index == 1 and #vim.fn.getqflist() == #cur.steps and vim.fn.getqflist({ winid = 0 }).winid ~= 0,
       'show trace: quickfix ' .. #vim.fn.getqflist() .. ' items, index ' .. cur.index)
     check(vim.api.nvim_win_is_valid(cur.float), 'show trace: float not valid')
+    -- ]s / [s: buffer-local in the traced C buffer, not in the quickfix window.
+    for _, lhs in ipairs({ ']s', '[s' }) do
+      local m = vim.api.nvim_buf_call(bufnr, function() return vim.fn.maparg(lhs, 'n', false, true) end)
+      check(m.buffer == 1, lhs .. ' not mapped in the traced buffer: ' .. vim.inspect(m))
+      local qfbuf = vim.fn.winbufnr(vim.fn.getqflist({ winid = 0 }).winid)
+      local q = vim.api.nvim_buf_call(qfbuf, function() return vim.fn.maparg(lhs, 'n', false, true) end)
+      check(q.buffer ~= 1, lhs .. ' mapped in the quickfix window')
+    end
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(']s', true, false, true), 'x', false)
+    check(M.current().index == 2, ']s: at step ' .. M.current().index)
     note('show trace lens: ' .. #cur.steps .. ' steps in the quickfix list, float at step 1')
     vim.cmd('TsocheckStep close')
     vim.cmd('cclose')

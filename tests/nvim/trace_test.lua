@@ -99,6 +99,8 @@ local function test()
     if vim.bo[vim.api.nvim_win_get_buf(w)].buftype == 'quickfix' then qfwin = true end
   end
   check(qfwin, 'quickfix window not open')
+  check(vim.fn.maparg(']s', 'n', false, true).buffer == 1 and vim.fn.maparg('[s', 'n', false, true).buffer == 1,
+    ']s/[s not mapped in the traced buffer')
   check(vim.api.nvim_get_current_buf() == bufnr, 'cursor left the source window')
   note(#qf .. ' quickfix entries match the CLI trace (lines, columns, threads)')
 
@@ -223,6 +225,7 @@ local function test()
   check(tsocheck.current().steps == nil and #vim.fn.getqflist() == 0, 'quickfix entries stayed after the fix')
   check(has(vim.fn.getqflist({ title = 0 }).title, 'trace cleared'), 'quickfix title: ' .. vim.fn.getqflist({ title = 0 }).title)
   check(#floats() == 0 and highlights() == 0, 'float/highlight stayed after the fix')
+  check(vim.fn.maparg(']s', 'n', false, true).buffer ~= 1, ']s still mapped after the trace was cleared')
   note('the fix cleared the trace: ' .. last_note().msg)
 
   -- Deleting the buffer clears its trace.

@@ -19,6 +19,36 @@ local trace = {
 local float = { win = nil, buf = nil }
 local ns = vim.api.nvim_create_namespace('tsocheck_trace')
 
+-- ]s / [s: buffer-local, only in the C buffers that show the loaded trace
+-- (never the quickfix window), gone when the trace is cleared. A buffer
+-- that has its own buffer-local ]s or [s keeps it.
+local step_keys = { [']s'] = 'next', ['[s'] = 'prev' }
+local mapped = {} -- bufnr -> true where the module set them
+
+local function map_steps(bufnr)
+  if not util.config.mappings or mapped[bufnr] or not vim.api.nvim_buf_is_valid(bufnr) then return end
+  if vim.bo[bufnr].buftype ~= '' or not vim.tbl_contains(util.config.filetypes, vim.bo[bufnr].filetype) then return end
+  for lhs, where in pairs(step_keys) do
+    local own = vim.api.nvim_buf_call(bufnr, function() return vim.fn.maparg(lhs, 'n', false, true) end)
+    if not (type(own) == 'table' and own.buffer == 1) then
+      vim.keymap.set('n', lhs, function() M.step(where) end,
+        { buffer = bufnr, silent = true, desc = 'tsocheck: ' .. where .. ' step of the trace' })
+      mapped[bufnr] = mapped[bufnr] or {}
+      mapped[bufnr][lhs] = true
+    end
+  end
+  mapped[bufnr] = mapped[bufnr] or {}
+end
+
+local function unmap_steps()
+  for b, keys in pairs(mapped) do
+    if vim.api.nvim_buf_is_valid(b) then
+      for lhs in pairs(keys) do pcall(vim.keymap.del, 'n', lhs, { buffer = b }) end
+    end
+  end
+  mapped = {}
+end
+
 -- ---------------------------------------------------------------------------
 -- Which check function
 
@@ -171,6 +201,7 @@ function M.clear_trace(why)
     if vim.fn.getqflist({ id = 0 }).id == trace.qfid then pcall(vim.cmd, 'cclose') end
   end
   trace.steps, trace.check, trace.fn, trace.index = nil, nil, nil, 0
+  unmap_steps()
   notify('trace cleared: ' .. why)
   util.fire('TsocheckTraceCleared')
 end
@@ -198,6 +229,7 @@ local function load_trace(check, fn, bufnr, root, refresh)
     -- New results for the same check: the list is updated in place, windows stay.
     vim.fn.setqflist({}, 'r', { id = trace.qfid, title = title, items = items, idx = 1 })
     trace.steps, trace.check, trace.fn, trace.bufnr, trace.root, trace.index = steps, check, fn, bufnr, root, 0
+    map_steps(bufnr)
     notify('`' .. fn .. '`: trace refreshed from the new results (' .. #steps .. ' steps)')
     util.fire('TsocheckTraceLoaded')
     return
@@ -205,6 +237,8 @@ local function load_trace(check, fn, bufnr, root, refresh)
   vim.fn.setqflist({}, ' ', { title = title, items = items })
   trace.steps, trace.check, trace.fn, trace.bufnr, trace.root, trace.index = steps, check, fn, bufnr, root, 0
   trace.qfid = vim.fn.getqflist({ id = 0 }).id
+  unmap_steps()
+  map_steps(bufnr)
   local win = vim.api.nvim_get_current_win()
   vim.cmd('botright copen')
   if vim.api.nvim_win_is_valid(win) then vim.api.nvim_set_current_win(win) end
@@ -359,6 +393,7 @@ local function show_step(i)
   local text = vim.api.nvim_buf_get_lines(target, lnum - 1, lnum, false)[1] or ''
   local col = math.max(0, math.min((tonumber(s.column) or 1) - 1, math.max(#text - 1, 0)))
   vim.api.nvim_win_set_cursor(win, { lnum, col })
+  map_steps(target)
   if qf_is_ours() then pcall(vim.fn.setqflist, {}, 'a', { id = trace.qfid, idx = i }) end
 
   close_float()

@@ -8,6 +8,7 @@ M.config = {
   cmd = nil, -- nil: require('tsocheck.client').server_path()
   init_options = {},
   progress = true, -- echo tsocheck/status and $/progress in the message area
+  mappings = true, -- ]s / [s in the C buffers of a loaded trace
   filetypes = { 'c' },
   root_dir = nil,
   on_attach = nil,
