@@ -40,7 +40,7 @@ end
 local function echo(msg)
   if not config.progress then return end
   -- Not in the message history: progress is transient.
-  pcall(vim.api.nvim_echo, { { msg } }, false, {})
+  pcall(vim.api.nvim_echo, { { util.fit(msg) } }, false, {})
 end
 
 local function status_changed()

@@ -243,8 +243,7 @@ local function load_trace(check, fn, bufnr, root, refresh)
   vim.cmd('botright copen')
   if vim.api.nvim_win_is_valid(win) then vim.api.nvim_set_current_win(win) end
   -- Short (one line, no hit-enter prompt): the check's message is the list's title.
-  notify('`' .. fn .. '` under ' .. tostring(check.model) .. ': violation — ' .. #steps
-    .. ' steps in the quickfix list (:TsocheckStep next)')
+  notify('`' .. fn .. '` (' .. tostring(check.model) .. '): ' .. #steps .. ' steps in the quickfix list')
   util.fire('TsocheckTraceLoaded')
 end
 
