@@ -43,8 +43,8 @@ local function user_buffer()
 end
 
 --- The nvim-dap release line that supports this Neovim (see :help tsocheck-dap).
-M.dap_note = 'nvim-dap 0.6.0 is the last release that supports Neovim 0.7.2 '
-  .. '(0.7.0 and later need Neovim 0.8.3 or newer)'
+M.dap_note = 'on Neovim 0.7.2 use nvim-dap 0.6.0, the last release that supports it '
+  .. '(0.8.0 and later stop at launch on 0.7: they call vim.fs)'
 
 function M.check()
   local r = reporter()
