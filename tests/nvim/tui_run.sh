@@ -41,7 +41,7 @@ t send-keys -t nv ":$line" Enter
 t send-keys -t nv '\cl'
 wait_for 'Code lenses:' '<leader>cl offers the lenses of the line'
 t send-keys -t nv '1' Enter
-wait_for 'store buffers (oldest first):' 'show trace: step float'
+wait_for 'store buffers: ' 'show trace: step float'
 wait_for '(1/' 'show trace: float at step 1'
 wait_for 'step 3 · T1 · store x = 1 (buffered)' 'show trace: quickfix list open'
 wait_for 'show trace | re-run' 'lens line drawn again after running it (the float covers its start)'

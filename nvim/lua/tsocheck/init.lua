@@ -23,15 +23,16 @@
 --
 --   :TsocheckTrace [function]  load the trace of a check into the quickfix list
 --                              (one entry per step) and open it. Without an
---                              argument: the check function whose body holds
---                              the cursor, else the tsocheck diagnostic on the
---                              cursor line, else the buffer's first violation.
+--                              argument: the tsocheck diagnostic on the cursor
+--                              line, else the check the cursor is in (from the
+--                              server's tsocheck/checks), else the buffer's
+--                              first violation.
 --                              A check without a violation only reports its
 --                              status and message.
 --   :TsocheckStep {next|prev|first|last|current|close}
 --                              walk the loaded trace: jump to the step and
---                              show a float with the step, every thread's
---                              store buffer (oldest first) and the shared
+--                              show a float with the step, the store buffers
+--                              as the server words them and the shared
 --                              memory values known at that point. `current`
 --                              shows the step at the quickfix index (after a
 --                              :cnext), `close` closes the float.

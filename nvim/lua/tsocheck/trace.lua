@@ -52,56 +52,64 @@ end
 -- ---------------------------------------------------------------------------
 -- Which check function
 
--- Check functions of the buffer: { {name=, first=, last=} } with 1-based
--- lines; `last` is where the body's braces close (approximate: braces in
--- strings and comments count too).
-function M.check_functions(bufnr)
-  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+-- The check functions of bufnr as the server knows them: the answer of
+-- `tsocheck/checks` ({checks: [{name, range, model}]}) as { {name=, first=,
+-- last=, model=} } with 1-based lines. A server without that request: the
+-- functions its code lenses name (the lens line as the range).
+local function checks_of(result)
   local out = {}
-  for i, l in ipairs(lines) do
-    local s, e = l:find('TSOCHECK', 1, true)
-    if not s then s, e = l:find('annotate%(%s*"tsocheck"') end
-    local code = l:match('^%s*(.)')
-    if s and code ~= '#' and code ~= '/' and code ~= '*' then
-      -- The name: the first identifier followed by `(` after the marker on
-      -- its line, else before it (trailing attribute), else on the next lines.
-      local function first_call(text)
-        -- TSOCHECK_WITH("opts") and string arguments name nothing.
-        text = text:gsub('"[^"]*"', '""'):gsub('^_WITH%s*%b()', '')
-        for id in text:gmatch('([%a_][%w_]*)%s*%(') do
-          if id ~= '__attribute__' and id ~= 'annotate' and id ~= '__declspec' then return id end
-        end
-        return nil
-      end
-      local name = first_call(l:sub(e + 1)) or first_call(l:sub(1, s - 1))
-      if not name then
-        local k = i + 1
-        while not name and k <= math.min(i + 3, #lines) do
-          name = first_call(lines[k])
-          k = k + 1
-        end
-      end
-      if name then
-        local depth, opened, last = 0, false, i
-        for k = i, #lines do
-          for ch in lines[k]:gmatch('[{};]') do
-            if ch == '{' then
-              depth, opened = depth + 1, true
-            elseif ch == '}' then
-              depth = depth - 1
-            elseif ch == ';' and not opened then
-              -- a declaration, no body
-              depth = -1
-            end
-          end
-          last = k
-          if depth < 0 or (opened and depth <= 0) then break end
-        end
-        table.insert(out, { name = name, first = i, last = last })
-      end
+  for _, c in ipairs(type(result) == 'table' and type(result.checks) == 'table' and result.checks or {}) do
+    local r = type(c) == 'table' and c.range
+    if type(c.name) == 'string' and type(r) == 'table' and type(r.start) == 'table' then
+      local first = (tonumber(r.start.line) or 0) + 1
+      local last = type(r['end']) == 'table' and (tonumber(r['end'].line) or 0) + 1 or first
+      table.insert(out, { name = c.name, first = first, last = math.max(first, last),
+                          model = type(c.model) == 'string' and c.model or nil })
     end
   end
   return out
+end
+
+local function checks_from_lenses(client, bufnr)
+  local out, seen = {}, {}
+  local ok, lenses = pcall(vim.lsp.codelens.get, bufnr)
+  for _, l in ipairs(ok and lenses or {}) do
+    local args = l.command and l.command.arguments
+    local name = type(args) == 'table' and args[2]
+    if type(name) == 'string' and not seen[name] then
+      seen[name] = true
+      table.insert(out, { name = name, first = l.range.start.line + 1, last = l.range.start.line + 1 })
+    end
+  end
+  table.sort(out, function(a, b) return a.first < b.first end)
+  return out
+end
+
+--- Calls on_checks(list) with the check functions of bufnr (see checks_of).
+function M.checks(bufnr, on_checks)
+  local client = require('tsocheck.client').client_for(bufnr)
+  if not client then return on_checks({}) end
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
+  local ok, sent = pcall(request, client, 'tsocheck/checks', params, function(err, result)
+    if err then return on_checks(checks_from_lenses(client, bufnr)) end
+    on_checks(checks_of(result))
+  end, bufnr)
+  if not ok or sent == false then on_checks(checks_from_lenses(client, bufnr)) end
+end
+
+--- The same, waiting at most timeout_ms for the server (for completion).
+function M.checks_sync(bufnr, timeout_ms)
+  local client = require('tsocheck.client').client_for(bufnr)
+  if not client then return {} end
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
+  local ok, res
+  if vim.fn.has('nvim-0.11') == 1 then
+    ok, res = pcall(client.request_sync, client, 'tsocheck/checks', params, timeout_ms or 1000, bufnr)
+  else
+    ok, res = pcall(client.request_sync, 'tsocheck/checks', params, timeout_ms or 1000, bufnr)
+  end
+  if ok and type(res) == 'table' and not res.err and res.result then return checks_of(res.result) end
+  return checks_from_lenses(client, bufnr)
 end
 
 local function tsocheck_diagnostics(bufnr)
@@ -117,16 +125,21 @@ local function tsocheck_diagnostics(bufnr)
   return out
 end
 
-local function default_function(bufnr)
-  local line = vim.api.nvim_win_get_cursor(0)[1]
-  local fns = M.check_functions(bufnr)
-  for _, f in ipairs(fns) do
-    if f.first <= line and line <= f.last then return f.name end
-  end
+-- The check to trace when none is named: the tsocheck diagnostic on the
+-- cursor line, else the check whose range holds the cursor line, else the
+-- nearest check starting at or above it, else the buffer's first violation,
+-- else the buffer's only check.
+local function default_function(bufnr, fns, line)
   local diags = tsocheck_diagnostics(bufnr)
   for _, x in ipairs(diags) do
     if x.fn and x.diag.lnum + 1 == line then return x.fn end
   end
+  local above
+  for _, f in ipairs(fns) do
+    if f.first <= line and line <= f.last then return f.name end
+    if f.first <= line and (not above or f.first > above.first) then above = f end
+  end
+  if above then return above.name end
   local first
   for _, x in ipairs(diags) do
     if x.fn and x.diag.severity == vim.diagnostic.severity.ERROR then
@@ -160,11 +173,26 @@ local function resolve(file, bufnr, root)
   return join(root or vim.fn.getcwd(), file)
 end
 
--- The server writes each step's label (service/report_json.h); a step
--- without one (an old cache entry) shows its number and event.
+-- The server words each step (its `label`); a step without one (a server
+-- older than the field) shows only its number.
 local function step_label(s, i)
   if type(s.label) == 'string' and s.label ~= '' then return s.label end
-  return string.format('step %d · %s', i, value_text(s.event))
+  return 'step ' .. i
+end
+
+-- The server words the store buffers after each step (`buffers_text`, ""
+-- when all are empty).
+local function buffers_label(s)
+  if type(s.buffers_text) ~= 'string' then return 'store buffers: not in this report (update tsocheck)' end
+  return 'store buffers: ' .. (s.buffers_text == '' and 'all empty' or s.buffers_text)
+end
+
+-- The violation's summary as the server words it (nil when it has none).
+local function summary_of(check)
+  local v = type(check) == 'table' and check.violation
+  local sm = type(v) == 'table' and v.summary
+  if type(sm) ~= 'table' or #sm == 0 then return nil end
+  return vim.tbl_filter(function(l) return type(l) == 'string' end, sm)
 end
 
 local function qf_is_ours()
@@ -224,7 +252,8 @@ local function load_trace(check, fn, bufnr, root, refresh)
       text = step_label(s, i),
     })
   end
-  local title = 'tsocheck: ' .. status_text(check, fn)
+  local summary = summary_of(check)
+  local title = 'tsocheck: ' .. (summary and ('`' .. fn .. '`: ' .. table.concat(summary, ' — ')) or status_text(check, fn))
   if refresh and qf_is_ours() then
     -- New results for the same check: the list is updated in place, windows stay.
     vim.fn.setqflist({}, 'r', { id = trace.qfid, title = title, items = items, idx = 1 })
@@ -243,7 +272,8 @@ local function load_trace(check, fn, bufnr, root, refresh)
   vim.cmd('botright copen')
   if vim.api.nvim_win_is_valid(win) then vim.api.nvim_set_current_win(win) end
   -- Short (one line, no hit-enter prompt): the check's message is the list's title.
-  notify('`' .. fn .. '` (' .. tostring(check.model) .. '): ' .. #steps .. ' steps in the quickfix list')
+  notify('`' .. fn .. '` (' .. tostring(check.model) .. '): ' .. #steps .. ' steps in the quickfix list'
+    .. (summary and (' — ' .. summary[1]) or ''))
   util.fire('TsocheckTraceLoaded')
 end
 
@@ -278,11 +308,17 @@ function M.trace(fn, bufnr)
       vim.log.levels.ERROR)
     return
   end
-  if fn == nil or fn == '' then fn = default_function(bufnr) end
-  if not fn then
-    notify('no check function here: give one (:TsocheckTrace name) or mark one with TSOCHECK',
-      vim.log.levels.WARN)
-    return
+  if fn == nil or fn == '' then
+    local line = vim.api.nvim_get_current_buf() == bufnr and vim.api.nvim_win_get_cursor(0)[1] or 0
+    return M.checks(bufnr, function(fns)
+      local named = default_function(bufnr, fns, line)
+      if not named then
+        notify('no check function here: give one (:TsocheckTrace name) or mark one with TSOCHECK',
+          vim.log.levels.WARN)
+        return
+      end
+      M.trace(named, bufnr)
+    end)
   end
   local root = client.config and client.config.root_dir or nil
   local params = { uri = vim.uri_from_bufnr(bufnr), ['function'] = fn }
@@ -311,17 +347,6 @@ end
 -- ---------------------------------------------------------------------------
 -- Stepping
 
-local function buffer_line(t, entries)
-  local parts = {}
-  if type(entries) == 'table' then
-    for _, e in ipairs(entries) do
-      table.insert(parts, value_text(e.address) .. ' = ' .. value_text(e.value))
-    end
-  end
-  if #parts == 0 then return string.format('T%d: empty', t) end
-  return string.format('T%d: [%s]', t, table.concat(parts, ', '))
-end
-
 --- The float's lines for step i of the loaded trace.
 function M.step_lines(s, i, n)
   local lines = { step_label(s, i) .. string.format('   (%d/%d)', i, n) }
@@ -329,12 +354,7 @@ function M.step_lines(s, i, n)
     .. ':' .. value_text(s.line) .. ':' .. value_text(s.column)
   if type(s.note) == 'string' and s.note ~= '' then where = where .. '  ' .. s.note end
   table.insert(lines, where)
-  table.insert(lines, 'store buffers (oldest first):')
-  local bufs = type(s.buffers) == 'table' and s.buffers or {}
-  if #bufs == 0 then table.insert(lines, '  (none)') end
-  for t, entries in ipairs(bufs) do
-    table.insert(lines, '  ' .. buffer_line(t - 1, entries))
-  end
+  table.insert(lines, buffers_label(s))
   local mem = {}
   if type(s.memory) == 'table' then
     local keys = vim.tbl_keys(s.memory)
@@ -466,7 +486,8 @@ end
 
 --- The loaded trace (read-only view, for scripts and tests).
 function M.current()
-  return { steps = trace.steps, index = trace.index, check = trace.check, float = float.win }
+  return { steps = trace.steps, index = trace.index, check = trace.check, float = float.win,
+           summary = trace.steps and summary_of(trace.check) or nil }
 end
 
 --- The buffer the loaded trace belongs to (nil: no trace loaded).
@@ -477,12 +498,11 @@ end
 --- The check function names of bufnr (for completion).
 function M.function_names(bufnr)
   local names, seen = {}, {}
-  for _, f in ipairs(M.check_functions(bufnr)) do
+  for _, f in ipairs(M.checks_sync(bufnr)) do
     if not seen[f.name] then table.insert(names, f.name) end
     seen[f.name] = true
   end
   return names
 end
-
 
 return M
