@@ -107,7 +107,8 @@ function M.setup(opts)
   vim.api.nvim_create_user_command('TsocheckWorkspace', function() require('tsocheck.workspace').run(config.name) end,
     { desc = 'tsocheck: check every harness of the workspace (again: cancel)' })
   vim.api.nvim_create_user_command('TsocheckPicture', function(c) require('tsocheck.picture').command(c.args, 0,
-    { client_for = client_for, default_function = default_function, request = request, notify = notify }) end, { nargs = '?', desc = 'tsocheck: a check\'s interleaving as thread lanes' })
+    { client_for = client.client_for, pick_function = trace.pick_function, request = util.request,
+      notify = util.notify }) end, { nargs = '?', desc = 'tsocheck: a check\'s interleaving as thread lanes' })
   vim.api.nvim_create_user_command('TsocheckStep', function(c) M.step(c.args) end, {
     nargs = '?',
     desc = 'tsocheck: walk the loaded trace',

@@ -299,6 +299,13 @@ function M.results_replaced(client, bufnr)
   end, bufnr)
 end
 
+--- Calls on_name(name or nil) with the check a command without a function
+--- name means (see default_function), at the cursor as it is now.
+function M.pick_function(bufnr, on_name)
+  local line = vim.api.nvim_get_current_buf() == bufnr and vim.api.nvim_win_get_cursor(0)[1] or 0
+  M.checks(bufnr, function(fns) on_name(default_function(bufnr, fns, line)) end)
+end
+
 --- Requests the trace of `fn` (default: see :TsocheckTrace) for bufnr.
 function M.trace(fn, bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
@@ -309,9 +316,7 @@ function M.trace(fn, bufnr)
     return
   end
   if fn == nil or fn == '' then
-    local line = vim.api.nvim_get_current_buf() == bufnr and vim.api.nvim_win_get_cursor(0)[1] or 0
-    return M.checks(bufnr, function(fns)
-      local named = default_function(bufnr, fns, line)
+    return M.pick_function(bufnr, function(named)
       if not named then
         notify('no check function here: give one (:TsocheckTrace name) or mark one with TSOCHECK',
           vim.log.levels.WARN)
