@@ -34,7 +34,7 @@ for s in readme module_readme; do
   keymaps=0; [ $s = readme ] && keymaps=1
   # The no-binary case must not find tsocheck on PATH: run it without $dir/bin.
   PATH="$path" TSOCHECK_E2E_OUT="$dir/$s.txt" TSOCHECK_SNIPPET="$dir/$s.lua" \
-    TSOCHECK_COPY="$dir/tree/nvim/lua/tsocheck/init.lua" TSOCHECK_EXPECT_BIN="$expect" \
+    TSOCHECK_COPY="$dir/tree/nvim" TSOCHECK_EXPECT_BIN="$expect" \
     TSOCHECK_EXPECT_SOURCE="$source" TSOCHECK_SC="$dir/sb_sc.c" TSOCHECK_FENCED="$dir/sb_fenced.c" \
     TSOCHECK_SLOW="$dir/slow.c" TSOCHECK_KEYMAPS=$keymaps \
     TSOCHECK_BOUNDED="$dir/sb_bounded.c" TSOCHECK_BROKEN="$dir/broken.c" \

@@ -7,8 +7,8 @@
 -- and the statusline, and a file's TSOCHECK_WITH("model=sc") wins over the
 -- editor's model setting. Writes ok/PASS/FAIL lines to $TSOCHECK_E2E_OUT.
 --
--- Environment: TSOCHECK_SNIPPET (the README block), TSOCHECK_COPY (init.lua of
--- a copy of the module in a tree without a build), TSOCHECK_EXPECT_BIN and
+-- Environment: TSOCHECK_SNIPPET (the README block), TSOCHECK_COPY (the nvim
+-- directory of a copy of the module in a tree without a build), TSOCHECK_EXPECT_BIN and
 -- TSOCHECK_EXPECT_SOURCE (what server_path() must find), TSOCHECK_SC (a copy
 -- of sb.c annotated model=sc), TSOCHECK_FENCED (sb_fenced.c), TSOCHECK_SLOW
 -- (a long check, for $/progress), TSOCHECK_KEYMAPS=1 when the snippet sets
@@ -55,7 +55,9 @@ end
 -- PATH without tsocheck. One clear error, no client, no Lua error.
 step('missing', function()
   check(vim.fn.exepath('tsocheck') == '', 'tsocheck is on PATH in the test (PATH must not have it)')
-  local copy = dofile(os.getenv('TSOCHECK_COPY'))
+  local copy_dir = os.getenv('TSOCHECK_COPY')
+  vim.opt.runtimepath:prepend(copy_dir)
+  local copy = require('tsocheck')
   check(copy.server_path() == nil, 'the copy found a server')
   check(copy.server_path({ '/nonexistent/tsocheck', 'lsp' }) == nil, 'an explicit cmd was replaced')
   copy.setup({})
@@ -73,6 +75,11 @@ step('missing', function()
   vim.api.nvim_buf_delete(b, { force = true })
   note('no binary: ' .. errs[1].msg)
 end)
+-- Forget the copy: the snippet below loads the clone's module.
+for name in pairs(package.loaded) do
+  if name == 'tsocheck' or name:sub(1, 9) == 'tsocheck.' then package.loaded[name] = nil end
+end
+vim.opt.runtimepath:remove(os.getenv('TSOCHECK_COPY'))
 notes = {}
 
 -- The README snippet, verbatim but for the clone's path.
@@ -141,8 +148,7 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
     if os.getenv('TSOCHECK_KEYMAPS') == '1' then
       local sl = vim.api.nvim_eval_statusline(vim.o.statusline, {}).str
       check(has(sl, 'tsocheck: ✗ 1 violation under TSO'), 'statusline: ' .. sl)
-      for lhs, want in pairs({ [']s'] = 'TsocheckStep next', ['[s'] = 'TsocheckStep prev',
-                               ['<Leader>tt'] = 'TsocheckTrace' }) do
+      for lhs, want in pairs({ ['<Leader>tt'] = 'TsocheckTrace' }) do
         local m = vim.fn.maparg(lhs, 'n', false, true)
         check(m.buffer == 1 and has(m.rhs, want), 'keymap ' .. lhs .. ': ' .. vim.inspect(m))
       end
@@ -152,6 +158,59 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
       note('statusline "' .. vim.trim(sl) .. '", keymaps set on attach')
     end
     note('status: ' .. M.status())
+    for _, lhs in ipairs({ ']s', '[s' }) do
+      check(vim.fn.maparg(lhs, 'n', false, true).buffer ~= 1, lhs .. ' mapped before a trace is loaded')
+    end
+
+    -- K (the README's mapping, else vim.lsp.buf.hover) on the failing line
+    -- and on the check's TSOCHECK line: the server's hover, shown from its
+    -- first line; with a violation summary, the summary comes first.
+    local client = vim.lsp.get_client_by_id(cid)
+    local uri = vim.uri_from_bufnr(bufnr)
+    local tr = client.request_sync('tsocheck/trace', { uri = uri, ['function'] = 'store_buffering' }, 10000, bufnr)
+    local summary = tr and tr.result and tr.result.violation and tr.result.violation.summary
+    summary = type(summary) == 'table' and summary[1] or nil
+    local plain = function(t) return (t:gsub('[*`]', ''):gsub('%s+', ' ')) end
+    local fail_line = errors(bufnr)[1].lnum
+    local check_line
+    for i, l in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+      if l:find('^TSOCHECK void store_buffering') then check_line = i - 1 end
+    end
+    local function hover_float()
+      for _, w in ipairs(vim.api.nvim_list_wins()) do
+        if vim.api.nvim_win_get_config(w).relative ~= '' then
+          return w, table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\n')
+        end
+      end
+    end
+    for _, where in ipairs({ { 'failing line', fail_line }, { 'TSOCHECK line', check_line } }) do
+      local res = client.request_sync('textDocument/hover', { textDocument = { uri = uri },
+        position = { line = where[2], character = 2 } }, 10000, bufnr)
+      local contents = res and res.result and res.result.contents
+      local md = type(contents) == 'table' and contents.value or (type(contents) == 'string' and contents) or ''
+      if summary then
+        local at, step_at = plain(md):find(plain(summary), 1, true), plain(md):find('step 1 ', 1, true)
+        check(at and (not step_at or at < step_at), where[1] .. ': hover does not start with the summary "'
+          .. summary .. '":\n' .. md)
+      end
+      if md ~= '' then
+        vim.api.nvim_win_set_cursor(0, { where[2] + 1, 2 })
+        if os.getenv('TSOCHECK_KEYMAPS') == '1' then
+          vim.api.nvim_feedkeys('K', 'x', false)
+        else
+          vim.lsp.buf.hover()
+        end
+        local w, text
+        check(vim.wait(5000, function() w, text = hover_float() return w ~= nil end, 20), where[1] .. ': K showed no float')
+        local first = vim.trim(vim.split(md, '\n', { plain = true })[1])
+        check(has(plain(text), plain(first)), where[1] .. ': the float lacks the hover\'s first line "' .. first .. '":\n' .. text)
+        vim.api.nvim_win_close(w, true)
+        note(where[1] .. ': K shows the server\'s hover from its first line: ' .. first)
+      else
+        check(summary == nil, where[1] .. ': no hover although the violation has a summary')
+        note(where[1] .. ': this server has no hover there (and no violation summary)')
+      end
+    end
 
     -- "show trace": the quickfix list and the first step's float.
     run_lens(bufnr, '✗ TSO violation')
@@ -160,6 +219,16 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
     check(cur.index == 1 and #vim.fn.getqflist() == #cur.steps and vim.fn.getqflist({ winid = 0 }).winid ~= 0,
       'show trace: quickfix ' .. #vim.fn.getqflist() .. ' items, index ' .. cur.index)
     check(vim.api.nvim_win_is_valid(cur.float), 'show trace: float not valid')
+    -- ]s / [s: buffer-local in the traced C buffer, not in the quickfix window.
+    for _, lhs in ipairs({ ']s', '[s' }) do
+      local m = vim.api.nvim_buf_call(bufnr, function() return vim.fn.maparg(lhs, 'n', false, true) end)
+      check(m.buffer == 1, lhs .. ' not mapped in the traced buffer: ' .. vim.inspect(m))
+      local qfbuf = vim.fn.winbufnr(vim.fn.getqflist({ winid = 0 }).winid)
+      local q = vim.api.nvim_buf_call(qfbuf, function() return vim.fn.maparg(lhs, 'n', false, true) end)
+      check(q.buffer ~= 1, lhs .. ' mapped in the quickfix window')
+    end
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(']s', true, false, true), 'x', false)
+    check(M.current().index == 2, ']s: at step ' .. M.current().index)
     note('show trace lens: ' .. #cur.steps .. ' steps in the quickfix list, float at step 1')
     vim.cmd('TsocheckStep close')
     vim.cmd('cclose')

@@ -3,10 +3,12 @@
 -- diagnostic, :TsocheckTrace, check the quickfix list against the trace that
 -- `tsocheck check --json` reports, walk it with :TsocheckStep and check the
 -- cursor and the float (store buffers, memory), then the error paths and a
--- verified check. Writes ok/PASS/FAIL lines to $TSOCHECK_E2E_OUT and quits.
+-- verified check, and which check the cursor is in when a string holds a
+-- brace. Writes ok/PASS/FAIL lines to $TSOCHECK_E2E_OUT and quits.
 --
 -- Environment: TSOCHECK_BIN, TSOCHECK_NVIM_DIR (nvim), TSOCHECK_REF (the
--- CLI JSON of the same file), TSOCHECK_FENCED (a copy of sb_fenced.c).
+-- CLI JSON of the same file), TSOCHECK_FENCED (a copy of sb_fenced.c),
+-- TSOCHECK_BRACES (a file whose first check has "}}" in a string).
 local out = os.getenv('TSOCHECK_E2E_OUT')
 local lines = {}
 local function flush()
@@ -48,16 +50,11 @@ end
 
 local function has(text, needle) return text:find(needle, 1, true) ~= nil end
 
--- What the float must say about a step's buffers, from the CLI's JSON.
+-- What the float must say about a step's buffers: the report's buffers_text
+-- as given ("" is "all empty"); a report without it says so.
 local function expected_buffers(s)
-  local out_ = {}
-  for t, entries in ipairs(s.buffers) do
-    local parts = {}
-    for _, e in ipairs(entries) do table.insert(parts, e.address .. ' = ' .. tostring(e.value)) end
-    table.insert(out_, #parts == 0 and string.format('T%d: empty', t - 1)
-      or string.format('T%d: [%s]', t - 1, table.concat(parts, ', ')))
-  end
-  return out_
+  if type(s.buffers_text) ~= 'string' then return 'store buffers: not in this report' end
+  return 'store buffers: ' .. (s.buffers_text == '' and 'all empty' or s.buffers_text)
 end
 
 local function test()
@@ -91,7 +88,8 @@ local function test()
     check(item.bufnr == bufnr, 'entry ' .. i .. ' is in ' .. vim.api.nvim_buf_get_name(item.bufnr))
     check(item.lnum == s.line and item.col == s.column,
       string.format('entry %d at %d:%d, CLI step at %d:%d', i, item.lnum, item.col, s.line, s.column))
-    check(item.text:find('^step ' .. i .. ' · T' .. s.thread .. ' · '), 'entry ' .. i .. ' text: ' .. item.text)
+    check(type(s.label) == 'string' and item.text == s.label,
+      'entry ' .. i .. ' text: "' .. item.text .. '", the report\'s label: "' .. tostring(s.label) .. '"')
   end
   check(has(vim.fn.getqflist({ title = 0 }).title, 'store_buffering'), 'quickfix title')
   local qfwin = false
@@ -99,8 +97,10 @@ local function test()
     if vim.bo[vim.api.nvim_win_get_buf(w)].buftype == 'quickfix' then qfwin = true end
   end
   check(qfwin, 'quickfix window not open')
+  check(vim.fn.maparg(']s', 'n', false, true).buffer == 1 and vim.fn.maparg('[s', 'n', false, true).buffer == 1,
+    ']s/[s not mapped in the traced buffer')
   check(vim.api.nvim_get_current_buf() == bufnr, 'cursor left the source window')
-  note(#qf .. ' quickfix entries match the CLI trace (lines, columns, threads)')
+  note(#qf .. ' quickfix entries match the CLI trace (lines, columns, each text the report\'s label)')
 
   -- Walk: every step's line and buffers against the CLI; T2's load of x (SB)
   -- happens while x = 1 is still in T1's buffer.
@@ -111,13 +111,15 @@ local function test()
     check(vim.api.nvim_win_get_cursor(0)[1] == s.line,
       string.format('step %d: cursor on line %d, expected %d', i, vim.api.nvim_win_get_cursor(0)[1], s.line))
     local text = float_text()
-    check(has(text, 'step ' .. i .. ' · T' .. s.thread), 'step ' .. i .. ' float: ' .. text)
-    for _, want in ipairs(expected_buffers(s)) do
-      check(has(text, want), string.format('step %d: float lacks "%s":\n%s', i, want, text))
-    end
+    check(vim.startswith(text, s.label .. '   (' .. i .. '/'), 'step ' .. i .. ' float: ' .. text)
+    local want = expected_buffers(s)
+    check(has(text, want), string.format('step %d: float lacks "%s":\n%s', i, want, text))
     check(vim.fn.getqflist({ idx = 0 }).idx == i, 'quickfix index not synced at step ' .. i)
     if s.thread == 2 and s.event == 'load-memory' and s.address == 'x' then
-      check(has(text, 'T1: [x = 1]') and has(text, 'load x → 0'), 'SB load of x: ' .. text)
+      check(has(text, 'load x → 0'), 'SB load of x: ' .. text)
+      if type(s.buffers_text) == 'string' then
+        check(has(s.buffers_text, 'x = 1'), 'the report\'s buffers at the SB load: ' .. s.buffers_text)
+      end
       sb_seen = true
       note('step ' .. i .. ' (T2 loads x → 0, line ' .. s.line .. ') float:\n  ' .. text:gsub('\n', '\n  '))
     end
@@ -126,7 +128,8 @@ local function test()
     end
   end
   check(sb_seen, 'no step where T2 loads x from memory')
-  note('walked ' .. #ref_steps .. ' steps: lines and store buffers match the CLI')
+  note('walked ' .. #ref_steps .. ' steps: lines, labels and store buffers as the CLI report words them'
+    .. (type(ref_steps[1].buffers_text) == 'string' and '' or ' (a report without buffers_text)'))
 
   run('TsocheckStep next')
   check(has(last_note().msg, 'last step') and #floats() == 1, 'next past the end')
@@ -223,6 +226,7 @@ local function test()
   check(tsocheck.current().steps == nil and #vim.fn.getqflist() == 0, 'quickfix entries stayed after the fix')
   check(has(vim.fn.getqflist({ title = 0 }).title, 'trace cleared'), 'quickfix title: ' .. vim.fn.getqflist({ title = 0 }).title)
   check(#floats() == 0 and highlights() == 0, 'float/highlight stayed after the fix')
+  check(vim.fn.maparg(']s', 'n', false, true).buffer ~= 1, ']s still mapped after the trace was cleared')
   note('the fix cleared the trace: ' .. last_note().msg)
 
   -- Deleting the buffer clears its trace.
@@ -233,6 +237,38 @@ local function test()
   run('bdelete! ' .. bufnr)
   check(cleared and tsocheck.current().steps == nil and #floats() == 0, 'the trace stayed after :bdelete')
   note('deleting the buffer cleared the trace')
+
+  -- Which check: the server's list of check functions, so a brace inside a
+  -- string of the first check does not end its body early (the cursor below
+  -- it is still in that check, which SC verifies, not the file's violation).
+  run('edit ' .. vim.fn.fnameescape(os.getenv('TSOCHECK_BRACES')))
+  local bb = vim.api.nvim_get_current_buf()
+  check(vim.wait(30000, function() return #vim.diagnostic.get(bb, { severity = vim.diagnostic.severity.ERROR }) > 0 end, 50),
+    'no violation in the braces file')
+  local client = vim.lsp.get_active_clients()[1]
+  local direct = client.request_sync('tsocheck/checks', { textDocument = { uri = vim.uri_from_bufnr(bb) } }, 10000, bb)
+  local served = direct and not direct.err and type(direct.result) == 'table'
+  local methods, real_request = {}, client.request
+  client.request = function(method, ...) table.insert(methods, method) return real_request(method, ...) end
+  local inside
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(bb, 0, -1, false)) do
+    if l:find('"}}"', 1, true) then inside = i + 1 end
+  end
+  check(inside, 'no string with braces in the braces file')
+  local lens_ready = vim.wait(10000, function() return #vim.lsp.codelens.get(bb) > 0 end, 50)
+  check(served or lens_ready, 'neither tsocheck/checks nor lenses for the braces file')
+  vim.api.nvim_win_set_cursor(0, { inside, 0 })
+  local n0 = #notes
+  run('TsocheckTrace')
+  check(vim.wait(10000, function() return #notes > n0 end, 20), 'no answer for :TsocheckTrace in the braces file')
+  client.request = real_request
+  check(has(last_note().msg, '`braces_in_strings`') and has(last_note().msg, 'verified'),
+    'the cursor below a brace in a string picked: ' .. last_note().msg)
+  check(vim.tbl_contains(methods, 'tsocheck/checks'), 'the check functions were not asked of the server: ' .. table.concat(methods, ', '))
+  local names = require('tsocheck.trace').function_names(bb)
+  check(vim.deep_equal(names, { 'braces_in_strings', 'store_buffering' }), 'completion: ' .. table.concat(names, ', '))
+  note('a brace in a string: the cursor below it is in `braces_in_strings` (' .. last_note().msg .. '); check functions '
+    .. (served and 'from tsocheck/checks' or 'from the code lenses (this server has no tsocheck/checks)'))
 end
 
 -- nested: the :edit in the test must fire FileType (and so attach the client).

@@ -2,7 +2,8 @@
 # Neovim in a terminal (tmux), set up with the README's snippet verbatim (the
 # clone's path filled in): the lens line is drawn, <leader>cl runs "show
 # trace" (quickfix list + step float), the lens stays drawn, ]s moves the
-# float to step 2, the statusline shows the check's state.
+# float to step 2, the statusline shows the check's state; 80 columns, and no
+# hit-enter prompt after the lens pick, ]s or :TsocheckTrace.
 #   tui_run.sh TSOCHECK_BIN SAMPLES_DIR
 # Exit 77 (ctest: skipped) when nvim or tmux is missing, a failure with $CI set.
 . "$(dirname "$0")/../skip_or_fail.sh"
@@ -22,7 +23,7 @@ t() { tmux -L "$sock" "$@"; }
 cleanup() { t kill-server 2>/dev/null; cd / && rm -rf "$dir"; }
 trap cleanup EXIT
 cd "$dir" || exit 1
-t new-session -d -s nv -x 130 -y 45 "env PATH='$path' nvim --noplugin -n -i NONE -u '$dir/init.lua' '$dir/sb.c'"
+t new-session -d -s nv -x 80 -y 45 "env PATH='$path' nvim --noplugin -n -i NONE -u '$dir/init.lua' '$dir/sb.c'"
 screen() { t capture-pane -p -t nv; }
 # wait_for TEXT WHAT: up to 60 s for TEXT on the screen.
 wait_for() {
@@ -40,11 +41,22 @@ t send-keys -t nv ":$line" Enter
 t send-keys -t nv '\cl'
 wait_for 'Code lenses:' '<leader>cl offers the lenses of the line'
 t send-keys -t nv '1' Enter
-wait_for 'store buffers (oldest first):' 'show trace: step float'
+wait_for 'store buffers: ' 'show trace: step float'
 wait_for '(1/' 'show trace: float at step 1'
 wait_for 'step 3 · T1 · store x = 1 (buffered)' 'show trace: quickfix list open'
-wait_for '✗ TSO violation — show trace | re-run' 'lens line drawn again after running it'
+wait_for 'show trace | re-run' 'lens line drawn again after running it (the float covers its start)'
+# no_prompt WHAT: after a moment, no hit-enter prompt on the screen.
+no_prompt() {
+  sleep 1
+  if screen | grep -qF 'Press ENTER'; then echo "FAIL $1: a hit-enter prompt:"; screen; exit 1; fi
+  echo "ok $1: no hit-enter prompt"
+}
+no_prompt 'lens pick'
 t send-keys -t nv ']s'
 wait_for '(2/' ']s: float at step 2'
+no_prompt ']s'
+t send-keys -t nv ':TsocheckTrace' Enter
+wait_for 'steps in the quickfix list' ':TsocheckTrace: message'
+no_prompt ':TsocheckTrace'
 t send-keys -t nv ':qa!' Enter
 echo "PASS Neovim TUI: lenses, show trace (quickfix + float), ]s, statusline"

@@ -37,7 +37,7 @@ function M.show(fn, text)
 end
 
 --- :TsocheckPicture [function]. `h` holds the client helpers of the module
---- (client_for, default_function, request, notify), so that one place finds
+--- (client_for, pick_function, request, notify), so that one place finds
 --- the client and the check function for every command.
 function M.command(fn, bufnr, h)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
@@ -47,11 +47,15 @@ function M.command(fn, bufnr, h)
       vim.log.levels.ERROR)
     return
   end
-  if fn == nil or fn == '' then fn = h.default_function(bufnr) end
-  if not fn then
-    h.notify('no check function here: give one (:TsocheckPicture name) or mark one with TSOCHECK',
-      vim.log.levels.WARN)
-    return
+  if fn == nil or fn == '' then
+    return h.pick_function(bufnr, function(named)
+      if not named then
+        h.notify('no check function here: give one (:TsocheckPicture name) or mark one with TSOCHECK',
+          vim.log.levels.WARN)
+        return
+      end
+      M.command(named, bufnr, h)
+    end)
   end
   local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, ['function'] = fn }
   local ok, sent = pcall(h.request, client, 'tsocheck/tracePicture', params, function(err, result)

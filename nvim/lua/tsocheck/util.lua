@@ -1,0 +1,84 @@
+-- Shared by the tsocheck modules: the settings given to setup(), messages,
+-- and small helpers around the LSP client API of Neovim 0.7 to 0.11.
+local M = {}
+
+-- The settings (setup() updates this table in place).
+M.config = {
+  name = 'tsocheck',
+  cmd = nil, -- nil: require('tsocheck.client').server_path()
+  init_options = {},
+  progress = true, -- echo tsocheck/status and $/progress in the message area
+  mappings = true, -- ]s / [s in the C buffers of a loaded trace
+  filetypes = { 'c' },
+  root_dir = nil,
+  on_attach = nil,
+  capabilities = nil,
+}
+
+--- msg cut to one line of the message area (… at the cut).
+function M.fit(msg)
+  local room = tonumber(vim.v.echospace) or 0
+  if room <= 0 then room = vim.o.columns - 12 end
+  room = math.max(room, 10)
+  if vim.fn.strdisplaywidth(msg) <= room then return msg end
+  local n = vim.fn.strchars(msg)
+  while n > 0 and vim.fn.strdisplaywidth(vim.fn.strcharpart(msg, 0, n)) > room - 1 do n = n - 1 end
+  return vim.fn.strcharpart(msg, 0, n) .. '…'
+end
+
+-- Neovim's own vim.notify echoes (a message wider than the screen stops at a
+-- hit-enter prompt); a replacement (a notification plugin, a test) is not.
+local function builtin_notify()
+  local ok, info = pcall(debug.getinfo, vim.notify, 'S')
+  return ok and type(info) == 'table' and type(info.source) == 'string'
+    and info.source:find('vim/_editor.lua', 1, true) ~= nil
+end
+
+--- Messages: errors and warnings through vim.notify; information too, but
+--- with Neovim's own vim.notify as one line (kept in :messages), so a lens
+--- pick or a loaded trace never ends at "Press ENTER".
+function M.notify(msg, level)
+  msg = 'tsocheck: ' .. msg
+  level = level or vim.log.levels.INFO
+  if level <= vim.log.levels.INFO and builtin_notify() then
+    pcall(vim.api.nvim_echo, { { M.fit(msg) } }, true, {})
+    return
+  end
+  vim.notify(msg, level)
+end
+
+function M.is_nil(v)
+  return v == nil or v == vim.NIL
+end
+
+function M.value_text(v)
+  if M.is_nil(v) then return '?' end
+  return tostring(v)
+end
+
+function M.request(client, method, params, handler, bufnr)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+function M.buf_of_uri(uri)
+  local ok, fname = pcall(vim.uri_to_fname, uri)
+  if not ok then return nil end
+  local b = vim.fn.bufnr(fname)
+  if b == -1 or not vim.api.nvim_buf_is_loaded(b) then return nil end
+  return b
+end
+
+function M.thousands(n)
+  local s = tostring(math.floor(tonumber(n) or 0))
+  local out = s:reverse():gsub('(%d%d%d)', '%1,'):reverse()
+  return (out:gsub('^,', ''))
+end
+
+function M.fire(pattern)
+  pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = pattern, modeline = false })
+end
+
+return M
