@@ -143,6 +143,54 @@ int usage(const std::string& msg) {
   return 2;
 }
 
+// The check's outputs once every file is done: the JSON document on stdout
+// (with --json), the --html page and the --sarif log. False when a file
+// could not be written (said on stderr).
+bool writeOutputs(const std::vector<FileReport>& reports, const std::vector<std::string>& files, bool json,
+                  const std::string& htmlPath, const std::string& sarifPath) {
+  if (json) {
+    nlohmann::json out = resultsJson(reports);
+    // The frontend runs in worker processes: the peak is the larger of this
+    // process's and the largest worker's.
+    struct rusage self {}, workers {};
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &workers);
+    out["stats"] = {{"peak_rss_kb", std::max(self.ru_maxrss, workers.ru_maxrss)},
+                    {"explorer_peak_rss_kb", self.ru_maxrss},
+                    {"frontend_peak_rss_kb", workers.ru_maxrss}};
+    std::cout << tsocheck::dumpJson(out, 2) << std::endl;  // invalid UTF-8 becomes U+FFFD
+  }
+  if (!htmlPath.empty()) {
+    std::vector<const CheckReport*> checks;
+    for (const FileReport& r : reports)
+      for (const CheckReport& c : r.checks) checks.push_back(&c);
+    std::string title = "tsocheck: ";
+    for (size_t i = 0; i < files.size(); ++i) title += (i ? ", " : "") + files[i];
+    std::ofstream out(htmlPath);
+    if (!(out << picturePage(checks, title))) {
+      std::fprintf(stderr, "tsocheck: cannot write %s\n", htmlPath.c_str());
+      return false;
+    }
+  }
+  if (!sarifPath.empty()) {
+    // The page as the SARIF file's readers find it: relative to its directory.
+    std::string pictureUri;
+    if (!htmlPath.empty()) {
+      namespace fs = std::filesystem;
+      std::error_code ec;
+      const fs::path base = fs::absolute(sarifPath, ec).parent_path();
+      pictureUri = fs::absolute(htmlPath, ec).lexically_relative(base).generic_string();
+      if (pictureUri.empty()) pictureUri = htmlPath;
+    }
+    std::ofstream out(sarifPath);
+    if (!(out << tsocheck::dumpJson(sarifLog(reports, TSOCHECK_VERSION, pictureUri), 2) << "\n")) {
+      std::fprintf(stderr, "tsocheck: cannot write %s\n", sarifPath.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
 int runCheck(int argc, char** argv) {
   std::vector<std::string> files;
   OptionValues given;
@@ -252,46 +300,7 @@ int runCheck(int argc, char** argv) {
     if (!json && r.inputError) std::cerr << textReport(r) << std::flush;  // the checks are out already
     reports.push_back(std::move(r));
   });
-  if (json) {
-    nlohmann::json out = resultsJson(reports);
-    // The frontend runs in worker processes: the peak is the larger of this
-    // process's and the largest worker's.
-    struct rusage self {}, workers {};
-    getrusage(RUSAGE_SELF, &self);
-    getrusage(RUSAGE_CHILDREN, &workers);
-    out["stats"] = {{"peak_rss_kb", std::max(self.ru_maxrss, workers.ru_maxrss)},
-                    {"explorer_peak_rss_kb", self.ru_maxrss},
-                    {"frontend_peak_rss_kb", workers.ru_maxrss}};
-    std::cout << tsocheck::dumpJson(out, 2) << std::endl;  // invalid UTF-8 becomes U+FFFD
-  }
-  if (!htmlPath.empty()) {
-    std::vector<const CheckReport*> checks;
-    for (const FileReport& r : reports)
-      for (const CheckReport& c : r.checks) checks.push_back(&c);
-    std::string title = "tsocheck: ";
-    for (size_t i = 0; i < files.size(); ++i) title += (i ? ", " : "") + files[i];
-    std::ofstream out(htmlPath);
-    if (!(out << picturePage(checks, title))) {
-      std::fprintf(stderr, "tsocheck: cannot write %s\n", htmlPath.c_str());
-      return 2;
-    }
-  }
-  if (!sarifPath.empty()) {
-    // The page as the SARIF file's readers find it: relative to its directory.
-    std::string pictureUri;
-    if (!htmlPath.empty()) {
-      namespace fs = std::filesystem;
-      std::error_code ec;
-      const fs::path base = fs::absolute(sarifPath, ec).parent_path();
-      pictureUri = fs::absolute(htmlPath, ec).lexically_relative(base).generic_string();
-      if (pictureUri.empty()) pictureUri = htmlPath;
-    }
-    std::ofstream out(sarifPath);
-    if (!(out << tsocheck::dumpJson(sarifLog(reports, TSOCHECK_VERSION, pictureUri), 2) << "\n")) {
-      std::fprintf(stderr, "tsocheck: cannot write %s\n", sarifPath.c_str());
-      return 2;
-    }
-  }
+  if (!writeOutputs(reports, files, json, htmlPath, sarifPath)) return 2;
   if (violation) return 1;
   return inputError ? 2 : 0;
 }
