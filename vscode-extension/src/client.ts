@@ -257,7 +257,11 @@ export class Server implements vscode.Disposable {
 
   /** The document's check functions, from the server's latest lowering of it. */
   async checks(uri: string, token?: vscode.CancellationToken): Promise<ServerCheck[]> {
-    return checksOf(await this.need().sendRequest('tsocheck/checks', { textDocument: { uri } }, token));
+    // (A method given by name takes a trailing `undefined` as a second
+    // parameter and sends an array: the token is passed only when there is one.)
+    const params = { textDocument: { uri } };
+    const c = this.need();
+    return checksOf(await (token ? c.sendRequest('tsocheck/checks', params, token) : c.sendRequest('tsocheck/checks', params)));
   }
 
   trace(uri: string, fn: string): Promise<CheckPayload> {
