@@ -23,7 +23,6 @@
 #include "service/fence_fix.h"
 #include "jsonrpc/json_text.h"
 #include "service/report_json.h"
-#include "service/result_cache.h"
 #include "service/safe_io.h"
 #include "service/shard_merge.h"
 #include "service/trace_picture.h"
@@ -43,8 +42,12 @@ const char* kUsage =
     "usage: tsocheck check FILE.c... [options] [-- CLANG_ARGS...]\n"
     "       tsocheck lsp    (language server over stdio)\n"
     "       tsocheck dap    (debug adapter over stdio: step through a violation's trace)\n"
-    "       tsocheck merge SHARD.json... [--format json|text|sarif]\n"
-    "                       (one report from the shards of a split check)\n"
+    "       tsocheck merge SHARD.json... [--format json|text|sarif] [--fix]\n"
+    "                       (one report from the shards of a split check; --fix adds the\n"
+    "                       fix of each failing check: its counterexample is found again\n"
+    "                       here in the one piece it came from, the file must still be the\n"
+    "                       shards' program, and the fenced programs are re-checked here,\n"
+    "                       whole, within --fence-time-limit S; --jobs N)\n"
     "       tsocheck options --json  (every option's name at each front door, as JSON)\n"
     "\n"
     "Checks every function marked __attribute__((annotate(\"tsocheck\"))) (or TSOCHECK\n"
@@ -112,7 +115,7 @@ const char* kUsage =
     "                            subtrees below the cut are dealt out by a hash of their\n"
     "                            path); with --json, `tsocheck merge` makes the shards'\n"
     "                            reports into the single run's. No fence synthesis in a\n"
-    "                            shard (a fix needs the whole search)\n"
+    "                            shard: `tsocheck merge --fix` adds it\n"
     "  --shard-depth D           the cut: D branching levels from the root (default 8)\n"
     "  --json                    print one JSON object instead of text\n"
     "  --sarif OUT.sarif         also write SARIF 2.1.0\n"
@@ -256,12 +259,10 @@ int runCheck(int argc, char** argv) {
   opts.extraClangArgs = std::move(clangArgs);
   if (files.empty()) return usage("no input file");
   if (shardDepth && shard.count == 0) return usage("--shard-depth needs --shard");
-  std::string shardSettings;
   if (shard.count > 0) {
     shard.depth = shardDepth.value_or(kDefaultShardDepth);
     opts.shard = shard;
-    opts.fences = false;  // a fix needs the whole search
-    shardSettings = shardFingerprintSettings(given, shard);
+    opts.fences = false;  // a fix needs the whole search: tsocheck merge --fix
   }
 
   // Text: each check's verdict and trace as soon as the exploration has them,
@@ -287,11 +288,7 @@ int runCheck(int argc, char** argv) {
   bool violation = false, inputError = false;
   // (The next files are lowered meanwhile on the spare cores: runFiles.)
   runFiles(files, opts, [&](FileReport r) {
-    if (shard.count > 0)
-      for (CheckReport& c : r.checks) {
-        c.shard = shard;
-        if (c.program) c.fingerprint = checkKey(c, *c.program, shardSettings, TSOCHECK_VERSION);
-      }
+    if (shard.count > 0) stampShard(r, given, opts.extraClangArgs, shard, TSOCHECK_VERSION);
     if (r.inputError) inputError = true;
     for (const CheckReport& c : r.checks) {
       if (c.result.status == Status::Violation) violation = true;
@@ -305,13 +302,28 @@ int runCheck(int argc, char** argv) {
   return inputError ? 2 : 0;
 }
 
-// `tsocheck merge SHARD.json... [--format json|text|sarif]`.
+// `tsocheck merge SHARD.json... [--format json|text|sarif] [--fix
+// [--fence-time-limit S] [--jobs N]]`.
 int runMerge(int argc, char** argv) {
   std::string format = "json";
+  bool fix = false;
+  OptionValues overrides;  // --fix: what the fix may run with other than the shards' options
   std::vector<std::pair<std::string, nlohmann::json>> docs;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--format" || a.rfind("--format=", 0) == 0) {
+    const size_t eq = a.rfind("--", 0) == 0 ? a.find('=') : std::string::npos;
+    const std::string key = a.substr(0, eq);
+    if (a == "--fix") {
+      fix = true;
+    } else if (key == "--fence-time-limit" || key == "--jobs") {
+      std::string v;
+      if (eq != std::string::npos) v = a.substr(eq + 1);
+      else if (i + 1 < argc) v = argv[++i];
+      else return usage(key + " needs a value");
+      if (std::string err = setOption(*findOption(Door::CommandLine, key), Door::CommandLine, v, overrides);
+          !err.empty())
+        return usage(err);
+    } else if (a == "--format" || a.rfind("--format=", 0) == 0) {
       if (a == "--format" && i + 1 >= argc) return usage("--format needs json, text or sarif");
       format = a == "--format" ? argv[++i] : a.substr(9);
       if (format != "json" && format != "text" && format != "sarif")
@@ -337,10 +349,18 @@ int runMerge(int argc, char** argv) {
     }
   }
   if (docs.empty()) return usage("merge needs the shards' JSON reports");
+  if (!fix && (overrides.fenceTimeLimit || overrides.jobs)) return usage("--fence-time-limit and --jobs need --fix");
   nlohmann::json merged;
   if (std::string refused = mergeShardReports(docs, &merged); !refused.empty()) {
     std::fprintf(stderr, "tsocheck: merge refused: %s\n", refused.c_str());
     return 2;
+  }
+  if (fix) {
+    auto say = [](const std::string& line) { std::fprintf(stderr, "tsocheck: merge --fix: %s\n", line.c_str()); };
+    if (std::string why = fixMergedReport(docs, &merged, overrides, TSOCHECK_VERSION, say); !why.empty()) {
+      std::fprintf(stderr, "tsocheck: merge --fix: %s\n", why.c_str());
+      return 2;
+    }
   }
   std::vector<FileReport> reports = resultsFromJson(merged);
   bool violation = false, error = false;

@@ -166,6 +166,12 @@ struct CheckOptions {
   // path hashes to `index` (mod `count`). count 0: the whole search.
   struct Shard {
     uint32_t index = 0, count = 0, depth = 0;
+    // One piece only (`tsocheck merge --fix` re-finding a merged
+    // counterexample): below the cut, only the child at this path (`depth`
+    // long) is explored, every other one is skipped; empty: none, the top
+    // only. What lies above the cut is reported as shard 0 reports it (index
+    // must be 0). count and depth are the split's.
+    std::optional<std::vector<uint32_t>> only;
   };
   Shard shard;
 };

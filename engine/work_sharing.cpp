@@ -62,7 +62,18 @@ void addLimit(CheckResult& r, std::string l) {
 }  // namespace
 
 bool Explorer::ownsSubtree(const Path& p) const {
+  if (const std::optional<Path>& only = opts_.shard.only)
+    return only->size() == opts_.shard.depth && p.size() >= only->size() &&
+           std::equal(only->begin(), only->end(), p.begin());
   return pathHash(p, opts_.shard.depth) % opts_.shard.count == opts_.shard.index;
+}
+
+std::vector<uint32_t> shardPieceOf(const Violation::ShardOrder& o, uint32_t depth) {
+  // A segment below the cut starts inside its piece (the piece's path, then
+  // deeper); the segment after a piece starts at the piece's path followed by
+  // UINT32_MAX (leaveChild) and lies above the cut, as does a shorter start.
+  if (o.start.size() < depth || (o.start.size() > depth && o.start[depth] == UINT32_MAX)) return {};
+  return std::vector<uint32_t>(o.start.begin(), o.start.begin() + depth);
 }
 
 void Explorer::enterChild(uint32_t i) {

@@ -71,6 +71,10 @@ constexpr std::chrono::milliseconds kHelperDelay{20};
 // bound (its probe and rounds), the state-space searches (search.cpp
 // chooseSearch refuses them).
 CheckResult mergeShards(const std::vector<CheckResult>& shards, const CheckOptions& opts);
+// The path of the piece a shard's violation was found in (`depth` long), or
+// empty when it was found above the cut: what CheckOptions::Shard::only
+// takes to search that piece again.
+std::vector<uint32_t> shardPieceOf(const Violation::ShardOrder& o, uint32_t depth);
 struct ParallelShared {
   uint32_t workers = 1;  // workers that have joined the search (helpers join late: joinLate)
   bool over = false;     // the search has ended: a helper that has not joined does not

@@ -86,6 +86,11 @@ struct CheckReport {
   // the shard's part of the search is result.shard.
   std::optional<CheckOptions::Shard> shard;
   std::string fingerprint;
+  // How the shard was run, for `tsocheck merge --fix` to run the check
+  // again: the options given (optionsJson's text, --jobs left out) and the
+  // Clang arguments after `--`.
+  std::string shardOptions;
+  std::vector<std::string> shardClangArgs;
   // Clang's -Wuninitialized warnings in the file (a read of an uninitialised
   // local): reported with every check of the file, never a violation.
   std::vector<frontend::Diagnostic> warnings;

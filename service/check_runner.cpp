@@ -398,6 +398,9 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
   FenceFixInput fi;
   fi.program = &prog;
   fi.options = co;
+  // A fenced program is re-checked whole: a search of one piece (merge
+  // --fix) only found the counterexample the synthesis starts from.
+  fi.options.shard = {};
   fi.module = &module;
   fi.path = path;
   fi.style = opts.fenceStyle;

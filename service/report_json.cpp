@@ -130,8 +130,11 @@ static json shardJson(const CheckReport& r) {
     if (o->stop) stop = *o->stop;
     timedOut = o->timedOut;
   }
+  json options = json::object();
+  if (json o = json::parse(r.shardOptions, nullptr, false); o.is_object()) options = std::move(o);  // (our own text)
   return json{{"index", r.shard->index}, {"count", r.shard->count}, {"depth", r.shard->depth},
-              {"stop", stop},            {"timed_out", timedOut},   {"pieces", pieces}};
+              {"stop", stop},            {"timed_out", timedOut},   {"pieces", pieces},
+              {"options", options},      {"clang_args", r.shardClangArgs}};
 }
 
 // null when fence synthesis did not run.
@@ -443,6 +446,9 @@ void shardFrom(const json& j, CheckReport& r) {
   }
   if (at(j, "stop").is_array()) o.stop = path(j, "stop");
   o.timedOut = flag(j, "timed_out");
+  if (const json& opts = at(j, "options"); opts.is_object()) r.shardOptions = opts.dump(-1, ' ', false, json::error_handler_t::replace);
+  for (const json& a : array(j, "clang_args"))
+    if (a.is_string()) r.shardClangArgs.push_back(a.get<std::string>());
   r.result.shard = std::move(o);
 }
 

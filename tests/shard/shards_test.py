@@ -6,8 +6,10 @@ Runs `tsocheck check --shard I/N --json` as N separate processes (N = 1, 2,
 TSO, PSO (and RC11 for the C11 samples), merges them with `tsocheck merge`
 and compares the result with one `tsocheck check --json` run: every field
 but the times (counts, status and message, the violations and their traces,
-limits). Then checks that mismatched shards are refused: another program,
-other options, a missing index, an index given twice, different counts.
+limits). `tsocheck merge --fix` on failing samples gives the single run's
+report with its fix, and refuses a file edited since the shards ran. Then
+checks that mismatched shards are refused: another program, other options,
+a missing index, an index given twice, different counts.
 
 usage: shards_test.py TSOCHECK SOURCE_DIR [--quick]
 """
@@ -104,6 +106,32 @@ def check_case(tsocheck, tmp, path, args, counts, depths):
     return single
 
 
+def fix_case(tsocheck, tmp, path, args, counts):
+    """`tsocheck merge --fix` gives the single run's report, fix included."""
+    def plain(doc):
+        doc = without_times(doc)
+        for r in doc["results"]:
+            if r.get("fence_synthesis"):
+                r["fence_synthesis"].pop("seconds", None)
+        return doc
+    single = plain(json.loads(run([tsocheck, "check", path, "--json", "--jobs", "1"] + args).stdout))
+    if not any(r["fences"] for r in single["results"]):
+        raise SystemExit("FAIL: %s %s: the single run offers no fix to compare with" % (path, args))
+    for n in counts:
+        files = shards(tsocheck, tmp, path, args, n, tag="fix")
+        p = run([tsocheck, "merge", "--fix", "--jobs", "1"] + files)
+        merged = plain(json.loads(p.stdout))
+        if merged != single:
+            a = json.dumps(single, indent=1, sort_keys=True).splitlines()
+            b = json.dumps(merged, indent=1, sort_keys=True).splitlines()
+            diff = [l for l in __import__("difflib").unified_diff(a, b, "single", "merge --fix", lineterm="")]
+            raise SystemExit("FAIL: %s %s, %d shards: merge --fix differs from the single run\n%s"
+                             % (path, " ".join(args), n, "\n".join(diff[:60])))
+        if "counterexample found again" not in p.stderr:
+            raise SystemExit("FAIL: merge --fix of %s did not say where it found the counterexample: %s"
+                             % (path, p.stderr))
+
+
 def expect_refusal(tsocheck, files, words):
     p = run([tsocheck, "merge"] + files, ok=(2,))
     if words not in p.stderr:
@@ -144,6 +172,29 @@ def main():
                     check_case(tsocheck, tmp, os.path.join(src, rel), ["--model", model, "--no-fences"] + more,
                                counts, [None])
                     cases += 1
+        # The fix after the merge is the single run's fix.
+        fixes = [("samples/peterson_buggy.c", "tso"), ("samples/mp_buggy.c", "pso"),
+                 ("samples/c11_mp_relaxed_buggy.c", "rc11"), ("samples/dekker_buggy.c", "pso")]
+        for rel, model in (fixes[:3] if quick else fixes):
+            fix_case(tsocheck, tmp, os.path.join(src, rel), ["--model", model], [2, 7])
+            cases += 1
+        # A file edited after the shards ran: merge --fix refuses rather than
+        # fix another program (its edits would land on the wrong lines).
+        edited = os.path.join(tmp, "edited.c")
+        with open(os.path.join(src, "samples/peterson_buggy.c")) as f:
+            text = f.read()
+        with open(edited, "w") as f:
+            f.write(text)
+        before = shards(tsocheck, tmp, edited, ["--model", "tso"], 2, tag="e")
+        with open(edited, "w") as f:
+            f.write("\n" + text)
+        p = run([tsocheck, "merge", "--fix"] + before, ok=(2,))
+        if "fingerprint differs" not in p.stderr:
+            raise SystemExit("FAIL: merge --fix of an edited file was not refused: " + p.stderr)
+        run([tsocheck, "merge"] + before)  # (the merge itself needs no file)
+        p = run([tsocheck, "merge", "--jobs", "1"] + before, ok=(2,))
+        if "need --fix" not in p.stderr:
+            raise SystemExit("FAIL: merge --jobs without --fix was not refused: " + p.stderr)
         # Refusals.
         a = os.path.join(src, "samples/mp_buggy.c")
         b = os.path.join(src, "samples/mp_fixed.c")
@@ -166,7 +217,7 @@ def main():
         p = run([tsocheck, "check", a, "--shard", "2/2"], ok=(2,))
         if "INDEX/COUNT" not in p.stderr:
             raise SystemExit("FAIL: --shard 2/2 was not refused: " + p.stderr)
-    print("ok: %d cases merged equal to the single run; mismatched shards refused" % cases)
+    print("ok: %d cases merged (and fixed) equal to the single run; mismatched shards and edited files refused" % cases)
 
 
 if __name__ == "__main__":
