@@ -44,6 +44,46 @@ local function test()
   check(has(text, '┆ x=1'), 'no pending store in:\n' .. text)
   note('picture split with ' .. vim.api.nvim_buf_line_count(pic) .. ' lines:\n' .. text)
 
+  -- <CR> on the stale read's line: the cursor goes to that step's source in
+  -- the window the picture was opened from. Where that is comes from the
+  -- server's trace, the line from the picture's own text.
+  local client = require('tsocheck.client').client_for(bufnr)
+  local res = client.request_sync('tsocheck/trace',
+    { uri = vim.uri_from_bufnr(bufnr), ['function'] = 'store_buffering' }, 5000, bufnr)
+  check(res and res.result and res.result.violation, 'no trace: ' .. vim.inspect(res))
+  local stale
+  for _, st in ipairs(res.result.violation.trace) do
+    if type(st.stale) == 'table' then stale = st end
+  end
+  check(stale, 'the trace has no stale read')
+  local row
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(pic, 0, -1, false)) do
+    if has(l, 'STALE') then row = i end
+  end
+  check(row and vim.api.nvim_buf_get_lines(pic, row - 1, row, false)[1]:match('^ *(%d+) ') == tostring(stale.step),
+    'the STALE line is not step ' .. stale.step .. ' of the trace')
+  local src_win = vim.fn.bufwinid(bufnr)
+  local function press(lnum, keys)
+    vim.api.nvim_set_current_win(vim.fn.bufwinid(pic))
+    vim.api.nvim_win_set_cursor(0, { lnum, 0 })
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'mx', false)
+  end
+  vim.api.nvim_win_set_cursor(src_win, { 1, 0 })
+  press(row, '<CR>')
+  check(vim.api.nvim_get_current_win() == src_win, '<CR> did not go to the window the picture was opened from')
+  local cur = vim.api.nvim_win_get_cursor(0)
+  check(vim.api.nvim_get_current_buf() == bufnr and cur[1] == stale.line and cur[2] == stale.column - 1,
+    '<CR> on the stale read went to ' .. vim.api.nvim_buf_get_name(0) .. ':' .. cur[1] .. ':' .. (cur[2] + 1)
+      .. ', not ' .. stale.line .. ':' .. stale.column)
+  note('<CR> on picture line ' .. row .. ' (step ' .. stale.step .. ', the stale read) went to sb.c:'
+    .. cur[1] .. ':' .. (cur[2] + 1))
+  -- A line without a step: a message, the cursor stays.
+  local before_msgs = #notes
+  press(1, '<CR>')
+  check(vim.api.nvim_get_current_win() == vim.fn.bufwinid(pic), '<CR> on the headline left the picture')
+  check(#notes > before_msgs and has(notes[#notes].msg, 'no step on this line'),
+    '<CR> on the headline: ' .. tostring((notes[#notes] or {}).msg))
+  note('<CR> on the headline: ' .. notes[#notes].msg)
   -- Again: the same split, refreshed, not a second one.
   local wins = #vim.api.nvim_list_wins()
   shown = false
@@ -57,14 +97,56 @@ local function test()
   check(vim.wait(5000, function() return #notes > before end, 20), 'no message for an unknown function')
   check(has(notes[#notes].msg, 'no result'), 'unknown function: ' .. notes[#notes].msg)
   note('an unknown function: ' .. notes[#notes].msg)
+
+  -- A double-click on the stale read's line, the cursor elsewhere: the same
+  -- jump. Mouse input is read by the main loop: the clicks are queued here,
+  -- and the returned function checks where they went.
+  local pic_win = vim.fn.bufwinid(pic)
+  vim.api.nvim_win_set_cursor(src_win, { 1, 0 })
+  vim.api.nvim_set_current_win(pic_win)
+  vim.api.nvim_win_set_cursor(pic_win, { 1, 0 })
+  vim.cmd('normal! zt')
+  local top = vim.fn.win_screenpos(pic_win)
+  local srow = top[1] - 1 + row - 1
+  vim.o.mouse = 'a'
+  for _ = 1, 2 do
+    vim.api.nvim_input_mouse('left', 'press', '', 0, srow, top[2] + 2)
+    vim.api.nvim_input_mouse('left', 'release', '', 0, srow, top[2] + 2)
+  end
+  return function(last)
+    local arrived = vim.api.nvim_get_current_win() == src_win
+    if not arrived and not last then return false end
+    local at = vim.api.nvim_win_get_cursor(src_win)
+    check(arrived and at[1] == stale.line and at[2] == stale.column - 1,
+      'a double-click on the stale read left the cursor in window ' .. vim.api.nvim_get_current_win()
+        .. ' (sb.c at ' .. at[1] .. ':' .. (at[2] + 1) .. ')')
+    note('a double-click on picture line ' .. row .. ' went to sb.c:' .. at[1] .. ':' .. (at[2] + 1))
+    return true
+  end
 end
 
-vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
-  local ok, err = xpcall(test, function(e)
-    if getmetatable(e) == Fail then return e.msg end
-    return 'Lua error: ' .. debug.traceback(tostring(e))
-  end)
+local function traced(e)
+  if getmetatable(e) == Fail then return e.msg end
+  return 'Lua error: ' .. debug.traceback(tostring(e))
+end
+
+local function finish(ok, err)
   table.insert(lines, ok and 'PASS tsocheck.nvim interleaving picture' or ('FAIL ' .. tostring(err)))
   flush()
   vim.cmd('qa!')
+end
+
+vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
+  local ok, later = xpcall(test, traced)
+  if not ok then return finish(false, later) end
+  -- The queued input's checks, from the main loop, for 5 s at most.
+  local deadline = vim.loop.now() + 5000
+  local function poll()
+    local last = vim.loop.now() > deadline
+    local pok, done = xpcall(later, traced, last)
+    if not pok then return finish(false, done) end
+    if done then return finish(true) end
+    vim.defer_fn(poll, 20)
+  end
+  vim.defer_fn(poll, 20)
 end })

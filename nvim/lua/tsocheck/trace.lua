@@ -2,7 +2,7 @@
 -- quickfix list (one entry per step), walking it with a float per step, and
 -- following the buffer's new results.
 local util = require('tsocheck.util')
-local notify, request, is_nil, value_text = util.notify, util.request, util.is_nil, util.value_text
+local notify, request, value_text, resolve = util.notify, util.request, util.value_text, util.resolve
 
 local M = {}
 
@@ -155,23 +155,6 @@ end
 
 -- ---------------------------------------------------------------------------
 -- Files and quickfix
-
-local function join(dir, file)
-  if dir:sub(-1) == '/' then return dir .. file end
-  return dir .. '/' .. file
-end
-
--- Trace files are absolute, or relative to the compile directory.
-local function resolve(file, bufnr, root)
-  if is_nil(file) or file == '' then return vim.api.nvim_buf_get_name(bufnr) end
-  if file:sub(1, 1) == '/' then return file end
-  local bufname = vim.api.nvim_buf_get_name(bufnr)
-  if bufname:sub(-(#file + 1)) == '/' .. file then return bufname end
-  for _, dir in ipairs({ root, vim.fn.getcwd() }) do
-    if dir and vim.fn.filereadable(join(dir, file)) == 1 then return join(dir, file) end
-  end
-  return join(root or vim.fn.getcwd(), file)
-end
 
 -- The server words each step (its `label`); a step without one (a server
 -- older than the field) shows only its number.
@@ -370,53 +353,21 @@ function M.step_lines(s, i, n)
   return lines
 end
 
--- A normal window to jump in: the current one, else one showing the traced
--- buffer, else any normal window.
-local function source_win()
-  local function normal(w)
-    local b = vim.api.nvim_win_get_buf(w)
-    return vim.api.nvim_win_get_config(w).relative == '' and vim.bo[b].buftype == ''
-  end
-  local cur = vim.api.nvim_get_current_win()
-  if normal(cur) then return cur end
-  local any
-  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if normal(w) then
-      if vim.api.nvim_win_get_buf(w) == trace.bufnr then return w end
-      any = any or w
-    end
-  end
-  return any
-end
-
 local function show_step(i)
   local s = trace.steps[i]
   trace.index = i
-  local win = source_win()
+  -- A normal window to jump in: the current one, else one showing the
+  -- traced buffer, else any normal window.
+  local win = util.source_win({ vim.api.nvim_get_current_win() }, trace.bufnr)
   if not win then
     notify('no window to show the step in', vim.log.levels.ERROR)
     return
   end
-  vim.api.nvim_set_current_win(win)
-  local file = resolve(s.file, trace.bufnr, trace.root)
-  local target = vim.fn.bufnr(file)
-  if target == -1 then
-    if vim.fn.filereadable(file) ~= 1 then
-      notify('step ' .. i .. ': cannot open ' .. file, vim.log.levels.ERROR)
-      return
-    end
-    target = vim.fn.bufadd(file)
+  local target, lnum = util.show_source(win, resolve(s.file, trace.bufnr, trace.root), s.line, s.column)
+  if not target then
+    notify('step ' .. i .. ': ' .. lnum, vim.log.levels.ERROR)
+    return
   end
-  vim.cmd("normal! m'")
-  if vim.api.nvim_win_get_buf(win) ~= target then
-    vim.bo[target].buflisted = true
-    vim.api.nvim_win_set_buf(win, target)
-  end
-  local nlines = vim.api.nvim_buf_line_count(target)
-  local lnum = math.max(1, math.min(tonumber(s.line) or 1, nlines))
-  local text = vim.api.nvim_buf_get_lines(target, lnum - 1, lnum, false)[1] or ''
-  local col = math.max(0, math.min((tonumber(s.column) or 1) - 1, math.max(#text - 1, 0)))
-  vim.api.nvim_win_set_cursor(win, { lnum, col })
   map_steps(target)
   if qf_is_ours() then pcall(vim.fn.setqflist, {}, 'a', { id = trace.qfid, idx = i }) end
 
