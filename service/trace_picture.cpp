@@ -428,8 +428,12 @@ PictureText pictureText(const json& payload) {
     out.text += line + "\n";
     return rows++;
   };
-  emit(str(payload, "function") + " under " + str(payload, "model") + ": " + str(v, "message") + " (" +
-       str(v, "file") + ":" + std::to_string(num(v, "line")) + ")");
+  // The headline, then the violation's summary as the payload words it (what
+  // failed, the stale read, the store buffers then); without one: its message.
+  emit(str(payload, "function") + " under " + str(payload, "model"));
+  for (const json& l : v.value("summary", json::array()))
+    if (l.is_string()) emit("  " + l.get<std::string>());
+  if (rows == 1) emit("  " + str(v, "message") + " (" + str(v, "file") + ":" + std::to_string(num(v, "line")) + ")");
   emit("");
   std::string head = "step ";
   for (size_t t = 0; t < threads; ++t) head += " " + fit(names[t], w[t]);

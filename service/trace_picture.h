@@ -44,7 +44,8 @@ std::string pictureSection(const nlohmann::json& payload);
 std::string picturePage(const std::vector<const CheckReport*>& checks, const std::string& title);
 
 // The same picture as monospace text lanes (text "" when there is no
-// violation): a headline, the lane names, then a line per step. `steps` says
+// violation): a headline ("f under TSO"), the violation's summary (its
+// "summary" lines, indented), the lane names, then a line per step. `steps` says
 // which lines show a step: one {row, step, file, line, column} per step, `row`
 // the 0-based line of `text`, file/line/column the step's source as the
 // payload has them (an editor jumps there from that line).

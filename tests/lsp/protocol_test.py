@@ -585,7 +585,9 @@ def main():
           and pic["html"].count('<div class="step ') == len(steps)
           and pic["html"].count('<rect class="lane"') == len({s["thread"] for s in steps})
           and "http://" not in pic["html"] and "https://" not in pic["html"], "tracePicture: a self-contained page, one element per step, a lane per thread")
-    check(pic["text"].startswith("dekker under TSO: ") and "✗ fails here" in pic["text"], "tracePicture: text lanes")
+    summary = [f"  {l}" for l in tr["violation"]["summary"]]
+    check(pic["text"].split("\n")[:1 + len(summary)] == ["dekker under TSO"] + summary and "✗ fails here" in pic["text"],
+          "tracePicture: text lanes under the violation's summary")
     # steps: the text line of each trace step, with the step's source.
     text_lines = pic["text"].split("\n")
     check(len(pic.get("steps", [])) == len(steps)

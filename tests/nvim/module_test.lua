@@ -163,13 +163,14 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
     end
 
     -- K (the README's mapping, else vim.lsp.buf.hover) on the failing line
-    -- and on the check's TSOCHECK line: the server's hover, shown from its
-    -- first line; with a violation summary, the summary comes first.
+    -- and on the check's TSOCHECK line: the server's hover, the violation's
+    -- summary first (what failed, the stale read, the buffers then), every
+    -- line of it in the float.
     local client = vim.lsp.get_client_by_id(cid)
     local uri = vim.uri_from_bufnr(bufnr)
     local tr = client.request_sync('tsocheck/trace', { uri = uri, ['function'] = 'store_buffering' }, 10000, bufnr)
     local summary = tr and tr.result and tr.result.violation and tr.result.violation.summary
-    summary = type(summary) == 'table' and summary[1] or nil
+    check(type(summary) == 'table' and #summary >= 2, 'the trace has no violation summary: ' .. vim.inspect(summary))
     local plain = function(t) return (t:gsub('[*`]', ''):gsub('%s+', ' ')) end
     local fail_line = errors(bufnr)[1].lnum
     local check_line
@@ -188,28 +189,24 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
         position = { line = where[2], character = 2 } }, 10000, bufnr)
       local contents = res and res.result and res.result.contents
       local md = type(contents) == 'table' and contents.value or (type(contents) == 'string' and contents) or ''
-      if summary then
-        local at, step_at = plain(md):find(plain(summary), 1, true), plain(md):find('step 1 ', 1, true)
-        check(at and (not step_at or at < step_at), where[1] .. ': hover does not start with the summary "'
-          .. summary .. '":\n' .. md)
-      end
-      if md ~= '' then
-        vim.api.nvim_win_set_cursor(0, { where[2] + 1, 2 })
-        if os.getenv('TSOCHECK_KEYMAPS') == '1' then
-          vim.api.nvim_feedkeys('K', 'x', false)
-        else
-          vim.lsp.buf.hover()
-        end
-        local w, text
-        check(vim.wait(5000, function() w, text = hover_float() return w ~= nil end, 20), where[1] .. ': K showed no float')
-        local first = vim.trim(vim.split(md, '\n', { plain = true })[1])
-        check(has(plain(text), plain(first)), where[1] .. ': the float lacks the hover\'s first line "' .. first .. '":\n' .. text)
-        vim.api.nvim_win_close(w, true)
-        note(where[1] .. ': K shows the server\'s hover from its first line: ' .. first)
+      local at, step_at = plain(md):find(plain(summary[1]), 1, true), plain(md):find('step 1 ', 1, true)
+      check(at and (not step_at or at < step_at), where[1] .. ': hover does not start with the summary "'
+        .. summary[1] .. '":\n' .. md)
+      vim.api.nvim_win_set_cursor(0, { where[2] + 1, 2 })
+      if os.getenv('TSOCHECK_KEYMAPS') == '1' then
+        vim.api.nvim_feedkeys('K', 'x', false)
       else
-        check(summary == nil, where[1] .. ': no hover although the violation has a summary')
-        note(where[1] .. ': this server has no hover there (and no violation summary)')
+        vim.lsp.buf.hover()
       end
+      local w, text
+      check(vim.wait(5000, function() w, text = hover_float() return w ~= nil end, 20), where[1] .. ': K showed no float')
+      local first = vim.trim(vim.split(md, '\n', { plain = true })[1])
+      check(has(plain(text), plain(first)), where[1] .. ': the float lacks the hover\'s first line "' .. first .. '":\n' .. text)
+      for _, l in ipairs(summary) do
+        check(has(plain(text), plain(l)), where[1] .. ': the float lacks the summary\'s "' .. l .. '":\n' .. text)
+      end
+      vim.api.nvim_win_close(w, true)
+      note(where[1] .. ': K shows the server\'s hover, its ' .. #summary .. ' summary lines first: ' .. first)
     end
 
     -- "show trace": the quickfix list and the first step's float.

@@ -56,6 +56,15 @@ local function test()
     if type(st.stale) == 'table' then stale = st end
   end
   check(stale, 'the trace has no stale read')
+  -- The picture starts with the violation's summary as the server words it.
+  local summary = res.result.violation.summary
+  check(type(summary) == 'table' and #summary >= 2, 'the trace has no summary: ' .. vim.inspect(summary))
+  local head = vim.api.nvim_buf_get_lines(pic, 0, #summary + 1, false)
+  check(head[1] == 'store_buffering under TSO', 'the picture\'s headline: ' .. tostring(head[1]))
+  for i, l in ipairs(summary) do
+    check(head[i + 1] == '  ' .. l, 'picture line ' .. (i + 1) .. ' is not the summary\'s "' .. l .. '": ' .. tostring(head[i + 1]))
+  end
+  note('the picture starts with the summary: ' .. table.concat(head, ' / '))
   local row
   for i, l in ipairs(vim.api.nvim_buf_get_lines(pic, 0, -1, false)) do
     if has(l, 'STALE') then row = i end

@@ -80,7 +80,13 @@ TEST_CASE("the picture of a store-buffering violation: lanes, steps, buffers, th
   CHECK(text.find("T0 · store_buffering") != std::string::npos);
   CHECK(text.find("STALE: missed step " + std::to_string(stale->missed)) != std::string::npos);
   CHECK(text.find("✗ fails here") != std::string::npos);
-  CHECK(countOf(text, "\n") == trace.size() + 3);  // the headline, a blank line, the lane names, a line per step
+  // The headline, the summary, a blank line, the lane names, a line per step.
+  const json& summary = payload["violation"]["summary"];
+  REQUIRE(summary.size() == 3);
+  CHECK(countOf(text, "\n") == 1 + summary.size() + 2 + trace.size());
+  CHECK(text.rfind("store_buffering under TSO\n", 0) == 0);
+  for (const json& l : summary) CHECK(text.find("\n  " + l.get<std::string>() + "\n") != std::string::npos);
+  CHECK(text.find("stale read: T2 read x → 0") != std::string::npos);
   CHECK(text.find("┆ x=1") != std::string::npos);  // T1's pending store shown in its lane
 }
 
@@ -191,7 +197,9 @@ TEST_CASE("a line break in a message or label does not shift the rows of the tex
   const PictureText pt = pictureText(payload);
   const std::vector<std::string> lines = linesOf(pt.text);
   REQUIRE(pt.steps.size() == 2);
-  CHECK(lines.size() == 5);  // the headline, a blank line, the lane names, two steps
+  // The headline, the message (no summary in this payload), a blank line, the lane names, two steps.
+  CHECK(lines.size() == 6);
+  CHECK(lines[1] == "  assertion `a && b` failed (f.c:4)");
   CHECK(lines[pt.steps[0]["row"].get<size_t>()].find("store x") != std::string::npos);
   CHECK(lines[pt.steps[1]["row"].get<size_t>()].find("✗ fails here") != std::string::npos);
   CHECK(pt.steps[1]["column"] == 7);
