@@ -13,47 +13,24 @@
 -- of sb.c annotated model=sc), TSOCHECK_FENCED (sb_fenced.c), TSOCHECK_SLOW
 -- (a long check, for $/progress), TSOCHECK_KEYMAPS=1 when the snippet sets
 -- the suggested keymaps and the statusline.
-local out = os.getenv('TSOCHECK_E2E_OUT')
-local lines = {}
-local function flush()
-  local f = io.open(out, 'w'); f:write(table.concat(lines, '\n') .. '\n'); f:close()
-end
-local function note(msg) table.insert(lines, 'ok ' .. msg) end
-local Fail = {}
-local function fail(msg) error(setmetatable({ msg = msg }, Fail)) end
-local function check(cond, msg) if not cond then fail(msg) end end
-local function has(text, needle) return type(text) == 'string' and text:find(needle, 1, true) ~= nil end
+package.path = debug.getinfo(1, 'S').source:match('^@(.*/)') .. '?.lua;' .. package.path
+local h = require('helpers')
+local note, check, has, find, notes, echoes, lens_titles = h.note, h.check, h.has, h.find, h.notes, h.echoes,
+  h.lens_titles
 
 -- Notifications and echoes, as the user would see them.
-local notes = {}
-vim.notify = function(msg, level) table.insert(notes, { msg = msg, level = level or vim.log.levels.INFO }) end
-local echoes = {}
-vim.api.nvim_echo = function(chunks, history, opts)
-  local t = {}
-  for _, c in ipairs(chunks) do table.insert(t, c[1]) end
-  table.insert(echoes, table.concat(t))
-  -- (not drawn: headless, it would only clutter the test output)
-end
-local function find_note(needle, level)
-  for _, n in ipairs(notes) do
-    if has(n.msg, needle) and (level == nil or n.level == level) then return n end
-  end
-end
-local function find_echo(needle)
-  for _, e in ipairs(echoes) do if has(e, needle) then return e end end
-end
+h.capture({ echo = true })
 
+-- The parts run on after one fails; each failure is a FAIL line.
 local results = {}
-local function step(name, f)
-  local ok, err = pcall(f)
-  if not ok then
-    table.insert(results, (getmetatable(err) == Fail and err.msg) or ('Lua error: ' .. tostring(err)))
-  end
+local function step(f)
+  local ok, err = xpcall(f, h.why)
+  if not ok then table.insert(results, err) end
 end
 
 -- 1. No binary anywhere: a copy of the module in a tree without a build,
 -- PATH without tsocheck. One clear error, no client, no Lua error.
-step('missing', function()
+step(function()
   check(vim.fn.exepath('tsocheck') == '', 'tsocheck is on PATH in the test (PATH must not have it)')
   local copy_dir = os.getenv('TSOCHECK_COPY')
   vim.opt.runtimepath:prepend(copy_dir)
@@ -80,7 +57,7 @@ for name in pairs(package.loaded) do
   if name == 'tsocheck' or name:sub(1, 9) == 'tsocheck.' then package.loaded[name] = nil end
 end
 vim.opt.runtimepath:remove(os.getenv('TSOCHECK_COPY'))
-notes = {}
+for i = #notes, 1, -1 do notes[i] = nil end
 
 -- The README snippet, verbatim but for the clone's path.
 dofile(os.getenv('TSOCHECK_SNIPPET'))
@@ -88,13 +65,6 @@ local M = require('tsocheck')
 
 local function errors(bufnr)
   return vim.diagnostic.get(bufnr, { severity = vim.diagnostic.severity.ERROR })
-end
-local function lens_titles(bufnr)
-  local t = {}
-  for _, l in ipairs(vim.lsp.codelens.get(bufnr)) do
-    if l.command then table.insert(t, l.command.title) end
-  end
-  return table.concat(t, ' | ')
 end
 -- What is drawn: the virtual text of the lens namespace.
 local function lens_text(bufnr, client_id)
@@ -124,9 +94,9 @@ local function run_lens(bufnr, prefix)
   check(ok, 'codelens.run raised: ' .. tostring(err))
 end
 
-vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
+h.run('module: README snippet, binary lookup, lenses, status, annotation over settings', function()
   local bufnr = vim.api.nvim_get_current_buf()
-  step('main', function()
+  step(function()
     local exe, source = M.server_path()
     check(exe == os.getenv('TSOCHECK_EXPECT_BIN') and source == os.getenv('TSOCHECK_EXPECT_SOURCE'),
       'server_path: ' .. tostring(exe) .. ' (' .. tostring(source) .. ')')
@@ -143,7 +113,7 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
 
     -- Status: message area and statusline.
     check(vim.wait(5000, function() return M.status() == 'tsocheck: ✗ 1 violation under TSO' end, 50), 'status(): ' .. M.status())
-    check(find_echo('tsocheck: sb.c: checking…') and find_echo('tsocheck: sb.c: ✗ 1 violation under TSO'),
+    check(find(echoes, 'tsocheck: sb.c: checking…') and find(echoes, 'tsocheck: sb.c: ✗ 1 violation under TSO'),
       'echoed: ' .. table.concat(echoes, ' / '))
     if os.getenv('TSOCHECK_KEYMAPS') == '1' then
       local sl = vim.api.nvim_eval_statusline(vim.o.statusline, {}).str
@@ -233,9 +203,9 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
 
     -- "re-run": re-checked, said so.
     run_lens(bufnr, 're-run')
-    check(vim.wait(20000, function() return find_note('re-checked: `store_buffering` under TSO: violation') end, 50),
+    check(vim.wait(20000, function() return find(notes, 're-checked: `store_buffering` under TSO: violation') end, 50),
       're-run: notes ' .. vim.inspect(notes))
-    note(find_note('re-checked:').msg)
+    note(find(notes, 're-checked:'))
 
     -- A fix: the lens must not stay stale.
     local fenced = vim.fn.readfile(os.getenv('TSOCHECK_FENCED'))
@@ -280,15 +250,9 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
     local slow = vim.api.nvim_get_current_buf()
     check(vim.wait(20000, function() return has(M.status(slow), 'executions') end, 20), 'slow: status ' .. M.status(slow))
     local seen_progress = vim.wait(20000, function()
-      return find_echo('tsocheck: checking ' .. vim.api.nvim_buf_get_name(slow)) ~= nil end, 20)
+      return find(echoes, 'tsocheck: checking ' .. vim.api.nvim_buf_get_name(slow)) ~= nil end, 20)
     check(seen_progress, 'no $/progress seen; echoes: ' .. table.concat(echoes, ' / '))
     note('progress: status "' .. M.status(slow) .. '"; echoed "' .. tostring(echoes[#echoes]) .. '"')
   end)
-  if #results == 0 then
-    table.insert(lines, 'PASS module: README snippet, binary lookup, lenses, status, annotation over settings')
-  else
-    for _, r in ipairs(results) do table.insert(lines, 'FAIL ' .. r) end
-  end
-  flush()
-  vim.cmd('qa!')
-end })
+  check(#results == 0, table.concat(results, '\nFAIL '))
+end)

@@ -1,23 +1,17 @@
 -- Headless Neovim test of :TsocheckPicture over `tsocheck lsp`: open a copy of
 -- samples/litmus/sb.c, wait for the TSO diagnostic, :TsocheckPicture, and
--- check the scratch split shows the server's lanes (a column per thread, the
--- stale read, the failing step); then a function without a result gives a
--- message, not an error. Writes ok/PASS/FAIL lines to $TSOCHECK_E2E_OUT.
-local out = os.getenv('TSOCHECK_E2E_OUT')
-local lines = {}
-local function flush()
-  local f = io.open(out, 'w'); f:write(table.concat(lines, '\n') .. '\n'); f:close()
-end
-local function note(msg) table.insert(lines, 'ok ' .. msg) end
-local Fail = {}
-local function fail(msg) error(setmetatable({ msg = msg }, Fail)) end
-local function check(cond, msg) if not cond then fail(msg) end end
-local function has(text, needle) return text:find(needle, 1, true) ~= nil end
+-- check the scratch split shows the server's summary and lanes (a column per
+-- thread, the stale read, the failing step); <CR> and a double-click on the
+-- stale read's line go to its source; a line without a step and a function
+-- without a result give a message, not an error. Writes ok/PASS/FAIL lines
+-- to $TSOCHECK_E2E_OUT.
+package.path = debug.getinfo(1, 'S').source:match('^@(.*/)') .. '?.lua;' .. package.path
+local h = require('helpers')
+local note, check, has, notes = h.note, h.check, h.has, h.notes
 
 vim.opt.runtimepath:prepend(os.getenv('TSOCHECK_NVIM_DIR'))
 require('tsocheck').setup({ cmd = { os.getenv('TSOCHECK_BIN'), 'lsp' } })
-local notes = {}
-vim.notify = function(msg, level) table.insert(notes, { msg = msg, level = level or vim.log.levels.INFO }) end
+h.capture()
 
 local function test()
   local bufnr = vim.api.nvim_get_current_buf()
@@ -28,7 +22,7 @@ local function test()
   vim.api.nvim_create_autocmd('User', { pattern = 'TsocheckPictureShown', callback = function() shown = true end })
   local ok, err = pcall(vim.cmd, 'TsocheckPicture store_buffering')
   check(ok, ':TsocheckPicture raised: ' .. tostring(err))
-  check(vim.wait(10000, function() return shown end, 20), 'no picture: ' .. (notes[#notes] or { msg = '' }).msg)
+  check(vim.wait(10000, function() return shown end, 20), 'no picture: ' .. h.last_note().msg)
   local pic = vim.fn.bufnr('tsocheck://picture/store_buffering')
   check(pic ~= -1 and vim.fn.bufwinid(pic) ~= -1, 'the picture is not in a window')
   check(vim.bo[pic].buftype == 'nofile' and not vim.bo[pic].modifiable, 'the picture is not a scratch buffer')
@@ -134,28 +128,4 @@ local function test()
   end
 end
 
-local function traced(e)
-  if getmetatable(e) == Fail then return e.msg end
-  return 'Lua error: ' .. debug.traceback(tostring(e))
-end
-
-local function finish(ok, err)
-  table.insert(lines, ok and 'PASS tsocheck.nvim interleaving picture' or ('FAIL ' .. tostring(err)))
-  flush()
-  vim.cmd('qa!')
-end
-
-vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
-  local ok, later = xpcall(test, traced)
-  if not ok then return finish(false, later) end
-  -- The queued input's checks, from the main loop, for 5 s at most.
-  local deadline = vim.loop.now() + 5000
-  local function poll()
-    local last = vim.loop.now() > deadline
-    local pok, done = xpcall(later, traced, last)
-    if not pok then return finish(false, done) end
-    if done then return finish(true) end
-    vim.defer_fn(poll, 20)
-  end
-  vim.defer_fn(poll, 20)
-end })
+h.run('tsocheck.nvim interleaving picture', test)

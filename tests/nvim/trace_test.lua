@@ -9,24 +9,16 @@
 -- Environment: TSOCHECK_BIN, TSOCHECK_NVIM_DIR (nvim), TSOCHECK_REF (the
 -- CLI JSON of the same file), TSOCHECK_FENCED (a copy of sb_fenced.c),
 -- TSOCHECK_BRACES (a file whose first check has "}}" in a string).
-local out = os.getenv('TSOCHECK_E2E_OUT')
-local lines = {}
-local function flush()
-  local f = io.open(out, 'w'); f:write(table.concat(lines, '\n') .. '\n'); f:close()
-end
-local function note(msg) table.insert(lines, 'ok ' .. msg) end
-local Fail = {}
-local function fail(msg) error(setmetatable({ msg = msg }, Fail)) end
-local function check(cond, msg) if not cond then fail(msg) end end
+package.path = debug.getinfo(1, 'S').source:match('^@(.*/)') .. '?.lua;' .. package.path
+local h = require('helpers')
+local note, check, has, notes, last_note = h.note, h.check, h.has, h.notes, h.last_note
 
 vim.opt.runtimepath:prepend(os.getenv('TSOCHECK_NVIM_DIR'))
 local tsocheck = require('tsocheck')
 tsocheck.setup({ cmd = { os.getenv('TSOCHECK_BIN'), 'lsp' } })
 
 -- Capture notifications (they must be messages, never Lua errors).
-local notes = {}
-vim.notify = function(msg, level) table.insert(notes, { msg = msg, level = level or vim.log.levels.INFO }) end
-local function last_note() return notes[#notes] or { msg = '', level = -1 } end
+h.capture()
 
 -- A command run like a user would: no Lua error may escape it.
 local function run(cmd)
@@ -47,8 +39,6 @@ local function float_text()
   check(#f == 1, 'expected one float, found ' .. #f)
   return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(f[1]), 0, -1, false), '\n')
 end
-
-local function has(text, needle) return text:find(needle, 1, true) ~= nil end
 
 -- What the float must say about a step's buffers: the report's buffers_text
 -- as given ("" is "all empty"); a report without it says so.
@@ -272,12 +262,4 @@ local function test()
 end
 
 -- nested: the :edit in the test must fire FileType (and so attach the client).
-vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
-  local ok, err = xpcall(test, function(e)
-    if getmetatable(e) == Fail then return e.msg end
-    return 'Lua error: ' .. debug.traceback(tostring(e))
-  end)
-  table.insert(lines, ok and 'PASS tsocheck.nvim trace walking' or ('FAIL ' .. tostring(err)))
-  flush()
-  vim.cmd('qa!')
-end })
+h.run('tsocheck.nvim trace walking', test)
