@@ -125,11 +125,7 @@ function M.command(fn, bufnr, h)
   local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, ['function'] = fn }
   local ok, sent = pcall(h.request, client, 'tsocheck/tracePicture', params, function(err, result)
     if err then
-      local msg = type(err) == 'table' and err.message or tostring(err)
-      if tostring(msg):find('no result', 1, true) then
-        msg = msg .. ' (not checked yet, still running, or not a check function)'
-      end
-      h.notify('picture of `' .. fn .. '` failed: ' .. tostring(msg), vim.log.levels.ERROR)
+      h.notify('picture of `' .. fn .. '` failed: ' .. util.error_text(err), vim.log.levels.ERROR)
       return
     end
     if type(result) ~= 'table' or type(result.text) ~= 'string' then
@@ -139,10 +135,7 @@ function M.command(fn, bufnr, h)
     M.show(fn, result.text, { steps = result.steps, origin = origin, bufnr = bufnr, root = root })
     pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'TsocheckPictureShown', modeline = false })
   end, bufnr)
-  if not ok or sent == false then
-    h.notify('the request could not be sent: ' .. tostring(ok and 'server not running' or sent),
-      vim.log.levels.ERROR)
-  end
+  util.check_sent(ok, sent)
 end
 
 return M

@@ -54,8 +54,7 @@ end
 
 -- The check functions of bufnr as the server knows them: the answer of
 -- `tsocheck/checks` ({checks: [{name, range, model}]}) as { {name=, first=,
--- last=, model=} } with 1-based lines. A server without that request: the
--- functions its code lenses name (the lens line as the range).
+-- last=, model=} } with 1-based lines.
 local function checks_of(result)
   local out = {}
   for _, c in ipairs(type(result) == 'table' and type(result.checks) == 'table' and result.checks or {}) do
@@ -70,31 +69,22 @@ local function checks_of(result)
   return out
 end
 
-local function checks_from_lenses(client, bufnr)
-  local out, seen = {}, {}
-  local ok, lenses = pcall(vim.lsp.codelens.get, bufnr)
-  for _, l in ipairs(ok and lenses or {}) do
-    local args = l.command and l.command.arguments
-    local name = type(args) == 'table' and args[2]
-    if type(name) == 'string' and not seen[name] then
-      seen[name] = true
-      table.insert(out, { name = name, first = l.range.start.line + 1, last = l.range.start.line + 1 })
-    end
-  end
-  table.sort(out, function(a, b) return a.first < b.first end)
-  return out
-end
-
 --- Calls on_checks(list) with the check functions of bufnr (see checks_of).
+--- When the server answers with an error, or the request cannot be sent,
+--- says so (the server's words) and calls nothing.
 function M.checks(bufnr, on_checks)
   local client = require('tsocheck.client').client_for(bufnr)
   if not client then return on_checks({}) end
   local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
   local ok, sent = pcall(request, client, 'tsocheck/checks', params, function(err, result)
-    if err then return on_checks(checks_from_lenses(client, bufnr)) end
+    if err then
+      notify('the check functions of ' .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t')
+        .. ' are unknown: ' .. util.error_text(err), vim.log.levels.ERROR)
+      return
+    end
     on_checks(checks_of(result))
   end, bufnr)
-  if not ok or sent == false then on_checks(checks_from_lenses(client, bufnr)) end
+  util.check_sent(ok, sent)
 end
 
 --- The same, waiting at most timeout_ms for the server (for completion).
@@ -109,7 +99,7 @@ function M.checks_sync(bufnr, timeout_ms)
     ok, res = pcall(client.request_sync, 'tsocheck/checks', params, timeout_ms or 1000, bufnr)
   end
   if ok and type(res) == 'table' and not res.err and res.result then return checks_of(res.result) end
-  return checks_from_lenses(client, bufnr)
+  return {}
 end
 
 local function tsocheck_diagnostics(bufnr)
@@ -166,8 +156,7 @@ end
 -- The server words the store buffers after each step (`buffers_text`, ""
 -- when all are empty).
 local function buffers_label(s)
-  if type(s.buffers_text) ~= 'string' then return 'store buffers: not in this report (update tsocheck)' end
-  return 'store buffers: ' .. (s.buffers_text == '' and 'all empty' or s.buffers_text)
+  return 'store buffers: ' .. (s.buffers_text == '' and 'all empty' or value_text(s.buffers_text))
 end
 
 -- The violation's summary as the server words it (nil when it has none).
@@ -312,11 +301,7 @@ function M.trace(fn, bufnr)
   local params = { uri = vim.uri_from_bufnr(bufnr), ['function'] = fn }
   local ok, sent = pcall(request, client, 'tsocheck/trace', params, function(err, result)
     if err then
-      local msg = type(err) == 'table' and err.message or tostring(err)
-      if tostring(msg):find('no result', 1, true) then
-        msg = msg .. ' (not checked yet, still running, or not a check function)'
-      end
-      notify('trace of `' .. fn .. '` failed: ' .. tostring(msg), vim.log.levels.ERROR)
+      notify('trace of `' .. fn .. '` failed: ' .. util.error_text(err), vim.log.levels.ERROR)
       return
     end
     if type(result) ~= 'table' then
@@ -326,10 +311,7 @@ function M.trace(fn, bufnr)
     local lok, lerr = pcall(load_trace, result, fn, bufnr, root)
     if not lok then notify('cannot load the trace: ' .. tostring(lerr), vim.log.levels.ERROR) end
   end, bufnr)
-  if not ok or sent == false then
-    notify('the request could not be sent: ' .. tostring(ok and 'server not running' or sent),
-      vim.log.levels.ERROR)
-  end
+  util.check_sent(ok, sent)
 end
 
 -- ---------------------------------------------------------------------------

@@ -63,6 +63,21 @@ function M.request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
+--- A request's error in the server's words; "no result" (a function not
+--- checked yet) says why that may be.
+function M.error_text(err)
+  local msg = tostring(type(err) == 'table' and err.message or err)
+  if msg:find('no result', 1, true) then msg = msg .. ' (not checked yet, still running, or not a check function)' end
+  return msg
+end
+
+--- After pcall(M.request, ...): an error message when it was not sent.
+function M.check_sent(ok, sent)
+  if not ok or sent == false then
+    M.notify('the request could not be sent: ' .. tostring(ok and 'server not running' or sent), vim.log.levels.ERROR)
+  end
+end
+
 function M.buf_of_uri(uri)
   local ok, fname = pcall(vim.uri_to_fname, uri)
   if not ok then return nil end
