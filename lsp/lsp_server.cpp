@@ -953,17 +953,20 @@ class Server {
     throw RpcError{kInvalidParams, "no result for function " + function};
   }
 
-  // {html, text} of a check's violation (null without one), drawn on the
-  // worker pool: a long trace's page is never built on the I/O thread.
+  // {html, text, steps} of a check's violation (null without one; steps: the
+  // text's lines that show a step, see pictureText), drawn on the worker
+  // pool: a long trace's page is never built on the I/O thread.
   void tracePicture(const json& id, const PictureParams& p) {
     for (CheckReport& c : resultsOf(p.uri))
       if (c.function == p.function) {
         sched_.submit([this, id, c = std::move(c)]() {
           try {
             const json payload = tracePayload(c);
-            const std::string text = pictureText(payload);
-            if (text.empty()) return reply(id, nullptr);
-            reply(id, {{"html", picturePage({&c}, "tsocheck: " + c.function)}, {"text", text}});
+            PictureText text = pictureText(payload);
+            if (text.text.empty()) return reply(id, nullptr);
+            reply(id, {{"html", picturePage({&c}, "tsocheck: " + c.function)},
+                       {"text", std::move(text.text)},
+                       {"steps", std::move(text.steps)}});
           } catch (const std::exception& e) {
             replyError(id, {kInternalError, std::string("internal error: ") + e.what()});
           }

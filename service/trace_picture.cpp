@@ -403,9 +403,9 @@ std::string fit(const std::string& s, size_t w) {
 
 }  // namespace
 
-std::string pictureText(const json& payload) {
+PictureText pictureText(const json& payload) {
   const json& trace = traceOf(payload);
-  if (trace.empty()) return "";
+  if (trace.empty()) return {};
   const json& v = payload["violation"];
   const size_t threads = threadCount(trace), failing = failingIndex(payload, trace);
   constexpr size_t kMaxLane = 30;
@@ -418,15 +418,30 @@ std::string pictureText(const json& payload) {
   }
   std::map<uint32_t, ReadSource> reads;
   for (const ReadSource& r : readSources(payload)) reads[r.read] = r;
-  std::ostringstream o;
-  o << str(payload, "function") << " under " << str(payload, "model") << ": " << str(v, "message") << " ("
-    << str(v, "file") << ":" << num(v, "line") << ")\n\n";
-  o << "step ";
-  for (size_t t = 0; t < threads; ++t) o << " " << fit(names[t], w[t]);
-  o << "\n";
+  PictureText out;
+  size_t rows = 0;
+  // One line of the text: a line break inside it (a message quoting source)
+  // becomes a space, so that `row` counts lines; no line ends in spaces.
+  auto emit = [&](std::string line) {
+    std::replace_if(line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    line.erase(line.find_last_not_of(' ') + 1);
+    out.text += line + "\n";
+    return rows++;
+  };
+  // The headline, then the violation's summary as the payload words it (what
+  // failed, the stale read, the store buffers then); without one: its message.
+  emit(str(payload, "function") + " under " + str(payload, "model"));
+  for (const json& l : v.value("summary", json::array()))
+    if (l.is_string()) emit("  " + l.get<std::string>());
+  if (rows == 1) emit("  " + str(v, "message") + " (" + str(v, "file") + ":" + std::to_string(num(v, "line")) + ")");
+  emit("");
+  std::string head = "step ";
+  for (size_t t = 0; t < threads; ++t) head += " " + fit(names[t], w[t]);
+  emit(head);
   for (size_t i = 0; i < trace.size(); ++i) {
     const json& s = trace[i];
     const size_t t = size_t(num(s, "thread"));
+    std::ostringstream o;
     std::string num4 = std::to_string(num(s, "step"));
     o << std::string(num4.size() < 4 ? 4 - num4.size() : 0, ' ') << num4 << " ";
     // Other lanes show a thread's pending stores ("┆ x=1").
@@ -446,16 +461,10 @@ std::string pictureText(const json& payload) {
         o << "  STALE" << (r->second.missed ? ": missed step " + std::to_string(r->second.missed) : std::string());
     }
     if (i == failing) o << "  ✗ fails here";
-    o << "\n";
+    out.steps.push_back({{"row", emit(o.str())}, {"step", num(s, "step")}, {"file", str(s, "file")},
+                         {"line", num(s, "line")}, {"column", num(s, "column")}});
   }
-  // The text ends in spaces nowhere.
-  std::string out = o.str(), trimmed;
-  std::istringstream lines(out);
-  for (std::string line; std::getline(lines, line);) {
-    line.erase(line.find_last_not_of(' ') + 1);
-    trimmed += line + "\n";
-  }
-  return trimmed;
+  return out;
 }
 
 }  // namespace tsocheck

@@ -43,7 +43,16 @@ std::string pictureSection(const nlohmann::json& payload);
 // a click on a step posts {step, file, line} to a VS Code webview's host.
 std::string picturePage(const std::vector<const CheckReport*>& checks, const std::string& title);
 
-// The same picture as monospace text lanes; "" when there is no violation.
-std::string pictureText(const nlohmann::json& payload);
+// The same picture as monospace text lanes (text "" when there is no
+// violation): a headline ("f under TSO"), the violation's summary (its
+// "summary" lines, indented), the lane names, then a line per step. `steps` says
+// which lines show a step: one {row, step, file, line, column} per step, `row`
+// the 0-based line of `text`, file/line/column the step's source as the
+// payload has them (an editor jumps there from that line).
+struct PictureText {
+  std::string text;
+  nlohmann::json steps = nlohmann::json::array();
+};
+PictureText pictureText(const nlohmann::json& payload);
 
 }  // namespace tsocheck

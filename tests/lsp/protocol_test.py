@@ -585,7 +585,15 @@ def main():
           and pic["html"].count('<div class="step ') == len(steps)
           and pic["html"].count('<rect class="lane"') == len({s["thread"] for s in steps})
           and "http://" not in pic["html"] and "https://" not in pic["html"], "tracePicture: a self-contained page, one element per step, a lane per thread")
-    check(pic["text"].startswith("dekker under TSO: ") and "✗ fails here" in pic["text"], "tracePicture: text lanes")
+    summary = [f"  {l}" for l in tr["violation"]["summary"]]
+    check(pic["text"].split("\n")[:1 + len(summary)] == ["dekker under TSO"] + summary and "✗ fails here" in pic["text"],
+          "tracePicture: text lanes under the violation's summary")
+    # steps: the text line of each trace step, with the step's source.
+    text_lines = pic["text"].split("\n")
+    check(len(pic.get("steps", [])) == len(steps)
+          and all(r["step"] == s["step"] and (r["file"], r["line"], r["column"]) == (s["file"], s["line"], s["column"])
+                  and text_lines[r["row"]].split()[0] == str(s["step"]) for r, s in zip(pic["steps"], steps)),
+          "tracePicture: the text line and the source of every step")
     nf = c.request("tsocheck/tracePicture", {"textDocument": {"uri": uri}, "function": "nope"})
     check(nf.get("error", {}).get("code") == -32602, "picture of unknown function: InvalidParams")
     nf = c.request("tsocheck/tracePicture", {"uri": uri, "function": "dekker"})

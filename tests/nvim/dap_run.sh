@@ -5,12 +5,8 @@
 # Exit 77 (ctest: skipped) when nvim is not installed, a failure with $CI set.
 . "$(dirname "$0")/../skip_or_fail.sh"
 . "$(dirname "$0")/lib.sh"
-command -v nvim >/dev/null 2>&1 || skip_or_fail "nvim not found (scripts/setup.sh installs Debian's neovim)"
 
-here=$(cd "$(dirname "$0")" && pwd)
-tree=$(cd "$here/../.." && pwd)
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-dir=$(mktemp -d)
+start "$1"
 cp "$2/litmus/sb.c" "$dir/"
 # The README's nvim-dap block (the first ```lua block after its introduction).
 readme_lua "$tree/README.md" 'nvim-dap (after the `setup()` above' >"$dir/dap.lua"
@@ -20,8 +16,4 @@ cd "$dir" || exit 1
 PATH="$path" TSOCHECK_E2E_OUT="$dir/result.txt" TSOCHECK_DAP_SNIPPET="$dir/dap.lua" \
   TSOCHECK_NVIM_DIR="$tree/nvim" TSOCHECK_EXPECT_BIN="$expect" \
   timeout 100 nvim --headless --noplugin -n -i NONE -u "$here/dap_test.lua" "$dir/sb.c"
-cat "$dir/result.txt" 2>/dev/null || echo "FAIL nvim wrote no result (crash or timeout)"
-grep -q '^PASS' "$dir/result.txt" 2>/dev/null
-status=$?
-cd / && rm -rf "$dir"
-exit $status
+verdict

@@ -9,17 +9,10 @@
 --
 -- Environment: TSOCHECK_NVIM_DIR (nvim), TSOCHECK_DAP_SNIPPET (the README
 -- block), TSOCHECK_EXPECT_BIN (the binary dap_adapter() must name).
-local out = os.getenv('TSOCHECK_E2E_OUT')
-local lines = {}
-local function finish(ok, msg)
-  table.insert(lines, (ok and 'PASS ' or 'FAIL ') .. msg)
-  local f = io.open(out, 'w'); f:write(table.concat(lines, '\n') .. '\n'); f:close()
-  vim.cmd('qa!')
-end
-local function note(msg) table.insert(lines, 'ok ' .. msg) end
-
-local notes = {}
-vim.notify = function(msg, level) table.insert(notes, msg) end
+package.path = debug.getinfo(1, 'S').source:match('^@(.*/)') .. '?.lua;' .. package.path
+local h = require('helpers')
+local note, notes = h.note, h.notes
+h.capture()
 
 -- The stand-in for nvim-dap: only the tables the configuration fills.
 package.preload['dap'] = function() return { adapters = {}, configurations = {} } end
@@ -86,46 +79,43 @@ local function expand(v)
   return v
 end
 
-vim.api.nvim_create_autocmd('VimEnter', { callback = function()
-  local ok, err = pcall(function()
-    dofile(os.getenv('TSOCHECK_DAP_SNIPPET'))
-    local dap = require('dap')
-    local adapter = dap.adapters.tsocheck
-    assert(type(adapter) == 'table' and adapter.type == 'executable', 'adapter: ' .. vim.inspect(adapter)
-      .. ' notes: ' .. vim.inspect(notes))
-    assert(adapter.command == os.getenv('TSOCHECK_EXPECT_BIN') and adapter.args[1] == 'dap',
-      'adapter runs ' .. vim.inspect(adapter))
-    local cfg = dap.configurations.c and dap.configurations.c[1]
-    assert(cfg and cfg.type == 'tsocheck' and cfg.request == 'launch', 'configuration: ' .. vim.inspect(cfg))
-    note('adapter ' .. adapter.command .. ' dap, configuration "' .. cfg.name .. '"')
-    local args = {}
-    for k, v in pairs(cfg) do args[k] = expand(v) end
+h.run('nvim-dap configuration from the README drives `tsocheck dap`', function()
+  dofile(os.getenv('TSOCHECK_DAP_SNIPPET'))
+  local dap = require('dap')
+  local adapter = dap.adapters.tsocheck
+  assert(type(adapter) == 'table' and adapter.type == 'executable', 'adapter: ' .. vim.inspect(adapter)
+    .. ' notes: ' .. vim.inspect(notes))
+  assert(adapter.command == os.getenv('TSOCHECK_EXPECT_BIN') and adapter.args[1] == 'dap',
+    'adapter runs ' .. vim.inspect(adapter))
+  local cfg = dap.configurations.c and dap.configurations.c[1]
+  assert(cfg and cfg.type == 'tsocheck' and cfg.request == 'launch', 'configuration: ' .. vim.inspect(cfg))
+  note('adapter ' .. adapter.command .. ' dap, configuration "' .. cfg.name .. '"')
+  local args = {}
+  for k, v in pairs(cfg) do args[k] = expand(v) end
 
-    local c = client(adapter)
-    local init = c.response(c.send('initialize', { clientID = 'neovim', adapterID = 'tsocheck', pathFormat = 'path',
-      linesStartAt1 = true, columnsStartAt1 = true, supportsRunInTerminalRequest = false }), 'initialize')
-    assert(init.body and init.body.supportsStepBack, 'initialize: no step back')
-    local launch = c.send(cfg.request, args)
-    c.event('initialized')
-    c.response(c.send('configurationDone', vim.empty_dict()), 'configurationDone')
-    c.response(launch, 'launch')
-    local stopped = c.event('stopped')
-    assert(stopped.body.reason == 'entry', 'first stop: ' .. vim.inspect(stopped.body))
-    local tid = stopped.body.threadId
-    local st = c.response(c.send('stackTrace', { threadId = tid }), 'stackTrace').body.stackFrames[1]
-    assert(st.source and st.source.path == vim.api.nvim_buf_get_name(0) and st.line >= 1, 'frame: ' .. vim.inspect(st))
-    note('stopped (entry) on thread ' .. tid .. ' at ' .. vim.fn.fnamemodify(st.source.path, ':t') .. ':' .. st.line
-      .. ' — ' .. tostring(st.name))
-    c.response(c.send('next', { threadId = tid }), 'next')
-    local s2 = c.event('stopped')
-    assert(s2.body.reason == 'step', 'after next: ' .. vim.inspect(s2.body))
-    c.response(c.send('stepBack', { threadId = tid }), 'stepBack')
-    local s3 = c.event('stopped')
-    local back = c.response(c.send('stackTrace', { threadId = s3.body.threadId }), 'stackTrace').body.stackFrames[1]
-    assert(back.line == st.line, 'step back: line ' .. back.line .. ', first step at ' .. st.line)
-    note('next, then step back to line ' .. back.line)
-    c.response(c.send('disconnect', { terminateDebuggee = true }), 'disconnect')
-    c.close()
-  end)
-  finish(ok, ok and 'nvim-dap configuration from the README drives `tsocheck dap`' or tostring(err))
-end })
+  local c = client(adapter)
+  local init = c.response(c.send('initialize', { clientID = 'neovim', adapterID = 'tsocheck', pathFormat = 'path',
+    linesStartAt1 = true, columnsStartAt1 = true, supportsRunInTerminalRequest = false }), 'initialize')
+  assert(init.body and init.body.supportsStepBack, 'initialize: no step back')
+  local launch = c.send(cfg.request, args)
+  c.event('initialized')
+  c.response(c.send('configurationDone', vim.empty_dict()), 'configurationDone')
+  c.response(launch, 'launch')
+  local stopped = c.event('stopped')
+  assert(stopped.body.reason == 'entry', 'first stop: ' .. vim.inspect(stopped.body))
+  local tid = stopped.body.threadId
+  local st = c.response(c.send('stackTrace', { threadId = tid }), 'stackTrace').body.stackFrames[1]
+  assert(st.source and st.source.path == vim.api.nvim_buf_get_name(0) and st.line >= 1, 'frame: ' .. vim.inspect(st))
+  note('stopped (entry) on thread ' .. tid .. ' at ' .. vim.fn.fnamemodify(st.source.path, ':t') .. ':' .. st.line
+    .. ' — ' .. tostring(st.name))
+  c.response(c.send('next', { threadId = tid }), 'next')
+  local s2 = c.event('stopped')
+  assert(s2.body.reason == 'step', 'after next: ' .. vim.inspect(s2.body))
+  c.response(c.send('stepBack', { threadId = tid }), 'stepBack')
+  local s3 = c.event('stopped')
+  local back = c.response(c.send('stackTrace', { threadId = s3.body.threadId }), 'stackTrace').body.stackFrames[1]
+  assert(back.line == st.line, 'step back: line ' .. back.line .. ', first step at ' .. st.line)
+  note('next, then step back to line ' .. back.line)
+  c.response(c.send('disconnect', { terminateDebuggee = true }), 'disconnect')
+  c.close()
+end)

@@ -4,12 +4,8 @@
 # Exit 77 (ctest: skipped) when nvim is not installed, a failure with $CI set.
 . "$(dirname "$0")/../skip_or_fail.sh"
 . "$(dirname "$0")/lib.sh"
-command -v nvim >/dev/null 2>&1 || skip_or_fail "nvim not found (scripts/setup.sh installs Debian's neovim)"
 
-here=$(cd "$(dirname "$0")" && pwd)
-tree=$(cd "$here/../.." && pwd)
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-dir=$(mktemp -d)
+start "$1"
 mkdir "$dir/src"
 cp "$2/litmus/sb.c" "$dir/src/"
 printf '[{"directory": "%s", "file": "src/sb.c", "command": "cc -c src/sb.c"}]\n' "$dir" >"$dir/compile_commands.json"
@@ -20,8 +16,4 @@ PATH="$path" TSOCHECK_E2E_OUT="$dir/result.txt" TSOCHECK_NVIM_DIR="$tree/nvim" \
   TSOCHECK_EXPECT_BIN="$expect" TSOCHECK_EXPECT_SOURCE="$source" TSOCHECK_DB="$dir/compile_commands.json" \
   TSOCHECK_HELP_RT="$dir/rt" \
   timeout 100 nvim --headless --noplugin -n -i NONE -u "$here/health_test.lua" "$dir/src/sb.c"
-cat "$dir/result.txt" 2>/dev/null || echo "FAIL nvim wrote no result (crash or timeout)"
-grep -q '^PASS' "$dir/result.txt" 2>/dev/null
-status=$?
-cd / && rm -rf "$dir"
-exit $status
+verdict

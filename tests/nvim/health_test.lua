@@ -9,15 +9,9 @@
 -- TSOCHECK_EXPECT_SOURCE (what server_path() must find), TSOCHECK_DB (the
 -- compile_commands.json above the opened file), TSOCHECK_HELP_RT (a folder
 -- holding a copy of nvim/doc).
-local out = os.getenv('TSOCHECK_E2E_OUT')
-local lines = {}
-local function flush()
-  local f = io.open(out, 'w'); f:write(table.concat(lines, '\n') .. '\n'); f:close()
-end
-local function note(msg) table.insert(lines, 'ok ' .. msg) end
-local Fail = {}
-local function fail(msg) error(setmetatable({ msg = msg }, Fail)) end
-local function check(cond, msg) if not cond then fail(msg) end end
+package.path = debug.getinfo(1, 'S').source:match('^@(.*/)') .. '?.lua;' .. package.path
+local h = require('helpers')
+local note, check, fail = h.note, h.check, h.fail
 
 vim.opt.runtimepath:prepend(os.getenv('TSOCHECK_NVIM_DIR'))
 vim.notify = function() end
@@ -113,12 +107,4 @@ local function help()
   note(vim.tbl_count(tags) .. ' help tags; :help tsocheck opens tsocheck.txt')
 end
 
-vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
-  local ok, err = xpcall(function() help() test() end, function(e)
-    if getmetatable(e) == Fail then return e.msg end
-    return 'Lua error: ' .. debug.traceback(tostring(e))
-  end)
-  table.insert(lines, ok and 'PASS :checkhealth tsocheck' or ('FAIL ' .. tostring(err)))
-  flush()
-  vim.cmd('qa!')
-end })
+h.run(':checkhealth tsocheck', function() help() test() end)

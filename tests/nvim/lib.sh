@@ -22,3 +22,24 @@ server_path() {
     expect="$2/bin/tsocheck" source=PATH path="$path:$2/bin"
   fi
 }
+
+# start BIN: the preamble of a headless test driver run as `X_run.sh BIN
+# SAMPLES`: skipped (77) without nvim; $here (this folder), $tree (the
+# clone), $bin (BIN made absolute) and $dir (a fresh temporary folder).
+start() {
+  command -v nvim >/dev/null 2>&1 || skip_or_fail "nvim not found (scripts/setup.sh installs Debian's neovim)"
+  here=$(cd "$(dirname "$0")" && pwd)
+  tree=$(cd "$here/../.." && pwd)
+  bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+  dir=$(mktemp -d)
+}
+
+# verdict: prints what the test wrote to $dir/result.txt, removes $dir and
+# exits 0 when it holds a PASS line.
+verdict() {
+  cat "$dir/result.txt" 2>/dev/null || echo "FAIL nvim wrote no result (crash or timeout)"
+  grep -q '^PASS' "$dir/result.txt" 2>/dev/null
+  status=$?
+  cd / && rm -rf "$dir"
+  exit $status
+}

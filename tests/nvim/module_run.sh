@@ -6,12 +6,8 @@
 # Exit 77 (ctest: skipped) when nvim is not installed, a failure with $CI set.
 . "$(dirname "$0")/../skip_or_fail.sh"
 . "$(dirname "$0")/lib.sh"
-command -v nvim >/dev/null 2>&1 || skip_or_fail "nvim not found (scripts/setup.sh installs Debian's neovim)"
 
-here=$(cd "$(dirname "$0")" && pwd)
-tree=$(cd "$here/../.." && pwd)
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-dir=$(mktemp -d)
+start "$1"
 cp "$2/litmus/sb.c" "$2/litmus/sb_fenced.c" "$here/../lsp/inputs/slow.c" "$dir/"
 sed 's/^TSOCHECK void store_buffering/TSOCHECK_WITH("model=sc") void store_buffering/' "$2/litmus/sb.c" >"$dir/sb_sc.c"
 grep -q 'TSOCHECK_WITH("model=sc")' "$dir/sb_sc.c" || { echo "FAIL: could not annotate sb.c"; exit 1; }

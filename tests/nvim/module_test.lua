@@ -13,47 +13,24 @@
 -- of sb.c annotated model=sc), TSOCHECK_FENCED (sb_fenced.c), TSOCHECK_SLOW
 -- (a long check, for $/progress), TSOCHECK_KEYMAPS=1 when the snippet sets
 -- the suggested keymaps and the statusline.
-local out = os.getenv('TSOCHECK_E2E_OUT')
-local lines = {}
-local function flush()
-  local f = io.open(out, 'w'); f:write(table.concat(lines, '\n') .. '\n'); f:close()
-end
-local function note(msg) table.insert(lines, 'ok ' .. msg) end
-local Fail = {}
-local function fail(msg) error(setmetatable({ msg = msg }, Fail)) end
-local function check(cond, msg) if not cond then fail(msg) end end
-local function has(text, needle) return type(text) == 'string' and text:find(needle, 1, true) ~= nil end
+package.path = debug.getinfo(1, 'S').source:match('^@(.*/)') .. '?.lua;' .. package.path
+local h = require('helpers')
+local note, check, has, find, notes, echoes, lens_titles = h.note, h.check, h.has, h.find, h.notes, h.echoes,
+  h.lens_titles
 
 -- Notifications and echoes, as the user would see them.
-local notes = {}
-vim.notify = function(msg, level) table.insert(notes, { msg = msg, level = level or vim.log.levels.INFO }) end
-local echoes = {}
-vim.api.nvim_echo = function(chunks, history, opts)
-  local t = {}
-  for _, c in ipairs(chunks) do table.insert(t, c[1]) end
-  table.insert(echoes, table.concat(t))
-  -- (not drawn: headless, it would only clutter the test output)
-end
-local function find_note(needle, level)
-  for _, n in ipairs(notes) do
-    if has(n.msg, needle) and (level == nil or n.level == level) then return n end
-  end
-end
-local function find_echo(needle)
-  for _, e in ipairs(echoes) do if has(e, needle) then return e end end
-end
+h.capture({ echo = true })
 
+-- The parts run on after one fails; each failure is a FAIL line.
 local results = {}
-local function step(name, f)
-  local ok, err = pcall(f)
-  if not ok then
-    table.insert(results, (getmetatable(err) == Fail and err.msg) or ('Lua error: ' .. tostring(err)))
-  end
+local function step(f)
+  local ok, err = xpcall(f, h.why)
+  if not ok then table.insert(results, err) end
 end
 
 -- 1. No binary anywhere: a copy of the module in a tree without a build,
 -- PATH without tsocheck. One clear error, no client, no Lua error.
-step('missing', function()
+step(function()
   check(vim.fn.exepath('tsocheck') == '', 'tsocheck is on PATH in the test (PATH must not have it)')
   local copy_dir = os.getenv('TSOCHECK_COPY')
   vim.opt.runtimepath:prepend(copy_dir)
@@ -80,7 +57,7 @@ for name in pairs(package.loaded) do
   if name == 'tsocheck' or name:sub(1, 9) == 'tsocheck.' then package.loaded[name] = nil end
 end
 vim.opt.runtimepath:remove(os.getenv('TSOCHECK_COPY'))
-notes = {}
+for i = #notes, 1, -1 do notes[i] = nil end
 
 -- The README snippet, verbatim but for the clone's path.
 dofile(os.getenv('TSOCHECK_SNIPPET'))
@@ -88,13 +65,6 @@ local M = require('tsocheck')
 
 local function errors(bufnr)
   return vim.diagnostic.get(bufnr, { severity = vim.diagnostic.severity.ERROR })
-end
-local function lens_titles(bufnr)
-  local t = {}
-  for _, l in ipairs(vim.lsp.codelens.get(bufnr)) do
-    if l.command then table.insert(t, l.command.title) end
-  end
-  return table.concat(t, ' | ')
 end
 -- What is drawn: the virtual text of the lens namespace.
 local function lens_text(bufnr, client_id)
@@ -124,9 +94,9 @@ local function run_lens(bufnr, prefix)
   check(ok, 'codelens.run raised: ' .. tostring(err))
 end
 
-vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
+h.run('module: README snippet, binary lookup, lenses, status, annotation over settings', function()
   local bufnr = vim.api.nvim_get_current_buf()
-  step('main', function()
+  step(function()
     local exe, source = M.server_path()
     check(exe == os.getenv('TSOCHECK_EXPECT_BIN') and source == os.getenv('TSOCHECK_EXPECT_SOURCE'),
       'server_path: ' .. tostring(exe) .. ' (' .. tostring(source) .. ')')
@@ -143,7 +113,7 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
 
     -- Status: message area and statusline.
     check(vim.wait(5000, function() return M.status() == 'tsocheck: ✗ 1 violation under TSO' end, 50), 'status(): ' .. M.status())
-    check(find_echo('tsocheck: sb.c: checking…') and find_echo('tsocheck: sb.c: ✗ 1 violation under TSO'),
+    check(find(echoes, 'tsocheck: sb.c: checking…') and find(echoes, 'tsocheck: sb.c: ✗ 1 violation under TSO'),
       'echoed: ' .. table.concat(echoes, ' / '))
     if os.getenv('TSOCHECK_KEYMAPS') == '1' then
       local sl = vim.api.nvim_eval_statusline(vim.o.statusline, {}).str
@@ -163,13 +133,14 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
     end
 
     -- K (the README's mapping, else vim.lsp.buf.hover) on the failing line
-    -- and on the check's TSOCHECK line: the server's hover, shown from its
-    -- first line; with a violation summary, the summary comes first.
+    -- and on the check's TSOCHECK line: the server's hover, the violation's
+    -- summary first (what failed, the stale read, the buffers then), every
+    -- line of it in the float.
     local client = vim.lsp.get_client_by_id(cid)
     local uri = vim.uri_from_bufnr(bufnr)
     local tr = client.request_sync('tsocheck/trace', { uri = uri, ['function'] = 'store_buffering' }, 10000, bufnr)
     local summary = tr and tr.result and tr.result.violation and tr.result.violation.summary
-    summary = type(summary) == 'table' and summary[1] or nil
+    check(type(summary) == 'table' and #summary >= 2, 'the trace has no violation summary: ' .. vim.inspect(summary))
     local plain = function(t) return (t:gsub('[*`]', ''):gsub('%s+', ' ')) end
     local fail_line = errors(bufnr)[1].lnum
     local check_line
@@ -188,28 +159,24 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
         position = { line = where[2], character = 2 } }, 10000, bufnr)
       local contents = res and res.result and res.result.contents
       local md = type(contents) == 'table' and contents.value or (type(contents) == 'string' and contents) or ''
-      if summary then
-        local at, step_at = plain(md):find(plain(summary), 1, true), plain(md):find('step 1 ', 1, true)
-        check(at and (not step_at or at < step_at), where[1] .. ': hover does not start with the summary "'
-          .. summary .. '":\n' .. md)
-      end
-      if md ~= '' then
-        vim.api.nvim_win_set_cursor(0, { where[2] + 1, 2 })
-        if os.getenv('TSOCHECK_KEYMAPS') == '1' then
-          vim.api.nvim_feedkeys('K', 'x', false)
-        else
-          vim.lsp.buf.hover()
-        end
-        local w, text
-        check(vim.wait(5000, function() w, text = hover_float() return w ~= nil end, 20), where[1] .. ': K showed no float')
-        local first = vim.trim(vim.split(md, '\n', { plain = true })[1])
-        check(has(plain(text), plain(first)), where[1] .. ': the float lacks the hover\'s first line "' .. first .. '":\n' .. text)
-        vim.api.nvim_win_close(w, true)
-        note(where[1] .. ': K shows the server\'s hover from its first line: ' .. first)
+      local at, step_at = plain(md):find(plain(summary[1]), 1, true), plain(md):find('step 1 ', 1, true)
+      check(at and (not step_at or at < step_at), where[1] .. ': hover does not start with the summary "'
+        .. summary[1] .. '":\n' .. md)
+      vim.api.nvim_win_set_cursor(0, { where[2] + 1, 2 })
+      if os.getenv('TSOCHECK_KEYMAPS') == '1' then
+        vim.api.nvim_feedkeys('K', 'x', false)
       else
-        check(summary == nil, where[1] .. ': no hover although the violation has a summary')
-        note(where[1] .. ': this server has no hover there (and no violation summary)')
+        vim.lsp.buf.hover()
       end
+      local w, text
+      check(vim.wait(5000, function() w, text = hover_float() return w ~= nil end, 20), where[1] .. ': K showed no float')
+      local first = vim.trim(vim.split(md, '\n', { plain = true })[1])
+      check(has(plain(text), plain(first)), where[1] .. ': the float lacks the hover\'s first line "' .. first .. '":\n' .. text)
+      for _, l in ipairs(summary) do
+        check(has(plain(text), plain(l)), where[1] .. ': the float lacks the summary\'s "' .. l .. '":\n' .. text)
+      end
+      vim.api.nvim_win_close(w, true)
+      note(where[1] .. ': K shows the server\'s hover, its ' .. #summary .. ' summary lines first: ' .. first)
     end
 
     -- "show trace": the quickfix list and the first step's float.
@@ -236,9 +203,9 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
 
     -- "re-run": re-checked, said so.
     run_lens(bufnr, 're-run')
-    check(vim.wait(20000, function() return find_note('re-checked: `store_buffering` under TSO: violation') end, 50),
+    check(vim.wait(20000, function() return find(notes, 're-checked: `store_buffering` under TSO: violation') end, 50),
       're-run: notes ' .. vim.inspect(notes))
-    note(find_note('re-checked:').msg)
+    note(find(notes, 're-checked:'))
 
     -- A fix: the lens must not stay stale.
     local fenced = vim.fn.readfile(os.getenv('TSOCHECK_FENCED'))
@@ -283,15 +250,9 @@ vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
     local slow = vim.api.nvim_get_current_buf()
     check(vim.wait(20000, function() return has(M.status(slow), 'executions') end, 20), 'slow: status ' .. M.status(slow))
     local seen_progress = vim.wait(20000, function()
-      return find_echo('tsocheck: checking ' .. vim.api.nvim_buf_get_name(slow)) ~= nil end, 20)
+      return find(echoes, 'tsocheck: checking ' .. vim.api.nvim_buf_get_name(slow)) ~= nil end, 20)
     check(seen_progress, 'no $/progress seen; echoes: ' .. table.concat(echoes, ' / '))
     note('progress: status "' .. M.status(slow) .. '"; echoed "' .. tostring(echoes[#echoes]) .. '"')
   end)
-  if #results == 0 then
-    table.insert(lines, 'PASS module: README snippet, binary lookup, lenses, status, annotation over settings')
-  else
-    for _, r in ipairs(results) do table.insert(lines, 'FAIL ' .. r) end
-  end
-  flush()
-  vim.cmd('qa!')
-end })
+  check(#results == 0, table.concat(results, '\nFAIL '))
+end)

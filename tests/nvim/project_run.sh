@@ -6,13 +6,10 @@
 # setting), then project_test.lua opens the harness.
 # Exit 77 (ctest: skipped) when nvim or cmake is not installed, a failure with $CI set.
 . "$(dirname "$0")/../skip_or_fail.sh"
-command -v nvim >/dev/null 2>&1 || skip_or_fail "nvim not found (scripts/setup.sh installs Debian's neovim)"
+. "$(dirname "$0")/lib.sh"
 command -v cmake >/dev/null 2>&1 || skip_or_fail "cmake not found (the project's compile database comes from CMake)"
 
-here=$(cd "$(dirname "$0")" && pwd)
-tree=$(cd "$here/../.." && pwd)
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-dir=$(mktemp -d)
+start "$1"
 mkdir "$dir/project"
 cp -R "$2/project/include" "$2/project/src" "$2/project/tests" "$2/project/CMakeLists.txt" "$dir/project/"
 cmake -S "$dir/project" -B "$dir/project/build" >"$dir/cmake.log" 2>&1 ||
@@ -22,8 +19,4 @@ cd "$dir/project" || exit 1
 XDG_CACHE_HOME="$dir/cache" TSOCHECK_BIN="$bin" TSOCHECK_TREE="$tree" TSOCHECK_E2E_OUT="$dir/result.txt" \
   TSOCHECK_PROJECT="$dir/project" \
   timeout 200 nvim --headless --noplugin -n -i NONE -u "$here/project_test.lua" "$dir/project/tests/test_spsc.c"
-cat "$dir/result.txt" 2>/dev/null || echo "FAIL nvim wrote no result (crash or timeout)"
-grep -q '^PASS' "$dir/result.txt" 2>/dev/null
-status=$?
-cd / && rm -rf "$dir"
-exit $status
+verdict

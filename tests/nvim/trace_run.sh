@@ -3,20 +3,14 @@
 #   trace_run.sh TSOCHECK_BIN SAMPLES_DIR
 # Exit 77 (ctest: skipped) when nvim is not installed, a failure with $CI set.
 . "$(dirname "$0")/../skip_or_fail.sh"
-command -v nvim >/dev/null 2>&1 || skip_or_fail "nvim not found (scripts/setup.sh installs Debian's neovim)"
+. "$(dirname "$0")/lib.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-dir=$(mktemp -d)
+start "$1"
 cp "$2/litmus/sb.c" "$2/litmus/sb_fenced.c" "$here/braces.c" "$dir/"
 cd "$dir" || exit 1
 # The reference trace: what the CLI reports for the same file.
 "$bin" check sb.c --json >ref.json
 TSOCHECK_BIN="$bin" TSOCHECK_E2E_OUT="$dir/result.txt" TSOCHECK_REF="$dir/ref.json" \
-  TSOCHECK_FENCED="$dir/sb_fenced.c" TSOCHECK_BRACES="$dir/braces.c" TSOCHECK_NVIM_DIR="$here/../../nvim" \
+  TSOCHECK_FENCED="$dir/sb_fenced.c" TSOCHECK_BRACES="$dir/braces.c" TSOCHECK_NVIM_DIR="$tree/nvim" \
   timeout 100 nvim --headless --noplugin -n -i NONE -u "$here/trace_test.lua" "$dir/sb.c"
-cat "$dir/result.txt" 2>/dev/null || echo "FAIL nvim wrote no result (crash or timeout)"
-grep -q '^PASS' "$dir/result.txt" 2>/dev/null
-status=$?
-cd / && rm -rf "$dir"
-exit $status
+verdict

@@ -9,24 +9,16 @@
 -- Environment: TSOCHECK_BIN, TSOCHECK_NVIM_DIR (nvim), TSOCHECK_REF (the
 -- CLI JSON of the same file), TSOCHECK_FENCED (a copy of sb_fenced.c),
 -- TSOCHECK_BRACES (a file whose first check has "}}" in a string).
-local out = os.getenv('TSOCHECK_E2E_OUT')
-local lines = {}
-local function flush()
-  local f = io.open(out, 'w'); f:write(table.concat(lines, '\n') .. '\n'); f:close()
-end
-local function note(msg) table.insert(lines, 'ok ' .. msg) end
-local Fail = {}
-local function fail(msg) error(setmetatable({ msg = msg }, Fail)) end
-local function check(cond, msg) if not cond then fail(msg) end end
+package.path = debug.getinfo(1, 'S').source:match('^@(.*/)') .. '?.lua;' .. package.path
+local h = require('helpers')
+local note, check, has, notes, last_note = h.note, h.check, h.has, h.notes, h.last_note
 
 vim.opt.runtimepath:prepend(os.getenv('TSOCHECK_NVIM_DIR'))
 local tsocheck = require('tsocheck')
 tsocheck.setup({ cmd = { os.getenv('TSOCHECK_BIN'), 'lsp' } })
 
 -- Capture notifications (they must be messages, never Lua errors).
-local notes = {}
-vim.notify = function(msg, level) table.insert(notes, { msg = msg, level = level or vim.log.levels.INFO }) end
-local function last_note() return notes[#notes] or { msg = '', level = -1 } end
+h.capture()
 
 -- A command run like a user would: no Lua error may escape it.
 local function run(cmd)
@@ -48,12 +40,10 @@ local function float_text()
   return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(f[1]), 0, -1, false), '\n')
 end
 
-local function has(text, needle) return text:find(needle, 1, true) ~= nil end
-
 -- What the float must say about a step's buffers: the report's buffers_text
--- as given ("" is "all empty"); a report without it says so.
+-- as given ("" is "all empty").
 local function expected_buffers(s)
-  if type(s.buffers_text) ~= 'string' then return 'store buffers: not in this report' end
+  check(type(s.buffers_text) == 'string', 'a step of the report has no buffers_text: ' .. vim.inspect(s))
   return 'store buffers: ' .. (s.buffers_text == '' and 'all empty' or s.buffers_text)
 end
 
@@ -247,7 +237,7 @@ local function test()
     'no violation in the braces file')
   local client = vim.lsp.get_active_clients()[1]
   local direct = client.request_sync('tsocheck/checks', { textDocument = { uri = vim.uri_from_bufnr(bb) } }, 10000, bb)
-  local served = direct and not direct.err and type(direct.result) == 'table'
+  check(direct and not direct.err and type(direct.result) == 'table', 'tsocheck/checks: ' .. vim.inspect(direct))
   local methods, real_request = {}, client.request
   client.request = function(method, ...) table.insert(methods, method) return real_request(method, ...) end
   local inside
@@ -255,8 +245,6 @@ local function test()
     if l:find('"}}"', 1, true) then inside = i + 1 end
   end
   check(inside, 'no string with braces in the braces file')
-  local lens_ready = vim.wait(10000, function() return #vim.lsp.codelens.get(bb) > 0 end, 50)
-  check(served or lens_ready, 'neither tsocheck/checks nor lenses for the braces file')
   vim.api.nvim_win_set_cursor(0, { inside, 0 })
   local n0 = #notes
   run('TsocheckTrace')
@@ -267,17 +255,28 @@ local function test()
   check(vim.tbl_contains(methods, 'tsocheck/checks'), 'the check functions were not asked of the server: ' .. table.concat(methods, ', '))
   local names = require('tsocheck.trace').function_names(bb)
   check(vim.deep_equal(names, { 'braces_in_strings', 'store_buffering' }), 'completion: ' .. table.concat(names, ', '))
-  note('a brace in a string: the cursor below it is in `braces_in_strings` (' .. last_note().msg .. '); check functions '
-    .. (served and 'from tsocheck/checks' or 'from the code lenses (this server has no tsocheck/checks)'))
+  note('a brace in a string: the cursor below it is in `braces_in_strings` (' .. last_note().msg
+    .. '); check functions from tsocheck/checks')
+
+  -- tsocheck/checks answered with an error: the server's words, and no
+  -- check chosen by other means (the code lenses name checks too).
+  check(vim.wait(10000, function() return #vim.lsp.codelens.get(bb) > 0 end, 50), 'no lenses for the braces file')
+  client.request = function(method, params, handler, b)
+    if method == 'tsocheck/checks' then
+      handler({ code = -32602, message = 'document is not open' }, nil, { method = method, client_id = client.id, bufnr = b })
+      return true, 0
+    end
+    return real_request(method, params, handler, b)
+  end
+  local n1 = #notes
+  run('TsocheckTrace')
+  vim.wait(500, function() return false end, 20)
+  client.request = real_request
+  check(#notes == n1 + 1 and last_note().level == vim.log.levels.ERROR
+    and has(last_note().msg, 'document is not open') and has(last_note().msg, 'braces.c'),
+    'an error from tsocheck/checks: ' .. vim.inspect({ unpack(notes, n1 + 1) }))
+  note('tsocheck/checks failing: ' .. last_note().msg)
 end
 
 -- nested: the :edit in the test must fire FileType (and so attach the client).
-vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
-  local ok, err = xpcall(test, function(e)
-    if getmetatable(e) == Fail then return e.msg end
-    return 'Lua error: ' .. debug.traceback(tostring(e))
-  end)
-  table.insert(lines, ok and 'PASS tsocheck.nvim trace walking' or ('FAIL ' .. tostring(err)))
-  flush()
-  vim.cmd('qa!')
-end })
+h.run('tsocheck.nvim trace walking', test)

@@ -6,6 +6,7 @@
 
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "service/check_runner.h"
 #include "service/report_reader.h"
@@ -75,11 +76,17 @@ TEST_CASE("the picture of a store-buffering violation: lanes, steps, buffers, th
   CHECK(countOf(html, "class=\"step [^\"]*failing\"") == 1);
   CHECK(countOf(html, "failing\" data-step=\"" + std::to_string(trace.back()["step"].get<int>()) + "\"") == 1);
 
-  const std::string text = pictureText(payload);
+  const std::string text = pictureText(payload).text;
   CHECK(text.find("T0 · store_buffering") != std::string::npos);
   CHECK(text.find("STALE: missed step " + std::to_string(stale->missed)) != std::string::npos);
   CHECK(text.find("✗ fails here") != std::string::npos);
-  CHECK(countOf(text, "\n") == trace.size() + 3);  // the headline, a blank line, the lane names, a line per step
+  // The headline, the summary, a blank line, the lane names, a line per step.
+  const json& summary = payload["violation"]["summary"];
+  REQUIRE(summary.size() == 3);
+  CHECK(countOf(text, "\n") == 1 + summary.size() + 2 + trace.size());
+  CHECK(text.rfind("store_buffering under TSO\n", 0) == 0);
+  for (const json& l : summary) CHECK(text.find("\n  " + l.get<std::string>() + "\n") != std::string::npos);
+  CHECK(text.find("stale read: T2 read x → 0") != std::string::npos);
   CHECK(text.find("┆ x=1") != std::string::npos);  // T1's pending store shown in its lane
 }
 
@@ -124,8 +131,78 @@ TEST_CASE("a four-thread violation's page: a section per violating check, no net
   const std::string none = picturePage({&verified}, "nothing");
   CHECK(none.find("No violation") != std::string::npos);
   CHECK(countOf(none, "<section") == 0);
-  CHECK(pictureText(tracePayload(verified)).empty());
+  CHECK(pictureText(tracePayload(verified)).text.empty());
+  CHECK(pictureText(tracePayload(verified)).steps.empty());
   CHECK(pictureSection(tracePayload(verified)).empty());
+}
+
+namespace {
+
+std::vector<std::string> linesOf(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the text lanes name the line of each step and its source") {
+  const CheckReport c = violationOf("litmus/sb.c");
+  const json payload = tracePayload(c);
+  const json& trace = payload["violation"]["trace"];
+  const PictureText pt = pictureText(payload);
+  const std::vector<std::string> lines = linesOf(pt.text);
+  REQUIRE(pt.steps.size() == trace.size());
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const json& e = pt.steps[i];
+    const json& s = trace[i];
+    INFO("step " << s["step"] << " at row " << e["row"]);
+    const size_t row = e["row"].get<size_t>();
+    REQUIRE(row < lines.size());
+    // The row starts with the step's number and shows the step's own words.
+    CHECK(std::regex_search(lines[row], std::regex("^ *" + std::to_string(s["step"].get<int>()) + " ")));
+    const std::string head = "step " + std::to_string(s["step"].get<int>()) + " · T" +
+                             std::to_string(s["thread"].get<int>()) + " · ";
+    const std::string label = s["label"];
+    REQUIRE(label.rfind(head, 0) == 0);
+    const std::string word = label.substr(head.size(), label.find(' ', head.size()) - head.size());
+    CHECK(lines[row].find(" " + word) != std::string::npos);
+    CHECK(e["step"] == s["step"]);
+    CHECK(e["file"] == s["file"]);
+    CHECK(e["line"] == s["line"]);
+    CHECK(e["column"] == s["column"]);
+  }
+  // The stale read's row is the one that says STALE.
+  for (const ReadSource& r : readSources(payload))
+    if (r.stale) CHECK(lines[pt.steps[r.read - 1]["row"].get<size_t>()].find("STALE") != std::string::npos);
+  // No other line is a step's: the head and the lane names are not rows.
+  CHECK(pt.steps[0]["row"].get<size_t>() == lines.size() - trace.size());
+}
+
+TEST_CASE("a line break in a message or label does not shift the rows of the text lanes") {
+  const json buffers = json::array({json::array()});
+  json payload = {{"function", "f"},
+                  {"model", "TSO"},
+                  {"violation",
+                   {{"message", "assertion `a\n&& b` failed"},
+                    {"file", "f.c"},
+                    {"line", 4},
+                    {"thread", 0},
+                    {"trace",
+                     {{{"step", 1}, {"thread", 0}, {"event", "store"}, {"label", "step 1 · T0 · store\nx"},
+                       {"file", "f.c"}, {"line", 3}, {"column", 5}, {"buffers", buffers}},
+                      {{"step", 2}, {"thread", 0}, {"event", "error"}, {"label", "step 2 · T0 · error"},
+                       {"file", "f.c"}, {"line", 4}, {"column", 7}, {"buffers", buffers}}}}}}};
+  const PictureText pt = pictureText(payload);
+  const std::vector<std::string> lines = linesOf(pt.text);
+  REQUIRE(pt.steps.size() == 2);
+  // The headline, the message (no summary in this payload), a blank line, the lane names, two steps.
+  CHECK(lines.size() == 6);
+  CHECK(lines[1] == "  assertion `a && b` failed (f.c:4)");
+  CHECK(lines[pt.steps[0]["row"].get<size_t>()].find("store x") != std::string::npos);
+  CHECK(lines[pt.steps[1]["row"].get<size_t>()].find("✗ fails here") != std::string::npos);
+  CHECK(pt.steps[1]["column"] == 7);
 }
 
 TEST_CASE("labels are escaped in the page") {
@@ -149,7 +226,7 @@ TEST_CASE("a lane is named by the function its thread starts in, not the callee 
   // peterson_buggy.c: each worker's first step is in lock(), which worker() calls.
   const CheckReport c = violationOf("peterson_buggy.c");
   const json payload = tracePayload(c);
-  const std::string html = pictureSection(payload), text = pictureText(payload);
+  const std::string html = pictureSection(payload), text = pictureText(payload).text;
   CHECK(html.find(">T0 · peterson</div>") != std::string::npos);
   CHECK(html.find(">T1 · worker</div>") != std::string::npos);
   CHECK(html.find(">T2 · worker</div>") != std::string::npos);

@@ -164,7 +164,7 @@ lens_commands['tsocheck.recheck'] = function(command, ctx)
   request(client, 'workspace/executeCommand', { command = command.command, arguments = args }, function(err)
     if err then
       rechecks[args[1]] = nil
-      notify('re-run failed: ' .. tostring(type(err) == 'table' and err.message or err), vim.log.levels.ERROR)
+      notify('re-run failed: ' .. util.error_text(err), vim.log.levels.ERROR)
     end
   end, ctx.bufnr)
 end
@@ -178,8 +178,7 @@ lens_commands['tsocheck.runWithModel'] = function(command, ctx)
   -- The server answers with the check and says its verdict (window/showMessage).
   request(client, 'workspace/executeCommand', { command = command.command, arguments = args }, function(err)
     if err then
-      notify('run under ' .. tostring(args[3]) .. ' failed: ' .. tostring(type(err) == 'table' and err.message or err),
-        vim.log.levels.ERROR)
+      notify('run under ' .. tostring(args[3]) .. ' failed: ' .. util.error_text(err), vim.log.levels.ERROR)
     end
   end, ctx.bufnr)
 end

@@ -2,7 +2,7 @@
 -- quickfix list (one entry per step), walking it with a float per step, and
 -- following the buffer's new results.
 local util = require('tsocheck.util')
-local notify, request, is_nil, value_text = util.notify, util.request, util.is_nil, util.value_text
+local notify, request, value_text, resolve = util.notify, util.request, util.value_text, util.resolve
 
 local M = {}
 
@@ -54,8 +54,7 @@ end
 
 -- The check functions of bufnr as the server knows them: the answer of
 -- `tsocheck/checks` ({checks: [{name, range, model}]}) as { {name=, first=,
--- last=, model=} } with 1-based lines. A server without that request: the
--- functions its code lenses name (the lens line as the range).
+-- last=, model=} } with 1-based lines.
 local function checks_of(result)
   local out = {}
   for _, c in ipairs(type(result) == 'table' and type(result.checks) == 'table' and result.checks or {}) do
@@ -70,31 +69,22 @@ local function checks_of(result)
   return out
 end
 
-local function checks_from_lenses(client, bufnr)
-  local out, seen = {}, {}
-  local ok, lenses = pcall(vim.lsp.codelens.get, bufnr)
-  for _, l in ipairs(ok and lenses or {}) do
-    local args = l.command and l.command.arguments
-    local name = type(args) == 'table' and args[2]
-    if type(name) == 'string' and not seen[name] then
-      seen[name] = true
-      table.insert(out, { name = name, first = l.range.start.line + 1, last = l.range.start.line + 1 })
-    end
-  end
-  table.sort(out, function(a, b) return a.first < b.first end)
-  return out
-end
-
 --- Calls on_checks(list) with the check functions of bufnr (see checks_of).
+--- When the server answers with an error, or the request cannot be sent,
+--- says so (the server's words) and calls nothing.
 function M.checks(bufnr, on_checks)
   local client = require('tsocheck.client').client_for(bufnr)
   if not client then return on_checks({}) end
   local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
   local ok, sent = pcall(request, client, 'tsocheck/checks', params, function(err, result)
-    if err then return on_checks(checks_from_lenses(client, bufnr)) end
+    if err then
+      notify('the check functions of ' .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t')
+        .. ' are unknown: ' .. util.error_text(err), vim.log.levels.ERROR)
+      return
+    end
     on_checks(checks_of(result))
   end, bufnr)
-  if not ok or sent == false then on_checks(checks_from_lenses(client, bufnr)) end
+  util.check_sent(ok, sent)
 end
 
 --- The same, waiting at most timeout_ms for the server (for completion).
@@ -109,7 +99,7 @@ function M.checks_sync(bufnr, timeout_ms)
     ok, res = pcall(client.request_sync, 'tsocheck/checks', params, timeout_ms or 1000, bufnr)
   end
   if ok and type(res) == 'table' and not res.err and res.result then return checks_of(res.result) end
-  return checks_from_lenses(client, bufnr)
+  return {}
 end
 
 local function tsocheck_diagnostics(bufnr)
@@ -156,23 +146,6 @@ end
 -- ---------------------------------------------------------------------------
 -- Files and quickfix
 
-local function join(dir, file)
-  if dir:sub(-1) == '/' then return dir .. file end
-  return dir .. '/' .. file
-end
-
--- Trace files are absolute, or relative to the compile directory.
-local function resolve(file, bufnr, root)
-  if is_nil(file) or file == '' then return vim.api.nvim_buf_get_name(bufnr) end
-  if file:sub(1, 1) == '/' then return file end
-  local bufname = vim.api.nvim_buf_get_name(bufnr)
-  if bufname:sub(-(#file + 1)) == '/' .. file then return bufname end
-  for _, dir in ipairs({ root, vim.fn.getcwd() }) do
-    if dir and vim.fn.filereadable(join(dir, file)) == 1 then return join(dir, file) end
-  end
-  return join(root or vim.fn.getcwd(), file)
-end
-
 -- The server words each step (its `label`); a step without one (a server
 -- older than the field) shows only its number.
 local function step_label(s, i)
@@ -183,8 +156,7 @@ end
 -- The server words the store buffers after each step (`buffers_text`, ""
 -- when all are empty).
 local function buffers_label(s)
-  if type(s.buffers_text) ~= 'string' then return 'store buffers: not in this report (update tsocheck)' end
-  return 'store buffers: ' .. (s.buffers_text == '' and 'all empty' or s.buffers_text)
+  return 'store buffers: ' .. (s.buffers_text == '' and 'all empty' or value_text(s.buffers_text))
 end
 
 -- The violation's summary as the server words it (nil when it has none).
@@ -329,11 +301,7 @@ function M.trace(fn, bufnr)
   local params = { uri = vim.uri_from_bufnr(bufnr), ['function'] = fn }
   local ok, sent = pcall(request, client, 'tsocheck/trace', params, function(err, result)
     if err then
-      local msg = type(err) == 'table' and err.message or tostring(err)
-      if tostring(msg):find('no result', 1, true) then
-        msg = msg .. ' (not checked yet, still running, or not a check function)'
-      end
-      notify('trace of `' .. fn .. '` failed: ' .. tostring(msg), vim.log.levels.ERROR)
+      notify('trace of `' .. fn .. '` failed: ' .. util.error_text(err), vim.log.levels.ERROR)
       return
     end
     if type(result) ~= 'table' then
@@ -343,10 +311,7 @@ function M.trace(fn, bufnr)
     local lok, lerr = pcall(load_trace, result, fn, bufnr, root)
     if not lok then notify('cannot load the trace: ' .. tostring(lerr), vim.log.levels.ERROR) end
   end, bufnr)
-  if not ok or sent == false then
-    notify('the request could not be sent: ' .. tostring(ok and 'server not running' or sent),
-      vim.log.levels.ERROR)
-  end
+  util.check_sent(ok, sent)
 end
 
 -- ---------------------------------------------------------------------------
@@ -370,53 +335,21 @@ function M.step_lines(s, i, n)
   return lines
 end
 
--- A normal window to jump in: the current one, else one showing the traced
--- buffer, else any normal window.
-local function source_win()
-  local function normal(w)
-    local b = vim.api.nvim_win_get_buf(w)
-    return vim.api.nvim_win_get_config(w).relative == '' and vim.bo[b].buftype == ''
-  end
-  local cur = vim.api.nvim_get_current_win()
-  if normal(cur) then return cur end
-  local any
-  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if normal(w) then
-      if vim.api.nvim_win_get_buf(w) == trace.bufnr then return w end
-      any = any or w
-    end
-  end
-  return any
-end
-
 local function show_step(i)
   local s = trace.steps[i]
   trace.index = i
-  local win = source_win()
+  -- A normal window to jump in: the current one, else one showing the
+  -- traced buffer, else any normal window.
+  local win = util.source_win({ vim.api.nvim_get_current_win() }, trace.bufnr)
   if not win then
     notify('no window to show the step in', vim.log.levels.ERROR)
     return
   end
-  vim.api.nvim_set_current_win(win)
-  local file = resolve(s.file, trace.bufnr, trace.root)
-  local target = vim.fn.bufnr(file)
-  if target == -1 then
-    if vim.fn.filereadable(file) ~= 1 then
-      notify('step ' .. i .. ': cannot open ' .. file, vim.log.levels.ERROR)
-      return
-    end
-    target = vim.fn.bufadd(file)
+  local target, lnum = util.show_source(win, resolve(s.file, trace.bufnr, trace.root), s.line, s.column)
+  if not target then
+    notify('step ' .. i .. ': ' .. lnum, vim.log.levels.ERROR)
+    return
   end
-  vim.cmd("normal! m'")
-  if vim.api.nvim_win_get_buf(win) ~= target then
-    vim.bo[target].buflisted = true
-    vim.api.nvim_win_set_buf(win, target)
-  end
-  local nlines = vim.api.nvim_buf_line_count(target)
-  local lnum = math.max(1, math.min(tonumber(s.line) or 1, nlines))
-  local text = vim.api.nvim_buf_get_lines(target, lnum - 1, lnum, false)[1] or ''
-  local col = math.max(0, math.min((tonumber(s.column) or 1) - 1, math.max(#text - 1, 0)))
-  vim.api.nvim_win_set_cursor(win, { lnum, col })
   map_steps(target)
   if qf_is_ours() then pcall(vim.fn.setqflist, {}, 'a', { id = trace.qfid, idx = i }) end
 
