@@ -137,6 +137,11 @@ struct Limits {
   // fixpoint projections, estimated from their sizes: reaching it cuts the
   // search (`bounded`, "state memory limit"). --memory-limit, memory_limit=.
   uint64_t stateMemoryBytes = kDefaultMemoryLimitMiB << 20;
+  // Set by the caller when the process's memory passed the limit (the
+  // service watches the resident memory): the state searches end there as
+  // at their own estimate, so an estimate that undercounts cannot overshoot.
+  const std::atomic<bool>* memoryFull = nullptr;
+  bool memoryIsFull() const { return memoryFull && memoryFull->load(std::memory_order_relaxed); }
   // Values a typed nondeterministic input (Op::Nondet sub=1: __VERIFIER_nondet_int,
   // ...) takes: this range intersected with its type's range. A call whose
   // type has values outside it makes the result `bounded` (nondetRangeText).

@@ -47,7 +47,7 @@ void BfsSearch::push(State&& s, const Node& step) {
     p = projection(s);
     added += entryBytes(p.size());
   }
-  if (heldBytes() + added > limits_.stateMemoryBytes) {
+  if (heldBytes() + added > limits_.stateMemoryBytes || limits_.memoryIsFull()) {
     stateLimit_ = memoryLimit_ = true;
     return;
   }

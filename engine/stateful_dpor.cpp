@@ -347,7 +347,8 @@ void DporSearch::enterState(State&& s, uint32_t node, uint32_t enteringOp) {
   // The visited key and its record stay; the frame (state, successors) goes when popped.
   const uint64_t kept = entryBytes(k.size()) + sizeof(StateInfo);
   f.bytes = stateBytes(s);
-  if (stateIds_.size() >= opts_.maxStates || heldBytes() + kept + f.bytes > limits_.stateMemoryBytes) {
+  if (stateIds_.size() >= opts_.maxStates || heldBytes() + kept + f.bytes > limits_.stateMemoryBytes ||
+      limits_.memoryIsFull()) {
     stateLimit_ = true;
     memoryLimit_ = memoryLimit_ || stateIds_.size() < opts_.maxStates;
     nodes_.pop_back();

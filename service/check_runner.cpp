@@ -501,13 +501,16 @@ std::optional<CheckReport> runOneCheck(const frontend::CheckFunction& fn, size_t
   if (onlyIfInstant) return std::nullopt;
   // The memory limit holds for all the checks together: the guard stops the
   // search (and forwards the caller's cancel flag) when the process passes it.
-  // The state searches stop at their own estimate of the limit first (their
-  // result is `bounded`); for them the guard is a backstop at 1.5x + 64 MiB.
+  // The state searches end themselves at the limit instead (their result is
+  // `bounded`): at their own estimate of what they hold, or when the guard
+  // says the process passed it (Limits::memoryFull), whichever comes first;
+  // for them the guard's stop is a backstop at 1.5x + 64 MiB.
   const uint64_t limitBytes = plan.memoryLimitMiB << 20;
   const bool ownEstimate = plan.stateful || plan.deepenFrom;
-  MemoryGuard guard(ownEstimate ? limitBytes + limitBytes / 2 + (uint64_t(64) << 20) : limitBytes, opts.cancel);
+  MemoryGuard guard(limitBytes, opts.cancel, ownEstimate ? limitBytes + limitBytes / 2 + (uint64_t(64) << 20) : 0);
   CheckOptions co = engineOptions(opts, plan, rep, start);
   co.cancel = guard.stop();
+  co.limits.memoryFull = guard.full();
   if (co.shard.count > 0 && (plan.deepenFrom || plan.preemptionFrom)) {
     // (A single preemption bound is refused by chooseSearch.)
     frontend::Diagnostic at{fn.file, fn.line, fn.column, "error",

@@ -23,14 +23,17 @@ uint64_t checkWorkBytes() {
   return now > startup ? now - startup : 0;
 }
 
-MemoryGuard::MemoryGuard(uint64_t limitBytes, const std::atomic<bool>* cancel) {
+MemoryGuard::MemoryGuard(uint64_t limitBytes, const std::atomic<bool>* cancel, uint64_t backstopBytes) {
   if (limitBytes == 0 && !cancel) return;
   checkWorkBytes();  // the start-up size is taken before the first check
-  watcher_ = std::thread([this, limitBytes, cancel] {
+  const uint64_t stopAt = backstopBytes ? backstopBytes : limitBytes;
+  watcher_ = std::thread([this, limitBytes, stopAt, cancel] {
     std::unique_lock<std::mutex> l(mu_);
     while (!done_) {
       if (cancel && cancel->load()) stop_.store(true);
-      if (limitBytes && !over_.load() && checkWorkBytes() > limitBytes) {
+      const uint64_t used = limitBytes && !over_.load() ? checkWorkBytes() : 0;
+      if (used > limitBytes) full_.store(true);
+      if (used > stopAt) {
         over_.store(true);
         stop_.store(true);
       }

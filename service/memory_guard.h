@@ -25,17 +25,22 @@ uint64_t checkWorkBytes();
 class MemoryGuard {
  public:
   // Watches the process against limitBytes (0: no limit) and forwards
-  // `cancel` (may be null): stop() is the flag to give the engine.
-  MemoryGuard(uint64_t limitBytes, const std::atomic<bool>* cancel);
+  // `cancel` (may be null): stop() is the flag to give the engine. With a
+  // backstop (the state searches, which end themselves at the limit: full()
+  // is set there, Limits::memoryFull), the check is stopped only past
+  // backstopBytes.
+  MemoryGuard(uint64_t limitBytes, const std::atomic<bool>* cancel, uint64_t backstopBytes = 0);
   ~MemoryGuard();
   MemoryGuard(const MemoryGuard&) = delete;
   MemoryGuard& operator=(const MemoryGuard&) = delete;
   const std::atomic<bool>* stop() const { return &stop_; }
   // Whether the process passed the limit while watched (then stop() is set).
   bool overLimit() const { return over_.load(); }
+  // Set once the process passed limitBytes (with or without a backstop).
+  const std::atomic<bool>* full() const { return &full_; }
 
  private:
-  std::atomic<bool> stop_{false}, over_{false};
+  std::atomic<bool> stop_{false}, over_{false}, full_{false};
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;

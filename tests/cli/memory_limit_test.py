@@ -2,8 +2,9 @@
 """--memory-limit holds for all the checks of a run together: a file of
 cheap checks and one that would outgrow the limit, run under
 --memory-limit 200. Every cheap check has its result, the hungry one is
-reported as stopped at the limit, and the memory the run gained stays near
-the limit (a wide bound; the figure is printed).
+reported as stopped at the limit, and the memory the run gained stays
+within 20% of the limit (the state search ends when the process passes it,
+not only at its own estimate of what it holds; the figure is printed).
 
 usage: memory_limit_test.py TSOCHECK_BIN INPUTS_DIR
 """
@@ -38,7 +39,7 @@ cut = hungry.get("status") == "bounded" and "state memory limit (%d MiB" % LIMIT
 check(stopped or cut, "the hungry check is reported as stopped at the limit (%s)" % hungry.get("status"))
 used = j["stats"]["explorer_peak_rss_kb"] / 1024 - startup
 print("memory limit %d MiB: the checks used %.0f MiB at the peak (start-up %.0f MiB)" % (LIMIT, used, startup))
-check(used < 1.5 * LIMIT, "the run stays near the limit (%.0f MiB)" % used)
+check(used < 1.2 * LIMIT, "the run stays within 20%% of the limit (%.0f MiB)" % used)
 if failures:
     print("%d failure(s)" % len(failures))
     sys.exit(1)
