@@ -271,6 +271,46 @@ test('peterson_buggy.c: the preferred fence fix removes the Error after save', 9
   await waitFor('status bar without violations in peterson', 10000, () => !/peterson_buggy\.c: .*violation/.test(a.statusText() ?? '') || undefined);
 });
 
+test('tsocheck.model rc11: on a copy of c11_mp_relaxed_buggy.c the order-upgrade action makes the flag load acquire; saved, the Error goes', 120000, async () => {
+  const dir = folder().uri.fsPath;
+  const copy = path.join(dir, 'c11_mp_order_fix.c');
+  fs.copyFileSync(path.join(dir, 'c11_mp_relaxed_buggy.c'), copy);
+  const config = () => vscode.workspace.getConfiguration('tsocheck');
+  // The setting re-checks every open document: only the copy stays open.
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  try {
+    await config().update('model', 'rc11', vscode.ConfigurationTarget.Global);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(copy));
+    await vscode.window.showTextDocument(doc, { preview: false });
+    const before = doc.getText();
+    const d = await waitFor('the RC11 assertion Error', 60000, () => tsoErrors(doc.uri).find((x) => /RC11/.test(x.message)));
+    assert.strictEqual(String(typeof d.code === 'object' ? d.code.value : d.code), 'rc11-assertion', d.message);
+    const lines = before.split('\n');
+    const load = lines.findIndex((l) => l.includes('atomic_load_explicit(&flag, memory_order_relaxed)'));
+    assert.ok(load > 0, 'no relaxed flag load in the copy');
+    // The fixes follow the verdict once the fix search ends: ask until the upgrade is offered.
+    const title = `Make this load memory_order_acquire (line ${load + 1})`;
+    let titles: string[] = [];
+    const upgrade = await waitFor(`"${title}" among the code actions`, 30000, async () => {
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range);
+      titles = (actions ?? []).map((x) => x.title);
+      return (actions ?? []).find((x) => x.title === title && x.edit);
+    }).catch((e) => { throw new Error(`${e.message}; offered: ${titles.join(' | ')}`); });
+    assert.ok(upgrade.isPreferred, 'the upgrade is not the preferred fix');
+    assert.ok(await vscode.workspace.applyEdit(upgrade.edit!), 'applyEdit failed');
+    const want = lines.map((l, i) => (i === load ? l.replace('memory_order_relaxed', 'memory_order_acquire') : l)).join('\n');
+    assert.strictEqual(doc.getText(), want, 'the edit changed more than the flag load\'s order');
+    assert.ok(await doc.save(), 'save failed');
+    await waitFor('the Error to disappear after the upgrade', 60000, () => tsoErrors(doc.uri).length === 0);
+    const a = await getApi();
+    await waitFor('the status bar to say verified under RC11', 20000, () => /verified under RC11/.test(a.statusText() ?? ''));
+  } finally {
+    await config().update('model', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    fs.rmSync(copy, { force: true });
+  }
+});
+
 test('a copy of litmus/sb.c: "Insert All Suggested Fences" inserts both fences and fixes it', 90000, async () => {
   const dir = path.join(folder().uri.fsPath, 'litmus');
   const copy = path.join(dir, 'sb_insert_all.c');
