@@ -28,6 +28,7 @@
 #include "service/trace_picture.h"
 #include "cli/sarif.h"
 #include "cli/text_report.h"
+#include "service/report_reader.h"
 #include "service/wording.h"
 
 #ifndef TSOCHECK_VERSION
@@ -55,7 +56,9 @@ const char* kUsage =
     "store-buffer reordering the model allows.\n"
     "\n"
     "options:\n"
-    "  --model sc|tso|pso        memory model (default: tso, or the annotation's model=)\n"
+    "  --model sc|tso|pso|rc11   memory model (default: tso, or the annotation's model=)\n"
+    "  --model sc,tso,pso,rc11   each check under each model listed, then a line per\n"
+    "                            check: where it breaks (SC \u2713  TSO \u2717 ...; JSON \"models\")\n"
     "  --buffer-bound K          at most K pending stores per thread (0 = SC)\n"
     "  --buffer-bound A..K       deepening: k = A..K, stop at the first violation; verified\n"
     "                            when the reachable states reach a fixpoint (any buffer size)\n"
@@ -150,9 +153,10 @@ int usage(const std::string& msg) {
 // (with --json), the --html page and the --sarif log. False when a file
 // could not be written (said on stderr).
 bool writeOutputs(const std::vector<FileReport>& reports, const std::vector<std::string>& files, bool json,
-                  const std::string& htmlPath, const std::string& sarifPath) {
+                  const std::string& htmlPath, const std::string& sarifPath, bool compare) {
   if (json) {
     nlohmann::json out = resultsJson(reports);
+    if (compare) out["models"] = modelVerdictsJson(compareModels(reports));
     // The frontend runs in worker processes: the peak is the larger of this
     // process's and the largest worker's.
     struct rusage self {}, workers {};
@@ -200,6 +204,7 @@ int runCheck(int argc, char** argv) {
   std::vector<std::string> clangArgs;
   bool json = false, verbose = false;
   std::string sarifPath, htmlPath;
+  std::vector<Model> models;  // --model A,B,...: each check under each of them
   CheckOptions::Shard shard;
   std::optional<uint32_t> shardDepth;
   for (int i = 0; i < argc; ++i) {
@@ -218,6 +223,17 @@ int runCheck(int argc, char** argv) {
     if (a == "--") {
       clangArgs.assign(argv + i + 1, argv + argc);
       break;
+    } else if (key == "--model" && (eq != std::string::npos ? a.substr(eq + 1) : std::string(i + 1 < argc ? argv[i + 1] : ""))
+                                           .find(',') != std::string::npos) {
+      value(&v);
+      models.clear();
+      for (size_t from = 0; from <= v.size();) {
+        const size_t comma = std::min(v.find(',', from), v.size());
+        const std::optional<Model> m = parseModel(v.substr(from, comma - from));
+        if (!m) return usage("--model takes sc, tso, pso or rc11, or a list of them (sc,tso,pso,rc11), not `" + v + "`");
+        if (std::find(models.begin(), models.end(), *m) == models.end()) models.push_back(*m);
+        from = comma + 1;
+      }
     } else if (const OptionSpec* o = findOption(Door::CommandLine, key, &negated)) {
       if (negated && eq != std::string::npos) return usage(key + " takes no value");
       if (isSwitch(*o) && eq == std::string::npos) v = negated ? "false" : "true";
@@ -259,6 +275,8 @@ int runCheck(int argc, char** argv) {
   opts.extraClangArgs = std::move(clangArgs);
   if (files.empty()) return usage("no input file");
   if (shardDepth && shard.count == 0) return usage("--shard-depth needs --shard");
+  if (models.size() > 1 && shard.count > 0) return usage("--shard splits the check under one model: give one --model");
+  if (models.size() == 1) opts.model = models[0];
   if (shard.count > 0) {
     shard.depth = shardDepth.value_or(kDefaultShardDepth);
     opts.shard = shard;
@@ -286,18 +304,29 @@ int runCheck(int argc, char** argv) {
   }
   std::vector<FileReport> reports;
   bool violation = false, inputError = false;
-  // (The next files are lowered meanwhile on the spare cores: runFiles.)
-  runFiles(files, opts, [&](FileReport r) {
-    if (shard.count > 0) stampShard(r, given, opts.extraClangArgs, shard, TSOCHECK_VERSION);
-    if (r.inputError) inputError = true;
-    for (const CheckReport& c : r.checks) {
-      if (c.result.status == Status::Violation) violation = true;
-      if (c.result.status == Status::Error) inputError = true;
-    }
-    if (!json && r.inputError) std::cerr << textReport(r) << std::flush;  // the checks are out already
-    reports.push_back(std::move(r));
-  });
-  if (!writeOutputs(reports, files, json, htmlPath, sarifPath)) return 2;
+  const bool compare = models.size() > 1;
+  if (!compare) models = {opts.model.value_or(kDefaultModel)};
+  for (Model m : models) {
+    if (compare) opts.model = m;  // as --model m: it wins over the annotation
+    // (The next files are lowered meanwhile on the spare cores: runFiles.)
+    runFiles(files, opts, [&](FileReport r) {
+      if (shard.count > 0) stampShard(r, given, opts.extraClangArgs, shard, TSOCHECK_VERSION);
+      if (r.inputError) inputError = true;
+      for (const CheckReport& c : r.checks) {
+        if (c.result.status == Status::Violation) violation = true;
+        if (c.result.status == Status::Error) inputError = true;
+      }
+      if (!json && r.inputError) std::cerr << textReport(r) << std::flush;  // the checks are out already
+      reports.push_back(std::move(r));
+    });
+  }
+  if (compare && !json) {
+    std::cout << "\nunder each model:\n";
+    for (const ModelVerdicts& row : compareModels(reports))
+      std::cout << "  " << row.file << ":" << row.line << " " << row.function << ": " << modelVerdictsText(row) << "\n";
+    std::cout << std::flush;
+  }
+  if (!writeOutputs(reports, files, json, htmlPath, sarifPath, compare)) return 2;
   if (violation) return 1;
   return inputError ? 2 : 0;
 }

@@ -215,4 +215,35 @@ FileStatus fileStatus(const FileReport& input, const std::vector<CheckReport>& c
 
 nlohmann::json fileStatusJson(const FileStatus& s) { return {{"state", s.state}, {"text", s.text}}; }
 
+std::vector<ModelVerdicts> compareModels(const std::vector<FileReport>& reports) {
+  std::vector<ModelVerdicts> rows;
+  std::map<std::pair<std::string, std::string>, size_t> at;
+  for (const FileReport& f : reports)
+    for (const CheckReport& c : f.checks) {
+      auto [it, fresh] = at.emplace(std::make_pair(c.file, c.function), rows.size());
+      if (fresh) rows.push_back({c.file, c.function, c.line, {}});
+      rows[it->second].verdicts.emplace_back(c.model, c.result.status);
+    }
+  return rows;
+}
+
+std::string modelVerdictsText(const ModelVerdicts& row) {
+  std::string out;
+  for (const auto& [model, status] : row.verdicts)
+    out += (out.empty() ? "" : "  ") + std::string(modelName(model)) + " " +
+           (status == Status::Verified ? "\u2713" : status == Status::Violation ? "\u2717" : statusName(status));
+  return out;
+}
+
+nlohmann::json modelVerdictsJson(const std::vector<ModelVerdicts>& rows) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const ModelVerdicts& r : rows) {
+    nlohmann::json v = nlohmann::json::object();
+    for (const auto& [model, status] : r.verdicts) v[modelName(model)] = statusName(status);
+    a.push_back({{"file", r.file}, {"function", r.function}, {"line", r.line}, {"verdicts", v},
+                 {"summary", modelVerdictsText(r)}});
+  }
+  return a;
+}
+
 }  // namespace tsocheck

@@ -41,6 +41,21 @@ std::string buffersText(const TraceStep& s);
 // value was read. `prog` names the files (may be null).
 std::vector<std::string> violationSummary(const Program* prog, const Violation& v);
 
+// "Where does it break?": one check function's verdicts under several
+// models (`tsocheck check --model sc,tso,pso,rc11`), in the order run.
+struct ModelVerdicts {
+  std::string file, function;
+  uint32_t line = 0;
+  std::vector<std::pair<Model, Status>> verdicts;
+};
+// The rows of reports run once per model (each check function once, in the
+// order first met; reports of one model after another).
+std::vector<ModelVerdicts> compareModels(const std::vector<FileReport>& reports);
+// "SC ✓  TSO ✗  PSO ✗  RC11 ✗": ✓ verified, ✗ violation, otherwise the
+// status's name (bounded, timeout, error).
+std::string modelVerdictsText(const ModelVerdicts& row);
+nlohmann::json modelVerdictsJson(const std::vector<ModelVerdicts>& rows);
+
 // Per step of a trace, the memory values known after it (by address name):
 // a flush writes memory, a load from memory reads it, an RMW leaves its value
 // there; without store buffers (SC) a store writes memory at once.

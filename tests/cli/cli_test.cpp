@@ -2700,3 +2700,30 @@ TEST_CASE("RC11 order upgrades: MP needs release and acquire, SB needs seq_cst, 
   json off = checkJson(quote(inputs("rc11_mp_all_relaxed.c")) + " --no-fences");
   CHECK(off["results"][0]["fences"].empty());
 }
+
+TEST_CASE("--model with a list checks under each model and says where the check breaks", "[cli][models]") {
+  const std::string f = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/c11_mp_relaxed_buggy.c");
+  json j = checkJson("--model sc,tso,pso,rc11 --no-fences " + f);
+  CHECK(j["_exit"] == 1);
+  std::vector<std::string> ran;
+  for (const json& r : j["results"]) ran.push_back(r["model"]);
+  CHECK(ran == std::vector<std::string>{"SC", "TSO", "PSO", "RC11"});
+  REQUIRE(j["models"].size() == 1);
+  const json& row = j["models"][0];
+  CHECK(row["verdicts"] == json{{"SC", "verified"}, {"TSO", "verified"}, {"PSO", "verified"}, {"RC11", "violation"}});
+  CHECK(row["summary"] == "SC \u2713  TSO \u2713  PSO \u2713  RC11 \u2717");
+  // The text ends with the same line per check.
+  Run t = tsocheck("check --model sc,tso,pso,rc11 --no-fences " + f);
+  CHECK(t.exitCode == 1);
+  CHECK(t.out.find("under each model:") != std::string::npos);
+  CHECK(t.out.find(row["function"].get<std::string>() + ": SC \u2713  TSO \u2713  PSO \u2713  RC11 \u2717") !=
+        std::string::npos);
+  // A model listed twice runs once; an unknown one and a split check are refused.
+  CHECK(checkJson("--model tso,tso --no-fences " + f)["results"].size() == 1);
+  Run bad = tsocheck("check --model sc,arm " + f);
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.out.find("not `sc,arm`") != std::string::npos);
+  Run split = tsocheck("check --model sc,tso --shard 0/2 " + f);
+  CHECK(split.exitCode == 2);
+  CHECK(split.out.find("one --model") != std::string::npos);
+}
