@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/state_space.h"
+#include "engine/work_sharing.h"
 #include "tests/engine/naive_explorer.h"
 
 namespace tsocheck::testing {
@@ -511,6 +512,73 @@ DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBoun
            std::to_string(keys.size()) + " classes against " + std::to_string(want.size()));
   }
   out.why = why.str();
+  return out;
+}
+
+namespace {
+
+// What a shard merge must reproduce: counts, status, message, limits, and
+// each violation with its trace (steps by thread, kind, place and value).
+std::string shardView(const CheckResult& r) {
+  std::ostringstream o;
+  o << statusName(r.status) << " | " << r.message << " | " << r.executions << " " << r.blocked << " " << r.cut << " "
+    << r.events << " " << r.staleWaits << " " << r.staleReads;
+  for (const std::string& l : r.limitsHit) o << "\nlimit " << l;
+  auto trace = [&](const Violation& v) {
+    o << "\n" << errorKindName(v.kind) << " T" << v.thread << " " << v.message << (v.warning ? " (warning)" : "");
+    for (const TraceStep& s : v.trace)
+      o << "\n  T" << s.thread << " " << int(s.kind) << " " << s.loc.line << ":" << s.loc.column << " " << s.addrName
+        << "=" << s.value << " " << s.note;
+  };
+  for (const Violation& v : r.violations) trace(v);
+  if (r.violation) trace(*r.violation);
+  return o.str();
+}
+
+}  // namespace
+
+DiffOutcome shardDifferential(const Program& prog, Model model) {
+  DiffOutcome out;
+  for (bool keepGoing : {false, true}) {
+    CheckOptions o;
+    o.model = model;
+    o.stopAtFirstError = !keepGoing;
+    const CheckResult single = check(prog, o);
+    out.executions += single.executions;
+    out.violation = out.violation || single.violation.has_value();
+    const std::string want = shardView(single);
+    for (uint32_t depth : {2u, 5u})
+      for (uint32_t count : {2u, 3u, 7u}) {
+        std::vector<CheckResult> parts;
+        for (uint32_t i = 0; i < count; ++i) {
+          CheckOptions s = o;
+          s.shard = {i, count, depth};
+          parts.push_back(check(prog, s));
+        }
+        const CheckResult merged = mergeShards(parts, o);
+        const std::string at = std::string(modelName(model)) + (keepGoing ? " keep going, " : ", ") +
+                               std::to_string(count) + " shards cut at " + std::to_string(depth);
+        if (shardView(merged) != want) {
+          out.agree = false;
+          out.why = at + ": the merge differs from the single run\nsingle:\n" + want + "\nmerged:\n" +
+                    shardView(merged);
+          return out;
+        }
+        if (keepGoing || !merged.violation || !merged.violation->shardOrder) continue;
+        CheckOptions p = o;
+        p.shard = {0, count, depth, shardPieceOf(*merged.violation->shardOrder, depth)};
+        const CheckResult again = check(prog, p);
+        CheckResult onlyFirst;
+        if (again.violation) onlyFirst.violation = again.violation;
+        CheckResult wantFirst;
+        wantFirst.violation = single.violation;
+        if (!again.violation || shardView(onlyFirst) != shardView(wantFirst)) {
+          out.agree = false;
+          out.why = at + ": the counterexample's piece searched again does not give it\n" + shardView(again);
+          return out;
+        }
+      }
+  }
   return out;
 }
 

@@ -107,6 +107,13 @@ DiffOutcome programEndDifferential(const Program& prog, Model model, uint64_t ma
 // (over it: DiffOutcome::naiveTimedOut, nothing compared).
 DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBound, double naiveSeconds = 0);
 
+// A split search (CheckOptions::shard): 2, 3 and 7 shards at cuts 2 and 5,
+// stopping at the first violation and going on, merged (mergeShards), give
+// the single run's counts, status, violations and traces; and the first
+// violation is found again by a search of the top and its one piece
+// (Shard::only) with the same trace.
+DiffOutcome shardDifferential(const Program& prog, Model model);
+
 // Whether the unbounded graph explorer finds a violation of prog under
 // model. The explorer ends an execution at its error, so on such a program
 // classes reachable only through a failing prefix are not explored;

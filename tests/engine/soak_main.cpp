@@ -7,7 +7,8 @@
 // preemption bounds 0..2 against
 // the naive minimum preemption count on random programs and mutex programs
 // (preemptionDifferential), and under RC11 the stress families and random
-// programs with every memory order, for a number of seeds or minutes.
+// programs with every memory order, and sharded searches merged against one
+// run (shardDifferential), for a number of seeds or minutes.
 //   tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]
 // Prints programs and configurations checked, executions explored,
 // mismatches, and the first mismatching program as C-like text. Exit 1 on a
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
   uint64_t endPrograms = 0, endChecks = 0;
   RandomProgramSpec orderSpec;
   orderSpec.memoryOrders = true;
-  uint64_t orderPrograms = 0;
+  uint64_t orderPrograms = 0, shardPrograms = 0, shardChecks = 0;
   std::string firstMismatch;
   double lastReport = 0;
   for (uint64_t seed = first;; ++seed) {
@@ -134,6 +135,21 @@ int main(int argc, char** argv) {
       violations += d.violation;
       record(d, [&] { return "random program with memory orders under RC11 (seed " + std::to_string(orderSeed) + ")\n"; });
     }
+    // One random program (memory orders included) split into shards under
+    // every model: the merge against the single run, and the counterexample
+    // found again in its piece.
+    {
+      const uint64_t shardSeed = 0x54a4000000ull + seed;
+      const Program p = randomProgram(shardSeed, orderSpec);
+      ++shardPrograms;
+      for (Model m : {Model::SC, Model::TSO, Model::PSO, Model::RC11}) {
+        const DiffOutcome d = shardDifferential(p, m);
+        ++checks;
+        ++shardChecks;
+        violations += d.violation;
+        record(d, [&] { return "random program split into shards (seed " + std::to_string(shardSeed) + ")\n"; });
+      }
+    }
     // One random program that ends while threads still run (main joins one
     // and returns): the graph explorer and both state-space searches.
     {
@@ -186,17 +202,17 @@ int main(int argc, char** argv) {
   std::printf("soak: %.1f minutes, %llu programs (", elapsed() / 60, (unsigned long long)programs);
   for (int f = 0; f < kStressFamilies; ++f)
     std::printf("%s%s %llu", f ? ", " : "", stressFamilyName(StressFamily(f)), (unsigned long long)perFamily[f]);
-  std::printf("; atomic sections %llu; ending early %llu; memory orders under RC11 %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
+  std::printf("; atomic sections %llu; ending early %llu; memory orders under RC11 %llu; split into shards %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
               "section programs, %llu preemption bounds 0..2 vs naive on random and mutex programs, %llu program ends "
-              "across the three searches), %llu graph-explorer executions, "
+              "across the three searches, %llu shard merges against one run), %llu graph-explorer executions, "
               "%llu with a violation, "
               "%llu without the BFS state space and %llu without the stateful DPOR (over the state cap), "
               "%llu left out (the naive explorer over %.0f s or its cache), "
               "states where both ran: BFS %llu, DPOR %llu; %llu mismatches\n",
               (unsigned long long)sectionPrograms, (unsigned long long)endPrograms,
-              (unsigned long long)orderPrograms, (unsigned long long)checks,
+              (unsigned long long)orderPrograms, (unsigned long long)shardPrograms, (unsigned long long)checks,
               configs.size(), (unsigned long long)sectionChecks, (unsigned long long)preemptionChecks,
-              (unsigned long long)endChecks, (unsigned long long)execs,
+              (unsigned long long)endChecks, (unsigned long long)shardChecks, (unsigned long long)execs,
               (unsigned long long)violations, (unsigned long long)skipped, (unsigned long long)dporSkipped,
               (unsigned long long)naiveTimedOut, kNaiveSeconds,
               (unsigned long long)bfsStates, (unsigned long long)dporStates, (unsigned long long)mismatches);
