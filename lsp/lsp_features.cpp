@@ -1,7 +1,7 @@
 #include "lsp/lsp_features.h"
 #include "service/report_json.h"
 #include "service/report_reader.h"
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 #include "service/wording.h"
 #include "engine/memory_model.h"
 

@@ -2,7 +2,7 @@
 // debounce, workers, cancellation); each check goes through the cache and
 // comes back as diagnostics, code actions, lenses, hover and traces.
 #include "lsp/lsp_server.h"
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 
 #include <unistd.h>
 
