@@ -358,11 +358,4 @@ struct CheckResult {
 // Runs the search chooseSearch picks for opts (engine/search.h).
 CheckResult check(const Program& prog, const CheckOptions& opts);
 
-// Renders a violation trace as text, one line per step.
-std::string formatTrace(const Program& prog, const Violation& v);
-// "T1 store x = 1" / "T2 load-memory y -> 0": thread, event, address, value.
-std::string formatStepHead(const TraceStep& s);
-// "T1[x=1]; T2[y=1]": the non-empty store buffers after a step ("" if none).
-std::string formatBuffers(const TraceStep& s);
-
 }  // namespace tsocheck

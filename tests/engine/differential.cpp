@@ -10,6 +10,7 @@
 
 #include "engine/state_space.h"
 #include "tests/engine/naive_explorer.h"
+#include "tests/engine/trace_text.h"
 
 namespace tsocheck::testing {
 
@@ -120,7 +121,7 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
     differ("violations", r[0].violations.size(), r[1].violations.size());
     for (size_t v = 0; v < std::min(r[0].violations.size(), r[1].violations.size()); ++v) {
       differ("violation", r[0].violations[v].message, r[1].violations[v].message);
-      differ("trace", formatTrace(prog, r[0].violations[v]), formatTrace(prog, r[1].violations[v]));
+      differ("trace", traceText(prog, r[0].violations[v]), traceText(prog, r[1].violations[v]));
     }
     if (!stop && keys[0] != keys[1]) why << "jobs (" << m << "): the executions reported differ; ";
     if (!why.str().empty()) return why.str();
