@@ -269,8 +269,8 @@ TEST_CASE("incremental consistency changes no result of the explorer", "[consist
         o.model = m;
         o.bufferBound = k;
         o.stopAtFirstError = false;
-        o.incrementalConsistency = i == 0;
-        o.checkOrders = i == 0;
+        o.testing.incrementalConsistency = i == 0;
+        o.testing.checkOrders = i == 0;
         REQUIRE_NOTHROW(r[i] = check(prog, o));
       }
       INFO("seed " << seed << " " << modelName(m) << " bound " << k);
