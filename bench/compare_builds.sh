@@ -44,7 +44,7 @@ programs=(
   "counters(3x2)|counters.c|tso||-DTHREADS=3 -DROUNDS=2"
   "fanout|fanout.c|sc||"
   "fanout|fanout.c|tso||"
-  # spin-heavy: blocked executions (stale waits and frozen spins, CheckOptions::pruneStaleWaits)
+  # spin-heavy: blocked executions (stale waits and frozen spins, CheckOptions::Testing::pruneStaleWaits)
   "ttas(5)|ttas.c|sc||-DN=5"
   "ttas(5)|ttas.c|tso||-DN=5"
   "peterson(x4)f|peterson_plain.c|tso||-DROUNDS=4 -DFENCED"

@@ -21,7 +21,7 @@
 #include "lsp/lsp_server.h"
 #include "lsp/lsp_settings.h"
 #include "service/fence_fix.h"
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 #include "service/report_json.h"
 #include "service/safe_io.h"
 #include "service/shard_merge.h"

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "jsonrpc/fields.h"
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 
 namespace tsocheck::dap {
 

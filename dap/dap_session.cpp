@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 #include "service/report_reader.h"
 
 namespace tsocheck::dap {

@@ -1,7 +1,6 @@
 #include "engine/check.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "engine/search.h"
 
@@ -171,41 +170,6 @@ void annotateStaleReads(std::vector<TraceStep>& trace) {
         }
     }
   }
-}
-
-std::string formatStepHead(const TraceStep& s) {
-  std::ostringstream os;
-  os << "T" << s.thread << " " << stepKindName(s.kind);
-  if (s.hasAddr) os << " " << s.addrName;
-  if (s.hasValue) os << (s.kind == StepKind::LoadMem || s.kind == StepKind::LoadBuf ? " -> " : " = ") << s.value;
-  return os.str();
-}
-
-std::string formatBuffers(const TraceStep& s) {
-  std::ostringstream os;
-  bool any = false;
-  for (size_t t = 0; t < s.buffers.size(); ++t) {
-    if (s.buffers[t].empty()) continue;
-    os << (any ? "; " : "") << "T" << t << "[";
-    for (size_t i = 0; i < s.buffers[t].size(); ++i)
-      os << (i ? ", " : "") << s.buffers[t][i].name << "=" << s.buffers[t][i].value;
-    os << "]";
-    any = true;
-  }
-  return os.str();
-}
-
-std::string formatTrace(const Program& prog, const Violation& v) {
-  std::ostringstream os;
-  for (const TraceStep& s : v.trace) {
-    os << "  " << s.step << ". " << formatStepHead(s);
-    if (!s.note.empty()) os << "  (" << s.note << ")";
-    os << "  " << prog.locString(s.loc);
-    std::string b = formatBuffers(s);
-    if (!b.empty()) os << "  buffers: " << b;
-    os << "\n";
-  }
-  return os.str();
 }
 
 }  // namespace tsocheck

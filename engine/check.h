@@ -125,40 +125,6 @@ struct CheckOptions {
   // violations and their traces) is the one a single worker gives.
   // Robustness checks run on one worker.
   int jobs = 1;
-  // Tests: with jobs > 1, give work away at every branch point, whether a
-  // worker is idle or not (so that small programs are split too).
-  bool splitEagerly = false;
-  // Consistency checks keep an order in the graph and fit each new event
-  // into it (consistency.h "Incremental checks"); off: every check sorts
-  // from scratch (benchmarks compare the two).
-  bool incrementalConsistency = true;
-  // Graph explorer, programs with pthread_mutex_lock: locks wait for their
-  // mutex (explorer.h `lockWaits`): the same executions, without the ones
-  // that end blocked on a mutex that is freed later; off: TruSt's plain
-  // treatment (tests and benchmarks compare the two). Also under a
-  // preemption bound: the bookkeeping drops a removed lock with what depends
-  // on it (PreemptionState::revisited), and a thread left with fewer events
-  // than it processed is counted again from scratch (PreemptionCounter::update).
-  bool unblockLocks = true;
-  // Graph explorer without the robustness check: a spin
-  // loop's idle iteration that read a stale value (another thread's write
-  // is coherence-after the one it read) stops the exploration of that graph
-  // (explorer.h `staleWait`): every execution through it could only end
-  // blocked. The same complete executions and verdicts, fewer blocked ones
-  // (CheckResult::staleWaits counts the graphs left); off: each is explored
-  // to its end (tests and benchmarks compare the two). Going on past errors,
-  // an execution through such a graph that would end in an error is not
-  // explored (the same kind of error is met in a graph that is kept), so
-  // `executions`, which counts those too, can be lower.
-  bool pruneStaleWaits = true;
-  // Tests: every incremental consistency answer is compared with a sort
-  // from scratch (consistency.h setSelfCheck), and every porf view from the
-  // kept clocks with a walk over the prefix (Graph::porfView), and every
-  // graph the preemption bound prunes is pruned by the lower bound from
-  // scratch too (PreemptionCounter::lowerBound), and every thread a backward
-  // revisit replays from a mark is replayed from its start too, compared
-  // (the explorer then marks after every event).
-  bool checkOrders = false;
   ExploreOrder exploreOrder = ExploreOrder::Forward;  // graph explorer only
   // Sharding (tsocheck check --shard INDEX/COUNT, engine/work_sharing.h
   // "Shards"): the graph explorer explores the first `depth` branching
@@ -174,6 +140,47 @@ struct CheckOptions {
     std::optional<std::vector<uint32_t>> only;
   };
   Shard shard;
+  // Switches only the tests and benchmarks set, never a front door (the CLI,
+  // the language server, the debug adapter, the service's option schema):
+  // they compare the engine's optimizations with their plain forms, or make
+  // it check itself. The defaults are what every product run uses.
+  struct Testing {
+    // With jobs > 1, give work away at every branch point, whether a
+    // worker is idle or not (so that small programs are split too).
+    bool splitEagerly = false;
+    // Consistency checks keep an order in the graph and fit each new event
+    // into it (consistency.h "Incremental checks"); off: every check sorts
+    // from scratch (benchmarks compare the two).
+    bool incrementalConsistency = true;
+    // Graph explorer, programs with pthread_mutex_lock: locks wait for their
+    // mutex (explorer.h `lockWaits`): the same executions, without the ones
+    // that end blocked on a mutex that is freed later; off: TruSt's plain
+    // treatment (tests and benchmarks compare the two). Also under a
+    // preemption bound: the bookkeeping drops a removed lock with what depends
+    // on it (PreemptionState::revisited), and a thread left with fewer events
+    // than it processed is counted again from scratch (PreemptionCounter::update).
+    bool unblockLocks = true;
+    // Graph explorer without the robustness check: a spin
+    // loop's idle iteration that read a stale value (another thread's write
+    // is coherence-after the one it read) stops the exploration of that graph
+    // (explorer.h `staleWait`): every execution through it could only end
+    // blocked. The same complete executions and verdicts, fewer blocked ones
+    // (CheckResult::staleWaits counts the graphs left); off: each is explored
+    // to its end (tests and benchmarks compare the two). Going on past errors,
+    // an execution through such a graph that would end in an error is not
+    // explored (the same kind of error is met in a graph that is kept), so
+    // `executions`, which counts those too, can be lower.
+    bool pruneStaleWaits = true;
+    // Every incremental consistency answer is compared with a sort
+    // from scratch (consistency.h setSelfCheck), and every porf view from the
+    // kept clocks with a walk over the prefix (Graph::porfView), and every
+    // graph the preemption bound prunes is pruned by the lower bound from
+    // scratch too (PreemptionCounter::lowerBound), and every thread a backward
+    // revisit replays from a mark is replayed from its start too, compared
+    // (the explorer then marks after every event).
+    bool checkOrders = false;
+  };
+  Testing testing;
 };
 inline constexpr uint32_t kDefaultShardDepth = 8;
 
@@ -357,12 +364,5 @@ struct CheckResult {
 
 // Runs the search chooseSearch picks for opts (engine/search.h).
 CheckResult check(const Program& prog, const CheckOptions& opts);
-
-// Renders a violation trace as text, one line per step.
-std::string formatTrace(const Program& prog, const Violation& v);
-// "T1 store x = 1" / "T2 load-memory y -> 0": thread, event, address, value.
-std::string formatStepHead(const TraceStep& s);
-// "T1[x=1]; T2[y=1]": the non-empty store buffers after a step ("" if none).
-std::string formatBuffers(const TraceStep& s);
 
 }  // namespace tsocheck

@@ -33,15 +33,15 @@ Explorer::Explorer(const Program& prog, const CheckOptions& opts)
       preemptions_(!mm_.buffersStores(), mm_.perLocationBuffers()), races_(prog) {
   rc11On_ = mm_.usesC11Orders();
   raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
-  checker_.setIncremental(opts.incrementalConsistency);
-  checker_.setSelfCheck(opts.checkOrders);
+  checker_.setIncremental(opts.testing.incrementalConsistency);
+  checker_.setSelfCheck(opts.testing.checkOrders);
   sections_ = hasAtomicSections(prog);
   // Waiting locks and stale waits argue over the chronological order of the
   // store-buffer models: off under RC11 (every graph is explored). Not with
   // atomic sections either: a lock inside one that finds its mutex held
   // blocks every thread, which a waiting lock would leave out.
-  unblockLocks_ = opts.unblockLocks && usesOp(prog, Op::Lock) && !sections_ && !rc11On_;
-  pruneStaleWaits_ = opts.pruneStaleWaits && !opts.robustness && !rc11On_;
+  unblockLocks_ = opts.testing.unblockLocks && usesOp(prog, Op::Lock) && !sections_ && !rc11On_;
+  pruneStaleWaits_ = opts.testing.pruneStaleWaits && !opts.robustness && !rc11On_;
   if (pruneStaleWaits_) awaitLoads_ = loadsBeforeAwaits(prog);
   settles_ = unblockLocks_ || opts.preemptionBound >= 0 || pruneStaleWaits_;
   boundOn_ = opts.preemptionBound >= 0;
@@ -69,7 +69,7 @@ bool Explorer::withinPreemptionSlack(State& s) {
   }
   std::optional<PreemptionSlack> slack;  // worked out only when needed
   const bool over = preemptions_.exceedsWithSlack(s.g, s.pb, opts_.preemptionBound, slack);
-  if (opts_.checkOrders) {
+  if (opts_.testing.checkOrders) {
     const PreemptionSlack full = preemptionSlack(s.g);
     // Self-check (tests): the slack kept from event to event is the one from scratch.
     if (slack && (full.threads != slack->threads || full.open != slack->open)) {
@@ -88,7 +88,7 @@ bool Explorer::withinPreemptionSlack(State& s) {
   const int limit = opts_.preemptionBound + slack->value();
   // Self-check (tests): the kept bound is never above the one from scratch,
   // so a graph pruned by it is pruned by that one too.
-  if (opts_.checkOrders && preemptions_.lowerBound(s.g) <= limit) {
+  if (opts_.testing.checkOrders && preemptions_.lowerBound(s.g) <= limit) {
     reportEngineError("self-check: the kept preemption lower bound exceeds the one from scratch", SourceLoc{});
     return false;
   }
@@ -123,7 +123,7 @@ bool Explorer::timeUp() {
       stopped_ = true;  // after the first error: nothing here counts any more
       return false;
     }
-    if ((par_->idleHint.load(std::memory_order_relaxed) > 0 || opts_.splitEagerly) && !probing_) giveAway();
+    if ((par_->idleHint.load(std::memory_order_relaxed) > 0 || opts_.testing.splitEagerly) && !probing_) giveAway();
   }
   if ((++timePolls_ & 15) == 0 && outOfTime()) {
     if (par_) par_->stop = true;
@@ -318,7 +318,7 @@ void Explorer::complete(State& s, uint32_t t) {
   // A mark: the state before this event's result is the one after the events
   // before it. (Self-checks mark after every event: short threads use marks too.)
   // (Not after an AtomicBegin: a replay to this point stops at it.)
-  const uint32_t every = opts_.checkOrders ? 1 : kMarkEvery;
+  const uint32_t every = opts_.testing.checkOrders ? 1 : kMarkEvery;
   if (const uint32_t n = uint32_t(s.g.threads[t].events.size() - 1); n % every == 0 && n > 0 && !(e.section & kAfterBegin))
     s.ts[t].mark(n);
   s.ts[t].mut().complete(e.result);
@@ -388,7 +388,7 @@ ThreadState Explorer::replay(const Graph& g, uint32_t u, const SharedThread& fro
   const Mark* m = from.latestMark();
   if (!m) return fromStart();
   ThreadState ts = run(*m->state, m->events);
-  if (opts_.checkOrders) {
+  if (opts_.testing.checkOrders) {
     std::string a, b;
     ts.appendKey(a);
     fromStart().appendKey(b);
@@ -1227,8 +1227,8 @@ std::vector<EventId> Explorer::revisitCandidates(const Graph& g, EventId w, cons
 
 std::vector<uint32_t> Explorer::viewOf(const Graph& g, EventId e) const {
   // (Self-checks ask for the clocks on graphs of every size.)
-  std::vector<uint32_t> view = g.porfView(e, opts_.checkOrders);
-  if (opts_.checkOrders && view != g.porfViewByWalk(e))
+  std::vector<uint32_t> view = g.porfView(e, opts_.testing.checkOrders);
+  if (opts_.testing.checkOrders && view != g.porfViewByWalk(e))
     throw std::logic_error("porf clocks: the kept clocks disagree with the walk");
   return view;
 }

@@ -267,7 +267,7 @@ class Explorer {
   void settle(Graph& g, EventId w, const std::vector<uint32_t>& view) const;
   bool unblockLocks_ = false;
   bool settles_ = false;  // ThreadInfo::settled kept and honoured: waiting locks, a preemption bound or stale waits
-  // Stale waits (CheckOptions::pruneStaleWaits). A thread whose spin-loop
+  // Stale waits (CheckOptions::Testing::pruneStaleWaits). A thread whose spin-loop
   // iteration turned out idle stops (ActionKind::Blocked, an await). When the
   // last read r of that iteration read a write that another thread's write
   // follows in coherence, the thread can never go on in any graph the
@@ -340,7 +340,7 @@ class Explorer {
   bool revisitKeeps(const Graph& g, EventId w, EventId r, const std::vector<uint32_t>& view,
                     std::vector<uint32_t>& keep) const;
   bool anyRevisit(const State& s, EventId w, std::vector<uint32_t>& view) const;
-  // g.porfView(e); with CheckOptions::checkOrders also by the walk, and a
+  // g.porfView(e); with CheckOptions::Testing::checkOrders also by the walk, and a
   // mismatch throws.
   std::vector<uint32_t> viewOf(const Graph& g, EventId e) const;
   bool maximallyAdded(const Graph& g, EventId e, EventId w, const std::vector<uint32_t>& view) const;
@@ -356,7 +356,7 @@ class Explorer {
   void complete(State& s, uint32_t t);  // deliver the newest event's result to the thread
   // Thread t's state after its events in g: from its latest mark in `from`
   // (the caller has dropped the marks whose events changed), else from its
-  // start. With CheckOptions::checkOrders also from the start, compared.
+  // start. With CheckOptions::Testing::checkOrders also from the start, compared.
   ThreadState replay(const Graph& g, uint32_t t, const SharedThread& from) const;
   uint32_t spawnId(uint32_t parent, uint32_t ordinal);
 

@@ -286,7 +286,7 @@ CheckResult Explorer::runParallel(const State& root) {
   const uint32_t n = uint32_t(opts_.jobs);
   // Helpers join after kHelperDelay (explorer.h), except in the tests that
   // split eagerly: those have every worker from the start.
-  const bool late = !opts_.splitEagerly;
+  const bool late = !opts_.testing.splitEagerly;
   shared.workers = late ? 1 : n;
   // A helper's explorer and thread are made only when it joins: a check
   // that ends within the delay pays for one worker.

@@ -50,7 +50,7 @@ namespace tsocheck {
 // finishes. Thread ids come from one shared table (spawn_ids.h). Worker 0
 // starts alone; the others join after kHelperDelay if the search has not
 // ended by then, so a short check costs one worker's CPU time (splitting a
-// search of a few milliseconds only adds copies; CheckOptions::splitEagerly
+// search of a few milliseconds only adds copies; CheckOptions::Testing::splitEagerly
 // starts them all at once). A helper's Explorer and thread are made when it
 // joins.
 constexpr std::chrono::milliseconds kHelperDelay{20};

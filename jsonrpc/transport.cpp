@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 
 namespace tsocheck::jsonrpc {
 

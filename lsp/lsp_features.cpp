@@ -1,7 +1,7 @@
 #include "lsp/lsp_features.h"
 #include "service/report_json.h"
 #include "service/report_reader.h"
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 #include "service/wording.h"
 #include "engine/memory_model.h"
 
@@ -76,12 +76,13 @@ std::string boundsText(const CheckReport& check) {
   return s;
 }
 
-// The violation's summary lines after the first (the stale read and the
-// buffers at it; none for a race or a hang), one per line.
-std::string summaryDetail(const CheckReport& check, const Violation& v) {
+// The violation's summary lines (report_reader.h violationSummary) from the
+// `from`th on, one per line: from 1, the stale read and the buffers at it
+// (none for a race or a hang).
+std::string summaryText(const CheckReport& check, const Violation& v, size_t from) {
   const std::vector<std::string> lines = violationSummary(check.program.get(), v);
   std::string out;
-  for (size_t i = 1; i < lines.size(); ++i) out += (out.empty() ? "" : "\n") + lines[i];
+  for (size_t i = from; i < lines.size(); ++i) out += (out.empty() ? "" : "\n") + lines[i];
   return out;
 }
 
@@ -120,7 +121,7 @@ json violationDiagnostic(const CheckReport& check, const Violation& v, const std
   msg += (race ? "" : ": ") + v.message;
   // The summary comes before the steps (relatedInformation, which editors
   // list below the message): the stale read and the buffers when it was read.
-  if (const std::string more = summaryDetail(check, v); !more.empty()) msg += "\n" + more;
+  if (const std::string more = summaryText(check, v, 1); !more.empty()) msg += "\n" + more;
   json d = diagnostic(check, rangeIn(fileOf(check, v.loc), path, text, v.loc.line, v.loc.column), v.warning ? 2 : 1,
                       codeOf(check, v), msg);
   d["relatedInformation"] = relatedSteps(check, trace, path, text);
@@ -162,20 +163,17 @@ json fenceHint(const CheckReport& check, const FenceEdit& f, const std::string& 
                         (violation ? ": " : " robust: ") + f.text);
 }
 
-// "spsc.c:35": where a step happened, by file name.
-std::string placeOf(const CheckReport& check, const SourceLoc& l) {
-  return std::filesystem::path(fileOf(check, l)).filename().string() + ":" + std::to_string(l.line);
-}
-
 // The hints one violation puts in `file`, another file of the checked
 // program: at its stale read and at the store that sat in a buffer meanwhile
 // (or at the violation itself when it has no stale read), each with the
-// trace as related information.
+// trace as related information. Their text is the violation's summary
+// (report_reader.h violationSummary) after the check it fails.
 void violationHints(const CheckReport& check, const Violation& v, const std::string& path, const std::string& file,
                     const std::string& text, json& out) {
   const std::string harness = std::filesystem::path(path).filename().string();
-  const std::string fails = "`" + check.function + "` (" + harness + ") fails " + boundsText(check);
-  auto hint = [&](const SourceLoc& l, const std::string& code, const std::string& msg) {
+  const std::string msg = "`" + check.function + "` (" + harness + ") fails " + boundsText(check) + ": " +
+                          summaryText(check, v, 0);
+  auto hint = [&](const SourceLoc& l, const std::string& code) {
     json d = diagnostic(check, rangeIn(file, file, text, l.line, l.column), 4, code, msg);
     d["relatedInformation"] = relatedSteps(check, v.trace, file, text);
     out.push_back(std::move(d));
@@ -187,22 +185,13 @@ void violationHints(const CheckReport& check, const Violation& v, const std::str
       break;
     }
   if (!read) {
-    if (sameFile(fileOf(check, v.loc), file)) hint(v.loc, codeOf(check, v), fails + " here: " + v.message);
+    if (sameFile(fileOf(check, v.loc), file)) hint(v.loc, codeOf(check, v));
     return;
   }
   const uint32_t storeStep = read->staleEntry.storeStep;
   const TraceStep* store = storeStep >= 1 && storeStep <= v.trace.size() ? &v.trace[storeStep - 1] : nullptr;
-  const std::string addr = "`" + read->addrName + "`", writer = "T" + std::to_string(read->staleThread),
-                    reader = "T" + std::to_string(read->thread);
-  if (sameFile(fileOf(check, read->loc), file))
-    hint(read->loc, "stale-read",
-         reader + " reads " + addr + " here while " + writer + "'s store to it" +
-             (store ? " (" + placeOf(check, store->loc) + ")" : std::string()) + " is still in " + writer +
-             "'s store buffer: " + fails);
-  if (store && sameFile(fileOf(check, store->loc), file))
-    hint(store->loc, "buffered-store",
-         writer + "'s store to " + addr + " here is still in its store buffer when " + reader + " reads it (" +
-             placeOf(check, read->loc) + "): " + fails);
+  if (sameFile(fileOf(check, read->loc), file)) hint(read->loc, "stale-read");
+  if (store && sameFile(fileOf(check, store->loc), file)) hint(store->loc, "buffered-store");
 }
 
 }  // namespace
@@ -241,10 +230,6 @@ json linkedFileHints(const CheckReport& check, const std::string& path, const st
     if (sameFile(f.file, file)) out.push_back(fenceHint(check, f, file, text, harness));
   return out;
 }
-
-namespace {
-
-}  // namespace
 
 json checkDiagnostics(const CheckReport& check, const std::string& path, const std::string& text) {
   json out = json::array();

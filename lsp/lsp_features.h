@@ -26,7 +26,8 @@ json checkDiagnostics(const json& check, const std::string& path, const std::str
 // A check's hints in the other files of its program (a library linked with
 // the checked document `path`): the files they go in (absolute paths), and
 // the hints in one of them (`text` = its contents): at the stale read and at
-// the store that sat in a store buffer meanwhile, each with the trace as
+// the store that sat in a store buffer meanwhile, each worded as the
+// violation's summary (report_reader.h violationSummary) with the trace as
 // related information, and where the check's fences go in that file. The
 // check's own diagnostic stays on the checked document.
 std::vector<std::string> linkedHintFiles(const CheckReport& check, const std::string& path);

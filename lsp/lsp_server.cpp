@@ -2,7 +2,7 @@
 // debounce, workers, cancellation); each check goes through the cache and
 // comes back as diagnostics, code actions, lenses, hover and traces.
 #include "lsp/lsp_server.h"
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 
 #include <unistd.h>
 
@@ -480,7 +480,8 @@ class Server {
   }
 
   // Whether what the run checks is still the document's text (and the run
-  // was not cancelled): only then are its results shown.
+  // was not cancelled): only then are its results shown. The staleness rule
+  // is DocumentStore::unchanged's, for a run as for stored results.
   bool current(const CheckRun& run) {
     if (run.r.cancel->load()) return false;
     return docs_.unchanged(run.doc.uri, run.doc.version, run.doc.text);
@@ -837,7 +838,7 @@ class Server {
       if (it == results_.end()) return out;
       res = it->second;
     }
-    if (res.version != d.version || res.text != d.text) {
+    if (!docs_.unchanged(d.uri, res.version, res.text)) {
       // A client that shows disabled actions learns why the fix is not there yet.
       bool fences = false;
       for (const CheckReport& c : res.checks) fences = fences || !c.fences.empty();

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <thread>
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 
 #include "service/check_options.h"
 

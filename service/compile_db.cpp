@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 #include "service/safe_io.h"
 
 namespace fs = std::filesystem;

@@ -1,6 +1,6 @@
 #include "service/result_cache.h"
 #include "service/report_json.h"
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 #include "service/safe_io.h"
 
 #include <fcntl.h>

@@ -7,6 +7,7 @@
 #include "engine/check.h"
 #include "engine/consistency.h"
 #include "tests/engine/random_programs.h"
+#include "tests/engine/trace_text.h"
 
 using namespace tsocheck;
 using tsocheck::testing::randomProgram;
@@ -268,8 +269,8 @@ TEST_CASE("incremental consistency changes no result of the explorer", "[consist
         o.model = m;
         o.bufferBound = k;
         o.stopAtFirstError = false;
-        o.incrementalConsistency = i == 0;
-        o.checkOrders = i == 0;
+        o.testing.incrementalConsistency = i == 0;
+        o.testing.checkOrders = i == 0;
         REQUIRE_NOTHROW(r[i] = check(prog, o));
       }
       INFO("seed " << seed << " " << modelName(m) << " bound " << k);
@@ -279,7 +280,7 @@ TEST_CASE("incremental consistency changes no result of the explorer", "[consist
       CHECK(r[0].events == r[1].events);
       REQUIRE(r[0].violations.size() == r[1].violations.size());
       for (size_t v = 0; v < r[0].violations.size(); ++v)
-        CHECK(formatTrace(prog, r[0].violations[v]) == formatTrace(prog, r[1].violations[v]));
+        CHECK(testing::traceText(prog, r[0].violations[v]) == testing::traceText(prog, r[1].violations[v]));
       ++compared;
     }
   }

@@ -11,6 +11,7 @@
 #include "engine/state_space.h"
 #include "engine/work_sharing.h"
 #include "tests/engine/naive_explorer.h"
+#include "tests/engine/trace_text.h"
 
 namespace tsocheck::testing {
 
@@ -50,7 +51,7 @@ CheckOptions graphOptions(const DiffConfig& c, bool stopAtFirstError, ExploreOrd
   opts.limits = c.limits;
   opts.stopAtFirstError = stopAtFirstError;
   opts.exploreOrder = order;
-  opts.checkOrders = true;
+  opts.testing.checkOrders = true;
   return opts;
 }
 }  // namespace
@@ -84,7 +85,7 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
       if (mode == 2) opts.preemptionBound = 1;
       if (i == 1) {
         opts.jobs = stop ? 2 : 3;
-        opts.splitEagerly = true;
+        opts.testing.splitEagerly = true;
       }
       opts.onExecution = [&keys, i](const ExecutionInfo& info) {
         keys[i].insert((info.blocked ? "blocked\n" : "") + info.traceKey);
@@ -121,7 +122,7 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
     differ("violations", r[0].violations.size(), r[1].violations.size());
     for (size_t v = 0; v < std::min(r[0].violations.size(), r[1].violations.size()); ++v) {
       differ("violation", r[0].violations[v].message, r[1].violations[v].message);
-      differ("trace", formatTrace(prog, r[0].violations[v]), formatTrace(prog, r[1].violations[v]));
+      differ("trace", traceText(prog, r[0].violations[v]), traceText(prog, r[1].violations[v]));
     }
     if (!stop && keys[0] != keys[1]) why << "jobs (" << m << "): the executions reported differ; ";
     if (!why.str().empty()) return why.str();
@@ -131,7 +132,7 @@ std::string parallelDifferential(const Program& prog, const DiffConfig& c) {
 
 std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, const CheckResult& pruned,
                                   const std::set<std::string>& prunedKeys) {
-  // Every graph explored to its end (CheckOptions::pruneStaleWaits off): the
+  // Every graph explored to its end (CheckOptions::Testing::pruneStaleWaits off): the
   // same complete executions, status, kinds of violation (within a
   // preemption bound: those met within it) and cuts; at least as many
   // blocked executions. Unbounded (`pruned` is that run), then under
@@ -163,7 +164,7 @@ std::string staleWaitDifferential(const Program& prog, const DiffConfig& c, cons
       CheckOptions opts = graphOptions(c, false, c.order);
       opts.preemptionBound = bound;
       opts.boundProbe = 0;  // the bound kept in both (its probe could drop it in one only: other ended counts)
-      opts.pruneStaleWaits = i == 0;
+      opts.testing.pruneStaleWaits = i == 0;
       opts.onExecution = [&keys, &complete, i](const ExecutionInfo& info) {
         if (info.blocked) return;
         keys[i].insert(info.traceKey);
@@ -462,7 +463,7 @@ DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBoun
     o.model = model;
     o.preemptionBound = bound;
     o.stopAtFirstError = false;
-    o.checkOrders = true;  // also: every graph pruned by the kept bound is pruned by the one from scratch
+    o.testing.checkOrders = true;  // also: every graph pruned by the kept bound is pruned by the one from scratch
     o.boundProbe = 0;
     const CheckResult r = classesOf(prog, o, seen, twice);
     out.executions += r.executions;

@@ -69,7 +69,7 @@ DiffOutcome differential(const Program& prog, const DiffConfig& c);
 // agree, else what differs. (differential() runs it too.)
 std::string parallelDifferential(const Program& prog, const DiffConfig& c);
 
-// The graph explorer with CheckOptions::pruneStaleWaits off against its
+// The graph explorer with CheckOptions::Testing::pruneStaleWaits off against its
 // result `pruned` (and the complete executions it reported, prunedKeys) with
 // it on, and the two under preemption bound 1: the same status, complete
 // executions, kinds of violation (within the bound) and cuts, no more

@@ -637,7 +637,7 @@ TEST_CASE("a lock waits while its mutex is held: the same executions, no blocked
   // N threads, one critical section each: N! lock orders. With threads run
   // in id order, a lock added while the mutex is held ends blocked on the
   // branch where the unlock does not revisit it; with the waiting order
-  // (CheckOptions::unblockLocks) such a lock is not added before the mutex
+  // (CheckOptions::Testing::unblockLocks) such a lock is not added before the mutex
   // is free.
   for (Model md : {Model::SC, Model::TSO, Model::PSO})
     for (int n = 2; n <= 4; ++n) {
@@ -645,9 +645,9 @@ TEST_CASE("a lock waits while its mutex is held: the same executions, no blocked
       CheckOptions o;
       o.model = md;
       o.stopAtFirstError = false;
-      o.unblockLocks = false;
+      o.testing.unblockLocks = false;
       CheckResult idOrder = check(counter(n, 1, true), o);
-      o.unblockLocks = true;
+      o.testing.unblockLocks = true;
       CheckResult waiting = check(counter(n, 1, true), o);
       uint64_t orders = 1;
       for (int i = 2; i <= n; ++i) orders *= uint64_t(i);
@@ -678,7 +678,7 @@ TEST_CASE("the waiting order for locks explores the same executions as the id or
         CheckOptions o;
         o.model = md;
         o.stopAtFirstError = false;
-        o.unblockLocks = w == 1;
+        o.testing.unblockLocks = w == 1;
         o.onExecution = [&keys, w](const ExecutionInfo& info) {
           if (!info.blocked) keys[w].insert(info.traceKey);
         };
@@ -743,7 +743,7 @@ StaleRun runStale(const Program& p, Model md, bool prune, bool exitEnds = false,
   o.preemptionBound = preemptionBound;
   o.stopAtFirstError = false;
   o.exitEndsProgram = exitEnds;
-  o.pruneStaleWaits = prune;
+  o.testing.pruneStaleWaits = prune;
   o.onExecution = [&out](const ExecutionInfo& info) {
     if (!info.blocked) out.keys.insert(info.traceKey);
   };
@@ -756,7 +756,7 @@ StaleRun runStale(const Program& p, Model md, bool prune, bool exitEnds = false,
 TEST_CASE("a spin that read a stale value ends its graph: the same executions, fewer blocked ones", "[explorer]") {
   // A waiter whose idle iteration read a write that another thread's write
   // follows can never go on in any graph explored from there
-  // (CheckOptions::pruneStaleWaits): the TTAS lock keeps its executions and
+  // (CheckOptions::Testing::pruneStaleWaits): the TTAS lock keeps its executions and
   // verdict and loses most of its blocked ones.
   for (Model md : {Model::SC, Model::TSO, Model::PSO})
     for (int n = 2; n <= 4; ++n) {

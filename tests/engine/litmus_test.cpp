@@ -8,6 +8,7 @@
 
 #include "engine/check.h"
 #include "engine/examples/litmus.h"
+#include "tests/engine/trace_text.h"
 
 using namespace tsocheck;
 
@@ -117,7 +118,7 @@ TEST_CASE("litmus verdicts and counterexamples", "[litmus]") {
       CHECK(v.trace.back().kind == StepKind::Error);
       CHECK(v.trace.back().loc.line == line);
       CHECK(v.trace.back().thread == 0);
-      CHECK_FALSE(formatTrace(t.program, v).empty());
+      CHECK_FALSE(testing::traceText(t.program, v).empty());
       if (t.name == "SB" && m == Model::TSO) {
         CHECK(readsPastPendingStore(v.trace));
       }

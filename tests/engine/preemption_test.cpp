@@ -34,7 +34,7 @@ Bounded runBounded(const Program& p, Model m, int bound, bool stop = false) {
   o.model = m;
   o.preemptionBound = bound;
   o.stopAtFirstError = stop;
-  o.checkOrders = true;  // self-checks, also of every pruning by the kept preemption bound
+  o.testing.checkOrders = true;  // self-checks, also of every pruning by the kept preemption bound
   o.onExecution = [&](const ExecutionInfo& info) {
     if (info.blocked) return;
     b.keys.push_back(info.traceKey);
@@ -564,7 +564,7 @@ TEST_CASE("preemptions: locks wait for their mutex under a bound and keep every 
       CheckOptions o;
       o.model = model;
       o.preemptionBound = bound;
-      o.unblockLocks = false;
+      o.testing.unblockLocks = false;
       CHECK(check(prog, o).blocked > 0);
     }
   }
@@ -694,7 +694,7 @@ TEST_CASE("preemptions: a bound that prunes nothing in its probe is dropped, oth
     for (Model model : {Model::SC, Model::TSO, Model::PSO}) {
       CheckOptions o;
       o.model = model;
-      o.checkOrders = true;
+      o.testing.checkOrders = true;
       const CheckResult full = check(prog, o);
       for (int bound = 0; bound <= 2; ++bound) {
         o.preemptionBound = bound;
@@ -704,7 +704,7 @@ TEST_CASE("preemptions: a bound that prunes nothing in its probe is dropped, oth
         const CheckResult probed = check(prog, o);
         CheckOptions o2 = o;
         o2.jobs = 2;
-        o2.splitEagerly = true;
+        o2.testing.splitEagerly = true;
         const CheckResult two = check(prog, o2);
         CAPTURE(seed, modelName(model), bound, o.boundProbe, probed.boundDropped);
         ++compared;

@@ -529,7 +529,7 @@ bool agrees(const Program& prog, uint64_t seed, Config c) {
                     },
                     .cancel = nullptr,
                     .onProgress = {},
-                    .checkOrders = true};
+                    .testing = {.checkOrders = true}};
   CheckResult result = check(prog, opts);
   std::set<std::string> keySet(keys.begin(), keys.end());
 

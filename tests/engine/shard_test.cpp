@@ -10,6 +10,7 @@
 #include "engine/work_sharing.h"
 #include "tests/engine/random_programs.h"
 #include "tests/engine/stress_programs.h"
+#include "tests/engine/trace_text.h"
 
 using namespace tsocheck;
 using namespace tsocheck::testing;
@@ -24,7 +25,7 @@ std::string described(const Program& prog, const CheckResult& r) {
   for (const std::string& l : r.limitsHit) s += "\nlimit: " + l;
   for (const Violation& v : r.violations)
     s += "\nviolation " + std::string(errorKindName(v.kind)) + " T" + std::to_string(v.thread) + ": " + v.message +
-         (v.warning ? " (warning)" : "") + "\n" + formatTrace(prog, v);
+         (v.warning ? " (warning)" : "") + "\n" + traceText(prog, v);
   if (r.violation) s += "\nthe violation: " + r.violation->message;
   return s;
 }
@@ -145,7 +146,7 @@ size_t requirePieceRefindsCounterexample(const std::string& name, const Program&
   o.model = model;
   const CheckResult single = check(prog, o);
   if (!single.violation) return 0;
-  const std::string want = formatTrace(prog, *single.violation);
+  const std::string want = traceText(prog, *single.violation);
   size_t inPieces = 0;
   for (uint32_t depth : {2u, kDefaultShardDepth})
     for (uint32_t count : {3u, 7u}) {
@@ -158,7 +159,7 @@ size_t requirePieceRefindsCounterexample(const std::string& name, const Program&
       inPieces += !p.shard.only->empty();
       const CheckResult again = check(prog, p);
       REQUIRE(again.violation);
-      CHECK(formatTrace(prog, *again.violation) == want);
+      CHECK(traceText(prog, *again.violation) == want);
       CHECK(again.violation->message == single.violation->message);
       CHECK(again.executions <= single.executions);
     }

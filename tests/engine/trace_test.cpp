@@ -9,6 +9,7 @@
 #include "engine/builder.h"
 #include "engine/check.h"
 #include "engine/examples/litmus.h"
+#include "service/report_reader.h"
 
 using namespace tsocheck;
 
@@ -17,7 +18,7 @@ namespace {
 void checkMeaning(const std::vector<TraceStep>& trace) {
   for (size_t i = 0; i < trace.size(); ++i) {
     const TraceStep& s = trace[i];
-    INFO("step " << s.step << ": " << formatStepHead(s));
+    INFO(stepLabel(s));
     CHECK(s.step == i + 1);
     for (uint32_t t = 0; t < s.buffers.size(); ++t)
       for (const BufferEntry& e : s.buffers[t]) {

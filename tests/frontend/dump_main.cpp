@@ -9,6 +9,7 @@
 #include "engine/check.h"
 #include "frontend/frontend.h"
 #include "frontend/in_process.h"
+#include "tests/engine/trace_text.h"
 
 using namespace tsocheck;
 
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(cr.cut), static_cast<unsigned long long>(cr.events), cr.elapsedMs, ms,
                   cr.message.c_str());
       for (const auto& l : cr.limitsHit) std::printf("    limit: %s\n", l.c_str());
-      if (trace && cr.violation) std::printf("%s", formatTrace(p, *cr.violation).c_str());
+      if (trace && cr.violation) std::printf("%s", testing::traceText(p, *cr.violation).c_str());
     }
   }
   return rc;

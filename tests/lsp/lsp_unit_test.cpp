@@ -6,6 +6,7 @@
 #include "lsp/lsp_features.h"
 #include "lsp/lsp_protocol.h"
 #include "lsp/lsp_settings.h"
+#include "service/report_json.h"
 
 using namespace tsocheck;
 using namespace tsocheck::lsp;
@@ -439,6 +440,48 @@ TEST_CASE("an error's message ends with the stale read and the buffers when it w
   // No stale read: no such lines.
   check["violation"]["trace"][1].erase("stale");
   CHECK(checkDiagnostics(check, path, text)[0]["message"].get<std::string>().find("store buffers") == std::string::npos);
+}
+
+TEST_CASE("a library's hints are worded as the report's summary of the harness's violation") {
+  // The harness /w/test.c fails through the library /w/lib.c: T1's store to x
+  // (lib.c:4) is still buffered when T2 reads x (lib.c:5).
+  const std::string harness = "/w/test.c", lib = "/w/lib.c";
+  const std::string libText = "int x;\nint r;\nvoid put(void) {\n  x = 1;\n  r = x;\n}\n";
+  json buf = json::array({json::array(), json::array({{{"address", "x"}, {"value", 1}, {"store_step", 1}}}), json::array()});
+  json empty = json::array({json::array(), json::array(), json::array()});
+  json stale = {{"thread", 1}, {"address", "x"}, {"value", 1}, {"store_step", 1}};
+  json trace = json::array(
+      {{{"step", 1}, {"thread", 1}, {"event", "store"}, {"address", "x"}, {"value", 1}, {"file", lib}, {"line", 4},
+        {"column", 3}, {"buffers", buf}},
+       {{"step", 2}, {"thread", 2}, {"event", "load-memory"}, {"address", "x"}, {"value", 0}, {"file", lib},
+        {"line", 5}, {"column", 7}, {"buffers", buf}, {"stale", stale}},
+       {{"step", 3}, {"thread", 2}, {"event", "error"}, {"file", harness}, {"line", 9}, {"column", 3},
+        {"buffers", empty}}});
+  const CheckReport check = checkFromJson(
+      {{"function", "f"}, {"line", 7}, {"column", 1}, {"model", "TSO"}, {"status", "violation"},
+       {"violation", {{"kind", "assertion"}, {"message", "assertion `r` failed"}, {"file", harness}, {"line", 9},
+                      {"column", 3}, {"thread", 2}, {"trace", trace}}}});
+  REQUIRE(linkedHintFiles(check, harness) == std::vector<std::string>{lib});
+  // The summary the report JSON carries for this violation, one line each.
+  const json summary = checkJson(check)["violation"]["summary"];
+  REQUIRE(summary.size() == 3);
+  std::string lines;
+  for (const json& l : summary) lines += (lines.empty() ? "" : "\n") + l.get<std::string>();
+  CHECK(lines.find("stale read: T2 read x → 0 from memory at lib.c:5:7 (step 2) while T1's store x = 1 (step 1, "
+                   "lib.c:4:3) sat in its store buffer") != std::string::npos);
+  const json hints = linkedFileHints(check, harness, lib, libText);
+  REQUIRE(hints.size() == 2);
+  CHECK(hints[0]["code"] == "stale-read");
+  CHECK(hints[0]["range"]["start"]["line"] == 4);
+  CHECK(hints[1]["code"] == "buffered-store");
+  CHECK(hints[1]["range"]["start"]["line"] == 3);
+  for (const json& h : hints) {
+    CHECK(h["severity"] == 4);
+    CHECK(h["message"] == "`f` (test.c) fails under TSO: " + lines);
+    CHECK(h["relatedInformation"].size() == 3);
+  }
+  // The harness itself gets no library hints.
+  CHECK(linkedFileHints(check, harness, harness, libText).empty());
 }
 
 TEST_CASE("typed params: the fields the server reads, and the first bad one by its path") {

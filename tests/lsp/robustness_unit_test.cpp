@@ -3,7 +3,7 @@
 // invalid UTF-8, bogus settings and URIs.
 #include <catch2/catch.hpp>
 
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 #include "lsp/lsp_protocol.h"
 #include "lsp/lsp_settings.h"
 #include "service/report_json.h"

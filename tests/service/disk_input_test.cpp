@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 #include "service/compile_db.h"
 #include "service/report_json.h"
 #include "service/result_cache.h"

@@ -10,7 +10,7 @@
 #include "service/check_runner.h"
 #include "service/report_json.h"
 #include "service/report_reader.h"
-#include "jsonrpc/json_text.h"
+#include "service/json_text.h"
 
 using namespace tsocheck;
 using nlohmann::json;

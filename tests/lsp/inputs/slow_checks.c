@@ -4,25 +4,7 @@
 #include <pthread.h>
 #include <tsocheck.h>
 
-volatile int a, b, c, d;
-
-static void *w(void *arg) {
-  (void)arg;
-  for (int i = 0; i < 3; i++) {
-    a = a + 1;
-    b = b + a;
-    c = c + b;
-    d = d + c;
-  }
-  return 0;
-}
-
-static void slow_body(void) {
-  pthread_t t[3];
-  for (int i = 0; i < 3; i++) pthread_create(&t[i], 0, w, 0);
-  for (int i = 0; i < 3; i++) pthread_join(t[i], 0);
-  assert(a >= 0);
-}
+#include "slow_worker.h"
 
 TSOCHECK_WITH("time_limit=3") void slow1(void) { slow_body(); }
 TSOCHECK_WITH("time_limit=3") void slow2(void) { slow_body(); }

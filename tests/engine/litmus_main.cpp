@@ -17,6 +17,7 @@
 
 #include "engine/check.h"
 #include "engine/examples/litmus.h"
+#include "tests/engine/trace_text.h"
 
 using namespace tsocheck;
 
@@ -146,7 +147,7 @@ int main(int argc, char** argv) {
       bool wanted = t.name == traceName && (!traceOnlyModel || *traceOnlyModel == m);
       if (wanted && r.status == Status::Violation && r.violation) {
         traces.push_back({t.name + " under " + modelName(m) + ": " + r.violation->message,
-                          formatTrace(t.program, *r.violation)});
+                          testing::traceText(t.program, *r.violation)});
       }
     }
   }
