@@ -739,6 +739,46 @@ TSOCHECK void check(void) {
   CHECK(hang.cut == 0);
 }
 
+TEST_CASE("a condition-variable wait loop that a signal ends is no deadlock in the state search",
+          "[frontend][pthread][stateful]") {
+  // The waiter's idle iteration read ready == 0, then released the mutex
+  // before stopping; the signaller set ready and locked and unlocked the
+  // mutex after. The hang check's window of the waiter's last reads must
+  // reach back over that release to the stale read of ready.
+  FrontendResult r = lower(R"(#include <tsocheck.h>
+#include <pthread.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+int ready;
+static void *signaller(void *a) {
+  pthread_mutex_lock(&m); ready = 1; pthread_cond_signal(&c); pthread_mutex_unlock(&m);
+  return 0;
+}
+TSOCHECK void wait(void) {
+  pthread_t t;
+  pthread_create(&t, 0, signaller, 0);
+  pthread_mutex_lock(&m);
+  while (!ready) pthread_cond_wait(&c, &m);
+  pthread_mutex_unlock(&m);
+  pthread_join(t, 0);
+}
+)");
+  INFO(diags(r));
+  REQUIRE(r.ok);
+  Program p = r.module.program;
+  p.entry = r.module.entryOf[0];
+  for (Model m : {Model::SC, Model::TSO}) {
+    CheckOptions co;
+    co.model = m;
+    co.stateful = true;
+    co.timeLimitSeconds = 20;
+    CheckResult cr = check(p, co);
+    INFO(modelName(m) << ": " << cr.message);
+    CHECK(cr.status == Status::Verified);
+    CHECK_FALSE(cr.violation);
+  }
+}
+
 TEST_CASE("C11 atomics and GCC builtins", "[frontend][atomics]") {
   const char* src = R"(#include <tsocheck.h>
 #include <assert.h>
