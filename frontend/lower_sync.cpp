@@ -302,7 +302,7 @@ void FunctionLowering::lowerOtherPrimitive(llvm::CallInst& I, Ext k, const std::
       // As pthread_cond_wait, with either result: woken (0) or timed out
       // (ETIMEDOUT / thrd_timedout).
       if (!needArgs(I, 2, name)) return;
-      emitCondWait(I);
+      emitCondWait(I, false);  // a time-out may come at any time, signalled or not
       if (wantsResult) {
         Reg c = newReg();
         Instr& nd = emit(Op::Nondet);
