@@ -640,7 +640,7 @@ void ThreadState::run() {
       case Op::Assert:
         if (R(in.a) == 0) {
           std::string msg = in.name ? prog_->strings[in.name] : std::string("assertion failed");
-          fail(ErrorKind::Assertion, in, msg);
+          fail(in.sub == 1 ? ErrorKind::Memory : ErrorKind::Assertion, in, msg);
           return;
         }
         fr.pc++;

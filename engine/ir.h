@@ -72,7 +72,8 @@ enum class Op : uint8_t {
   Lock,     // acquire mutex at r[b]; blocks while held
   TryLock,  // r[a] = 0 if acquired, else EBUSY(16); mutex at r[b]
   Unlock,   // release mutex at r[b]
-  Assert,   // if r[a] == 0: assertion failure; message = strings[name]
+  Assert,   // if r[a] == 0: assertion failure; message = strings[name]; sub=1: a misuse of a
+            // library object (pthread_barrier_destroy while threads wait, ...): a memory error
   Assume,   // if r[a] == 0: this thread blocks for good; sub=1: spin-loop await whose
             // idle iteration made r[b] reads (b may be kNoReg: one read); sub=2: the
             // same for a loop around pthread_cond_wait (a hang there is a deadlock); sub=3:

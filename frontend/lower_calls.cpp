@@ -72,7 +72,7 @@ const ExtEntry kWaitCalls[] = {
     {"pthread_cond_wait", Ext::CondWait},
     {"pthread_barrier_init", Ext::BarrierInit},
     {"pthread_barrier_wait", Ext::BarrierWait},
-    {"pthread_barrier_destroy", Ext::Ignored},
+    {"pthread_barrier_destroy", Ext::BarrierDestroy},
     {"pthread_barrierattr_init", Ext::Ignored},
     {"pthread_barrierattr_destroy", Ext::Ignored},
     {"sem_init", Ext::SemInit},
@@ -554,8 +554,8 @@ std::pair<unsigned, unsigned> modelObject(Ext k) {  // (argument, bytes)
       return {0, 4};
     case Ext::CondWait: case Ext::CondTimedWait:
       return {1, 4};  // the mutex
-    case Ext::BarrierInit: case Ext::BarrierWait:
-      return {0, 12};
+    case Ext::BarrierInit: case Ext::BarrierWait: case Ext::BarrierDestroy:
+      return {0, 16};
     default:
       return {0, 0};
   }

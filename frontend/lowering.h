@@ -148,7 +148,7 @@ enum class Ext {
   Assume,
   VerifierError,
   // Primitives built from loads, RMWs and awaits (lower_sync.cpp):
-  BarrierInit, BarrierWait,            // pthread_barrier_*
+  BarrierInit, BarrierWait, BarrierDestroy,  // pthread_barrier_*
   SemInit, SemWait, SemTryWait, SemPost, SemGetValue,  // POSIX semaphores
   RwInit, RwRdLock, RwTryRdLock, RwWrLock, RwTryWrLock, RwUnlock,  // pthread_rwlock_*
   Once,                                // pthread_once, call_once
@@ -346,6 +346,8 @@ class FunctionLowering {
   Reg syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint32_t name, Reg expected = kNoReg,
               unsigned size = 4);
   void syncAwait(Reg cond, const std::string& what);
+  // A memory error `what` (a misuse of a primitive, Op::Assert sub=1) unless r[ok] != 0.
+  void syncMisuse(Reg ok, const std::string& what);
   // memcmp, strlen, strcmp, strncmp, strcpy, strncpy, aligned_alloc, posix_memalign (lower_libc.cpp).
   void lowerStringCall(llvm::CallInst& I, Ext k, const std::string& name);
   void lowerStrlen(llvm::CallInst& I, const std::string& name);

@@ -1459,6 +1459,19 @@ TEST_CASE("the CLI without spurious wake-ups: a condition-variable wait returns 
   CHECK(resultOf(on, "wait_without_loop_annotated")["status"] == "violation");
 }
 
+TEST_CASE("barrier misuse: init of an initialised barrier, destroy while threads wait", "[cli][memory]") {
+  for (const char* m : {"sc", "tso"}) {
+    for (const char* mode : {"", " --stateful"}) {
+      INFO(m << mode);
+      json b = checkJson(quote(inputs("barrier_misuse.c")) + " --model " + m + mode);
+      expectMemoryError(resultOf(b, "destroy_while_waiting"), 19,
+                        "pthread_barrier_destroy of barrier b while threads wait on it");
+      expectMemoryError(resultOf(b, "init_twice"), 24, "pthread_barrier_init of barrier b, which is initialised");
+      CHECK(resultOf(b, "destroy_then_init")["status"] == "verified");
+    }
+  }
+}
+
 TEST_CASE("reading an uninitialised local is a warning in the result, not a violation", "[cli][warnings]") {
   json j = checkJson(quote(inputs("uninit_local.c")));
   CHECK(j["_exit"] == 0);
