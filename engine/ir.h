@@ -82,7 +82,8 @@ enum class Op : uint8_t {
   Fail,     // unconditional error (abort()); message = strings[name]
   Cut,      // a bound was reached: the execution is cut here (result `bounded`);
             // message = strings[name], e.g. "loop at f.c:12 cut after 8 iterations"
-  Malloc,   // r[a] = fresh heap block of r[b] bytes (zeroed)
+  Malloc,   // r[a] = fresh heap block of r[b] bytes (zeroed), 16-byte aligned or, when c is
+            // a register, aligned to r[c] (a power of two: aligned_alloc, posix_memalign)
   Free,     // free(r[b]); r[b] == 0 is a no-op
   BlockSize,// r[a] = size of the heap block that starts at r[b] (0 when r[b] == 0)
   Alloca,   // r[a] = address of a new stack slot of imm bytes; sub=1: private (never escapes)

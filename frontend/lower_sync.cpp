@@ -19,9 +19,7 @@ namespace {
 constexpr Value kWriter = 0x40000000;     // rwlock word while write-locked
 constexpr Value kBarrierSerial = Value(-1);  // PTHREAD_BARRIER_SERIAL_THREAD
 constexpr Value kBarrierReady = 0x62617272;  // a barrier's word at [12] while initialised ("barr")
-constexpr Value kEBUSY = 16, kETIMEDOUT = 110;
 constexpr Value kThrdSuccess = 0, kThrdBusy = 1, kThrdError = 2, kThrdTimedout = 4;  // glibc's <threads.h>
-constexpr Value kEAGAIN = 11, kEINVAL = 22;
 }  // namespace
 
 bool isPrimitive(Ext k) {

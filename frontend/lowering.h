@@ -114,6 +114,9 @@
 
 namespace tsocheck::frontend::lowering {
 
+// glibc's errno values that the models of pthread and libc calls return.
+constexpr Value kEAGAIN = 11, kEBUSY = 16, kEINVAL = 22, kETIMEDOUT = 110;
+
 using llvm::cast;
 using llvm::dyn_cast;
 using llvm::isa;

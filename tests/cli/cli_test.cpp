@@ -1472,6 +1472,17 @@ TEST_CASE("barrier misuse: init of an initialised barrier, destroy while threads
   }
 }
 
+TEST_CASE("aligned_alloc and posix_memalign: blocks aligned as asked, a bad alignment is the call's error",
+          "[cli][memory]") {
+  for (const char* m : {"sc", "tso"}) {
+    INFO(m);
+    json a = checkJson(quote(inputs("aligned_alloc.c")) + " --model " + m);
+    CHECK(resultOf(a, "aligned")["status"] == "verified");
+    CHECK(resultOf(a, "bad_alignment")["status"] == "verified");
+    expectMemoryError(resultOf(a, "use_of_failed_alloc"), 31, "null pointer dereference");
+  }
+}
+
 TEST_CASE("reading an uninitialised local is a warning in the result, not a violation", "[cli][warnings]") {
   json j = checkJson(quote(inputs("uninit_local.c")));
   CHECK(j["_exit"] == 0);
