@@ -484,12 +484,16 @@ void ThreadState::run() {
                               : "malloc of " + std::to_string(n) + " bytes (more than 1 GiB)");
           return;
         }
-        if (heapTop_ + align16(std::max<uint64_t>(n, 1)) + layout::redZone(n) > layout::kThreadStride) {
+        // Blocks start 16-byte aligned; r[c] (a power of two) may ask for more.
+        const uint64_t align = in.c == kNoReg ? 16 : std::max<uint64_t>(R(in.c), 16);
+        const uint64_t start = align > layout::kThreadStride ? layout::kThreadStride
+                                                             : (heapTop_ + align - 1) & ~(align - 1);
+        if (start + align16(std::max<uint64_t>(n, 1)) + layout::redZone(n) > layout::kThreadStride) {
           fail(ErrorKind::Memory, in, "malloc of " + std::to_string(n) + " bytes: the thread's heap (4 GiB) is exhausted");
           return;
         }
-        Addr a = layout::kHeapBase + tid_ * layout::kThreadStride + heapTop_;
-        heapTop_ += align16(std::max<uint64_t>(n, 1)) + layout::redZone(n);  // the gap catches overruns
+        Addr a = layout::kHeapBase + tid_ * layout::kThreadStride + start;
+        heapTop_ = start + align16(std::max<uint64_t>(n, 1)) + layout::redZone(n);  // the gap catches overruns
         heap_.push_back(HeapBlock{a, n});
         R(in.a) = a;
         fr.pc++;
@@ -640,7 +644,7 @@ void ThreadState::run() {
       case Op::Assert:
         if (R(in.a) == 0) {
           std::string msg = in.name ? prog_->strings[in.name] : std::string("assertion failed");
-          fail(ErrorKind::Assertion, in, msg);
+          fail(in.sub == 1 ? ErrorKind::Memory : ErrorKind::Assertion, in, msg);
           return;
         }
         fr.pc++;

@@ -72,7 +72,8 @@ enum class Op : uint8_t {
   Lock,     // acquire mutex at r[b]; blocks while held
   TryLock,  // r[a] = 0 if acquired, else EBUSY(16); mutex at r[b]
   Unlock,   // release mutex at r[b]
-  Assert,   // if r[a] == 0: assertion failure; message = strings[name]
+  Assert,   // if r[a] == 0: assertion failure; message = strings[name]; sub=1: a misuse of a
+            // library object (pthread_barrier_destroy while threads wait, ...): a memory error
   Assume,   // if r[a] == 0: this thread blocks for good; sub=1: spin-loop await whose
             // idle iteration made r[b] reads (b may be kNoReg: one read); sub=2: the
             // same for a loop around pthread_cond_wait (a hang there is a deadlock); sub=3:
@@ -81,7 +82,8 @@ enum class Op : uint8_t {
   Fail,     // unconditional error (abort()); message = strings[name]
   Cut,      // a bound was reached: the execution is cut here (result `bounded`);
             // message = strings[name], e.g. "loop at f.c:12 cut after 8 iterations"
-  Malloc,   // r[a] = fresh heap block of r[b] bytes (zeroed)
+  Malloc,   // r[a] = fresh heap block of r[b] bytes (zeroed), 16-byte aligned or, when c is
+            // a register, aligned to r[c] (a power of two: aligned_alloc, posix_memalign)
   Free,     // free(r[b]); r[b] == 0 is a no-op
   BlockSize,// r[a] = size of the heap block that starts at r[b] (0 when r[b] == 0)
   Alloca,   // r[a] = address of a new stack slot of imm bytes; sub=1: private (never escapes)

@@ -67,6 +67,10 @@ struct FrontendOptions {
   // abort() ends the program without an error (--abort=end): the aborting
   // thread stops like a failed assume. false: abort() is an error.
   bool abortEnds = false;
+  // pthread_cond_wait / cnd_wait may return without a signal or broadcast
+  // (POSIX allows it; the default). false (--no-spurious-wakeups): a wait
+  // returns only after a signal or broadcast made while it waited.
+  bool spuriousWakeups = true;
   // Also check the file's main(void) / main(int, char**) as a harness (--main).
   bool mainHarness = false;
   // The program's other translation units. `with` are always linked (`--with`,

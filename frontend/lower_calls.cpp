@@ -72,7 +72,7 @@ const ExtEntry kWaitCalls[] = {
     {"pthread_cond_wait", Ext::CondWait},
     {"pthread_barrier_init", Ext::BarrierInit},
     {"pthread_barrier_wait", Ext::BarrierWait},
-    {"pthread_barrier_destroy", Ext::Ignored},
+    {"pthread_barrier_destroy", Ext::BarrierDestroy},
     {"pthread_barrierattr_init", Ext::Ignored},
     {"pthread_barrierattr_destroy", Ext::Ignored},
     {"sem_init", Ext::SemInit},
@@ -83,17 +83,17 @@ const ExtEntry kWaitCalls[] = {
     {"sem_destroy", Ext::Ignored},
     {"pthread_once", Ext::Once},
     {"pthread_cond_timedwait", Ext::CondTimedWait},
-    {"cnd_init", Ext::Ignored},
+    {"cnd_init", Ext::CondInit},
     {"cnd_destroy", Ext::Ignored},
-    {"cnd_signal", Ext::Ignored},
-    {"cnd_broadcast", Ext::Ignored},
+    {"cnd_signal", Ext::CondSignal},
+    {"cnd_broadcast", Ext::CondSignal},
     {"cnd_wait", Ext::CondWait},
     {"cnd_timedwait", Ext::CondTimedWait},
     {"call_once", Ext::Once},
-    {"pthread_cond_init", Ext::Ignored},
+    {"pthread_cond_init", Ext::CondInit},
     {"pthread_cond_destroy", Ext::Ignored},
-    {"pthread_cond_signal", Ext::Ignored},
-    {"pthread_cond_broadcast", Ext::Ignored},
+    {"pthread_cond_signal", Ext::CondSignal},
+    {"pthread_cond_broadcast", Ext::CondSignal},
 };
 
 // Thread-specific data (POSIX keys, C11 tss).
@@ -554,8 +554,8 @@ std::pair<unsigned, unsigned> modelObject(Ext k) {  // (argument, bytes)
       return {0, 4};
     case Ext::CondWait: case Ext::CondTimedWait:
       return {1, 4};  // the mutex
-    case Ext::BarrierInit: case Ext::BarrierWait:
-      return {0, 12};
+    case Ext::BarrierInit: case Ext::BarrierWait: case Ext::BarrierDestroy:
+      return {0, 16};
     default:
       return {0, 0};
   }
@@ -626,15 +626,28 @@ void FunctionLowering::lowerThreadCall(llvm::CallInst& I, Ext k, const std::stri
   }
 }
 
-// pthread_cond_wait(c, m) and its kin: spurious wake-ups are allowed, so
-// release and re-acquire the mutex (argument 1).
-void FunctionLowering::emitCondWait(llvm::CallInst& I) {
+// pthread_cond_wait(c, m) and its kin: with spurious wake-ups, release and
+// re-acquire the mutex (argument 1). Without them (untilSignal): s = the
+// condition variable's signal count, read while the mutex is held; unlock;
+// await(count != s); lock. A signal or broadcast made after the unlock (or
+// between the read and the unlock, which another thread holding the mutex
+// cannot do) wakes every waiter that read an older count.
+void FunctionLowering::emitCondWait(llvm::CallInst& I, bool untilSignal) {
   Reg m = argReg(I, 1);
+  Reg c = kNoReg, seen = kNoReg;
+  const uint32_t cName = addrName(I.getArgOperand(0));
+  if (untilSignal) {
+    c = argReg(I, 0);
+    seen = syncLoad(c, 0, cName);
+  }
   {
     Instr& u = emit(Op::Unlock);
     u.b = m;
     u.name = addrName(I.getArgOperand(1));
   }
+  if (untilSignal)
+    syncAwait(cmp(CmpOp::Ne, syncLoad(c, 0, cName), seen),
+              "waits on " + syncObject(I, "condition variable") + ", which no thread signals any more");
   {
     Instr& l = emit(Op::Lock);
     l.b = m;
@@ -695,8 +708,21 @@ void FunctionLowering::lowerSyncCall(llvm::CallInst& I, Ext k, const std::string
     }
     case Ext::CondWait: {
       if (!needArgs(I, 2, name)) return;
-      emitCondWait(I);
+      const bool untilSignal = !ml_.opts_.spuriousWakeups;
+      if (untilSignal) markEffect();  // every wake-up consumed a signal: never an idle iteration
+      emitCondWait(I, untilSignal);
       resultZero(I);
+      return;
+    }
+    case Ext::CondSignal:
+    case Ext::CondInit: {
+      // Waits that may wake spuriously never look at the condition variable.
+      if (!needArgs(I, 1, name)) return;
+      resultZero(I);
+      if (ml_.opts_.spuriousWakeups) return;
+      syncRmw(k == Ext::CondSignal ? RmwOp::Add : RmwOp::Xchg, argReg(I, 0), 0,
+              constVal(k == Ext::CondSignal ? 1 : 0), addrName(I.getArgOperand(0)));
+      markEffect();
       return;
     }
     default:
@@ -818,6 +844,8 @@ void FunctionLowering::lowerExternal(llvm::CallInst& I, llvm::Function* callee) 
     case Ext::MutexDestroy:
     case Ext::MutexTryLock:
     case Ext::CondWait:
+    case Ext::CondSignal:
+    case Ext::CondInit:
       return lowerSyncCall(I, k, name);
     case Ext::Malloc:
     case Ext::Calloc:

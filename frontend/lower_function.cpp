@@ -529,6 +529,9 @@ void FunctionLowering::emitEdgeCode(llvm::BasicBlock* from, llvm::BasicBlock* to
         Instr& u = emit(Op::Unlock);
         u.b = spin->mutex;
       }
+      // That unlock reads the mutex too: the hang check's window of the
+      // thread's last reads must still reach back over the idle iteration.
+      bin(BinOp::Add, spin->reads, constVal(1), spin->reads);
       bind(lStop);
       emitSpinStop(spin, diff);
       jmp(lCopies);

@@ -150,26 +150,39 @@ void FunctionLowering::lowerStringCopy(llvm::CallInst& I, Ext k, const std::stri
   setCallResult(I, d);
 }
 
-// aligned_alloc (alignment, size): heap blocks are 16-byte aligned.
-// posix_memalign (void **out, alignment, size) -> 0.
+// aligned_alloc(alignment, size) and posix_memalign(void **out, alignment,
+// size): a heap block aligned to `alignment`. An alignment that is not a
+// power of two is an error the call reports, as C17 and POSIX define it
+// (not undefined behaviour): aligned_alloc returns NULL, posix_memalign
+// returns EINVAL and leaves *out alone (it also wants a multiple of
+// sizeof(void *)). C17 puts no condition on the size.
 void FunctionLowering::lowerAlignedAlloc(llvm::CallInst& I, Ext k, const std::string& name) {
-  if (k == Ext::AlignedAlloc) {
-    if (!needArgs(I, 2, name)) return;
-    Reg n = argReg(I, 1), r = resultReg(I);
-    Instr& in = emit(Op::Malloc);
-    in.a = r;
-    in.b = n;
-    return;
-  }
-  if (!needArgs(I, 3, name)) return;
-  Reg out = argReg(I, 0), n = argReg(I, 2), p = newReg();
+  const bool aligned = k == Ext::AlignedAlloc;
+  if (!needArgs(I, aligned ? 2 : 3, name)) return;
+  Reg align = argReg(I, aligned ? 0 : 1), n = argReg(I, aligned ? 1 : 2);
+  Reg power = cmp(CmpOp::Eq, bin(BinOp::And, align, bin(BinOp::Sub, align, constVal(1))), constVal(0));
+  Reg good = bin(BinOp::And, power, cmp(CmpOp::Uge, align, constVal(aligned ? 1 : 8)));
+  Reg p = newReg(), r = newReg();
+  const int lGood = newLabel(), lBad = newLabel(), lEnd = newLabel();
+  br(good, lGood, lBad);
+  bind(lGood);
   {
     Instr& in = emit(Op::Malloc);
     in.a = p;
     in.b = n;
+    in.c = align;
   }
-  emitStore(out, p, 8, addrName(I.getArgOperand(0)));
-  setCallResult(I, constVal(0));
+  if (aligned) {
+    mov(r, p);
+  } else {
+    emitStore(argReg(I, 0), p, 8, addrName(I.getArgOperand(0)));
+    mov(r, constVal(0));
+  }
+  jmp(lEnd);
+  bind(lBad);
+  mov(r, constVal(aligned ? 0 : kEINVAL));
+  bind(lEnd);
+  setCallResult(I, r);
 }
 
 }  // namespace tsocheck::frontend::lowering

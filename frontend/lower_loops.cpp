@@ -86,7 +86,8 @@ void FunctionLowering::findSpinLoops() {
         if (auto* call = dyn_cast<llvm::CallInst>(&I))
           if (llvm::Function* callee = call->getCalledFunction(); callee && callee->isDeclaration()) {
             Ext k = classifyExternal(callee->getName());
-            if (k == Ext::CondWait || k == Ext::CondTimedWait) s.hasCondWait = true;
+            // (Without spurious wake-ups a pthread_cond_wait is an effect: no idle iterations.)
+            if ((k == Ext::CondWait && ml_.opts_.spuriousWakeups) || k == Ext::CondTimedWait) s.hasCondWait = true;
             if (k == Ext::MutexLock || k == Ext::MutexUnlock) locks = true;
           }
     if (locks) s.pending = newReg();
@@ -361,6 +362,10 @@ bool FunctionLowering::iterationTouchesShared(llvm::Loop* L) const {
           case Ext::XchgAwait:
           case Ext::LoadAwait:
             return true;
+          case Ext::CondSignal:
+          case Ext::CondInit:
+            if (!ml_.opts_.spuriousWakeups) return true;  // (no-ops otherwise)
+            continue;
           default:
             continue;  // output, malloc, pthread_self, error paths: nothing another thread sees
         }

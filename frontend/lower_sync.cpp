@@ -6,7 +6,8 @@
 // (Op::Assume sub=2), which the engine reports as a deadlock.
 //
 // Layouts (the objects are zero-initialised statics or set by *_init):
-//   pthread_barrier_t: [0] count, [4] arrived, [8] generation
+//   pthread_barrier_t: [0] count, [4] arrived, [8] generation, [12] kBarrierReady
+//                      from init to destroy
 //   sem_t:             [0] value
 //   pthread_rwlock_t:  [0] readers, or kWriter while write-locked
 //   pthread_once_t / once_flag: [0] 0 = not run, 1 = running, 2 = done
@@ -17,14 +18,13 @@ namespace tsocheck::frontend::lowering {
 namespace {
 constexpr Value kWriter = 0x40000000;     // rwlock word while write-locked
 constexpr Value kBarrierSerial = Value(-1);  // PTHREAD_BARRIER_SERIAL_THREAD
-constexpr Value kEBUSY = 16, kETIMEDOUT = 110;
+constexpr Value kBarrierReady = 0x62617272;  // a barrier's word at [12] while initialised ("barr")
 constexpr Value kThrdSuccess = 0, kThrdBusy = 1, kThrdError = 2, kThrdTimedout = 4;  // glibc's <threads.h>
-constexpr Value kEAGAIN = 11, kEINVAL = 22;
 }  // namespace
 
 bool isPrimitive(Ext k) {
   switch (k) {
-    case Ext::BarrierInit: case Ext::BarrierWait:
+    case Ext::BarrierInit: case Ext::BarrierWait: case Ext::BarrierDestroy:
     case Ext::SemInit: case Ext::SemWait: case Ext::SemTryWait: case Ext::SemPost: case Ext::SemGetValue:
     case Ext::RwInit: case Ext::RwRdLock: case Ext::RwTryRdLock: case Ext::RwWrLock: case Ext::RwTryWrLock:
     case Ext::RwUnlock:
@@ -72,6 +72,13 @@ void FunctionLowering::syncAwait(Reg cond, const std::string& what) {
   as.name = ml_.p_.intern(what);
 }
 
+void FunctionLowering::syncMisuse(Reg ok, const std::string& what) {
+  Instr& in = emit(Op::Assert);
+  in.a = ok;
+  in.sub = 1;  // a memory error
+  in.name = ml_.p_.intern(what);
+}
+
 // The name of the object a primitive works on, for deadlock reports
 // ("barrier bar", "semaphore s.sem", ...).
 std::string FunctionLowering::syncObject(llvm::CallInst& I, const char* kind) {
@@ -84,13 +91,19 @@ std::string FunctionLowering::syncObject(llvm::CallInst& I, const char* kind) {
   return std::string(kind) + (base.empty() ? "" : " " + base);
 }
 
-// pthread_barrier_init / _wait: count at 0, arrived at 4, generation at 8.
+// pthread_barrier_init / _wait / _destroy: count at 0, arrived at 4,
+// generation at 8, kBarrierReady at 12 from init to destroy. Initialising an
+// initialised barrier and destroying one that threads wait on are memory
+// errors (undefined in POSIX).
 void FunctionLowering::lowerBarrier(llvm::CallInst& I, Ext k, const std::string& name) {
   switch (k) {
     case Ext::BarrierInit: {  // (barrier, attr, count)
       if (!needArgs(I, 3, name)) return;
       Reg b = argReg(I, 0);
       const uint32_t n = addrName(I.getArgOperand(0));
+      Reg was = syncRmw(RmwOp::Xchg, b, 12, constVal(kBarrierReady), n);
+      syncMisuse(cmp(CmpOp::Ne, was, constVal(kBarrierReady)),
+                 name + " of " + syncObject(I, "barrier") + ", which is initialised (and not destroyed)");
       syncRmw(RmwOp::Xchg, b, 0, argReg(I, 2), n);
       syncRmw(RmwOp::Xchg, b, 4, constVal(0), n);
       setCallResult(I, constVal(0));
@@ -121,6 +134,17 @@ void FunctionLowering::lowerBarrier(llvm::CallInst& I, Ext k, const std::string&
       mov(r, constVal(0));
       bind(lEnd);
       setCallResult(I, r);
+      return;
+    }
+    case Ext::BarrierDestroy: {
+      // Threads that arrived at the barrier and wait for the others to arrive.
+      if (!needArgs(I, 1, name)) return;
+      Reg b = argReg(I, 0);
+      const uint32_t n = addrName(I.getArgOperand(0));
+      Reg waiting = syncLoad(b, 4, n);
+      syncMisuse(cmp(CmpOp::Eq, waiting, constVal(0)), name + " of " + syncObject(I, "barrier") + " while threads wait on it");
+      syncRmw(RmwOp::Xchg, b, 12, constVal(0), n);
+      setCallResult(I, constVal(0));
       return;
     }
     default:
@@ -302,7 +326,7 @@ void FunctionLowering::lowerOtherPrimitive(llvm::CallInst& I, Ext k, const std::
       // As pthread_cond_wait, with either result: woken (0) or timed out
       // (ETIMEDOUT / thrd_timedout).
       if (!needArgs(I, 2, name)) return;
-      emitCondWait(I);
+      emitCondWait(I, false);  // a time-out may come at any time, signalled or not
       if (wantsResult) {
         Reg c = newReg();
         Instr& nd = emit(Op::Nondet);
@@ -349,7 +373,8 @@ void FunctionLowering::lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::s
   if (k != Ext::CondTimedWait || !I.use_empty()) markEffect();
   switch (k) {
     case Ext::BarrierInit:
-    case Ext::BarrierWait: return lowerBarrier(I, k, name);
+    case Ext::BarrierWait:
+    case Ext::BarrierDestroy: return lowerBarrier(I, k, name);
     case Ext::SemInit:
     case Ext::SemPost:
     case Ext::SemWait:

@@ -49,7 +49,9 @@
 // reads, and the thread's header state is then the same. (A phi that gets
 // its old value back is the idle case above, which may be a hang.) Loops around
 // pthread_cond_wait get one idle iteration (so that the wait can be followed by a successful
-// check) and release the mutex before stopping. Loops with real effects run
+// check) and release the mutex before stopping; without spurious wake-ups
+// (FrontendOptions::spuriousWakeups) a wait is an effect, as it consumed a
+// signal (a timed wait may always time out: it keeps the idle iteration). Loops with real effects run
 // as written (the engine's step limit bounds them), except that
 // shared-dependent ones are cut at the loop bound:
 //
@@ -112,13 +114,16 @@
 
 namespace tsocheck::frontend::lowering {
 
+// glibc's errno values that the models of pthread and libc calls return.
+constexpr Value kEAGAIN = 11, kEBUSY = 16, kEINVAL = 22, kETIMEDOUT = 110;
+
 using llvm::cast;
 using llvm::dyn_cast;
 using llvm::isa;
 
 enum class Ext {
   Unknown,
-  Ignored,       // output, yields, sleeps, attribute/condvar bookkeeping: result 0
+  Ignored,       // output, yields, sleeps, attribute and destroy bookkeeping: result 0
   PthreadCreate,
   PthreadJoin,
   PthreadExit,
@@ -130,6 +135,12 @@ enum class Ext {
   MutexInit,     // a no-op, except in modules that destroy mutexes: makes a destroyed mutex usable again
   MutexDestroy,  // leaves kMutexDestroyed in the lock word: later lock/unlock is a memory error
   CondWait,
+  // pthread_cond_signal / _broadcast, cnd_signal / _broadcast, and the
+  // initialisers: no-ops while waits may wake spuriously; without spurious
+  // wake-ups a signal counts up the condition variable's word (offset 0)
+  // and init sets it to 0.
+  CondSignal,
+  CondInit,
   Malloc,
   Calloc,
   Realloc,
@@ -140,7 +151,7 @@ enum class Ext {
   Assume,
   VerifierError,
   // Primitives built from loads, RMWs and awaits (lower_sync.cpp):
-  BarrierInit, BarrierWait,            // pthread_barrier_*
+  BarrierInit, BarrierWait, BarrierDestroy,  // pthread_barrier_*
   SemInit, SemWait, SemTryWait, SemPost, SemGetValue,  // POSIX semaphores
   RwInit, RwRdLock, RwTryRdLock, RwWrLock, RwTryWrLock, RwUnlock,  // pthread_rwlock_*
   Once,                                // pthread_once, call_once
@@ -321,7 +332,9 @@ class FunctionLowering {
   void lowerAwaitCall(llvm::CallInst& I, Ext k, const std::string& name);  // __VERIFIER_{xchg,load}_await_*
   void lowerClockCall(llvm::CallInst& I, Ext k, const std::string& name);  // time, clock_gettime
   Reg emitNondet(unsigned bytes, bool isSigned);  // a typed nondet input (the check's range within the type)
-  void emitCondWait(llvm::CallInst& I);  // release and re-acquire the mutex (argument 1)
+  // Release and re-acquire the mutex (argument 1); with untilSignal, wait in
+  // between for a signal or broadcast on the condition variable (argument 0).
+  void emitCondWait(llvm::CallInst& I, bool untilSignal);
   void emitJoin(llvm::CallInst& I, uint8_t resultSize);  // join argument 0, result through argument 1
   // Barriers, semaphores, rwlocks, once, timed waits, C11 threads (lower_sync.cpp).
   void lowerPrimitiveCall(llvm::CallInst& I, Ext k, const std::string& name);
@@ -336,6 +349,8 @@ class FunctionLowering {
   Reg syncRmw(RmwOp op, Reg obj, int64_t off, Reg operand, uint32_t name, Reg expected = kNoReg,
               unsigned size = 4);
   void syncAwait(Reg cond, const std::string& what);
+  // A memory error `what` (a misuse of a primitive, Op::Assert sub=1) unless r[ok] != 0.
+  void syncMisuse(Reg ok, const std::string& what);
   // memcmp, strlen, strcmp, strncmp, strcpy, strncpy, aligned_alloc, posix_memalign (lower_libc.cpp).
   void lowerStringCall(llvm::CallInst& I, Ext k, const std::string& name);
   void lowerStrlen(llvm::CallInst& I, const std::string& name);

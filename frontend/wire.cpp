@@ -89,6 +89,7 @@ void putOptions(Writer& w, const FrontendOptions& o) {
   w.str(o.resourceDir);
   w.pod(o.loopBound);
   w.pod(o.abortEnds);
+  w.pod(o.spuriousWakeups);
   w.pod(o.mainHarness);
   for (const std::vector<TranslationUnit>* units : {&o.with, &o.candidates})
     w.vec(*units, [&](const TranslationUnit& u) {
@@ -107,6 +108,7 @@ FrontendOptions getOptions(Reader& r) {
   o.resourceDir = r.str();
   o.loopBound = r.pod<uint32_t>();
   o.abortEnds = r.pod<bool>();
+  o.spuriousWakeups = r.pod<bool>();
   o.mainHarness = r.pod<bool>();
   for (std::vector<TranslationUnit>* units : {&o.with, &o.candidates})
     for (uint64_t n = r.count(16); n--;) {

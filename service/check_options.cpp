@@ -144,6 +144,8 @@ const std::vector<OptionSpec> kSchema = {
      storeSwitch<&V::raceCheck>, clearFields<&V::raceCheck>},
     {"exitEndsProgram", "exit_ends_program", "--exit-ends-program", "--no-exit-ends-program", ValueKind::Switch,
      nullptr, 0, storeSwitch<&V::exitEndsProgram>, clearFields<&V::exitEndsProgram>},
+    {"spuriousWakeups", "spurious_wakeups", "--spurious-wakeups", "--no-spurious-wakeups", ValueKind::Switch,
+     nullptr, 0, storeSwitch<&V::spuriousWakeups>, clearFields<&V::spuriousWakeups>},
     {"fenceStyle", nullptr, "--fence-style", nullptr, ValueKind::Choice, "seq_cst|sync|mfence", 0,
      storeFenceStyle, clearFields<&V::fenceStyle>},
     {"deadlocks", "deadlocks", "--deadlocks", nullptr, ValueKind::Choice, "error|warning|ignore", 0, storeParsed<&V::deadlocks, parseDeadlockMode>,
@@ -334,6 +336,7 @@ nlohmann::json optionsJson(const OptionValues& v) {
   put("raceCheck", v.raceCheck);
   put("exitEndsProgram", v.exitEndsProgram);
   put("abortEnds", v.abortEnds);
+  put("spuriousWakeups", v.spuriousWakeups);
   if (v.nondetRange) j["nondetRange"] = {v.nondetRange->first, v.nondetRange->second};
   put("keepGoing", v.keepGoing);
   put("keepBound", v.keepBound);

@@ -56,6 +56,7 @@ struct OptionValues {
   std::optional<bool> raceCheck;       // data races on plain accesses as warnings
   std::optional<bool> exitEndsProgram; // the harness's return (or exit()) ends the program, as in C
   std::optional<bool> abortEnds;       // abort() ends the program instead of being an error
+  std::optional<bool> spuriousWakeups; // condition-variable waits may return without a signal (POSIX)
   std::optional<std::pair<int64_t, int64_t>> nondetRange;
   std::optional<bool> keepGoing;       // explore everything after the first violation
   std::optional<bool> keepBound;       // keep a preemption bound that prunes nothing in its probe

@@ -50,6 +50,7 @@ struct CheckReport {
   bool exitEndsProgram = true;  // the harness's return / exit() ends the program (C); false: threads run on
   bool raceCheck = true;   // data races reported as warnings (races=off / --no-race-check: not looked for)
   bool abortEnds = false;  // abort() ends the program (abort=end) instead of being an error
+  bool spuriousWakeups = true;  // condition-variable waits may return without a signal (POSIX); false: they do not
   // Values of typed nondeterministic inputs (__VERIFIER_nondet_int, ...), within each type.
   std::pair<int64_t, int64_t> nondetRange{-1, 1};
   double lowerMs = 0;  // parse + lower time of the module this check ran on

@@ -146,6 +146,7 @@ void applyOptions(const OptionValues& v, RunOptions& r) {
   if (v.raceCheck) r.raceCheck = v.raceCheck;
   if (v.exitEndsProgram) r.exitEndsProgram = v.exitEndsProgram;
   if (v.abortEnds) r.abortEnds = v.abortEnds;
+  if (v.spuriousWakeups) r.spuriousWakeups = v.spuriousWakeups;
   if (v.nondetRange) r.nondetRange = v.nondetRange;
   if (v.keepGoing) r.keepGoing = *v.keepGoing;
   if (v.keepBound) r.keepBound = *v.keepBound;
@@ -163,13 +164,15 @@ void applyOptions(const OptionValues& v, RunOptions& r) {
 namespace {
 
 // Lowering depends on the model (how C11 orders map to fences), on the loop
-// bound (it is compiled into the loops), on what abort() is and on the
-// files a check's annotation links in (with=): the file is lowered once per
-// combination its checks need.
+// bound (it is compiled into the loops), on what abort() is, on the files a
+// check's annotation links in (with=) and on whether condition-variable
+// waits may wake spuriously: the file is lowered once per combination its
+// checks need.
 class Lowerings {
  public:
-  // model, loop bound, abort() ends the program, the annotation's files (absolute, sorted)
-  using Key = std::tuple<Model, uint32_t, bool, std::vector<std::string>>;
+  // model, loop bound, abort() ends the program, the annotation's files (absolute, sorted),
+  // spurious wake-ups
+  using Key = std::tuple<Model, uint32_t, bool, std::vector<std::string>, bool>;
   Lowerings(const std::string& path, const RunOptions& opts, std::vector<std::string> args, std::string database)
       : path_(path), opts_(opts), args_(std::move(args)), database_(std::move(database)) {}
 
@@ -213,6 +216,7 @@ class Lowerings {
     fo.model = std::get<0>(key);
     fo.loopBound = std::get<1>(key);
     fo.abortEnds = std::get<2>(key);
+    fo.spuriousWakeups = std::get<4>(key);
     fo.mainHarness = opts_.mainHarness;
     fo.clangArgs = args_;
     for (const std::vector<std::string>* files : {&opts_.with, &std::get<3>(key)})
@@ -312,6 +316,7 @@ CheckPlan planCheck(const RunOptions& opts, const AnnotationOptions& ann, uint32
   rep.loopBound = pick(opts.loopBound, ann.loopBound).value_or(defaultLoopBound);
   rep.deadlocks = pick(opts.deadlocks, ann.deadlocks).value_or(DeadlockMode::Error);
   rep.abortEnds = pick(opts.abortEnds, ann.abortEnds).value_or(false);
+  rep.spuriousWakeups = pick(opts.spuriousWakeups, ann.spuriousWakeups).value_or(true);
   rep.raceCheck = pick(opts.raceCheck, ann.raceCheck).value_or(true);
   rep.exitEndsProgram = pick(opts.exitEndsProgram, ann.exitEndsProgram).value_or(true);
   rep.nondetRange = pick(opts.nondetRange, ann.nondetRange).value_or(std::pair<int64_t, int64_t>{-1, 1});
@@ -409,7 +414,8 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
   // Fences fix the violation if there is one (robustness is then reported
   // as found); otherwise they make the check robust.
   fi.options.robustness = rep.result.status != Status::Violation;
-  Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds, annotatedUnits(path, parseAnnotation(rep.annotation))};
+  Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds, annotatedUnits(path, parseAnnotation(rep.annotation)),
+                     rep.spuriousWakeups};
   std::shared_ptr<const Program> graphProg;
   if (plan.deepenFrom || plan.stateful) {
     // Fences must fix the bug for unbounded buffers, and the state search
@@ -418,7 +424,7 @@ void fixFences(CheckReport& rep, const CheckPlan& plan, const CheckOptions& co, 
     // the default loop bound (the state search's lowering has none). Its
     // traces would do (they name each step's event, function and pc); the
     // search they come from would not.
-    const Lowerings::Key graphKey{rep.model, defaultLoopBound, rep.abortEnds, std::get<3>(key)};
+    const Lowerings::Key graphKey{rep.model, defaultLoopBound, rep.abortEnds, std::get<3>(key), rep.spuriousWakeups};
     frontend::FrontendResult& lb = lowerings.get(graphKey, co.limits.deadline, co.timeLimitSeconds);
     if (lb.ok) {
       graphProg = lowerings.program(graphKey, index);
@@ -473,7 +479,7 @@ std::optional<CheckReport> runOneCheck(const frontend::CheckFunction& fn, size_t
     e.preemptionBound = rep.preemptionBound;
     return e;
   }
-  const Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds, annotatedUnits(path, ann)};
+  const Lowerings::Key key{rep.model, rep.loopBound, rep.abortEnds, annotatedUnits(path, ann), rep.spuriousWakeups};
   frontend::FrontendResult& low =
       lowerings.get(key, deadlineAfter(start, plan.timeLimitSeconds), plan.timeLimitSeconds);
   const std::optional<frontend::Diagnostic> blocked =
@@ -563,7 +569,7 @@ struct FileStart {
   FileReport report;  // file, compile database; a missing file's input error
   std::vector<std::string> flagWarnings;
   std::optional<Lowerings> lowerings;  // none: the file is missing
-  Lowerings::Key defaultKey;           // the run's model, loop bound and abort()
+  Lowerings::Key defaultKey;           // the run's model, loop bound, abort() and wake-ups
 };
 
 FileStart startFile(const std::string& path, const RunOptions& opts) {
@@ -586,7 +592,7 @@ FileStart startFile(const std::string& path, const RunOptions& opts) {
   args.insert(args.end(), opts.extraClangArgs.begin(), opts.extraClangArgs.end());
   s.lowerings.emplace(path, opts, std::move(args), s.report.compileDatabase);
   s.defaultKey = {opts.model.value_or(kDefaultModel), opts.loopBound.value_or(frontend::kDefaultLoopBound),
-                  opts.abortEnds.value_or(false), {}};
+                  opts.abortEnds.value_or(false), {}, opts.spuriousWakeups.value_or(true)};
   s.lowerings->get(s.defaultKey);
   return s;
 }

@@ -70,6 +70,7 @@ struct RunOptions {
   std::optional<bool> raceCheck;          // --[no-]race-check / setting; overrides the annotation (default on)
   std::optional<bool> exitEndsProgram;    // --[no-]exit-ends-program; overrides the annotation (default on, as C)
   std::optional<bool> abortEnds;          // --abort=end|error; overrides the annotation (default: error)
+  std::optional<bool> spuriousWakeups;    // --[no-]spurious-wakeups; overrides the annotation (default on, as POSIX)
   std::optional<std::pair<int64_t, int64_t>> nondetRange;  // --nondet-range A..B (default -1..1)
   bool mainHarness = false;               // --main: also check main(void) / main(int, char**)
   std::string fenceStyle;                 // "" = atomic_thread_fence(memory_order_seq_cst);

@@ -187,6 +187,7 @@ json checkJson(const CheckReport& r) {
          {"deadlocks", deadlockModeName(r.deadlocks)},
          {"race_check", r.raceCheck},
          {"exit_ends_program", r.exitEndsProgram},
+         {"spurious_wakeups", r.spuriousWakeups},
          {"bounds", boundsJson(r.bounds)},
          {"bound_blocked", r.result.boundBlocked},        // partial executions pruned by the preemption bound
          {"bound_blocked_settled", r.result.boundBlockedSettled},  // of those, pruned only through the §5 slack
@@ -495,6 +496,7 @@ CheckReport checkFromJson(const json& j) {
   r.deadlocks = byName(text(j, "deadlocks"), deadlockModeName, DeadlockMode::Ignore, DeadlockMode::Error);
   r.raceCheck = flag(j, "race_check", true);
   r.exitEndsProgram = flag(j, "exit_ends_program", true);
+  r.spuriousWakeups = flag(j, "spurious_wakeups", true);
   const json& b = at(j, "bounds");
   r.bounds = {optionalInt(b, "preemptions"), optionalInt(b, "buffer"), std::nullopt, optionalInt(b, "fixpoint_k")};
   if (natural(b, "loop")) r.bounds.loop = small(b, "loop");

@@ -16,7 +16,7 @@ namespace tsocheck {
 
 // Bumped whenever checkJson gains or changes a field (still version 1 for
 // readers: fields are only added); part of the result cache's key.
-inline constexpr uint32_t kCheckJsonRevision = 5;
+inline constexpr uint32_t kCheckJsonRevision = 6;
 
 // One trace step. Besides what happened (step, thread, function, event,
 // address, value, file/line/column, note) it carries the engine's reading of

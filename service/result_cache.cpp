@@ -205,6 +205,7 @@ std::string checkKey(const CheckReport& rep, const Program& prog, const std::str
   f.pod(rep.deadlocks);
   f.pod(rep.raceCheck);
   f.pod(rep.exitEndsProgram);
+  f.pod(rep.spuriousWakeups);
   f.pod(rep.nondetRange.first);
   f.pod(rep.nondetRange.second);
   f.str(settings);

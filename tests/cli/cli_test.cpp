@@ -1423,6 +1423,66 @@ TEST_CASE("memory errors: stack after return, destroyed mutex, absurd malloc, un
   }
 }
 
+TEST_CASE("the CLI without spurious wake-ups: a condition-variable wait returns only after a signal", "[cli][pthread]") {
+  for (const char* m : {"sc", "tso"}) {
+    INFO(m);
+    const std::string file = quote(inputs("cond_wakeups.c")) + " --model " + m;
+    // By default a wait may return without a signal, as POSIX allows.
+    json d = checkJson(file);
+    const json& w = resultOf(d, "wait_without_loop");
+    INFO(w.dump(2).substr(0, 2000));
+    CHECK(w["status"] == "violation");
+    CHECK(w["violation"]["kind"] == "assertion");
+    CHECK(w["violation"]["line"] == 26);
+    CHECK(w["spurious_wakeups"] == true);
+    CHECK(resultOf(d, "wait_without_loop_annotated")["status"] == "verified");
+    CHECK(resultOf(d, "wait_without_loop_annotated")["spurious_wakeups"] == false);
+    CHECK(resultOf(d, "lost_wakeup")["status"] == "verified");  // the wait returns anyway
+    CHECK(resultOf(d, "broadcast_two_waiters")["status"] == "violation");
+    for (const char* mode : {"", " --stateful"}) {
+      INFO(mode);
+      json n = checkJson(file + " --no-spurious-wakeups" + mode);
+      CHECK(resultOf(n, "wait_without_loop")["status"] == "verified");
+      CHECK(resultOf(n, "wait_without_loop")["spurious_wakeups"] == false);
+      CHECK(resultOf(n, "wait_without_loop_annotated")["status"] == "verified");
+      const json& lost = resultOf(n, "lost_wakeup");
+      INFO(lost.dump(2).substr(0, 2000));
+      CHECK(lost["status"] == "violation");
+      CHECK(lost["violation"]["kind"] == "deadlock");
+      CHECK(lost["violation"]["line"] == 48);
+      CHECK(lost["violation"]["message"].get<std::string>().find("condition variable c") != std::string::npos);
+      CHECK(resultOf(n, "broadcast_two_waiters")["status"] == "verified");
+    }
+  }
+  // The flag overrides the annotation.
+  json on = checkJson(quote(inputs("cond_wakeups.c")) + " --spurious-wakeups");
+  CHECK(resultOf(on, "wait_without_loop_annotated")["status"] == "violation");
+}
+
+TEST_CASE("barrier misuse: init of an initialised barrier, destroy while threads wait", "[cli][memory]") {
+  for (const char* m : {"sc", "tso"}) {
+    for (const char* mode : {"", " --stateful"}) {
+      INFO(m << mode);
+      json b = checkJson(quote(inputs("barrier_misuse.c")) + " --model " + m + mode);
+      expectMemoryError(resultOf(b, "destroy_while_waiting"), 19,
+                        "pthread_barrier_destroy of barrier b while threads wait on it");
+      expectMemoryError(resultOf(b, "init_twice"), 24, "pthread_barrier_init of barrier b, which is initialised");
+      CHECK(resultOf(b, "destroy_then_init")["status"] == "verified");
+    }
+  }
+}
+
+TEST_CASE("aligned_alloc and posix_memalign: blocks aligned as asked, a bad alignment is the call's error",
+          "[cli][memory]") {
+  for (const char* m : {"sc", "tso"}) {
+    INFO(m);
+    json a = checkJson(quote(inputs("aligned_alloc.c")) + " --model " + m);
+    CHECK(resultOf(a, "aligned")["status"] == "verified");
+    CHECK(resultOf(a, "bad_alignment")["status"] == "verified");
+    expectMemoryError(resultOf(a, "use_of_failed_alloc"), 31, "null pointer dereference");
+  }
+}
+
 TEST_CASE("reading an uninitialised local is a warning in the result, not a violation", "[cli][warnings]") {
   json j = checkJson(quote(inputs("uninit_local.c")));
   CHECK(j["_exit"] == 0);

@@ -115,6 +115,7 @@ TEST_CASE("requests round-trip with their options", "[frontend][wire]") {
   q.options.clangArgs = {"-DN=3", "-I", "inc"};
   q.options.loopBound = 0;
   q.options.abortEnds = true;
+  q.options.spuriousWakeups = false;
   q.options.mainHarness = true;
   q.memoryBytes = 123 << 20;
   q.secondsLeft = 2.5;
@@ -127,6 +128,7 @@ TEST_CASE("requests round-trip with their options", "[frontend][wire]") {
   CHECK(d.options.clangArgs == q.options.clangArgs);
   CHECK(d.options.loopBound == 0);
   CHECK(d.options.abortEnds);
+  CHECK_FALSE(d.options.spuriousWakeups);
   CHECK(d.options.mainHarness);
   CHECK(d.memoryBytes == q.memoryBytes);
   CHECK(d.secondsLeft == 2.5);

@@ -10,8 +10,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "service/json_text.h"
+#include "engine/builder.h"
 #include "service/compile_db.h"
+#include "service/json_text.h"
 #include "service/report_json.h"
 #include "service/result_cache.h"
 
@@ -31,6 +32,20 @@ fs::path tempDir(const std::string& name) {
 void write(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
 
 }  // namespace
+
+TEST_CASE("the cache key tells a check with spurious wake-ups from one without") {
+  ProgramBuilder pb("k.c");
+  auto& f = pb.function("check");
+  f.ret();
+  pb.setEntry(f.index());
+  const Program prog = pb.build();
+  CheckReport with;
+  with.function = "check";
+  CheckReport without = with;
+  without.spuriousWakeups = false;
+  CHECK(checkKey(with, prog, "", "v") == checkKey(with, prog, "", "v"));
+  CHECK(checkKey(with, prog, "", "v") != checkKey(without, prog, "", "v"));
+}
 
 TEST_CASE("cache entries of the wrong shape are a miss", "[robustness]") {
   tsocheck::CheckReport rep;

@@ -46,7 +46,7 @@ TEST_CASE("every option means the same at the command line, in an annotation, in
       {"memoryLimit", "64", 64},        {"deadlocks", "warning", "warning"}, {"abort", "end", "end"},
       {"nondetRange", "-2..3", "-2..3"}, {"stateful", "true", true},        {"robustness", "false", false},
       {"fences", "false", false},       {"fenceTimeLimit", "2.5", 2.5},      {"fenceTimeLimit", "0", 0},
-      {"jobs", "3", 3},                 {"jobs", "0", 0},
+      {"jobs", "3", 3},                 {"jobs", "0", 0},                    {"spuriousWakeups", "false", false},
   };
   for (const Case& c : cases) {
     INFO(c.key << " = " << c.text);
@@ -171,6 +171,21 @@ TEST_CASE("keepBound: the command line and settings (not annotations), reaching 
   CHECK_FALSE(r.keepBound);  // the default: a bound that prunes nothing in its probe is dropped
   applyOptions(v, r);
   CHECK(r.keepBound);
+}
+
+TEST_CASE("spuriousWakeups: --no-spurious-wakeups and spurious_wakeups=off reach the run options") {
+  bool negated = false;
+  const OptionSpec* o = findOption(Door::CommandLine, "--no-spurious-wakeups", &negated);
+  REQUIRE(o);
+  CHECK(negated);
+  CHECK(std::string(o->key) == "spuriousWakeups");
+  AnnotationOptions ann = parseAnnotation("spurious_wakeups=off");
+  CHECK(ann.errors.empty());
+  CHECK(ann.spuriousWakeups == false);
+  RunOptions r;
+  CHECK_FALSE(r.spuriousWakeups);  // unset: the annotation decides, else on
+  applyOptions(ann, r);
+  CHECK(r.spuriousWakeups == false);
 }
 
 TEST_CASE("applyOptions: a time limit of 0 is none, unset values leave the run as it was") {

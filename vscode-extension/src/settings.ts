@@ -5,7 +5,7 @@
 export const serverSettingKeys = [
   'model', 'bufferBound', 'preemptionBound', 'loopBound', 'timeLimit', 'memoryLimit', 'nondetRange', 'fenceStyle',
   'compileCommandsDir', 'checkOn', 'maxWorkers', 'debounceMs', 'robustness', 'deadlocks', 'stateful', 'stepLimit',
-  'abort', 'fences', 'raceCheck', 'exitEndsProgram', 'keepGoing', 'keepBound', 'main', 'fenceTimeLimit', 'jobs', 'exploreOrder',
+  'abort', 'fences', 'raceCheck', 'exitEndsProgram', 'spuriousWakeups', 'keepGoing', 'keepBound', 'main', 'fenceTimeLimit', 'jobs', 'exploreOrder',
 ] as const;
 
 export type ServerSettingKey = (typeof serverSettingKeys)[number];
