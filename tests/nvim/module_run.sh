@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 start "$1"
-cp "$2/litmus/sb.c" "$2/litmus/sb_fenced.c" "$here/../lsp/inputs/slow.c" "$dir/"
+cp "$2/litmus/sb.c" "$2/litmus/sb_fenced.c" "$here/../lsp/inputs/slow.c" "$here/../lsp/inputs/slow_worker.h" "$dir/"
 sed 's/^TSOCHECK void store_buffering/TSOCHECK_WITH("model=sc") void store_buffering/' "$2/litmus/sb.c" >"$dir/sb_sc.c"
 grep -q 'TSOCHECK_WITH("model=sc")' "$dir/sb_sc.c" || { echo "FAIL: could not annotate sb.c"; exit 1; }
 # A bounded result (no violation with store buffers of at most 0 entries) and
