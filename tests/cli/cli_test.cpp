@@ -2761,7 +2761,7 @@ TEST_CASE("RC11 order upgrades: MP needs release and acquire, SB needs seq_cst, 
   CHECK(off["results"][0]["fences"].empty());
 }
 
-TEST_CASE("--model with a list checks under each model and says where the check breaks", "[cli][models]") {
+TEST_CASE("a list of models: each check under each model, and where it breaks", "[cli][models]") {
   const std::string f = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/c11_mp_relaxed_buggy.c");
   json j = checkJson("--model sc,tso,pso,rc11 --no-fences " + f);
   CHECK(j["_exit"] == 1);
