@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -11,6 +10,7 @@
 #include "service/check_runner.h"
 #include "service/report_json.h"
 #include "service/result_cache.h"
+#include "service/wording.h"
 
 namespace tsocheck {
 
@@ -283,8 +283,7 @@ std::string fixMergedReport(const std::vector<std::pair<std::string, json>>& doc
       return where + ": the counterexample was not found again in its piece (" + local.result.message + ")";
     const json fixed = checkJson(local);
     for (const char* key : {"fences", "fence_note", "fences_verified", "fence_synthesis"}) check[key] = fixed[key];
-    char cost[160];
-    std::snprintf(cost, sizeof cost, "%llu executions, %.1f s", (unsigned long long)local.result.executions, seconds);
+    const std::string cost = countText(local.result.executions, "execution") + ", " + durationText(seconds * 1000);
     const bool same = merged1.result.violation && sameError(*merged1.result.violation, *local.result.violation);
     say(where + ": counterexample found again " +
         (piece.empty() ? std::string("above the cut") : "in piece " + pathText(piece)) + " (" + cost + ")" +
