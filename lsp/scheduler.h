@@ -11,10 +11,24 @@
 // tests drive it with io.run_for / poll, then blockUntilIdle()).
 //
 // The foreground document (the one the user last opened, edited, saved or
-// asked to re-check) never waits behind other documents' checks: besides the
-// pool, one reserved worker runs only it. A long background check is not
-// paused (the engine can stop a search, not resume one); it shares the CPU
-// with the foreground check instead, and its work is kept.
+// asked to re-check) never waits behind other documents' checks: besides
+// the pool's n slots there is a front slot, which only the foreground
+// document's check takes. A long check is not paused (the engine can stop a
+// search, not resume one); it shares the CPU with the foreground check
+// instead, and its work is kept:
+// - When another document comes to the front while the front slot's check
+//   runs, that check is demoted: it goes on as a background check, in a free
+//   pool slot, or else beyond the pool. At most one check runs beyond the
+//   pool: a second demotion cancels the older one (its cancel reason says its
+//   document is queued again; it is, at the back). A pool slot that frees
+//   goes first to the check beyond the pool.
+// - A document that comes back to the front while its check runs (in a pool
+//   slot or beyond the pool) takes the front slot back: nothing new starts.
+// - n + 2 threads serve the slots, so at most n + 2 checks and jobs run at
+//   once. A check cancelled when demoted, or beyond the pool by a second
+//   demotion, holds only its thread until it stops (the engine polls its
+//   cancel flag); until then the new foreground check may wait for a thread.
+
 #pragma once
 
 #include "jsonrpc/asio.h"
@@ -24,6 +38,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -52,12 +67,14 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // At most n checks at once in the pool, and the reserved worker for the
-  // foreground document (with n > 0); grows the pool (never shrinks it: a
-  // smaller n only leaves threads idle).
+  // At most n checks at once in the pool, and the front slot for the
+  // foreground document (with n > 0); grows the threads to n + 2 (never
+  // shrinks them: a smaller n only leaves threads idle).
   void setWorkers(int n);
   // Checks uri after delayMs (a newer call replaces the timer). A
-  // foreground schedule makes uri the foreground document.
+  // foreground schedule makes uri the foreground document at once: the
+  // front slot's check of another document is demoted, a running check of
+  // uri takes the front slot.
   void schedule(const std::string& uri, int delayMs, bool foreground = false);
   // Sets the running check's cancel flag, remembering why and when.
   void cancel(const std::string& uri, const char* why);
@@ -81,13 +98,26 @@ class Scheduler {
   void stop();
 
  private:
-  void workerLoop(bool reserved);
-  // One queued job or document (mu_ held; released while it runs). The
-  // reserved worker takes only the foreground document.
-  void runDue(std::unique_lock<std::mutex>& l, bool reserved = false);
-  bool ready(bool reserved = false) const;  // something this worker may take can run now
+  // A running check and the slot it holds (a job holds a pool slot).
+  enum class Slot { Front, Pool, Beyond, Stopping };  // Stopping: cancelled when demoted, holds only its thread
+  struct Exec {
+    std::string uri;
+    std::shared_ptr<std::atomic<bool>> cancel;
+    Slot slot;
+  };
+  void workerLoop();
+  // One queued job or document (mu_ held; released while it runs): the
+  // foreground document into the front slot, else pool work.
+  void runDue(std::unique_lock<std::mutex>& l);
+  bool frontReady() const;  // the foreground document is due and the front slot free
+  bool poolReady() const;   // a pool slot is free and a job or a document is due
   bool takeable(const std::string& uri) const { return !running_.count(uri); }
-  void runCheck(std::unique_lock<std::mutex>& l, std::deque<std::string>::iterator next);
+  void runCheck(std::unique_lock<std::mutex>& l, std::deque<std::string>::iterator next, Slot slot);
+  // The slot changes of a foreground schedule of uri (mu_ held).
+  void bringToFront(const std::string& uri);
+  void demote(Exec& e);
+  void leaveSlot(Exec& e);  // e's slot is free again (e moves to another, stops, or ends)
+  void adoptBeyond();       // a free pool slot goes to the check beyond the pool
 
   asio::io_context& io_;
   CheckFn check_;
@@ -101,12 +131,14 @@ class Scheduler {
     std::string key;
   };
   std::deque<Job> jobs_;
-  std::vector<std::thread> workers_;  // the pool, then the reserved worker
-  bool reservedStarted_ = false;
+  std::vector<std::thread> workers_;
+  std::list<Exec> execs_;     // the running checks
+  Exec* front_ = nullptr;     // in the front slot
+  Exec* beyond_ = nullptr;    // demoted, beyond the pool
   std::string foreground_;
   int maxWorkers_ = 0;
-  int busy_ = 0;      // workers running something, the reserved one included
-  int busyPool_ = 0;  // of the pool only
+  int busy_ = 0;      // threads running something
+  int busyPool_ = 0;  // pool slots taken
   bool stopping_ = false;
 };
 

@@ -7,6 +7,11 @@
 - With a slow file being checked on the only worker, a document opened
   afterwards is checked at once (on the worker reserved for the document in
   front of the user): its diagnostics come before the slow file's.
+- With two slow files being checked (one on the only pool worker, the other
+  in front), a small document opened afterwards is checked at once: the
+  check in front is demoted (it goes on, not cancelled) and the small
+  document's diagnostics come within a wide bound, long before either slow
+  check could end (they have no time limit).
 
 Prints the latency of the check in front of the user.
 
@@ -95,10 +100,46 @@ def document_in_front_first(root):
     return latency, total
 
 
+def replaced(path):
+    return lambda m: m.get("method") == "window/logMessage" and m["params"]["message"].startswith(
+        "check of %s v1 replaced by" % path)
+
+
+def front_check_demoted(root):
+    # No time limit: slow.c's check runs for minutes (its search is not over
+    # after 60 s on an idle machine).
+    opts = {"maxWorkers": 1, "timeLimit": 0, "fenceTimeLimit": 30 + random.random()}
+    pool = copy(root, os.path.join(P.INPUTS, "slow.c"), "slow_pool.c")
+    front = copy(root, os.path.join(P.INPUTS, "slow.c"), "slow_front.c")
+    small = copy(root, os.path.join(P.SAMPLES, "dekker_buggy.c"), "small_front.c")
+    c = Client(root, options=opts)
+    puri = c.open(pool)
+    check(c.wait(checking(puri), 30) is not None, "the first slow file is being checked")
+    furi = c.open(front)  # the first one is demoted into the free pool slot
+    check(c.wait(checking(furi), 30) is not None, "the second slow file is being checked, in front")
+    t0 = time.time()
+    uri = c.open(small)  # the second one is demoted beyond the pool
+    slow_end = lambda m: (checked_log(pool, 1)(m) or checked_log(front, 1)(m) or replaced(pool)(m)
+                          or replaced(front)(m))
+    m = c.wait(lambda m: publish_of(uri)(m) or slow_end(m), 60)
+    latency = time.time() - t0
+    check(m is not None and publish_of(uri)(m),
+          "the small document opened last is published while both slow checks run (%.2f s)" % latency)
+    check(latency < 20, "... within 20 s (%.2f s)" % latency)
+    # Both slow checks go on: neither is cancelled nor over.
+    m = c.wait(slow_end, 2)
+    check(m is None and not any(slow_end(x) for x in c.seen),
+          "the demoted check goes on: neither slow check is cancelled or over")
+    print("latency: the document in front, with two slow checks running: %.2f s" % latency)
+    c.close()
+    return latency
+
+
 root = tempfile.mkdtemp(prefix="tsocheck-foreground-")
 try:
     check_at_the_cursor_first(root)
     document_in_front_first(root)
+    front_check_demoted(root)
 finally:
     shutil.rmtree(root, ignore_errors=True)
 

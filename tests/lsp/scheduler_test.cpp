@@ -1,11 +1,15 @@
 // The language server's scheduler (lsp/scheduler.h) driven in-process:
 // debounce, most-recent-first, one check per document at a time, cancel
-// flags, command jobs, and the synchronous mode (0 workers).
+// flags, command jobs, the synchronous mode (0 workers), and the front slot:
+// demoted checks, the one check beyond the pool, n + 2 at most at once.
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +32,56 @@ struct IoThread {
     t.join();
   }
 };
+
+// Fake checks: each runs until its document is released or it is cancelled
+// (polling its flag as the engine does), counting starts, ends and how many
+// run at once.
+struct Fakes {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::string, int> started, finished, cancelled, now;
+  std::set<std::string> released;
+  int running = 0, most = 0;
+  bool twice = false;  // a document checked by two workers at once
+
+  void check(const std::string& uri, const Running& r) {
+    std::unique_lock<std::mutex> l(mu);
+    ++started[uri];
+    twice = twice || ++now[uri] > 1;
+    most = std::max(most, ++running);
+    cv.notify_all();
+    while (!released.count(uri) && !r.cancel->load()) cv.wait_for(l, 5ms);
+    ++(r.cancel->load() ? cancelled : finished)[uri];
+    --now[uri];
+    --running;
+    cv.notify_all();
+  }
+  bool waitFor(const std::string& uri, std::map<std::string, int>& what, int n = 1) {
+    std::unique_lock<std::mutex> l(mu);
+    return cv.wait_for(l, 20s, [&] { return what[uri] >= n; });  // wide: a loaded machine
+  }
+  int count(const std::string& uri, std::map<std::string, int>& what) {
+    std::lock_guard<std::mutex> l(mu);
+    return what[uri];
+  }
+  void release(const std::string& uri) {
+    std::lock_guard<std::mutex> l(mu);
+    released.insert(uri);
+    cv.notify_all();
+  }
+};
+
+// One worker: C checked in the pool's slot, A in front, then B brought to
+// the front; true when B's check started (A is demoted beyond the pool).
+bool demoteBeyondThePool(Scheduler& s, Fakes& f) {
+  s.setWorkers(1);
+  s.schedule("C", 0);  // background: the pool's only slot
+  if (!f.waitFor("C", f.started)) return false;
+  s.schedule("A", 0, true);  // in front: the front slot
+  if (!f.waitFor("A", f.started)) return false;
+  s.schedule("B", 0, true);  // A is no longer in front
+  return f.waitFor("B", f.started);
+}
 
 }  // namespace
 
@@ -160,4 +214,112 @@ TEST_CASE("workers: the foreground document does not wait behind a long check, o
   s.blockUntilIdle();
   CHECK(other == 1);
   CHECK(inFront == 1);
+}
+
+TEST_CASE("workers: a check no longer in front is demoted: the new foreground check starts at once, the old one goes on") {
+  IoThread io;
+  Fakes f;
+  Scheduler s(io.io, [&](const std::string& uri, const Running& r) { f.check(uri, r); });
+  REQUIRE(demoteBeyondThePool(s, f));  // B's check started while A's still runs
+  std::optional<Running> a = s.running("A");
+  REQUIRE(a);
+  CHECK_FALSE(a->cancel->load());  // its work goes on
+  // A comes back to the front while its demoted check runs: nothing new
+  // starts, and it holds the front slot again (B is the one beyond the pool).
+  s.schedule("A", 0, true);
+  std::this_thread::sleep_for(200ms);
+  CHECK(f.count("A", f.started) == 1);
+  s.schedule("D", 0, true);  // a second demotion (of A): B, beyond the pool, is cancelled
+  CHECK(f.waitFor("D", f.started));
+  CHECK(f.count("B", f.cancelled) == 1);
+  CHECK(f.count("A", f.cancelled) == 0);
+  for (const char* u : {"A", "B", "C", "D"}) f.release(u);
+  s.blockUntilIdle();
+  CHECK(f.count("A", f.finished) == 2);  // the demoted check, then the one queued when it came back
+  CHECK(f.count("B", f.finished) == 1);  // queued again when cancelled
+  CHECK_FALSE(f.twice);
+  CHECK(f.most <= 3);  // the pool's one, the front slot, one beyond the pool
+}
+
+TEST_CASE("workers: a second demotion cancels the older check beyond the pool; its document is checked again later") {
+  IoThread io;
+  Fakes f;
+  std::string why;  // the cancel reason, as the server logs it when the check stops
+  Scheduler s(io.io, [&](const std::string& uri, const Running& r) {
+    f.check(uri, r);
+    std::optional<Running> now = s.running(uri);
+    std::lock_guard<std::mutex> l(f.mu);
+    if (r.cancel->load() && now) why = now->cancelledBy;
+  });
+  REQUIRE(demoteBeyondThePool(s, f));
+  s.schedule("D", 0, true);  // B demoted: A, the older one beyond the pool, is cancelled
+  CHECK(f.waitFor("D", f.started));
+  CHECK(f.waitFor("A", f.cancelled));
+  std::optional<Running> b = s.running("B");
+  REQUIRE(b);
+  CHECK_FALSE(b->cancel->load());
+  {
+    std::lock_guard<std::mutex> l(f.mu);
+    CHECK(f.running == 3);  // C, B beyond the pool, D in front
+    CHECK(f.most <= 3);
+  }
+  // A is queued again: the pool checks it once its slot frees (after the
+  // check beyond the pool, which the freed slot adopts).
+  f.release("A");
+  f.release("C");
+  std::this_thread::sleep_for(200ms);
+  CHECK(f.count("A", f.started) == 1);  // B holds the pool slot now
+  f.release("B");
+  CHECK(f.waitFor("A", f.finished));
+  f.release("D");
+  s.blockUntilIdle();
+  CHECK(f.count("A", f.started) == 2);
+  CHECK(why == "the document in front; queued again");
+  CHECK(f.count("B", f.finished) == 1);
+  CHECK(f.count("C", f.finished) == 1);
+  CHECK(f.count("D", f.finished) == 1);
+  CHECK_FALSE(f.twice);
+  CHECK(f.most <= 3);
+}
+
+TEST_CASE("workers: a demoted check takes a free pool slot; a slot that frees goes to the check beyond the pool") {
+  IoThread io;
+  Fakes f;
+  Scheduler s(io.io, [&](const std::string& uri, const Running& r) { f.check(uri, r); });
+  s.setWorkers(1);
+  s.schedule("A", 0, true);
+  REQUIRE(f.waitFor("A", f.started));
+  s.schedule("B", 0, true);  // the pool's slot is free: A takes it
+  REQUIRE(f.waitFor("B", f.started));
+  s.schedule("E", 0);  // background: waits for the pool
+  std::this_thread::sleep_for(200ms);
+  CHECK(f.count("E", f.started) == 0);
+  s.schedule("D", 0, true);  // B beyond the pool; A, in the pool, is not the one cancelled
+  REQUIRE(f.waitFor("D", f.started));
+  f.release("A");  // the pool's slot goes to B
+  CHECK(f.waitFor("A", f.finished));
+  std::this_thread::sleep_for(200ms);
+  CHECK(f.count("E", f.started) == 0);
+  f.release("B");
+  CHECK(f.waitFor("E", f.started));
+  for (const char* u : {"D", "E"}) f.release(u);
+  s.blockUntilIdle();
+  for (const char* u : {"A", "B", "D", "E"}) {
+    CHECK(f.count(u, f.finished) == 1);
+    CHECK(f.count(u, f.cancelled) == 0);
+  }
+  CHECK(f.most <= 3);
+}
+
+TEST_CASE("workers: stop() cancels and joins demoted checks too") {
+  IoThread io;
+  Fakes f;
+  Scheduler s(io.io, [&](const std::string& uri, const Running& r) { f.check(uri, r); });
+  REQUIRE(demoteBeyondThePool(s, f));
+  const auto t0 = std::chrono::steady_clock::now();
+  s.stop();
+  CHECK(std::chrono::steady_clock::now() - t0 < 5s);  // at once; a margin for a loaded machine
+  for (const char* u : {"A", "B", "C"}) CHECK(f.count(u, f.cancelled) == 1);
+  std::lock_guard<std::mutex> l(f.mu);
+  CHECK(f.running == 0);
 }
