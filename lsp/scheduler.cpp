@@ -112,10 +112,8 @@ void Scheduler::bringToFront(const std::string& uri) {
   if (maxWorkers_ == 0 || (front_ && front_->uri == uri)) return;
   // uri's check, still running as a background one, takes the front slot back.
   Exec* back = nullptr;
-  auto r = running_.find(uri);
-  if (r != running_.end() && !r->second.cancel->load())
-    for (Exec& e : execs_)
-      if (e.cancel == r->second.cancel && (e.slot == Slot::Pool || e.slot == Slot::Beyond)) back = &e;
+  for (Exec& e : execs_)
+    if (e.uri == uri && (e.slot == Slot::Pool || e.slot == Slot::Beyond) && !ending(e)) back = &e;
   if (back) leaveSlot(*back);
   if (front_) demote(*front_);
   if (back) {
@@ -124,9 +122,14 @@ void Scheduler::bringToFront(const std::string& uri) {
   }
 }
 
+bool Scheduler::ending(const Exec& e) const {
+  auto r = running_.find(e.uri);
+  return e.cancel->load() || r == running_.end() || r->second.cancel != e.cancel;
+}
+
 void Scheduler::demote(Exec& e) {
   front_ = nullptr;
-  if (e.cancel->load()) {  // stops soon: nothing to keep
+  if (ending(e)) {  // nothing to keep
     e.slot = Slot::Stopping;
     return;
   }
@@ -137,13 +140,12 @@ void Scheduler::demote(Exec& e) {
   }
   if (beyond_) {  // one check at most beyond the pool: the older one is checked again later
     Exec& old = *beyond_;
+    // (When something else cancelled it, that decides what comes next.)
+    const bool cancel = !ending(old);
     old.slot = Slot::Stopping;
     beyond_ = nullptr;
-    auto r = running_.find(old.uri);
-    // (Not when it has published already, nor when something else cancelled
-    // it: then that decides what comes next.)
-    if (r != running_.end() && r->second.cancel == old.cancel && !old.cancel->load()) {
-      stopRunning(r->second, "the document in front; queued again");
+    if (cancel) {
+      stopRunning(running_.at(old.uri), "the document in front; queued again");
       if (timers_.count(old.uri) && std::find(queue_.begin(), queue_.end(), old.uri) == queue_.end())
         queue_.push_back(old.uri);
     }

@@ -25,9 +25,10 @@
 // - A document that comes back to the front while its check runs (in a pool
 //   slot or beyond the pool) takes the front slot back: nothing new starts.
 // - n + 2 threads serve the slots, so at most n + 2 checks and jobs run at
-//   once. A check cancelled when demoted, or beyond the pool by a second
-//   demotion, holds only its thread until it stops (the engine polls its
-//   cancel flag); until then the new foreground check may wait for a thread.
+//   once. A check demoted when it was ending anyway (cancelled, or its
+//   results published), or cancelled beyond the pool by a second demotion,
+//   holds only its thread until it ends (the engine polls its cancel flag);
+//   until then the new foreground check may wait for a thread.
 
 #pragma once
 
@@ -99,7 +100,8 @@ class Scheduler {
 
  private:
   // A running check and the slot it holds (a job holds a pool slot).
-  enum class Slot { Front, Pool, Beyond, Stopping };  // Stopping: cancelled when demoted, holds only its thread
+  // Stopping: demoted when it was ending (or cancelled beyond the pool); holds only its thread.
+  enum class Slot { Front, Pool, Beyond, Stopping };
   struct Exec {
     std::string uri;
     std::shared_ptr<std::atomic<bool>> cancel;
@@ -116,6 +118,7 @@ class Scheduler {
   // The slot changes of a foreground schedule of uri (mu_ held).
   void bringToFront(const std::string& uri);
   void demote(Exec& e);
+  bool ending(const Exec& e) const;  // cancelled, or its results published: it ends soon
   void leaveSlot(Exec& e);  // e's slot is free again (e moves to another, stops, or ends)
   void adoptBeyond();       // a free pool slot goes to the check beyond the pool
 

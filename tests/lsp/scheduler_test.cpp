@@ -323,3 +323,22 @@ TEST_CASE("workers: stop() cancels and joins demoted checks too") {
   std::lock_guard<std::mutex> l(f.mu);
   CHECK(f.running == 0);
 }
+
+TEST_CASE("workers: a check demoted after it published its results cancels no other check") {
+  IoThread io;
+  Fakes f;
+  Scheduler s(io.io, [&](const std::string& uri, const Running& r) {
+    if (uri == "B") s.done(uri, r);  // published: only its worker is still busy
+    f.check(uri, r);
+  });
+  REQUIRE(demoteBeyondThePool(s, f));
+  s.schedule("D", 0, true);  // B ends soon: it is not kept beyond the pool, A is
+  std::this_thread::sleep_for(200ms);
+  f.release("B");  // its thread serves D
+  CHECK(f.waitFor("D", f.started));
+  CHECK(f.count("A", f.cancelled) == 0);
+  for (const char* u : {"A", "C", "D"}) f.release(u);
+  s.blockUntilIdle();
+  CHECK(f.count("A", f.finished) == 1);
+  CHECK(f.most <= 3);
+}
