@@ -4,9 +4,9 @@
 - In a file of four slow checks and a small one, an edit inside the small
   check re-checks it first: its verdict is published before any of the slow
   checks' results.
-- With a slow file being checked on the only worker, a document opened
-  afterwards is checked at once (on the worker reserved for the document in
-  front of the user): its diagnostics come before the slow file's.
+- With a slow file being checked, a document opened afterwards is checked
+  at once (in the front slot, kept for the document in front of the user):
+  its diagnostics come before the slow file's.
 - With two slow files being checked (one on the only pool worker, the other
   in front), a small document opened afterwards is checked at once: the
   check in front is demoted (it goes on, not cancelled) and the small

@@ -206,7 +206,7 @@ TEST_CASE("workers: the foreground document does not wait behind a long check, o
   for (int i = 0; i < 400 && !slowRunning; ++i) std::this_thread::sleep_for(5ms);
   REQUIRE(slowRunning);
   s.schedule("background", 0);     // e.g. a dependent re-check: waits for the pool
-  s.schedule("front", 0, true);    // the document the user just edited: the reserved worker
+  s.schedule("front", 0, true);    // the document the user just edited: the front slot
   for (int i = 0; i < 400 && !inFront; ++i) std::this_thread::sleep_for(5ms);
   CHECK(inFront == 1);
   CHECK(other == 0);
@@ -241,7 +241,7 @@ TEST_CASE("workers: a check no longer in front is demoted: the new foreground ch
   CHECK(f.most <= 3);  // the pool's one, the front slot, one beyond the pool
 }
 
-TEST_CASE("workers: a second demotion cancels the older check beyond the pool; its document is checked again later") {
+TEST_CASE("workers: a second demotion cancels the older check beyond the pool, whose document is checked again later") {
   IoThread io;
   Fakes f;
   std::string why;  // the cancel reason, as the server logs it when the check stops
@@ -282,7 +282,7 @@ TEST_CASE("workers: a second demotion cancels the older check beyond the pool; i
   CHECK(f.most <= 3);
 }
 
-TEST_CASE("workers: a demoted check takes a free pool slot; a slot that frees goes to the check beyond the pool") {
+TEST_CASE("workers: a demoted check takes a free pool slot, and a slot that frees goes to the check beyond the pool") {
   IoThread io;
   Fakes f;
   Scheduler s(io.io, [&](const std::string& uri, const Running& r) { f.check(uri, r); });
