@@ -23,7 +23,8 @@
 //   document is queued again; it is, at the back). A pool slot that frees
 //   goes first to the check beyond the pool.
 // - A document that comes back to the front while its check runs (in a pool
-//   slot or beyond the pool) takes the front slot back: nothing new starts.
+//   slot or beyond the pool) takes the front slot back: nothing new starts
+//   while it runs (a newer schedule of the document waits for it, as always).
 // - n + 2 threads serve the slots, so at most n + 2 checks and jobs run at
 //   once. A check demoted when it was ending anyway (cancelled, or its
 //   results published), or cancelled beyond the pool by a second demotion,
