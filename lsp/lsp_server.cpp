@@ -522,6 +522,7 @@ class Server {
       RunOptions opts = documentRun(forced, verdicts.run);
       opts.forceModel = m;  // as the "run under M" lens: it wins over the annotation
       FileReport other = runFile(doc.path, opts);
+      if (run.r.cancel->load()) return logReplaced(doc);
       if (!current(run)) return;
       for (CheckReport& c : collect(doc, other, verdicts, forced.reused, forced.keys, &checked, &cachedN).checks)
         under[m].emplace(c.function, std::move(c));
