@@ -458,7 +458,8 @@ json fenceActions(const json& check, const std::string& uri, const std::string& 
   return fenceActions(checkFromJson(check), uri, text, range, textOf, format);
 }
 
-json checkLenses(const CheckReport& check, const std::string& uri, const std::string& text, long long checking) {
+json checkLenses(const CheckReport& check, const std::string& uri, const std::string& text, long long checking,
+                 const std::string& models) {
   json out = json::array();
   const std::string fn = check.function, status = statusName(check.result.status), model = modelName(check.model);
   json range = lineRange(text, check.line, 1);
@@ -482,6 +483,7 @@ json checkLenses(const CheckReport& check, const std::string& uri, const std::st
     title = "not checked: " + check.result.message;
   }
   lens(title, status == "violation" && checking < 0 ? "tsocheck.showTrace" : "tsocheck.recheck", json::array({uri, fn}));
+  if (checking < 0 && !models.empty()) lens(models, "tsocheck.recheck", json::array({uri, fn}));
   if (checking < 0) {
     lens("re-run", "tsocheck.recheck", json::array({uri, fn}));
     for (Model m : kModels)
@@ -491,12 +493,16 @@ json checkLenses(const CheckReport& check, const std::string& uri, const std::st
   return out;
 }
 
-json checkLenses(const json& check, const std::string& uri, const std::string& text, long long checking) {
-  return checkLenses(checkFromJson(check), uri, text, checking);
+json checkLenses(const json& check, const std::string& uri, const std::string& text, long long checking,
+                 const std::string& models) {
+  return checkLenses(checkFromJson(check), uri, text, checking, models);
 }
 
-std::string traceHover(const CheckReport& check, const std::string& path, uint32_t line) {
-  if (!check.result.violation) return "";
+std::string traceHover(const CheckReport& check, const std::string& path, uint32_t line, const std::string& models) {
+  const bool own = sameFile(check.file, path) && check.line == line;
+  // A code span keeps the line's spacing as modelVerdictsText writes it.
+  const std::string where = own && !models.empty() ? "`" + check.function + "` under each model: `" + models + "`\n\n" : "";
+  if (!check.result.violation) return where;
   const Violation& v = *check.result.violation;
   const std::vector<TraceStep>& trace = v.trace;
   const std::vector<KnownMemory> memory = knownMemory(trace, check.model);
@@ -504,7 +510,7 @@ std::string traceHover(const CheckReport& check, const std::string& path, uint32
   // On the failing line and on the check's own line: the summary first, then
   // the command that opens the whole trace.
   const bool failing = sameFile(fileOf(check, v.loc), path) && v.loc.line == line;
-  if (failing || (sameFile(check.file, path) && check.line == line)) {
+  if (failing || own) {
     const std::vector<std::string> summary = violationSummary(check.program.get(), v);
     md += "**`" + check.function + "` fails under " + modelName(check.model) + "**\n\n";
     for (const std::string& l : summary) md += "- " + l + "\n";
@@ -512,6 +518,7 @@ std::string traceHover(const CheckReport& check, const std::string& path, uint32
     md += "\n[Show the trace (" + countText(trace.size(), "step") + ")](command:tsocheck.showTrace?" +
           percentEncode(args.dump()) + ")\n\n";
   }
+  md += where;
   for (size_t i = 0; i < trace.size(); ++i) {
     const TraceStep& s = trace[i];
     if (!sameFile(fileOf(check, s.loc), path) || s.loc.line != line) continue;
@@ -525,8 +532,8 @@ std::string traceHover(const CheckReport& check, const std::string& path, uint32
   return md;
 }
 
-std::string traceHover(const json& check, const std::string& path, uint32_t line) {
-  return traceHover(checkFromJson(check), path, line);
+std::string traceHover(const json& check, const std::string& path, uint32_t line, const std::string& models) {
+  return traceHover(checkFromJson(check), path, line, models);
 }
 
 }  // namespace tsocheck::lsp

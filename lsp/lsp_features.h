@@ -67,12 +67,19 @@ json fenceActions(const json& check, const std::string& uri, const std::string& 
                   const TextOf& textOf = {}, const EditFormat& format = {});
 
 // Code lenses of one check; `checking` >= 0 means a check is running and has
-// explored that many executions.
-json checkLenses(const CheckReport& check, const std::string& uri, const std::string& text, long long checking);
-json checkLenses(const json& check, const std::string& uri, const std::string& text, long long checking);
+// explored that many executions. `models`: the check's verdict under each
+// compared model as modelVerdictsText words it ("SC ✓  TSO ✗", "" = none),
+// a lens of its own after the verdict's (not while a check runs).
+json checkLenses(const CheckReport& check, const std::string& uri, const std::string& text, long long checking,
+                 const std::string& models = "");
+json checkLenses(const json& check, const std::string& uri, const std::string& text, long long checking,
+                 const std::string& models = "");
 
-// Markdown hover for 1-based `line` of `path` if a trace step is there ("" if not).
-std::string traceHover(const CheckReport& check, const std::string& path, uint32_t line);
-std::string traceHover(const json& check, const std::string& path, uint32_t line);
+// Markdown hover for 1-based `line` of `path` if a trace step is there ("" if
+// not); on the check's own line also `models` (as for checkLenses), whatever
+// the check's verdict.
+std::string traceHover(const CheckReport& check, const std::string& path, uint32_t line,
+                       const std::string& models = "");
+std::string traceHover(const json& check, const std::string& path, uint32_t line, const std::string& models = "");
 
 }  // namespace tsocheck::lsp

@@ -65,6 +65,9 @@ struct Results {
   // The other translation units the checks' programs were linked from
   // (FileReport::units): an edit to one of them re-checks this document.
   std::vector<std::string> units;
+  // tsocheck.compareModels: function -> its verdict under each model
+  // (modelVerdictsText), set when the comparison of this very text ended.
+  std::map<std::string, std::string> modelLines;
 };
 
 // A document's check functions as its latest lowering found them, and the
@@ -231,6 +234,7 @@ class Server {
         {
           std::lock_guard<std::mutex> l(mu_);
           recheckReasons_.clear();  // checked again for the new settings
+          for (auto& [uri, res] : results_) res.modelLines.clear();  // compared under the old settings
         }
         for (const std::string& uri : docs_.uris()) {
           sched_.cancel(uri, "new settings");
@@ -305,12 +309,13 @@ class Server {
     std::vector<std::string> dependents;
     {
       std::lock_guard<std::mutex> l(mu_);
-      for (const auto& [other, res] : results_) {
+      for (auto& [other, res] : results_) {
         if (other == uri) continue;
         for (const std::string& unit : res.units)
           if (sameFile(unit, path)) {
             dependents.push_back(other);
             recheckReasons_[other] = "re-checked: " + std::filesystem::path(path).filename().string() + " changed";
+            res.modelLines.clear();  // compared with the old text of that file
             break;
           }
       }
@@ -431,20 +436,26 @@ class Server {
     std::optional<Clock::time_point> lastPublish;  // of results before the run's end
   };
 
+  // A run of the document's text (other open files' unsaved text too: the
+  // program's other translation units and headers as the editor shows them),
+  // stopped by the run's cancel flag, each check first looked up in the cache.
+  RunOptions documentRun(CheckRun& run, const RunOptions& base) {
+    RunOptions opts = base;
+    opts.contents = run.doc.text;
+    for (const std::string& other : docs_.uris())
+      if (other != run.doc.uri)
+        if (std::optional<Document> o = docs_.get(other)) opts.otherContents[o->path] = o->text;
+    opts.cancel = run.r.cancel.get();
+    opts.reuse = [this, &run](const CheckReport& rep, const Program& prog) { return reuseCached(run, rep, prog); };
+    return opts;
+  }
+
   void runJob(CheckRun& run, const Settings& s, std::optional<uint32_t> focus) {
     const Document& doc = run.doc;
     run.token = "tsocheck-check-" + std::to_string(++progressTokens_);
-    RunOptions opts = s.run;
-    opts.contents = doc.text;
-    // Other open files' unsaved text: the program's other translation units
-    // and headers as the editor shows them.
-    for (const std::string& other : docs_.uris())
-      if (other != doc.uri)
-        if (std::optional<Document> o = docs_.get(other)) opts.otherContents[o->path] = o->text;
-    opts.cancel = run.r.cancel.get();
+    RunOptions opts = documentRun(run, s.run);
     opts.firstCheckAt = focus;  // the check the user is at runs first
     opts.onProgress = [&](uint64_t n) { reportProgress(run, n); };
-    opts.reuse = [&](const CheckReport& rep, const Program& prog) { return reuseCached(run, rep, prog); };
     // The answer first: a check's verdict is published as soon as it is
     // known (before its fence synthesis), and finished checks as they end;
     // fence hints and code actions follow when synthesis ends.
@@ -477,6 +488,89 @@ class Server {
     if (run.r.cancel->load()) return logReplaced(doc);
     if (!current(run)) return;  // a newer check follows
     publishFinal(run, fr, s);
+    if (!s.compareModels.empty()) compareUnderModels(run, fr, s);
+  }
+
+  // tsocheck.compareModels, "where does it break?": after the document's
+  // results are published, on the same worker and stopped by the same cancel
+  // flag, each check again under every compared model but its own (its own
+  // verdict is the one just published). Verdicts only: no fence synthesis,
+  // so these runs have a cache key of their own, and nothing of them is
+  // published as diagnostics. The line of each check goes with the results
+  // of this very text, and tsocheck/status and the lenses are refreshed.
+  void compareUnderModels(CheckRun& run, const FileReport& fr, const Settings& s) {
+    const Document& doc = run.doc;
+    const Clock::time_point t0 = Clock::now();
+    std::vector<CheckReport> own;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = results_.find(doc.uri);
+      if (it == results_.end() || it->second.version != doc.version) return;
+      own = it->second.checks;
+    }
+    if (own.empty()) return;
+    Settings verdicts = s;
+    verdicts.options.fences = false;
+    verdicts.run = Settings::runOptions(verdicts.options);
+    const std::string settingsKey = outcomeSettings(verdicts);
+    std::map<Model, std::map<std::string, CheckReport>> under;  // model -> function -> report
+    int checked = 0, cachedN = 0;
+    for (Model m : s.compareModels) {
+      if (std::all_of(own.begin(), own.end(), [&](const CheckReport& c) { return c.model == m; })) continue;
+      if (!current(run)) return;
+      CheckRun forced{doc, run.r, settingsKey, run.fresh};
+      RunOptions opts = documentRun(forced, verdicts.run);
+      opts.forceModel = m;  // as the "run under M" lens: it wins over the annotation
+      FileReport other = runFile(doc.path, opts);
+      if (run.r.cancel->load()) return logReplaced(doc);
+      if (!current(run)) return;
+      for (CheckReport& c : collect(doc, other, verdicts, forced.reused, forced.keys, &checked, &cachedN).checks)
+        under[m].emplace(c.function, std::move(c));
+    }
+    // Per check, its reports in the line's order (its own model where the
+    // list has it, else before the first listed model weaker than it), one
+    // report per model: compareModels makes the rows.
+    std::vector<FileReport> reports;
+    for (const CheckReport& c : own)
+      for (Model m : lineModels(s.compareModels, c.model)) {
+        FileReport one;
+        if (m == c.model) one.checks.push_back(c);
+        else if (auto it = under[m].find(c.function); it != under[m].end()) one.checks.push_back(it->second);
+        else {  // no report of this check under m (the file did not compile so): no verdict
+          CheckReport missing = c;
+          missing.model = m;
+          missing.result.status = Status::Error;
+          one.checks.push_back(std::move(missing));
+        }
+        reports.push_back(std::move(one));
+      }
+    std::map<std::string, std::string> lines;
+    for (const ModelVerdicts& row : compareModels(reports)) lines[row.function] = modelVerdictsText(row);
+    if (!current(run)) return;
+    Results res;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = results_.find(doc.uri);
+      if (it == results_.end() || it->second.version != doc.version || it->second.text != doc.text) return;
+      it->second.modelLines = lines;
+      res = it->second;
+    }
+    notifyChecked(doc.uri, res, fileStatus(fr, res.checks));
+    if (clientLensRefresh_) request("workspace/codeLens/refresh", nullptr, [](const json&) {});
+    log(4, "compared " + doc.path + " v" + std::to_string(doc.version) + " under each model: " + std::to_string(checked) +
+               " checked, " + std::to_string(cachedN) + " from cache, " + std::to_string(int(msSince(t0))) + " ms");
+  }
+
+  // The models of a check's line: the compared ones in their order, with the
+  // check's own model where the list has it, else before the first listed
+  // model that comes after it in kModels (SC, TSO, PSO, RC11).
+  static std::vector<Model> lineModels(const std::vector<Model>& listed, Model own) {
+    std::vector<Model> out = listed;
+    if (std::find(out.begin(), out.end(), own) != out.end()) return out;
+    auto rank = [](Model m) { return std::find(std::begin(kModels), std::end(kModels), m) - std::begin(kModels); };
+    auto at = std::find_if(out.begin(), out.end(), [&](Model m) { return rank(m) > rank(own); });
+    out.insert(at, own);
+    return out;
   }
 
   // Whether what the run checks is still the document's text (and the run
@@ -638,6 +732,7 @@ class Server {
       total += executions;
       summary.push_back({{"function", c.function}, {"status", statusName(c.result.status)},
                          {"executions", executions}, {"model", modelName(c.model)}, {"message", c.result.message}});
+      if (auto line = res.modelLines.find(c.function); line != res.modelLines.end()) summary.back()["models"] = line->second;
     }
     notifyStatus(uri, false, total, summary, file);
   }
@@ -823,6 +918,15 @@ class Server {
     return it == results_.end() ? std::vector<CheckReport>() : it->second.checks;
   }
 
+  // The compared models' lines of the open document d, only while d is the
+  // text they were computed for (never a line of an older text).
+  std::map<std::string, std::string> modelLinesOf(const Document& d) {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = results_.find(d.uri);
+    if (it == results_.end() || it->second.version != d.version || it->second.text != d.text) return {};
+    return it->second.modelLines;
+  }
+
   // Fence quick fixes, computed only against the texts the check saw: none
   // while the document is newer than its results (it is being re-checked),
   // and none in a header whose open buffer no longer holds the text the
@@ -865,10 +969,14 @@ class Server {
   json codeLenses(const DocumentParams& p) {
     Document d = openDoc(p.uri);
     long long checking = -1;
-    if (std::optional<Running> r = sched_.running(d.uri)) checking = r->executions->load();
+    if (std::optional<Running> r = sched_.running(d.uri); r && !r->published->load()) checking = r->executions->load();
     json out = json::array();
-    for (const CheckReport& c : resultsOf(d.uri))
-      for (json& lens : checkLenses(c, d.uri, d.text, checking)) out.push_back(std::move(lens));
+    const std::map<std::string, std::string> lines = modelLinesOf(d);
+    for (const CheckReport& c : resultsOf(d.uri)) {
+      auto line = lines.find(c.function);
+      for (json& lens : checkLenses(c, d.uri, d.text, checking, line == lines.end() ? "" : line->second))
+        out.push_back(std::move(lens));
+    }
     std::string reason;
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -943,7 +1051,11 @@ class Server {
       focus_[d.uri] = p.position.line + 1;
     }
     std::string md;
-    for (const CheckReport& c : resultsOf(d.uri)) md += traceHover(c, d.path, p.position.line + 1);
+    const std::map<std::string, std::string> lines = modelLinesOf(d);
+    for (const CheckReport& c : resultsOf(d.uri)) {
+      auto line = lines.find(c.function);
+      md += traceHover(c, d.path, p.position.line + 1, line == lines.end() ? "" : line->second);
+    }
     if (md.empty()) return nullptr;
     return {{"contents", {{"kind", "markdown"}, {"value", md}}}};
   }
@@ -989,6 +1101,7 @@ class Server {
         std::lock_guard<std::mutex> l(mu_);
         noCache_.insert(uri);
         recheckReasons_.erase(uri);  // re-checked on request, not for a linked file
+        if (auto it = results_.find(uri); it != results_.end()) it->second.modelLines.clear();
       }
       sched_.cancel(uri, "a re-check");
       sched_.schedule(uri, 0, true);

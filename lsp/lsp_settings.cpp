@@ -53,13 +53,27 @@ std::vector<std::string> applySettings(Settings& s, const json& in) {
     else if (v == "save") s.checkOnSave = true;
     else bad.push_back("checkOn must be \"change\" or \"save\"");
   }
+  if (j.contains("compareModels")) {
+    const json& v = j["compareModels"];
+    std::vector<Model> models;
+    bool ok = v.is_null() || v.is_array();
+    if (v.is_array())
+      for (const json& m : v) {
+        const std::optional<Model> parsed = m.is_string() ? parseModel(m.get<std::string>()) : std::nullopt;
+        if (!parsed) ok = false;
+        else if (std::find(models.begin(), models.end(), *parsed) == models.end()) models.push_back(*parsed);
+      }
+    if (ok) s.compareModels = models;
+    else bad.push_back("compareModels must be a list of " + choiceList(modelChoices(), true) + " (empty: off)");
+  }
   return bad;
 }
 
 json serverSettingSchema() {
   return json::array({{{"key", "checkOn"}, {"choices", {"change", "save"}}},
                       {{"key", "maxWorkers"}, {"choices", nullptr}},
-                      {{"key", "debounceMs"}, {"choices", nullptr}}});
+                      {{"key", "debounceMs"}, {"choices", nullptr}},
+                      {{"key", "compareModels"}, {"choices", nullptr}, {"items", choicesOf(modelChoices())}}});
 }
 
 std::string outcomeSettings(const Settings& s) {

@@ -24,6 +24,10 @@ struct Settings {
   bool checkOnSave = false;   // checkOn: "change" (debounced) or "save"
   int maxWorkers = defaultMaxWorkers();
   int debounceMs = 300;
+  // compareModels: each check is also run under these models (after its own
+  // result is published; verdicts only) for the one-line "where does it
+  // break?" summary in its lens and hover. Empty: off.
+  std::vector<Model> compareModels;
   // The run the editor's option values make: a default time limit, and the
   // annotation wins over them.
   static RunOptions runOptions(const OptionValues& v);
@@ -35,7 +39,9 @@ std::vector<std::string> applySettings(Settings& s, const nlohmann::json& j);
 
 // The server's own settings (beside the check options' editor settings), as
 // data: [{"key": "checkOn", "choices": ["change", "save"]}, {"key":
-// "maxWorkers", "choices": null}, ...] (`tsocheck options --json`).
+// "maxWorkers", "choices": null}, ...] (`tsocheck options --json`); a list
+// setting names what its items may be: {"key": "compareModels", "choices":
+// null, "items": ["sc", "tso", "pso", "rc11"]}.
 nlohmann::json serverSettingSchema();
 
 // The part of the settings that can change a check's outcome beyond the

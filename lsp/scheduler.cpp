@@ -105,7 +105,7 @@ std::optional<Running> Scheduler::running(const std::string& uri) {
 void Scheduler::done(const std::string& uri, const Running& r) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = running_.find(uri);
-  if (it != running_.end() && it->second.cancel == r.cancel) running_.erase(it);
+  if (it != running_.end() && it->second.cancel == r.cancel) it->second.published->store(true);
 }
 
 void Scheduler::bringToFront(const std::string& uri) {

@@ -55,6 +55,9 @@ namespace tsocheck::lsp {
 struct Running {
   std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<std::atomic<long long>> executions = std::make_shared<std::atomic<long long>>(0);
+  // Its results are published (done()): lenses show them, while the worker
+  // may still do follow-up work for the same text (cancelled like the check).
+  std::shared_ptr<std::atomic<bool>> published = std::make_shared<std::atomic<bool>>(false);
   std::chrono::steady_clock::time_point cancelledAt;
   const char* cancelledBy = "";  // what replaced the check: "an edit", "closing the file", ...
 };
@@ -90,8 +93,9 @@ class Scheduler {
   bool withdraw(const std::string& key);
   // The running check of uri, if any.
   std::optional<Running> running(const std::string& uri);
-  // The check r of uri has published its results: it no longer counts as
-  // running (lenses show the result), though its worker may still be busy.
+  // The check r of uri has published its results (Running::published:
+  // lenses show the result). Until its worker returns, cancel() still
+  // reaches it and no other worker takes uri.
   void done(const std::string& uri, const Running& r);
   // Waits until no document is queued or running and no job waits (timers
   // not yet due do not count).

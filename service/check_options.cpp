@@ -168,24 +168,6 @@ const std::vector<OptionSpec> kSchema = {
 
 bool jsonDoor(Door d) { return d == Door::Settings || d == Door::Launch; }
 
-// "sc, tso or pso" (text doors) / "\"sc\", \"tso\" or \"pso\"" (JSON doors).
-// "sc|tso|pso" -> {"sc", "tso", "pso"}.
-std::vector<std::string> choicesOf(const char* choices) {
-  std::vector<std::string> cs;
-  std::stringstream in(choices);
-  for (std::string c; std::getline(in, c, '|');) cs.push_back(c);
-  return cs;
-}
-
-std::string choiceList(const char* choices, bool quoted) {
-  std::vector<std::string> cs = choicesOf(choices);
-  if (quoted)
-    for (std::string& c : cs) c = "\"" + c + "\"";
-  std::string out;
-  for (size_t i = 0; i < cs.size(); ++i) out += (i == 0 ? "" : i + 1 == cs.size() ? " or " : ", ") + cs[i];
-  return out;
-}
-
 // What a good value looks like, as the error message says it.
 std::string syntax(const OptionSpec& o, Door door) {
   const bool q = jsonDoor(door);
@@ -207,6 +189,22 @@ std::string syntax(const OptionSpec& o, Door door) {
 }
 
 }  // namespace
+
+std::vector<std::string> choicesOf(const char* choices) {
+  std::vector<std::string> cs;
+  std::stringstream in(choices);
+  for (std::string c; std::getline(in, c, '|');) cs.push_back(c);
+  return cs;
+}
+
+std::string choiceList(const char* choices, bool quoted) {
+  std::vector<std::string> cs = choicesOf(choices);
+  if (quoted)
+    for (std::string& c : cs) c = "\"" + c + "\"";
+  std::string out;
+  for (size_t i = 0; i < cs.size(); ++i) out += (i == 0 ? "" : i + 1 == cs.size() ? " or " : ", ") + cs[i];
+  return out;
+}
 
 const std::vector<OptionSpec>& checkOptionSchema() { return kSchema; }
 

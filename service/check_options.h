@@ -105,6 +105,10 @@ bool isEditorSetting(const OptionSpec& o);
 // flag and negation (null when the door lacks it), value kind ("choice",
 // "range", ...), choices (null unless a choice) and editor_setting.
 nlohmann::json optionSchemaJson();
+// A choice option's choices: "sc|tso|pso" -> {"sc", "tso", "pso"}.
+std::vector<std::string> choicesOf(const char* choices);
+// "sc, tso or pso" (quoted: "\"sc\", \"tso\" or \"pso\"", as JSON doors say it).
+std::string choiceList(const char* choices, bool quoted);
 
 // Sets one option from its text (command line, annotation; a switch given
 // bare passes "true") or its JSON value (settings, launch: numbers and

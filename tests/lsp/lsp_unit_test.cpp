@@ -584,3 +584,44 @@ TEST_CASE("the settings schema names every setting the server reads, and only th
   Settings st;
   CHECK(applySettings(st, {{"unknownSetting", json::array({1})}}).empty());
 }
+
+TEST_CASE("settings: compareModels is a list of models, empty or null turns it off, anything else is refused") {
+  Settings s;
+  CHECK(s.compareModels.empty());
+  const std::string key = outcomeSettings(s);
+  CHECK(applySettings(s, {{"tsocheck", {{"compareModels", {"sc", "TSO", "rc11", "sc"}}}}}).empty());
+  CHECK(s.compareModels == std::vector<Model>{Model::SC, Model::TSO, Model::RC11});  // in order, once each
+  CHECK(outcomeSettings(s) == key);  // the chosen model's checks keep their cache entries
+  for (const json& bad : {json("sc,tso"), json::array({"sc", "arm"}), json::array({1}), json(true)}) {
+    const std::vector<std::string> errs = applySettings(s, {{"compareModels", bad}});
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0] == "compareModels must be a list of \"sc\", \"tso\", \"pso\" or \"rc11\" (empty: off)");
+    CHECK(s.compareModels.size() == 3);  // the old value stays
+  }
+  CHECK(applySettings(s, {{"compareModels", json::array()}}).empty());
+  CHECK(s.compareModels.empty());
+  REQUIRE(applySettings(s, {{"compareModels", {"pso"}}}).empty());
+  CHECK(applySettings(s, {{"compareModels", nullptr}}).empty());
+  CHECK(s.compareModels.empty());
+}
+
+TEST_CASE("the line of verdicts under each model: a lens after the verdict's, and in the hover on the check") {
+  const std::string uri = "file:///w/a.c", path = "/w/a.c", text = "int x;\nvoid f(void) {}\n";
+  const std::string line = "SC \u2713  TSO \u2713  RC11 \u2717";
+  json check = {{"function", "f"}, {"file", path}, {"line", 2}, {"model", "TSO"}, {"status", "verified"},
+                {"executions", 1}, {"elapsed_ms", 1.0}};
+  auto titles = [](const json& lenses) {
+    std::vector<std::string> out;
+    for (const json& l : lenses) out.push_back(l["command"]["title"]);
+    return out;
+  };
+  const std::vector<std::string> with = titles(checkLenses(check, uri, text, -1, line));
+  REQUIRE(with.size() >= 2);
+  CHECK(with[1] == line);
+  CHECK(titles(checkLenses(check, uri, text, -1)).size() == with.size() - 1);
+  CHECK(titles(checkLenses(check, uri, text, 5, line)) == std::vector<std::string>{"checking… 5 executions"});
+  // A verified check has no trace to hover, but its own line shows where it breaks.
+  CHECK(traceHover(check, path, 2, line) == "`f` under each model: `" + line + "`\n\n");
+  CHECK(traceHover(check, path, 2).empty());
+  CHECK(traceHover(check, path, 1, line).empty());
+}

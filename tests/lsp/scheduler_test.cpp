@@ -145,6 +145,40 @@ TEST_CASE("workers: a document is never checked twice at once, and cancel reache
   CHECK_FALSE(s.running("a"));
 }
 
+TEST_CASE("workers: a published check's follow-up work is still cancelled by an edit, and waits for nothing twice") {
+  IoThread io;
+  std::atomic<int> inA{0}, maxInA{0}, checksOfA{0};
+  std::atomic<bool> published{false}, followUpCancelled{false};
+  Scheduler* sp = nullptr;
+  Scheduler s(io.io, [&](const std::string& uri, const Running& r) {
+    const int now = ++inA;
+    maxInA = std::max(maxInA.load(), now);
+    if (++checksOfA == 1) {
+      sp->done(uri, r);  // the results are out; more work for the same text follows
+      published = true;
+      for (int i = 0; i < 400 && !r.cancel->load(); ++i) std::this_thread::sleep_for(5ms);
+      followUpCancelled = r.cancel->load();
+    }
+    --inA;
+  });
+  sp = &s;
+  s.setWorkers(3);
+  s.schedule("a", 0);
+  for (int i = 0; i < 400 && !published; ++i) std::this_thread::sleep_for(5ms);
+  REQUIRE(published);
+  std::optional<Running> r = s.running("a");
+  REQUIRE(r);
+  CHECK(r->published->load());  // lenses show the results, not "checking…"
+  s.schedule("a", 0);  // an edit
+  std::this_thread::sleep_for(50ms);
+  CHECK(checksOfA == 1);  // the follow-up work holds the document
+  s.cancel("a", "an edit");
+  s.blockUntilIdle();
+  CHECK(followUpCancelled);
+  CHECK(checksOfA == 2);
+  CHECK(maxInA == 1);
+}
+
 TEST_CASE("workers: command jobs share the pool and stop() cancels what runs") {
   IoThread io;
   std::atomic<int> jobs{0};

@@ -321,3 +321,30 @@ TEST_CASE("the report carries each step's buffers and the violation's summary, w
   // Read back, the report words the same text.
   CHECK(checkJson(checkFromJson(j))["violation"]["summary"] == summary);
 }
+
+TEST_CASE("the line of verdicts under each model: a check only verified shows a tick, each model in the order run") {
+  auto report = [](const char* fn, Model m, Status st) {
+    FileReport f;
+    CheckReport c;
+    c.file = "/w/a.c";
+    c.function = fn;
+    c.line = 7;
+    c.model = m;
+    c.result.status = st;
+    f.checks.push_back(c);
+    return f;
+  };
+  const std::vector<ModelVerdicts> rows =
+      compareModels({report("f", Model::SC, Status::Verified), report("g", Model::SC, Status::Bounded),
+                     report("f", Model::TSO, Status::Bounded), report("g", Model::TSO, Status::Timeout),
+                     report("f", Model::PSO, Status::Error), report("g", Model::PSO, Status::Violation)});
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].function == "f");
+  CHECK(rows[0].line == 7);
+  // Bounded (no violation within a bound), timed out and not checked are no verdict: no tick.
+  CHECK(modelVerdictsText(rows[0]) == "SC \u2713  TSO bounded  PSO error");
+  CHECK(modelVerdictsText(rows[1]) == "SC bounded  TSO timeout  PSO \u2717");
+  const nlohmann::json j = modelVerdictsJson(rows);
+  CHECK(j[1]["verdicts"] == nlohmann::json({{"SC", "bounded"}, {"TSO", "timeout"}, {"PSO", "violation"}}));
+  CHECK(j[1]["summary"] == modelVerdictsText(rows[1]));
+}

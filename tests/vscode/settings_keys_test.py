@@ -50,6 +50,10 @@ for k, spec in sorted({**editor, **server}.items()):
         check(enum == spec["choices"], "tsocheck.%s: enum %s is the schema's %s" % (k, enum, spec["choices"]))
     else:
         check(not enum, "tsocheck.%s: no enum (the schema has no choices)" % k)
+    if "items" in spec:  # a list setting: an array of the schema's items
+        items = keys[k].get("items", {})
+        check(keys[k]["type"] == "array" and items.get("enum") == spec["items"],
+              "tsocheck.%s: an array of %s, as the schema's items %s" % (k, items.get("enum"), spec["items"]))
     if "kind" in spec:
         types = keys[k]["type"] if isinstance(keys[k]["type"], list) else [keys[k]["type"]]
         check(TYPES[spec["kind"]] <= set(types) and set(types) <= TYPES[spec["kind"]] | {"null"},

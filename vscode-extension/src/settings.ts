@@ -4,7 +4,7 @@
 
 export const serverSettingKeys = [
   'model', 'bufferBound', 'preemptionBound', 'loopBound', 'timeLimit', 'memoryLimit', 'nondetRange', 'fenceStyle',
-  'compileCommandsDir', 'checkOn', 'maxWorkers', 'debounceMs', 'robustness', 'deadlocks', 'stateful', 'stepLimit',
+  'compileCommandsDir', 'checkOn', 'maxWorkers', 'debounceMs', 'compareModels', 'robustness', 'deadlocks', 'stateful', 'stepLimit',
   'abort', 'fences', 'raceCheck', 'exitEndsProgram', 'spuriousWakeups', 'keepGoing', 'keepBound', 'main', 'fenceTimeLimit', 'jobs', 'exploreOrder',
 ] as const;
 

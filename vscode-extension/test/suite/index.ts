@@ -311,6 +311,31 @@ test('tsocheck.model rc11: on a copy of c11_mp_relaxed_buggy.c the order-upgrade
   }
 });
 
+test('tsocheck.compareModels: the lens and the hover of c11_mp_relaxed_buggy.c show where it breaks; the diagnostics stay TSO\'s', 120000, async () => {
+  const config = () => vscode.workspace.getConfiguration('tsocheck');
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  try {
+    await config().update('compareModels', ['sc', 'tso', 'pso', 'rc11'], vscode.ConfigurationTarget.Global);
+    const doc = await open('c11_mp_relaxed_buggy.c');
+    const line = 'SC \u2713  TSO \u2713  PSO \u2713  RC11 \u2717';
+    let titles: string[] = [];
+    await waitFor(`the lens "${line}"`, 90000, async () => {
+      const l = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+      titles = (l ?? []).map((x) => x.command?.title ?? '');
+      return titles.includes(line);
+    }).catch((e) => { throw new Error(`${e.message}; lenses: ${titles.join(' | ')}`); });
+    assert.ok(titles.some((t) => t.startsWith('\u2713 verified under TSO')), `the verdict lens is TSO's: ${titles.join(' | ')}`);
+    assert.deepStrictEqual(tsoErrors(doc.uri), [], 'no Error: the diagnostics are TSO\'s');
+    const fnLine = doc.getText().split('\n').findIndex((l) => l.includes('c11_message_passing'));
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, new vscode.Position(fnLine, 6));
+    const md = hovers.flatMap((h) => h.contents).map((c) => (typeof c === 'string' ? c : c.value)).join('\n');
+    assert.ok(md.includes(line), `the hover shows the line: ${md}`);
+  } finally {
+    await config().update('compareModels', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  }
+});
+
 test('a copy of litmus/sb.c: "Insert All Suggested Fences" inserts both fences and fixes it', 90000, async () => {
   const dir = path.join(folder().uri.fsPath, 'litmus');
   const copy = path.join(dir, 'sb_insert_all.c');
