@@ -30,7 +30,8 @@ std::string threadName(uint32_t t) { return "T" + std::to_string(t); }
 
 Explorer::Explorer(const Program& prog, const CheckOptions& opts)
     : prog_(prog), opts_(opts), mm_{opts.model, opts.bufferBound}, checker_(mm_),
-      preemptions_(!mm_.buffersStores(), mm_.perLocationBuffers()), races_(prog) {
+      preemptions_(!mm_.buffersStores(), mm_.perLocationBuffers()),
+      races_(prog, mm_.usesC11Orders() ? &rc11_ : nullptr) {
   rc11On_ = mm_.usesC11Orders();
   raceCheck_ = opts.raceCheck && races_.programHasPlainAccesses();
   checker_.setIncremental(opts.testing.incrementalConsistency);
@@ -1556,8 +1557,8 @@ void Explorer::checkRaces(const State& s) {
   // under TSO and PSO only the graphs SC allows too (every one of them is
   // explored there as well) count, so every model reports the races SC does
   // (C11's definition over sequentially consistent executions). Under RC11
-  // every consistent graph counts: the C11 race definition over its own
-  // executions, and a race is undefined behaviour there (an error).
+  // every consistent graph counts, judged by RC11's own happens-before
+  // (races_ asks rc11_), and a race is undefined behaviour there (an error).
   if (!raceScratch_.empty() && !rc11On_ && mm_.model != Model::SC && !scChecker_.consistent(s.g)) return;
   for (const Race& r : raceScratch_) {
     const Event& a = s.g.ev(r.first);

@@ -27,12 +27,13 @@ constexpr Value kMutexDestroyed = 0xFFFFFFFF;
 // atomic nor volatile), so a race on it is a data race (engine/races.h).
 // Loads and stores the lowering makes up (primitives, libc) are atomic.
 constexpr uint8_t kPlainAccess = 1;
-// Memory orders, for the race detector only (no effect on execution): an
-// atomic Load whose `sub` has kRelaxedAccess does not acquire, such a Store
-// does not release; an Rmw's `imm` has kRmwNoAcquire / kRmwNoRelease for a
-// read / write part that does not. (Relaxed accesses in a function with an
-// acquire / release fence count as acquiring / releasing: fence
-// synchronisation is not modelled event by event.)
+// Memory orders, for the race detector under SC, TSO and PSO only (no effect
+// on execution; RC11 judges races by Instr::order): an atomic Load whose
+// `sub` has kRelaxedAccess does not acquire, such a Store does not release;
+// an Rmw's `imm` has kRmwNoAcquire / kRmwNoRelease for a read / write part
+// that does not. (Relaxed accesses in a function with an acquire / release
+// fence count as acquiring / releasing: fence synchronisation is not
+// modelled event by event there.)
 constexpr uint8_t kRelaxedAccess = 2;
 // Exit's `sub`: exit() / _Exit(): the whole program ends (pthread_exit: 0).
 constexpr uint8_t kExitProgram = 1;

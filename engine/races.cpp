@@ -37,6 +37,7 @@ const Instr* RaceDetector::instrOf(const Event& e) const {
 
 bool RaceDetector::isPlain(const Event& e) const {
   if (e.kind != EvKind::Load && e.kind != EvKind::Store) return false;
+  if (rc11_) return e.order == MemOrder::NonAtomic;
   if (e.section & kInSection) return false;  // inside an atomic section: as an atomic access
   const Instr* in = instrOf(e);
   return in && (in->op == Op::Load || in->op == Op::Store) && (in->sub & kPlainAccess);
@@ -61,7 +62,8 @@ bool RaceDetector::releases(const Event& e) const {
 bool RaceDetector::programHasPlainAccesses() const {
   for (const Function& f : prog_.functions)
     for (const Instr& in : f.code)
-      if ((in.op == Op::Load || in.op == Op::Store) && (in.sub & kPlainAccess)) return true;
+      if ((in.op == Op::Load || in.op == Op::Store) && (rc11_ ? in.order == MemOrder::NonAtomic : (in.sub & kPlainAccess)))
+        return true;
   return false;
 }
 
@@ -213,15 +215,58 @@ bool RaceDetector::mayRace(const Graph& g, const Known& known) {
   return false;
 }
 
+void RaceDetector::access(const Graph& g, EventId id, const uint32_t* c, std::vector<Race>& out) {
+  // A new access races with an older one of thread u exactly when it does
+  // not see u's latest access of the kind it conflicts with (seen events of
+  // a thread form a prefix of it).
+  const Event& e = g.ev(id);
+  if (!isAccess(e)) return;
+  const Location* l = g.locOf(e);
+  if (!l) return;
+  const uint32_t nT = uint32_t(g.threads.size()), t = id.thread, i = id.index;
+  const size_t li = size_t(l - g.locs.data());
+  const bool plain = isPlain(e);
+  int32_t* row = &last_[li * nT * kSlots];
+  bool raced = false;
+  for (uint32_t u = 0; u < nT && !raced; ++u) {
+    if (u == t) continue;
+    const int32_t* r = row + u * kSlots;
+    // Writes of u this access conflicts with; reads of u if it writes.
+    int32_t w = r[plain ? kWrite : kPlainWrite];
+    int32_t rd = e.writes ? r[plain ? kRead : kPlainRead] : -1;
+    for (int32_t x : {w, rd})
+      if (x >= 0 && c[u] <= uint32_t(x)) {
+        out.push_back(Race{EventId{u, uint32_t(x)}, id});
+        raced = true;
+        break;
+      }
+  }
+  int32_t* mine = row + t * kSlots;
+  if (e.writes) {
+    mine[kWrite] = int32_t(i);
+    if (plain) mine[kPlainWrite] = int32_t(i);
+  }
+  if (e.reads) {
+    mine[kRead] = int32_t(i);
+    if (plain) mine[kPlainRead] = int32_t(i);
+  }
+}
+
 void RaceDetector::find(const Graph& g, std::vector<Race>& out, const Known& known) {
   if (!mayRace(g, known)) return;
   const uint32_t nT = uint32_t(g.threads.size());
+  last_.assign(g.locs.size() * nT * kSlots, -1);
+  if (rc11_) {
+    // RC11's own hb: its order extends hb, its clocks are hb exactly.
+    if (!rc11_->computeHb(g)) return;
+    for (const EventId id : rc11_->hbOrder()) access(g, id, rc11_->hbClock(id), out);
+    return;
+  }
   clockStart_.assign(nT + 1, 0);
   for (uint32_t t = 0; t < nT; ++t) clockStart_[t + 1] = clockStart_[t] + uint32_t(g.threads[t].events.size());
   clocks_.assign(size_t(clockStart_[nT]) * nT, 0);
   release_.assign(size_t(clockStart_[nT]) * nT, 0);
   next_.assign(nT, 0);
-  last_.assign(g.locs.size() * nT * kSlots, -1);
   auto clockOf = [&](uint32_t t, uint32_t i) { return &clocks_[size_t(clockStart_[t] + i) * nT]; };
   // What a write releases to an acquiring read of it: its own clock if it
   // releases, joined, for an RMW, with what the write it read releases (the
@@ -269,37 +314,7 @@ void RaceDetector::find(const Graph& g, std::vector<Race>& out, const Known& kno
             }
           }
         }
-        if (isAccess(e)) {
-          const Location* l = g.locOf(e);
-          const size_t li = l ? size_t(l - g.locs.data()) : 0;
-          if (l) {
-            const bool plain = isPlain(e);
-            int32_t* row = &last_[li * nT * kSlots];
-            bool raced = false;
-            for (uint32_t u = 0; u < nT && !raced; ++u) {
-              if (u == t) continue;
-              const int32_t* r = row + u * kSlots;
-              // Writes of u this access conflicts with; reads of u if it writes.
-              int32_t w = r[plain ? kWrite : kPlainWrite];
-              int32_t rd = e.writes ? r[plain ? kRead : kPlainRead] : -1;
-              for (int32_t x : {w, rd})
-                if (x >= 0 && c[u] <= uint32_t(x)) {
-                  out.push_back(Race{EventId{u, uint32_t(x)}, EventId{t, i}});
-                  raced = true;
-                  break;
-                }
-            }
-            int32_t* mine = row + t * kSlots;
-            if (e.writes) {
-              mine[kWrite] = int32_t(i);
-              if (plain) mine[kPlainWrite] = int32_t(i);
-            }
-            if (e.reads) {
-              mine[kRead] = int32_t(i);
-              if (plain) mine[kPlainRead] = int32_t(i);
-            }
-          }
-        }
+        access(g, EventId{t, i}, c, out);
         ++next_[t];
         progress = true;
       }

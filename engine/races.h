@@ -16,10 +16,17 @@
 // it. Plain and relaxed reads-from never synchronise (ir.h kRelaxedAccess;
 // a relaxed access in a function with a matching fence counts as acquiring /
 // releasing, so fence synchronisation is approximated per function).
+// That is the happens-before of SC, TSO and PSO. Under RC11 (a detector made
+// with an Rc11Checker) races are judged by RC11's own hb instead, the one its
+// consistency check uses (engine/rc11.h): release sequences as in C++20 (only
+// RMWs continue one), fences event by event ([F]; sb before the release
+// sequence, sb; [F] after the relaxed read), spawn, join, locks as acquire /
+// release RMWs; and plain means a non-atomic C11 order (Event::order).
 //
 // The detector visits the graph's events in one linearisation of
 // happens-before (threads advance while their next event's predecessors are
-// done) with one vector clock per event, and keeps per location and thread
+// done; under RC11 the checker's order of po ∪ rf) with one vector clock per
+// event (under RC11 the checker's), and keeps per location and thread
 // the latest read and write (and the latest plain ones): a new access races
 // with an older one of thread u exactly when it does not see u's latest
 // access of the relevant kind. O(events × threads) per graph, after a pass of
@@ -30,7 +37,9 @@
 // a location's accesses is ordered by a spawn or a join alone (arguments
 // written before the spawn and read by the child, results read after the
 // join), or is a pair of source locations the caller already knows races
-// (`Known`): the search could only name such pairs again. A program whose
+// (`Known`): the search could only name such pairs again. (Both hold under
+// RC11's hb too: it contains spawn and join edges, and a known pair is
+// judged by its source locations alone.) A program whose
 // every access is a plain racy int (a message-passing chain) finds its few
 // races in the first executions; after that the pass ends each later one.
 #pragma once
@@ -41,6 +50,7 @@
 
 #include "engine/graph.h"
 #include "engine/ir.h"
+#include "engine/rc11.h"
 
 namespace tsocheck {
 
@@ -51,7 +61,10 @@ struct Race {
 
 class RaceDetector {
  public:
-  explicit RaceDetector(const Program& prog) : prog_(prog) {}
+  // rc11: judge races as RC11 does — hb is rc11's (Rc11Checker::computeHb:
+  // release sequences as in C++20, fences event by event), and an access is
+  // plain when its C11 order is non-atomic (Event::order).
+  explicit RaceDetector(const Program& prog, Rc11Checker* rc11 = nullptr) : prog_(prog), rc11_(rc11) {}
   // True when the program has a plain access at all (else find() is never needed).
   bool programHasPlainAccesses() const;
   // Pairs of source locations the caller has reported a race between (in
@@ -81,7 +94,11 @@ class RaceDetector {
   // with an access plain, or every such pair is ordered by a spawn or join
   // or known: then g has no race find() would report that is not known.
   bool mayRace(const Graph& g, const Known& known);
+  // The access `id` (clock c: its hb-or-equal prefix length per thread),
+  // met in a linearisation of hb: its races with older accesses into out.
+  void access(const Graph& g, EventId id, const uint32_t* c, std::vector<Race>& out);
   const Program& prog_;
+  Rc11Checker* rc11_;
   Counts counts_;
   // Scratch, reused across calls.
   std::vector<uint32_t> clockStart_;  // per thread: offset of its first event's clock

@@ -48,6 +48,13 @@ class Rc11Checker {
   bool canOrderBefore(const Graph& g, EventId first, EventId second);
   // Whether a happens before b in g (g must be consistent; false when not).
   bool happensBefore(const Graph& g, EventId a, EventId b);
+  // RC11's hb of g for the race detector (engine/races.h): computeHb (false
+  // when po ∪ rf has a cycle), then hbOrder, every event in an order that
+  // extends hb, and hbClock(e)[u], the number of thread u's events that
+  // happen before e or are e — valid until the next call on this checker.
+  bool computeHb(const Graph& g) { return orderAndClocks(g); }
+  const std::vector<EventId>& hbOrder() const { return topo_; }
+  const uint32_t* hbClock(EventId e) const { return clock_.data() + size_t(node(e)) * nThreads_; }
 
  private:
   // Nodes: the events of g, thread by thread (base_[t] + index).

@@ -2229,6 +2229,29 @@ TEST_CASE("data races are warnings with both accesses, in text, JSON and SARIF",
   CHECK(fingerprints.size() == 3);
 }
 
+TEST_CASE("RC11 data races by RC11's happens-before: release sequences as in C++20, fences event by event",
+          "[cli][races][rc11]") {
+  json j = checkJson(quote(inputs("rc11_races.c")));
+  REQUIRE(j["results"].size() == 4);
+  std::map<std::string, json> by;
+  for (const json& r : j["results"]) by[r["function"]] = r;
+  for (const char* racy : {"release_sequence", "fence_before_load"}) {
+    INFO(racy);
+    const json& r = by[racy];
+    CHECK(r["model"] == "RC11");
+    CHECK(r["status"] == "violation");
+    REQUIRE(r["violation"].is_object());
+    CHECK(r["violation"]["kind"] == "data-race");
+    const std::string data = std::string(racy) == "release_sequence" ? "data1" : "data4";
+    CHECK(r["violation"]["message"].get<std::string>().find("data race on " + data + ":") == 0);
+  }
+  for (const char* clean : {"fence_in_caller", "fence_after_load"}) {
+    INFO(clean);
+    CHECK(by[clean]["status"] == "verified");
+    CHECK(by[clean]["violations"].empty());
+  }
+}
+
 TEST_CASE("programs written for GenMC: <genmc.h> is tsocheck's own compatibility header", "[cli][realc]") {
   const std::string file = quote(inputs("genmc_api.c"));
   for (const char* model : {"sc", "tso", "pso"}) {

@@ -8,9 +8,12 @@
 #include <sstream>
 #include <vector>
 
+#include "engine/races.h"
+#include "engine/rc11.h"
 #include "engine/state_space.h"
 #include "engine/work_sharing.h"
 #include "tests/engine/naive_explorer.h"
+#include "tests/engine/rc11_race_oracle.h"
 #include "tests/engine/trace_text.h"
 
 namespace tsocheck::testing {
@@ -580,6 +583,133 @@ DiffOutcome shardDifferential(const Program& prog, Model model) {
         }
       }
   }
+  return out;
+}
+
+DiffOutcome raceDifferential(const Program& prog, double naiveSeconds) {
+  DiffOutcome out;
+  std::ostringstream why;
+  const NaiveBudget budget = naiveBudget(Limits{}, naiveSeconds);
+  const NaiveResult naive = exploreNaiveRc11Races(prog, budget.limits, budget.maxCached);
+  if (naive.timedOut) {
+    out.naiveTimedOut = true;
+    return out;
+  }
+  using Pairs = std::set<std::pair<std::string, std::string>>;
+  auto pairOf = [&](const SourceLoc& x, const SourceLoc& y) {
+    std::string a = prog.locString(x), b = prog.locString(y);
+    if (b < a) std::swap(a, b);
+    return std::make_pair(a, b);
+  };
+  auto show = [](const Pairs& ps) {
+    std::string s;
+    for (const auto& [a, b] : ps) s += " (" + a + ", " + b + ")";
+    return s.empty() ? std::string(" none") : s;
+  };
+  // Per graph: the detector against the oracle.
+  Rc11Checker rc11;
+  RaceDetector detector(prog, &rc11);
+  Pairs oraclePairs;                   // over the explorer's graphs
+  Pairs detectorPairs;                 // the detector's, over the same graphs
+  std::map<std::string, Addr> addrOf;  // source location -> address, of the graphs' accesses
+  uint64_t graphs = 0;
+  bool graphMismatch = false;
+  const DiffConfig c{Model::RC11, -1};
+  CheckOptions opts = graphOptions(c, false, c.order);
+  opts.onExecution = [&](const ExecutionInfo& info) {
+    if (!info.graph || graphMismatch) return;
+    const Graph& g = *info.graph;
+    ++graphs;
+    const HbExecution x = hbExecutionOf(g);
+    const std::vector<OracleRace> want = rc11RacesByMatrices(x);
+    std::vector<Race> found;
+    detector.find(g, found);
+    auto racing = [&](EventId a, EventId b) {
+      return std::any_of(want.begin(), want.end(), [&](const OracleRace& r) {
+        return (EventId{r.thread1, r.index1} == a && EventId{r.thread2, r.index2} == b) ||
+               (EventId{r.thread1, r.index1} == b && EventId{r.thread2, r.index2} == a);
+      });
+    };
+    std::set<Addr> wantAddrs, gotAddrs;
+    for (const OracleRace& r : want) {
+      const HbEvent& a = x[r.thread1][r.index1];
+      wantAddrs.insert(a.addr);
+      oraclePairs.insert(pairOf(a.loc, x[r.thread2][r.index2].loc));
+    }
+    for (const auto& th : x)
+      for (const HbEvent& e : th)
+        if (e.kind == HbEvent::Access) addrOf[prog.locString(e.loc)] = e.addr;
+    for (const Race& r : found) {
+      gotAddrs.insert(g.ev(r.first).addr);
+      detectorPairs.insert(pairOf(g.ev(r.first).loc, g.ev(r.second).loc));
+      if (!racing(r.first, r.second)) {
+        why << "detector names a race the oracle does not: T" << r.first.thread << "." << r.first.index << " and T"
+            << r.second.thread << "." << r.second.index << " in\n" << info.traceKey << "\n";
+        graphMismatch = true;
+      }
+    }
+    if (gotAddrs != wantAddrs) {
+      why << "detector's racing addresses differ from the oracle's (" << gotAddrs.size() << " vs " << wantAddrs.size()
+          << ") in\n" << info.traceKey << "\n";
+      graphMismatch = true;
+    }
+    for (const OracleRace& r : want) {
+      const EventId a{r.thread1, r.index1}, b{r.thread2, r.index2};
+      if (std::none_of(found.begin(), found.end(), [&](const Race& f) { return f.second == a || f.second == b; })) {
+        why << "detector misses the race of T" << a.thread << "." << a.index << " and T" << b.thread << "." << b.index
+            << " in\n" << info.traceKey << "\n";
+        graphMismatch = true;
+      }
+    }
+  };
+  const CheckResult g = check(prog, opts);
+  out.executions = g.executions;
+  out.status = g.status;
+  out.violation = !naive.racePairs.empty();
+  if (graphMismatch) {
+    out.agree = false;
+    out.why = why.str();
+    return out;
+  }
+  if (oraclePairs != naive.racePairs)
+    why << "racing pairs over the explorer's executions:" << show(oraclePairs)
+        << "\nover the naive explorer's:" << show(naive.racePairs) << "\n";
+  // What the explorer reported.
+  Pairs reported;
+  std::set<std::string> endpoints;
+  std::set<Addr> reportedAddrs;
+  for (const Violation& v : g.violations) {
+    if (v.kind != ErrorKind::DataRace || !v.other) {
+      why << "an unexpected violation: " << v.message << "\n";
+      continue;
+    }
+    reported.insert(pairOf(v.loc, v.other->loc));
+    for (const SourceLoc& l : {v.loc, v.other->loc}) {
+      endpoints.insert(prog.locString(l));
+      if (auto it = addrOf.find(prog.locString(l)); it != addrOf.end()) reportedAddrs.insert(it->second);
+    }
+  }
+  for (const auto& p : reported)
+    if (!naive.racePairs.count(p)) why << "reported a race the oracle does not find: (" << p.first << ", " << p.second << ")\n";
+  // The explorer's own detector saw the same graphs: it reports what the
+  // detector names on them (all of it below the cap).
+  const bool capped = reported.size() >= CheckResult::kMaxRaces;
+  if (capped ? !std::includes(detectorPairs.begin(), detectorPairs.end(), reported.begin(), reported.end())
+             : reported != detectorPairs)
+    why << "the detector on the explorer's graphs names" << show(detectorPairs) << "\n";
+  if ((g.status == Status::Violation) != out.violation)
+    why << "verdict " << statusName(g.status) << " but the oracle's racing pairs are" << show(naive.racePairs) << "\n";
+  if (!capped) {
+    if (reportedAddrs != naive.racyAddrs)
+      why << "reported racing addresses differ from the oracle's (" << reportedAddrs.size() << " vs "
+          << naive.racyAddrs.size() << ")\n";
+    for (const auto& [a, b] : naive.racePairs)
+      if (!endpoints.count(a) && !endpoints.count(b))
+        why << "neither access of the racing pair (" << a << ", " << b << ") is reported\n";
+  }
+  out.why = why.str();
+  out.agree = out.why.empty();
+  if (!out.agree) out.why += "reported:" + show(reported) + "\n";
   return out;
 }
 

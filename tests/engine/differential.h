@@ -114,6 +114,22 @@ DiffOutcome preemptionDifferential(const Program& prog, Model model, int maxBoun
 // (Shard::only) with the same trace.
 DiffOutcome shardDifferential(const Program& prog, Model model);
 
+// Data races under RC11 (a program with plain accesses among atomics of every
+// order and fences: RandomProgramSpec::plainAccesses), against the matrix
+// oracle of rc11_race_oracle.h:
+//  * on every graph the explorer ends with, the race detector (with RC11's
+//    hb) names only pairs the oracle finds racing, the same racing
+//    addresses, and of every racing pair the one later in its linearisation
+//    (so at least one of the two accesses) as the second access of a race;
+//  * the oracle over the explorer's executions and over the naive
+//    explorer's (every RC11-consistent execution) finds the same pairs of
+//    racing source locations;
+//  * the explorer (every error reported) reports only such pairs, exactly
+//    the pairs the detector names on its graphs, a data race exactly when
+//    there is one, and, unless it reached CheckResult::kMaxRaces, every
+//    racing address and one access of every racing pair of source locations.
+// `violation`: the program races. naiveSeconds as in DiffConfig.
+DiffOutcome raceDifferential(const Program& prog, double naiveSeconds = 0);
 // Whether the unbounded graph explorer finds a violation of prog under
 // model. The explorer ends an execution at its error, so on such a program
 // classes reachable only through a failing prefix are not explored;

@@ -40,6 +40,8 @@
 // delivered to it so far: ThreadState is deterministic given them.
 #include "tests/engine/naive_explorer.h"
 
+#include "tests/engine/rc11_race_oracle.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -140,6 +142,7 @@ struct State {
     Value wval = 0;
     Event rf;           // when reads
     uint32_t aux = 0;   // Spawn: child; Join: joined thread
+    SourceLoc loc;
   };
   std::vector<std::vector<RcEvent>> rcEvents;
   // Preemption counting (naiveMinPreemptions only): the thread that took the
@@ -217,6 +220,7 @@ class Naive {
   Naive(const Program& prog, Model model, int bound, const Limits& limits, bool cache)
       : prog_(prog), model_(model), bound_(bound), limits_(limits), cache_(cache) {}
   void setMaxCached(uint64_t n) { maxCached_ = n; }
+  void judgeRaces() { races_ = true; }
 
   // Preemption mode: fills minPreemptions_ instead of the usual counts.
   std::map<std::string, int> runPreemptions(int maxPreemptions, bool* timedOut) {
@@ -530,6 +534,7 @@ class Naive {
     Counts c;
     for (const auto& th : s.threads) {
       if (th->pending().kind == ActionKind::Error) {
+        judge(s);
         c.runs++;
         c.errorRuns++;
         res_.errorMessages.insert(th->pending().message);
@@ -591,6 +596,7 @@ class Naive {
     if (any) return c;
 
     // Maximal run.
+    judge(s);
     c.runs++;
     bool complete = true, cut = false;
     for (uint32_t t = 0; t < n; ++t) {
@@ -613,6 +619,47 @@ class Naive {
   }
 
   // --- RC11 ----------------------------------------------------------------
+  // judgeRaces: the data races of the execution s ends with, by the oracle.
+  void judge(const State& s) {
+    if (!races_ || !rc11()) return;
+    HbExecution x(s.rcEvents.size());
+    for (size_t t = 0; t < s.rcEvents.size(); ++t)
+      for (const State::RcEvent& e : s.rcEvents[t]) {
+        HbEvent h;
+        switch (e.kind) {
+          case ActionKind::Load:
+          case ActionKind::Store:
+          case ActionKind::Rmw:
+          case ActionKind::Lock:
+          case ActionKind::TryLock:
+          case ActionKind::Unlock: h.kind = HbEvent::Access; break;
+          case ActionKind::Fence: h.kind = HbEvent::Fence; break;
+          case ActionKind::Spawn: h.kind = HbEvent::Spawn; break;
+          case ActionKind::Join: h.kind = HbEvent::Join; break;
+          default: break;
+        }
+        h.reads = e.reads;
+        h.writes = e.writes;
+        h.lock = e.kind == ActionKind::Lock || e.kind == ActionKind::TryLock;
+        h.unlock = e.kind == ActionKind::Unlock;
+        h.order = e.order;
+        h.addr = e.addr;
+        if (e.reads && e.rf.tid >= 0) {
+          h.rfThread = e.rf.tid;
+          h.rfIndex = e.rf.k;
+        }
+        h.other = e.aux;
+        h.loc = e.loc;
+        x[t].push_back(h);
+      }
+    for (const OracleRace& r : rc11RacesByMatrices(x)) {
+      std::string a = prog_.locString(x[r.thread1][r.index1].loc), b = prog_.locString(x[r.thread2][r.index2].loc);
+      if (b < a) std::swap(a, b);
+      res_.racePairs.emplace(std::move(a), std::move(b));
+      res_.racyAddrs.insert(x[r.thread1][r.index1].addr);
+    }
+  }
+
   static const State::RcEvent& rcEvent(const State& s, Event e) { return s.rcEvents[size_t(e.tid)][e.k]; }
 
   // Thread t's next action under RC11: every read choice and coherence
@@ -641,6 +688,7 @@ class Naive {
              : a.kind == ActionKind::Unlock                                 ? MemOrder::Release
                                                                             : a.order;
     re.addr = a.addr;
+    re.loc = a.loc;
     if (!memory) {
       const Value choices = a.kind == ActionKind::Choice ? a.value : 0;
       for (Value v = 0; v <= choices; ++v) {
@@ -763,7 +811,7 @@ class Naive {
         lastNode[key] = nodes.size() - 1;
       }
     const size_t n = nodes.size();
-    using M = std::vector<std::vector<bool>>;
+    using M = Relation;
     auto empty = [&] { return M(n, std::vector<bool>(n, false)); };
     auto closure = [&](M m) {
       for (size_t k = 0; k < n; ++k)
@@ -773,15 +821,7 @@ class Naive {
               if (m[k][j]) m[i][j] = true;
       return m;
     };
-    auto compose = [&](const M& a, const M& b) {
-      M r = empty();
-      for (size_t i = 0; i < n; ++i)
-        for (size_t k = 0; k < n; ++k)
-          if (a[i][k])
-            for (size_t j = 0; j < n; ++j)
-              if (b[k][j]) r[i][j] = true;
-      return r;
-    };
+    const auto compose = composeRelations;
     auto unite = [&](M a, const M& b) {
       for (size_t i = 0; i < n; ++i)
         for (size_t j = 0; j < n; ++j)
@@ -858,22 +898,7 @@ class Naive {
       grew = more != rs;
       rs = more;
     }
-    M relStart = empty(), acqEnd = empty();  // [E⊒rel]; ([F]; po)?  and  (po; [F])?; [E⊒acq]
-    for (size_t a = 0; a < n; ++a) {
-      if (rel(a)) relStart[a][a] = true;
-      if (rel(a) && isF(a))
-        for (size_t b = 0; b < n; ++b)
-          if (po[a][b]) relStart[a][b] = true;
-      if (acq(a)) acqEnd[a][a] = true;
-      if (acq(a) && isF(a))
-        for (size_t b = 0; b < n; ++b)
-          if (po[b][a]) acqEnd[b][a] = true;
-    }
-    M rfAtomic = empty();
-    for (size_t w = 0; w < n; ++w)
-      for (size_t r = 0; r < n; ++r)
-        if (rf[w][r] && atomic(r)) rfAtomic[w][r] = true;
-    const M sw = compose(compose(relStart, compose(rs, rfAtomic)), acqEnd);
+    const M sw = rc11SynchronisesWith(po, rs, rf, rel, acq, isF, atomic);
     // hb = (po ∪ sw ∪ spawn/join ∪ init before everything)+.
     M hbBase = unite(unite(po, sw), sj);
     for (size_t a = 0; a < n; ++a)
@@ -922,6 +947,7 @@ class Naive {
   NaiveResult res_;
   std::unordered_map<std::string, Counts> memo_;
   uint64_t maxCached_ = 0;  // > 0: more cached subtrees end the search as timed out
+  bool races_ = false;      // judgeRaces
   int maxPreemptions_ = -1;  // >= 0: preemption mode
   std::map<std::string, int> minPreemptions_;
   std::unordered_set<std::string> seen_;
@@ -933,6 +959,13 @@ NaiveResult exploreNaive(const Program& prog, Model model, int bufferBound, cons
                          uint64_t maxCached) {
   Naive n(prog, model, bufferBound, limits, /*cache=*/true);
   n.setMaxCached(maxCached);
+  return n.run();
+}
+
+NaiveResult exploreNaiveRc11Races(const Program& prog, const Limits& limits, uint64_t maxCached) {
+  Naive n(prog, Model::RC11, -1, limits, /*cache=*/true);
+  n.setMaxCached(maxCached);
+  n.judgeRaces();
   return n.run();
 }
 

@@ -21,6 +21,11 @@ struct NaiveResult {
   uint64_t errorRuns = 0;        // runs that ended in an error (assertion, memory, ...)
   std::set<std::string> errorMessages;
   uint64_t deadlockRuns = 0;
+  // exploreNaiveRc11Races only: the pairs of source locations
+  // (Program::locString, the smaller first) of accesses that race in some
+  // RC11-consistent execution (rc11_race_oracle.h), and their addresses.
+  std::set<std::pair<std::string, std::string>> racePairs;
+  std::set<Addr> racyAddrs;
   bool limitHit = false;         // a step limit cut some run
   bool timedOut = false;         // the limits' deadline passed: the result is incomplete
 };
@@ -30,6 +35,11 @@ struct NaiveResult {
 // timedOut (as when the limits' deadline passes), bounding its memory.
 NaiveResult exploreNaive(const Program& prog, Model model, int bufferBound,
                          const Limits& limits = Limits{}, uint64_t maxCached = 0);
+
+// exploreNaive under RC11 that also judges every execution's data races
+// (a complete run, a deadlock, a cut or an error ends one) with the
+// matrix oracle of rc11_race_oracle.h: NaiveResult::racePairs, racyAddrs.
+NaiveResult exploreNaiveRc11Races(const Program& prog, const Limits& limits = Limits{}, uint64_t maxCached = 0);
 
 // The same search without the subtree cache (for testing the cache).
 NaiveResult exploreNaivePlain(const Program& prog, Model model, int bufferBound,

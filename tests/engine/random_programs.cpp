@@ -23,6 +23,7 @@ struct GenOp {
   int slot = -1;       // Load/RMW: result slot; Branch: slot of the tested value
   MemOrder order = MemOrder::SeqCst;  // accesses and fences (RandomProgramSpec::memoryOrders)
   MemOrder failOrder = MemOrder::SeqCst;  // Cas: the order of a failed compare-exchange
+  bool plain = false;  // Load / Store: a plain C access (RandomProgramSpec::plainAccesses)
   std::vector<GenOp> thenOps, elseOps;
 };
 
@@ -199,6 +200,7 @@ class Gen {
     }
 
     if (spec_.memoryOrders) assignOrders(ops);
+    if (spec_.plainAccesses) makePlain(ops);
     // Result slots in program order; the branch refers to the load before it.
     assignSlots(ops, th.slots);
     th.ops = std::move(ops);
@@ -227,6 +229,15 @@ class Gen {
           break;
         default: break;
       }
+    }
+  }
+
+  // A third of the loads and stores plain, at random.
+  void makePlain(std::vector<GenOp>& ops) {
+    for (GenOp& op : ops) {
+      if (op.kind == GenOp::Load || op.kind == GenOp::Store) op.plain = pick(3) == 0;
+      makePlain(op.thenOps);
+      makePlain(op.elseOps);
     }
   }
 
@@ -310,7 +321,15 @@ double estimate(const GenProgram& p) {
 
 class Emitter {
  public:
-  Emitter(FunctionBuilder& f, const std::vector<uint32_t>& shared) : f_(f), shared_(shared) {}
+  Emitter(FunctionBuilder& f, const std::vector<uint32_t>& shared, uint32_t firstLine)
+      : f_(f), shared_(shared), line_(firstLine) {}
+  // Flag relaxed accesses as the lowering does (ir.h kRelaxedAccess,
+  // kRmwNoAcquire / kRmwNoRelease: an access that neither has the order nor
+  // sits in a function with a matching fence), given the thread's ops.
+  void flagRelaxed(const std::vector<GenOp>& all) {
+    flags_ = true;
+    fenceOrders(all);
+  }
 
   void ops(const std::vector<GenOp>& list, std::vector<Reg>& slotRegs, Reg acc) {
     for (const GenOp& op : list) emit(op, slotRegs, acc);
@@ -326,14 +345,41 @@ class Emitter {
     f_.mov(acc, n);
   }
 
+  void fenceOrders(const std::vector<GenOp>& list) {
+    for (const GenOp& op : list) {
+      if (op.kind == GenOp::FenceFull || op.kind == GenOp::FenceStoreStore) {
+        acquireFence_ |= acquires(op.order);
+        releaseFence_ |= releases(op.order);
+      }
+      fenceOrders(op.thenOps);
+      fenceOrders(op.elseOps);
+    }
+  }
+  // The last instruction, an access with `op`'s order: its lowering flags.
+  void lowerFlags(const GenOp& op) {
+    if (!flags_ || op.plain) return;
+    Instr& in = f_.fn().code.back();
+    if (op.kind == GenOp::Load && !acquires(op.order) && !acquireFence_) in.sub |= kRelaxedAccess;
+    if (op.kind == GenOp::Store && !releases(op.order) && !releaseFence_) in.sub |= kRelaxedAccess;
+    if (in.op == Op::Rmw)
+      in.imm = (acquires(op.order) || acquireFence_ ? 0 : kRmwNoAcquire) | (releases(op.order) || releaseFence_ ? 0 : kRmwNoRelease);
+  }
+
   void emit(const GenOp& op, std::vector<Reg>& slotRegs, Reg acc) {
     f_.at(++line_);
     uint32_t g = op.loc < shared_.size() ? shared_[op.loc] : 0;
     switch (op.kind) {
-      case GenOp::Store: f_.storeGlobal(g, op.value); f_.setOrder(op.order); break;
+      case GenOp::Store:
+        f_.storeGlobal(g, op.value);
+        f_.setOrder(op.order);
+        if (op.plain) f_.markPlain();
+        lowerFlags(op);
+        break;
       case GenOp::Load: {
         const Reg r = f_.loadGlobal(g);
         f_.setOrder(op.order);
+        if (op.plain) f_.markPlain();
+        lowerFlags(op);
         if (op.kind == GenOp::Cas) f_.setFailOrder(op.failOrder);
         record(op.slot, r, slotRegs, acc);
         break;
@@ -349,6 +395,7 @@ class Emitter {
                     : op.kind == GenOp::Xchg ? f_.rmwGlobal(RmwOp::Xchg, g, op.value)
                                              : f_.rmwGlobal(RmwOp::Add, g, op.value);
         f_.setOrder(op.order);
+        lowerFlags(op);
         if (op.kind == GenOp::Cas) f_.setFailOrder(op.failOrder);
         record(op.slot, r, slotRegs, acc);
         break;
@@ -370,10 +417,13 @@ class Emitter {
 
   FunctionBuilder& f_;
   const std::vector<uint32_t>& shared_;
-  uint32_t line_ = 1;
+  uint32_t line_;
+  bool flags_ = false, acquireFence_ = false, releaseFence_ = false;
 };
 
-Program build(const GenProgram& gp, uint32_t loopIterations, bool spinAwaits, bool mainReads) {
+// ownLines (RandomProgramSpec::plainAccesses): each thread's operations on
+// lines of their own, relaxed accesses flagged as the lowering flags them.
+Program build(const GenProgram& gp, uint32_t loopIterations, bool spinAwaits, bool mainReads, bool ownLines) {
   ProgramBuilder pb("random.c");
   std::vector<uint32_t> shared;
   for (uint32_t i = 0; i < gp.locations; ++i)
@@ -389,7 +439,8 @@ Program build(const GenProgram& gp, uint32_t loopIterations, bool spinAwaits, bo
     f.at(1);
     Reg acc = f.constant(0);
     std::vector<Reg> slotRegs(size_t(th.slots), kNoReg);
-    Emitter e(f, shared);
+    Emitter e(f, shared, ownLines ? uint32_t(1000 * (t + 1)) : 1);
+    if (ownLines) e.flagRelaxed(th.ops);
     if (mainReads && t > 0) {
       // A first step nothing else races with (a store to a global of the
       // thread's own): what the thread does next to the shared locations
@@ -459,7 +510,7 @@ Program randomProgram(uint64_t seed, const RandomProgramSpec& spec) {
     }
     if (bestCost <= spec.maxStates) break;
   }
-  return build(best, spec.loopIterations, spec.spinAwaits, spec.mainReads);
+  return build(best, spec.loopIterations, spec.spinAwaits, spec.mainReads, spec.plainAccesses);
 }
 
 }  // namespace tsocheck::testing

@@ -30,6 +30,13 @@ struct RandomProgramSpec {
   // acquire / release / acq_rel / seq_cst): programs for RC11. Off, the
   // generator draws exactly what it drew before (orders stay seq_cst).
   bool memoryOrders = false;
+  // A third of the loads and stores become plain C accesses (Instr
+  // kPlainAccess, MemOrder::NonAtomic: data races are possible), relaxed
+  // accesses get the flags the lowering gives them (ir.h kRelaxedAccess,
+  // kRmwNoAcquire / kRmwNoRelease: no matching fence in the thread's
+  // function), and each thread's operations source lines of their own
+  // (1000 * thread + k). Off, the generator draws exactly what it drew before.
+  bool plainAccesses = false;
   // Budget on a rough estimate of the naive explorer's state space (product
   // over threads of their step counts, flushes included, times a crude bound
   // on the number of traces). Thread bodies over budget are regenerated with

@@ -7,8 +7,10 @@
 // preemption bounds 0..2 against
 // the naive minimum preemption count on random programs and mutex programs
 // (preemptionDifferential), and under RC11 the stress families and random
-// programs with every memory order, and sharded searches merged against one
-// run (shardDifferential), for a number of seeds or minutes.
+// programs with every memory order, data races of random programs with plain
+// accesses among them against a matrix oracle (raceDifferential), and
+// sharded searches merged against one run (shardDifferential), for a number
+// of seeds or minutes.
 //   tsocheck-soak [--minutes M] [--seeds N] [--first-seed S]
 // Prints programs and configurations checked, executions explored,
 // mismatches, and the first mismatching program as C-like text. Exit 1 on a
@@ -69,6 +71,9 @@ int main(int argc, char** argv) {
   RandomProgramSpec orderSpec;
   orderSpec.memoryOrders = true;
   uint64_t orderPrograms = 0, shardPrograms = 0, shardChecks = 0;
+  RandomProgramSpec raceSpec = orderSpec;
+  raceSpec.plainAccesses = true;
+  uint64_t racePrograms = 0, racyPrograms = 0;
   std::string firstMismatch;
   double lastReport = 0;
   for (uint64_t seed = first;; ++seed) {
@@ -134,6 +139,25 @@ int main(int argc, char** argv) {
       execs += d.executions;
       violations += d.violation;
       record(d, [&] { return "random program with memory orders under RC11 (seed " + std::to_string(orderSeed) + ")\n"; });
+    }
+    // One random program with plain accesses among atomics of every order
+    // and fences, under RC11: its data races by the explorer and by the
+    // race detector on each graph against the matrix oracle on every
+    // execution of both explorers.
+    {
+      const uint64_t raceSeed = 0x4ace000000ull + seed;
+      const Program p = randomProgram(raceSeed, raceSpec);
+      const DiffOutcome d = raceDifferential(p, kNaiveSeconds);
+      ++checks;
+      if (d.naiveTimedOut) {
+        ++naiveTimedOut;
+      } else {
+        ++racePrograms;
+        racyPrograms += d.violation;
+        execs += d.executions;
+        violations += d.violation;
+      }
+      record(d, [&] { return "random program with plain accesses, data races under RC11 (seed " + std::to_string(raceSeed) + ")\n"; });
     }
     // One random program (memory orders included) split into shards under
     // every model: the merge against the single run, and the counterexample
@@ -202,7 +226,8 @@ int main(int argc, char** argv) {
   std::printf("soak: %.1f minutes, %llu programs (", elapsed() / 60, (unsigned long long)programs);
   for (int f = 0; f < kStressFamilies; ++f)
     std::printf("%s%s %llu", f ? ", " : "", stressFamilyName(StressFamily(f)), (unsigned long long)perFamily[f]);
-  std::printf("; atomic sections %llu; ending early %llu; memory orders under RC11 %llu; split into shards %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
+  std::printf("; atomic sections %llu; ending early %llu; memory orders under RC11 %llu; data races under RC11 %llu, "
+              "%llu of them racy; split into shards %llu), %llu checks (x %zu configurations; %llu of them state space vs naive on "
               "section programs, %llu preemption bounds 0..2 vs naive on random and mutex programs, %llu program ends "
               "across the three searches, %llu shard merges against one run), %llu graph-explorer executions, "
               "%llu with a violation, "
@@ -210,7 +235,8 @@ int main(int argc, char** argv) {
               "%llu left out (the naive explorer over %.0f s or its cache), "
               "states where both ran: BFS %llu, DPOR %llu; %llu mismatches\n",
               (unsigned long long)sectionPrograms, (unsigned long long)endPrograms,
-              (unsigned long long)orderPrograms, (unsigned long long)shardPrograms, (unsigned long long)checks,
+              (unsigned long long)orderPrograms, (unsigned long long)racePrograms, (unsigned long long)racyPrograms,
+              (unsigned long long)shardPrograms, (unsigned long long)checks,
               configs.size(), (unsigned long long)sectionChecks, (unsigned long long)preemptionChecks,
               (unsigned long long)endChecks, (unsigned long long)shardChecks, (unsigned long long)execs,
               (unsigned long long)violations, (unsigned long long)skipped, (unsigned long long)dporSkipped,
