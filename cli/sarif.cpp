@@ -88,8 +88,10 @@ json sarifLog(const std::vector<FileReport>& files, const std::string& toolVersi
         };
         // One threadFlow per thread; executionOrder orders steps across threads.
         std::map<uint32_t, json> perThread;
-        for (const TraceStep& s : v.trace) {
-          const std::string text = stepLabel(s) + (s.note.empty() ? "" : " [" + s.note + "]");
+        for (size_t i = 0; i < v.trace.size(); ++i) {
+          const TraceStep& s = v.trace[i];
+          const std::string note = stepNote(v.trace, i);
+          const std::string text = stepLabel(s) + (note.empty() ? "" : " [" + note + "]");
           json state = json::object();
           for (size_t t = 0; t < s.buffers.size(); ++t)
             if (!s.buffers[t].empty()) state["buffer T" + std::to_string(t)] = {{"text", bufferText(s.buffers[t])}};

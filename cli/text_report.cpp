@@ -36,7 +36,8 @@ class SourceCache {
 // One line per step: the report's label and buffers (service/report_reader.h),
 // with the step's place and source line.
 void writeInterleaving(std::ostream& os, const Program& prog, const std::vector<TraceStep>& trace, SourceCache& src) {
-  for (const TraceStep& s : trace) {
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const TraceStep& s = trace[i];
     std::string head = "  " + stepLabel(s);
     size_t width = 0;  // characters, not bytes ("→", "·")
     for (unsigned char ch : head) width += (ch & 0xC0) != 0x80;
@@ -45,7 +46,7 @@ void writeInterleaving(std::ostream& os, const Program& prog, const std::vector<
     os << head << " " << file.substr(file.find_last_of('/') + 1) << ":" << s.loc.line << ":" << s.loc.column;
     std::string line = src.line(file, s.loc.line);
     if (!line.empty()) os << "  | " << line;
-    if (!s.note.empty()) os << "   [" << s.note << "]";
+    if (const std::string note = stepNote(trace, i); !note.empty()) os << "   [" << note << "]";
     std::string b = buffersText(s);
     if (!b.empty()) os << "   buffers: " << b;
     os << "\n";

@@ -45,7 +45,7 @@ std::optional<Replay> Replay::fromReport(const CheckReport& check, std::string* 
   const Program& prog = *check.program;
   r.violation_ = violationJson(prog, *check.result.violation, false);
   r.memory_ = knownMemory(trace, check.model);
-  for (size_t i = 0; i < trace.size(); ++i) r.steps_.push_back(payloadStep(prog, trace[i], r.memory_[i]));
+  for (size_t i = 0; i < trace.size(); ++i) r.steps_.push_back(payloadStep(prog, trace, i, r.memory_[i]));
   for (const TraceStep& s : trace)
     r.threads_ = std::max({r.threads_, s.thread + 1, uint32_t(s.buffers.size())});
   r.startFunction_.assign(r.threads_, "");
@@ -178,6 +178,13 @@ const ReplayState& Replay::state() const {
   return *cache_;
 }
 
+bool Replay::rc11() const { return MemoryModel{report_.model}.usesC11Orders(); }
+
+std::vector<ReadableLocation> Replay::mayRead(uint32_t t) const {
+  if (!rc11()) return {};
+  return readableWrites(replayedViolation().trace, pos_, t);
+}
+
 json Replay::stateJson() const {
   const ReplayState& st = state();
   json cur = current();
@@ -191,7 +198,17 @@ json Replay::stateJson() const {
              {"file", r.file},           {"line", r.line},               {"column", r.column},
              {"pendingIn", r.pendingIn}, {"pendingValue", r.pendingValue}, {"pendingLine", r.pendingLine}};
   }
+  json mayReadJson = nullptr;  // RC11: per thread, [{address, text}]
+  if (rc11()) {
+    mayReadJson = json::array();
+    for (uint32_t t = 0; t < threads_; ++t) {
+      json locs = json::array();
+      for (const ReadableLocation& l : mayRead(t)) locs.push_back({{"address", l.address}, {"text", readableText(l)}});
+      mayReadJson.push_back(std::move(locs));
+    }
+  }
   return {{"step", pos_},
+          {"mayRead", mayReadJson},
           {"total", steps_.size()},
           {"current", cur},
           {"next", nextEventLabel()},

@@ -109,6 +109,12 @@ class Replay {
   ReplayState stateAt(size_t i) const;
   const ReplayState& state() const;
 
+  // Under RC11 (no store buffers): per location, the writes thread t may
+  // still read at the position (report_reader.h readableWrites); empty for
+  // the other models.
+  bool rc11() const;
+  std::vector<ReadableLocation> mayRead(uint32_t t) const;
+
   // Body of the `tsocheckState` request (format in dap_server.h).
   json stateJson() const;
 

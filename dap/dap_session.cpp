@@ -13,8 +13,8 @@ namespace {
 // variablesReference numbering. The scopes are fixed; the per-thread ones add
 // the thread id. Every reference is resolved against the current position, so
 // a reference from an earlier stop shows the state of the current one.
-constexpr int64_t kMemoryRef = 1, kBuffersRef = 2, kNextRef = 3;
-constexpr int64_t kReadsBase = 1'000'000, kBufferBase = 2'000'000;
+constexpr int64_t kMemoryRef = 1, kBuffersRef = 2, kNextRef = 3, kMayReadRef = 4;
+constexpr int64_t kReadsBase = 1'000'000, kBufferBase = 2'000'000, kMayReadBase = 3'000'000;
 
 std::string basename(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
@@ -209,7 +209,9 @@ json Session::scopes() const {
     list.push_back({{"name", name}, {"variablesReference", ref}, {"expensive", expensive}});
   };
   scope("Shared memory", kMemoryRef);
-  scope("Store buffers", kBuffersRef);
+  // RC11 has no store buffers: what each thread may still read instead.
+  if (r.rc11()) scope("May read", kMayReadRef);
+  else scope("Store buffers", kBuffersRef);
   for (uint32_t t = 0; t < r.threadCount(); ++t) scope("T" + std::to_string(t) + " reads", kReadsBase + t);
   scope("Next event", kNextRef);
   return {{"scopes", list}};
@@ -235,12 +237,32 @@ json Session::bufferVariables(const Replay& r, const ReplayState& st) const {
   return vars;
 }
 
+// Per thread that exists at the position, the locations it may still read
+// and the writes it may read there (a thread expands to them).
+json Session::mayReadVariables(const Replay& r) const {
+  json vars = json::array();
+  for (uint32_t t = 0; t < r.threadCount(); ++t) {
+    if (!r.spawned(t)) continue;
+    std::string summary;
+    const std::vector<ReadableLocation> locs = r.mayRead(t);
+    for (const ReadableLocation& l : locs) {
+      std::string values;
+      for (const ReadableWrite& w : l.writes) values += (values.empty() ? "" : " or ") + std::to_string(w.value);
+      summary += (summary.empty() ? "" : " · ") + l.address + ": " + values;
+    }
+    vars.push_back(variable(r.threadName(t), locs.empty() ? "nothing written yet" : summary, locs.empty() ? 0 : kMayReadBase + t));
+  }
+  return vars;
+}
+
 json Session::readVariables(const Replay& r, const ReplayState& st, uint32_t thread) const {
   json vars = json::array();
+  // (RC11 has no memory or buffers to serve a read.)
+  const std::string plain = r.rc11() ? " (" : " (memory, ";
   for (const ReadRecord& rd : st.reads[thread])
     vars.push_back(variable(rd.address, dumpJson(rd.value) +
-                                            (rd.rmw ? " (read-modify-write" : rd.fromBuffer ? " (own buffer" : " (memory") +
-                                            ", line " + std::to_string(rd.line) + ", " + stepName(r, rd.index) + ")"));
+                                            (rd.rmw ? " (read-modify-write, " : rd.fromBuffer ? " (own buffer, " : plain) +
+                                            "line " + std::to_string(rd.line) + ", " + stepName(r, rd.index) + ")"));
   if (vars.empty()) vars.push_back(variable("(nothing read yet)", ""));
   return vars;
 }
@@ -254,6 +276,11 @@ json Session::variables(int64_t ref) const {
     if (st.memory.empty()) vars.push_back(variable("(none known yet)", "every location holds its initial value"));
   } else if (ref == kBuffersRef) {
     vars = bufferVariables(r, st);
+  } else if (ref == kMayReadRef) {
+    vars = mayReadVariables(r);
+  } else if (ref >= kMayReadBase && ref < kMayReadBase + int64_t(r.threadCount())) {
+    for (const ReadableLocation& l : r.mayRead(uint32_t(ref - kMayReadBase)))
+      vars.push_back(variable(l.address, readableText(l)));
   } else if (ref >= kBufferBase && ref < kBufferBase + int64_t(r.threadCount())) {
     for (const PendingStore& p : st.buffers[size_t(ref - kBufferBase)])
       vars.push_back(variable(p.address + " = " + dumpJson(p.value),
@@ -295,6 +322,10 @@ std::string Session::evaluate(std::string e) const {
       if (!e.empty() && matches(p.address))
         add(p.address + " = " + dumpJson(p.value) + " in T" + std::to_string(t) + "'s buffer (line " +
             std::to_string(p.line) + ")");
+  for (uint32_t t = 0; t < r.threadCount(); ++t)
+    if (r.spawned(t))
+      for (const ReadableLocation& l : r.mayRead(t))
+        if (!e.empty() && matches(l.address)) add("T" + std::to_string(t) + " may read " + l.address + " = " + readableText(l));
   if (result.empty()) throw DapError{"`" + e + "`: no value known at this step (shared locations only)"};
   return result;
 }

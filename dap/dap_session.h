@@ -78,6 +78,7 @@ class Session {
   }
   json bufferVariables(const Replay& r, const ReplayState& st) const;
   json readVariables(const Replay& r, const ReplayState& st, uint32_t thread) const;
+  json mayReadVariables(const Replay& r) const;
 };
 
 }  // namespace tsocheck::dap

@@ -239,6 +239,20 @@ struct TraceStep {
   // lowest such), staleEntry its newest entry for the address.
   uint32_t staleThread = kNoThread;
   BufferEntry staleEntry;
+  // RC11 traces (no store buffers: happens-before explains what a read may
+  // see), as data; the service words them (service/report_reader.h).
+  struct Rc11Facts {
+    MemOrder order = MemOrder::NonAtomic;  // the access's or fence's C11 order (c11Order)
+    bool reads = false;      // the step reads (readsFrom, readCo, read hold)
+    Value read = 0;          // a read: the value read
+    uint32_t readsFrom = 0;  // a read: the step of the write it read (0: the initial value)
+    int readCo = -1;         // a read: that write's place in its location's coherence order (-1: initial value)
+    int writeCo = -1;        // a write: its place in coherence order (0: first after the initial value)
+    Value init = 0;          // an access: its location's initial value
+    std::vector<uint32_t> sw;  // the steps it synchronises with (RC11 sw, spawn and join)
+    std::vector<uint32_t> hb;  // per thread u: how many of u's events happen before or equal it
+  };
+  std::optional<Rc11Facts> rc11;
 };
 
 // Fills staleThread/staleEntry of every LoadMem step of a trace whose

@@ -44,7 +44,7 @@ bool isSC(const Event& e) {
 
 }  // namespace
 
-bool Rc11Checker::orderAndClocks(const Graph& g) {
+bool Rc11Checker::orderAndClocks(const Graph& g, std::vector<std::vector<EventId>>* sw) {
   nThreads_ = uint32_t(g.threads.size());
   base_.assign(nThreads_ + 1, 0);
   for (uint32_t t = 0; t < nThreads_; ++t) base_[t + 1] = base_[t] + uint32_t(g.threads[t].events.size());
@@ -63,6 +63,12 @@ bool Rc11Checker::orderAndClocks(const Graph& g) {
   }
   // What the thread's atomic reads so far synchronise with (for its acquire fences).
   std::vector<uint32_t> acqPending(size_t(nThreads_) * nThreads_, 0);
+  // (Only with sw: the release heads behind acqPending, per thread.)
+  std::vector<std::vector<EventId>> pendingSources(sw ? nThreads_ : 0);
+  if (sw) sw->assign(nNodes_, {});
+  auto addSource = [](std::vector<EventId>& to, EventId h) {
+    if (std::find(to.begin(), to.end(), h) == to.end()) to.push_back(h);
+  };
   std::vector<uint32_t> done(nThreads_, 0), src(nThreads_);
   auto maxInto = [&](uint32_t* to, const uint32_t* from) {
     for (uint32_t u = 0; u < nThreads_; ++u) to[u] = std::max(to[u], from[u]);
@@ -93,24 +99,34 @@ bool Rc11Checker::orderAndClocks(const Graph& g) {
     const Event& e = g.ev(id);
     uint32_t* c = clockOf(id);
     if (i > 0) maxInto(c, clockOf(EventId{t, i - 1}));
-    else if (t != 0) maxInto(c, clockOf(EventId{g.threads[t].parent, g.threads[t].spawnIndex}));
-    if (e.kind == EvKind::Join && e.aux < nThreads_ && !g.threads[e.aux].events.empty())
-      maxInto(c, clockOf(EventId{e.aux, uint32_t(g.threads[e.aux].events.size() - 1)}));
+    else if (t != 0) {
+      const EventId spawn{g.threads[t].parent, g.threads[t].spawnIndex};
+      maxInto(c, clockOf(spawn));
+      if (sw) (*sw)[node(id)].push_back(spawn);
+    }
+    if (e.kind == EvKind::Join && e.aux < nThreads_ && !g.threads[e.aux].events.empty()) {
+      const EventId last{e.aux, uint32_t(g.threads[e.aux].events.size() - 1)};
+      maxInto(c, clockOf(last));
+      if (sw) (*sw)[node(id)].push_back(last);
+    }
     c[t] = i + 1;
     if (e.reads && isAtomic(e) && !e.rf.isInit()) {
       // The release heads of the release sequences that contain the write
       // read: the write itself and, through RMWs, the writes they read.
       std::fill(src.begin(), src.end(), 0);
       bool any = false;
+      std::vector<EventId> heads;  // (only with sw)
       for (EventId h = e.rf; !h.isInit();) {
         const Event& he = g.ev(h);
         if (!he.writes || !isAtomic(he)) break;
         if (releases(he.order)) {
           maxInto(src.data(), clockOf(h));
           any = true;
+          if (sw) heads.push_back(h);
         } else if (const uint32_t f = relFence[node(h)]) {
           maxInto(src.data(), clockOf(EventId{h.thread, f - 1}));
           any = true;
+          if (sw) heads.push_back(EventId{h.thread, f - 1});
         }
         if (!he.reads) break;
         h = he.rf;
@@ -118,9 +134,19 @@ bool Rc11Checker::orderAndClocks(const Graph& g) {
       if (any) {
         if (acquires(c11Order(e))) maxInto(c, src.data());
         maxInto(acqPending.data() + size_t(t) * nThreads_, src.data());
+        if (sw)
+          for (EventId h : heads) {
+            if (h.thread == t) continue;  // (po orders them already)
+            if (acquires(c11Order(e))) addSource((*sw)[node(id)], h);
+            addSource(pendingSources[t], h);
+          }
       }
     }
-    if (isFence(e) && acquires(e.order)) maxInto(c, acqPending.data() + size_t(t) * nThreads_);
+    if (isFence(e) && acquires(e.order)) {
+      maxInto(c, acqPending.data() + size_t(t) * nThreads_);
+      if (sw)
+        for (EventId h : pendingSources[t]) addSource((*sw)[node(id)], h);
+    }
   }
   return true;
 }
@@ -295,6 +321,20 @@ bool Rc11Checker::happensBefore(const Graph& g, EventId a, EventId b) {
   if (a.isInit()) return !b.isInit();
   if (b.isInit() || !orderAndClocks(g)) return false;
   return hb(a, b);
+}
+
+bool Rc11Checker::hbFacts(const Graph& g, HbFacts* out) {
+  std::vector<std::vector<EventId>> sw;
+  if (!orderAndClocks(g, &sw)) return false;
+  out->clock.assign(nThreads_, {});
+  out->sw.assign(nThreads_, {});
+  for (uint32_t t = 0; t < nThreads_; ++t)
+    for (uint32_t i = base_[t]; i < base_[t + 1]; ++i) {
+      out->clock[t].emplace_back(clock_.begin() + ptrdiff_t(size_t(i) * nThreads_),
+                                 clock_.begin() + ptrdiff_t(size_t(i + 1) * nThreads_));
+      out->sw[t].push_back(std::move(sw[i]));
+    }
+  return true;
 }
 
 bool Rc11Checker::canOrderBefore(const Graph& g, EventId first, EventId second) {

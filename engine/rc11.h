@@ -56,11 +56,27 @@ class Rc11Checker {
   const std::vector<EventId>& hbOrder() const { return topo_; }
   const uint32_t* hbClock(EventId e) const { return clock_.data() + size_t(node(e)) * nThreads_; }
 
+  // What explains an execution's reads (traces: engine/trace.cpp), from the
+  // same pass that checks it. Per event, thread by thread (index [t][i]):
+  //  * clock: per thread u, how many of u's events happen before or equal it;
+  //  * sw: the events it synchronises with, from other threads: the release
+  //    writes (or the release fences before them) whose release sequences it
+  //    acquires (an acquire fence: what its thread's earlier atomic reads
+  //    read), a thread's spawn for its first event, and a joined thread's
+  //    last event for the join.
+  struct HbFacts {
+    std::vector<std::vector<std::vector<uint32_t>>> clock;
+    std::vector<std::vector<std::vector<EventId>>> sw;
+  };
+  // False (and *out untouched) when po ∪ rf has a cycle.
+  bool hbFacts(const Graph& g, HbFacts* out);
+
  private:
   // Nodes: the events of g, thread by thread (base_[t] + index).
   uint32_t node(EventId id) const { return base_[id.thread] + id.index; }
   // The topological order of po ∪ rf (false: a cycle) and the hb clocks.
-  bool orderAndClocks(const Graph& g);
+  // With sw (per node), each event's sw sources (HbFacts::sw) too.
+  bool orderAndClocks(const Graph& g, std::vector<std::vector<EventId>>* sw = nullptr);
   bool hb(EventId a, EventId b) const {  // a strictly happens before b
     return !(a == b) && a.index < clock_[size_t(node(b)) * nThreads_ + a.thread];
   }

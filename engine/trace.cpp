@@ -1,6 +1,9 @@
 #include "engine/trace.h"
 
 #include <algorithm>
+#include <map>
+
+#include "engine/rc11.h"
 
 namespace tsocheck {
 
@@ -25,7 +28,7 @@ std::string writerNote(const Program& prog, const Graph& g, EventId w) {
 class TraceBuilder {
  public:
   TraceBuilder(const Program& prog, const Graph& g, const MemoryModel& mm)
-      : prog_(prog), g_(g), sc_(!mm.buffersStores()), buf_(g.threads.size()), next_(g.threads.size(), 0) {}
+      : prog_(prog), g_(g), sc_(!mm.buffersStores()), rc11_(mm.usesC11Orders()), buf_(g.threads.size()), next_(g.threads.size(), 0) {}
 
   std::vector<TraceStep> build(const std::vector<OrderNode>& order);
 
@@ -41,10 +44,12 @@ class TraceBuilder {
   TraceStep loadStep(EventId id) const;
   TraceStep syncStep(EventId id) const;
   TraceStep choiceStep(EventId id) const;
+  void addRc11Facts();
 
   const Program& prog_;
   const Graph& g_;
   const bool sc_;
+  const bool rc11_;  // words nothing about memory or buffers: fills TraceStep::rc11
   std::vector<std::vector<Pending>> buf_;  // per thread: issued, not yet flushed
   std::vector<uint32_t> next_;             // per thread: the first event not yet shown
   std::vector<TraceStep> steps_;
@@ -135,7 +140,7 @@ void TraceBuilder::issue(EventId id) {
   st.value = e.wval;
   announceSection(st);  // before the buffer entry takes the store's step number
   if (sc_) {
-    st.note = "written to memory";
+    if (!rc11_) st.note = "written to memory";
   } else {
     st.note = "enters T" + std::to_string(id.thread) + "'s store buffer";
     buf_[id.thread].push_back(Pending{id, BufferEntry{e.addr, e.wval, st.addrName, uint32_t(steps_.size() + 1)}});
@@ -173,8 +178,9 @@ TraceStep TraceBuilder::loadStep(EventId id) const {
   TraceStep st = base(id, fromBuf ? StepKind::LoadBuf : StepKind::LoadMem);
   st.hasValue = true;
   st.value = e.rval;
-  st.note = fromBuf ? "from T" + std::to_string(id.thread) + "'s own store buffer"
-                    : "from memory (" + writerNote(prog_, g_, e.rf) + ")";
+  if (!rc11_)
+    st.note = fromBuf ? "from T" + std::to_string(id.thread) + "'s own store buffer"
+                      : "from memory (" + writerNote(prog_, g_, e.rf) + ")";
   return st;
 }
 
@@ -229,7 +235,7 @@ void TraceBuilder::timed(EventId id) {
       break;
     case EvKind::Fence:
       st = base(id, StepKind::Fence);
-      st.note = e.fence == FenceKind::Full ? "full fence: store buffer drained" : "store-store barrier";
+      if (!rc11_) st.note = e.fence == FenceKind::Full ? "full fence: store buffer drained" : "store-store barrier";
       break;
     case EvKind::Spawn:
       st = base(id, StepKind::Spawn);
@@ -275,7 +281,50 @@ std::vector<TraceStep> TraceBuilder::build(const std::vector<OrderNode>& order) 
   // Stores issued by no later timed event (the thread stopped) still show.
   for (uint32_t t = 0; t < buf_.size(); ++t) issueUpTo(t, uint32_t(g_.threads[t].events.size()));
   annotateStaleReads(steps_);
+  if (rc11_) addRc11Facts();
   return std::move(steps_);
+}
+
+// Every step of an RC11 trace gets its facts: what it read, where its write
+// stands in coherence order, what it synchronises with, its hb clock.
+void TraceBuilder::addRc11Facts() {
+  Rc11Checker checker;
+  Rc11Checker::HbFacts hb;
+  if (!checker.hbFacts(g_, &hb)) return;  // (cannot happen: the graph is consistent)
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> stepOf;  // (thread, event) -> step
+  for (const TraceStep& st : steps_)
+    if (st.event != TraceStep::kNoEvent && st.kind != StepKind::Atomic) stepOf.emplace(std::make_pair(st.thread, st.event), st.step);
+  auto stepAt = [&](EventId id) {
+    auto it = stepOf.find({id.thread, id.index});
+    return it == stepOf.end() ? 0u : it->second;
+  };
+  for (TraceStep& st : steps_) {
+    if (st.event == TraceStep::kNoEvent || st.thread >= g_.threads.size() ||
+        st.event >= g_.threads[st.thread].events.size())
+      continue;
+    const EventId id{st.thread, st.event};
+    const Event& e = g_.ev(id);
+    TraceStep::Rc11Facts f;
+    f.order = c11Order(e);
+    if (const Location* loc = (e.reads || e.writes) ? g_.locOf(e) : nullptr) {
+      f.init = loc->init;
+      if (e.reads) {
+        f.reads = true;
+        f.read = e.rval;
+        f.readsFrom = e.rf.isInit() ? 0 : stepAt(e.rf);
+        f.readCo = Graph::coIndex(*loc, e.rf);
+      }
+      if (e.writes) f.writeCo = Graph::coIndex(*loc, id);
+    }
+    for (EventId s : hb.sw[id.thread][id.index]) {
+      uint32_t at = stepAt(s);  // (an event without a step: the nearest one po-before it)
+      while (!at && s.index-- > 0) at = stepAt(s);
+      if (at && std::find(f.sw.begin(), f.sw.end(), at) == f.sw.end()) f.sw.push_back(at);
+    }
+    std::sort(f.sw.begin(), f.sw.end());
+    f.hb = hb.clock[id.thread][id.index];
+    st.rc11 = std::move(f);
+  }
 }
 }  // namespace
 

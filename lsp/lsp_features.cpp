@@ -94,8 +94,14 @@ json locationIn(const std::string& file, const std::string& path, const std::str
 json relatedSteps(const CheckReport& check, const std::vector<TraceStep>& trace, const std::string& path,
                   const std::string& text) {
   json related = json::array();
-  for (const TraceStep& s : trace)
-    related.push_back({{"location", locationIn(fileOf(check, s.loc), path, text, s.loc)}, {"message", stepLabel(s)}});
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const TraceStep& s = trace[i];
+    // RC11: what the read read and why, what the step synchronises with.
+    std::string why = readExplanation(trace, i);
+    if (const std::string hb = hbText(trace, i); !hb.empty()) why += (why.empty() ? "" : "; ") + hb;
+    related.push_back({{"location", locationIn(fileOf(check, s.loc), path, text, s.loc)},
+                       {"message", stepLabel(s) + (why.empty() ? "" : " [" + why + "]")}});
+  }
   return related;
 }
 
@@ -523,6 +529,12 @@ std::string traceHover(const CheckReport& check, const std::string& path, uint32
     const TraceStep& s = trace[i];
     if (!sameFile(fileOf(check, s.loc), path) || s.loc.line != line) continue;
     md += "**" + stepLabel(s) + "** (`" + check.function + "`, " + modelName(check.model) + ")\n\n";
+    if (s.rc11) {  // RC11: no buffers or memory; the read and its happens-before facts
+      for (const std::string& l : {readExplanation(trace, i), hbText(trace, i)})
+        if (!l.empty()) md += "- " + l + "\n";
+      md += "\n";
+      continue;
+    }
     const std::string bufs = buffersText(s);
     md += "- buffers: " + (bufs.empty() ? std::string("all empty") : bufs) + "\n";
     std::string mem;

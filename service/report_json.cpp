@@ -18,7 +18,30 @@ std::string fileOf(const Program& prog, const SourceLoc& l) {
   return l.file < prog.files.size() ? prog.files[l.file] : std::string();
 }
 
-json traceStepJson(const Program& prog, const TraceStep& s) {
+namespace {
+
+json rc11Json(const std::vector<TraceStep>& trace, size_t i) {
+  const TraceStep& s = trace[i];
+  if (!s.rc11) return nullptr;
+  const TraceStep::Rc11Facts& f = *s.rc11;
+  return {{"order", memOrderName(f.order)},
+          {"event", s.event != TraceStep::kNoEvent ? json(s.event) : json(nullptr)},
+          {"read", f.reads ? json(f.read) : json(nullptr)},
+          {"reads_from", f.reads ? stepRef(f.readsFrom) : json(nullptr)},
+          {"read_co", f.reads ? json(f.readCo) : json(nullptr)},
+          {"write_co", f.writeCo >= 0 ? json(f.writeCo) : json(nullptr)},
+          {"init", f.init},
+          {"sw", f.sw},
+          {"hb", f.hb},
+          {"missed", stepRef(missedWrite(trace, i))}};
+}
+
+json textOrNull(const std::string& t) { return t.empty() ? json(nullptr) : json(t); }
+
+}  // namespace
+
+json traceStepJson(const Program& prog, const std::vector<TraceStep>& trace, size_t i) {
+  const TraceStep& s = trace.at(i);
   json buffers = json::array();
   for (const auto& b : s.buffers) {
     json entries = json::array();
@@ -52,6 +75,9 @@ json traceStepJson(const Program& prog, const TraceStep& s) {
          {"stale", stale}};
   j["label"] = stepLabel(s);
   j["buffers_text"] = buffersText(s);
+  j["reads"] = textOrNull(readExplanation(trace, i));
+  j["hb"] = textOrNull(hbText(trace, i));
+  j["rc11"] = rc11Json(trace, i);
   return j;
 }
 
@@ -95,7 +121,7 @@ json violationJson(const Program& prog, const Violation& vi, bool withTrace) {
   if (vi.shardOrder) v["order"] = {{"start", vi.shardOrder->start}, {"index", vi.shardOrder->index}};
   if (withTrace) {
     json trace = json::array();
-    for (const TraceStep& s : vi.trace) trace.push_back(traceStepJson(prog, s));
+    for (size_t i = 0; i < vi.trace.size(); ++i) trace.push_back(traceStepJson(prog, vi.trace, i));
     v["trace"] = std::move(trace);
   }
   return v;
@@ -357,6 +383,22 @@ TraceStep stepFrom(const json& j, Names& names) {
     s.staleThread = small(st, "thread");
     s.staleEntry = entryFrom(st);
   }
+  if (const json& r = at(j, "rc11"); r.is_object()) {
+    TraceStep::Rc11Facts f;
+    f.order = byName(text(r, "order"), memOrderName, MemOrder::NonAtomic, MemOrder::NonAtomic);
+    if (natural(r, "event")) s.event = small(r, "event");
+    if (natural(r, "read")) {
+      f.reads = true;
+      f.read = count(r, "read");
+      f.readsFrom = small(r, "reads_from");
+      f.readCo = optionalInt(r, "read_co").value_or(-1);
+    }
+    f.writeCo = optionalInt(r, "write_co").value_or(-1);
+    f.init = count(r, "init");
+    f.sw = path(r, "sw");
+    f.hb = path(r, "hb");
+    s.rc11 = std::move(f);
+  }
   return s;
 }
 
@@ -540,7 +582,7 @@ std::vector<FileReport> resultsFromJson(const json& j) {
 
 namespace {
 
-enum class T { Str, Int, Num, Bool, IntOrNull, StrOrNull, BoolOrNull, StrArray };
+enum class T { Str, Int, Num, Bool, IntOrNull, StrOrNull, BoolOrNull, ObjOrNull, StrArray };
 
 bool has(const json& v, T t) {
   switch (t) {
@@ -551,6 +593,7 @@ bool has(const json& v, T t) {
     case T::IntOrNull: return v.is_null() || v.is_number_integer();
     case T::StrOrNull: return v.is_null() || v.is_string();
     case T::BoolOrNull: return v.is_null() || v.is_boolean();
+    case T::ObjOrNull: return v.is_null() || v.is_object();
     case T::StrArray:
       if (!v.is_array()) return false;
       for (const auto& e : v)
@@ -572,7 +615,7 @@ bool fields(const json& o, std::initializer_list<std::pair<const char*, T>> spec
 bool validStep(const json& s) {
   if (!fields(s, {{"step", T::Int}, {"thread", T::Int}, {"function", T::StrOrNull}, {"spawns", T::StrOrNull},
                   {"event", T::Str}, {"address", T::StrOrNull}, {"value", T::IntOrNull}, {"file", T::Str},
-                  {"line", T::Int}, {"column", T::Int}, {"note", T::Str}}))
+                  {"line", T::Int}, {"column", T::Int}, {"note", T::Str}, {"rc11", T::ObjOrNull}}))
     return false;
   auto b = s.find("buffers");
   if (b == s.end() || !b->is_array()) return false;

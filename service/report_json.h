@@ -30,8 +30,20 @@ inline constexpr uint32_t kCheckJsonRevision = 6;
 //   "label":    "step 3 · T1 · load flag[1] → 0 (memory)" and
 //   "buffers_text": "T1 [x = 1] · T2 [y = 1]" ("" when all are empty): the
 //               step and its buffers as every front end shows them
-//               (report_reader.h stepLabel, buffersText).
-nlohmann::json traceStepJson(const Program& prog, const TraceStep& s);
+//               (report_reader.h stepLabel, buffersText);
+//   "reads":    RC11: what the read read and, for a stale read, why a
+//               coherence-later write was not visible (report_reader.h
+//               readExplanation; else null);
+//   "hb":       RC11: "synchronises with step 4 (T1's release store of
+//               flag)" (report_reader.h hbText; else null);
+//   "rc11":     RC11: the facts those are worded from (TraceStep::Rc11Facts):
+//               {order, event (index in its thread), read (null: no read),
+//               reads_from (step; null: the initial value), read_co,
+//               write_co (null: no write), init, sw: [steps], hb: [per
+//               thread], missed: for a stale read the step of the
+//               coherence-later write it missed (else null)} (else null).
+// Step i of a trace (the RC11 words need the steps before it).
+nlohmann::json traceStepJson(const Program& prog, const std::vector<TraceStep>& trace, size_t i);
 // One violation (without "trace" unless withTrace); its "summary" is
 // report_reader.h violationSummary, the lines shown before the steps.
 nlohmann::json violationJson(const Program& prog, const Violation& v, bool withTrace = true);

@@ -34,9 +34,48 @@ std::string bufferText(const std::vector<BufferEntry>& buffer);
 // entry first ("" when every buffer is empty).
 std::string buffersText(const TraceStep& s);
 
+// RC11 traces (steps with TraceStep::rc11 facts): what explains a step.
+// A read's explanation: the write it read and, when the trace made a
+// coherence-later write to the location before it (a stale read), why that
+// write was not visible: "reads data = 0 (the initial value) although T1
+// stored data = 42 (step 3) before its store to flag (step 4): T2's load of
+// flag (step 7) is relaxed, so its read of flag = 1 does not synchronise
+// with the store" ("" for a step that reads nothing or has no facts).
+std::string readExplanation(const std::vector<TraceStep>& trace, size_t i);
+// The stale part alone ("" when the read is not stale): "although ...".
+std::string staleReadReason(const std::vector<TraceStep>& trace, size_t i);
+// The step of the coherence-later write that explanation names (0: not stale).
+uint32_t missedWrite(const std::vector<TraceStep>& trace, size_t i);
+// A step's synchronisation facts: "synchronises with step 4 (T1's release
+// store of flag)" ("" when it synchronises with nothing).
+std::string hbText(const std::vector<TraceStep>& trace, size_t i);
+// Everything said about step i: the engine's note, the read's explanation
+// and the hb facts, joined by "; " (as the CLI and SARIF print it).
+std::string stepNote(const std::vector<TraceStep>& trace, size_t i);
+
+// Under RC11, the writes thread `thread` may still read after step `upTo`
+// (a trace index), per location: the coherence-latest write (or the initial
+// value) that happens before the thread's last step or that an event
+// happening before it read, and every coherence-later write the trace made
+// so far. Locations in the order the trace first names them; writes in
+// coherence order. Empty when the trace has no RC11 facts.
+struct ReadableWrite {
+  Value value = 0;
+  uint32_t step = 0;  // the write's step (0: the initial value)
+  uint32_t thread = 0;
+};
+struct ReadableLocation {
+  std::string address;
+  std::vector<ReadableWrite> writes;
+};
+std::vector<ReadableLocation> readableWrites(const std::vector<TraceStep>& trace, size_t upTo, uint32_t thread);
+// "0 (initial value) or 42 (T1, step 3)"
+std::string readableText(const ReadableLocation& l);
+
 // A violation in a few lines, the first thing a reader sees (hover, console,
 // CLI): what failed and where; the stale read (which thread read what while
-// which store sat in which buffer, or without store buffers the write the
+// which store sat in which buffer; under RC11 the read that missed a
+// coherence-later write and why, readExplanation; otherwise the write the
 // failing thread's last read took); the buffers at the step where the stale
 // value was read. `prog` names the files (may be null).
 std::vector<std::string> violationSummary(const Program* prog, const Violation& v);
@@ -62,9 +101,10 @@ nlohmann::json modelVerdictsJson(const std::vector<ModelVerdicts>& rows);
 using KnownMemory = std::map<std::string, Value>;
 std::vector<KnownMemory> knownMemory(const std::vector<TraceStep>& trace, Model model);
 
-// A trace step for stepping UIs: traceStepJson plus the memory known after it
+// Trace step i for stepping UIs: traceStepJson plus the memory known after it
 // ("memory").
-nlohmann::json payloadStep(const Program& prog, const TraceStep& s, const KnownMemory& memory);
+nlohmann::json payloadStep(const Program& prog, const std::vector<TraceStep>& trace, size_t i,
+                           const KnownMemory& memory);
 // The structured trace for stepping UIs: the check JSON with payload steps.
 nlohmann::json tracePayload(const CheckReport& check);
 

@@ -170,6 +170,18 @@ std::string pictureAnchor(const std::string& file, const std::string& function) 
   return id;
 }
 
+namespace {
+
+// " — note — reads — hb": what a step's tooltip adds to its label.
+std::string titleNotes(const json& s) {
+  std::string out;
+  for (const char* key : {"note", "reads", "hb"})
+    if (!str(s, key).empty()) out += " — " + htmlEscape(str(s, key));
+  return out;
+}
+
+}  // namespace
+
 std::vector<ReadSource> readSources(const json& payload) {
   const json& trace = traceOf(payload);
   const bool buffered = bufferedModel(payload);
@@ -180,6 +192,15 @@ std::vector<ReadSource> readSources(const json& payload) {
     if (!isRead(ev) || addr.empty()) continue;
     ReadSource r;
     r.read = uint32_t(num(s, "step"));
+    if (const json& f = s.value("rc11", json()); f.is_object()) {
+      // RC11: the report says which write each read read and which
+      // coherence-later write a stale read missed.
+      r.source = uint32_t(num(f, "reads_from"));
+      r.missed = uint32_t(num(f, "missed"));
+      r.stale = r.missed != 0;
+      out.push_back(r);
+      continue;
+    }
     if (ev == "load-buffer") {
       const json& own = buffersBefore(trace, i, size_t(num(s, "thread")));
       for (const json& e : own)
@@ -302,12 +323,13 @@ std::string pictureSection(const json& payload) {
     const json& s = trace[i];
     const size_t t = size_t(num(s, "thread"));
     const std::string label = str(s, "label"), ev = str(s, "event");
-    const bool stale = s.value("stale", json()).is_object();
+    // (RC11: a read that missed a coherence-later write.)
+    const bool stale = s.value("stale", json()).is_object() || num(s.value("rc11", json()), "missed") != 0;
     o << "<div class=\"row-num\" style=\"top:" << rowY(i) << "px\">" << num(s, "step") << "</div>";
     o << "<div class=\"step ev-" << htmlEscape(ev) << (stale ? " stale" : "") << (i == failing ? " failing" : "")
       << "\" data-step=\"" << num(s, "step") << "\" data-thread=\"" << t << "\" data-file=\""
       << htmlEscape(str(s, "file")) << "\" data-line=\"" << num(s, "line") << "\" title=\"" << htmlEscape(label)
-      << (str(s, "note").empty() ? "" : " — " + htmlEscape(str(s, "note"))) << "\" tabindex=\"0\" style=\"left:"
+      << titleNotes(s) << "\" tabindex=\"0\" style=\"left:"
       << laneX(t) + kPad << "px;top:" << rowY(i) + 3 << "px;width:" << boxW() << "px\">"
       << (i == failing ? "✗ " : "") << htmlEscape(laneText(label)) << "</div>\n";
   }

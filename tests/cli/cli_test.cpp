@@ -2668,6 +2668,35 @@ TEST_CASE("RC11: relaxed message passing fails by the C standard only, and the f
   CHECK(refused["results"][0]["message"].get<std::string>().find("RC11") != std::string::npos);
 }
 
+TEST_CASE("RC11 trace: each read says what it read, the stale one why, in the text, the JSON and SARIF", "[cli][rc11]") {
+  const std::string file = quote(std::string(TSOCHECK_SAMPLES_DIR) + "/c11_mp_relaxed_buggy.c");
+  const std::string why =
+      "reads data = 0 (the initial value) although T1 stored data = 42 (step 3) before its store to flag (step 4): "
+      "T2's load of flag (step 7) is relaxed, so T2's read of flag = 1 does not synchronise with it";
+  Run text = tsocheck("check " + file + " --model rc11 --no-fences");
+  CHECK(text.exitCode == 1);
+  CHECK(text.out.find("  stale read: T2 " + why + " (c11_mp_relaxed_buggy.c:28:5, step 8)\n") != std::string::npos);
+  CHECK(text.out.find("step 8 · T2 · load data → 0 (relaxed)") != std::string::npos);
+  CHECK(text.out.find("[" + why + "]") != std::string::npos);
+  CHECK(text.out.find("[reads flag = 1 written by T1 at line 22 (step 4)") != std::string::npos);
+  // No store-buffer language under RC11.
+  CHECK(text.out.find("(memory)") == std::string::npos);
+  CHECK(text.out.find("from memory") == std::string::npos);
+  json j = checkJson(file + " --model rc11 --no-fences");
+  const json& trace = j["results"][0]["violation"]["trace"];
+  REQUIRE(trace.size() >= 8);
+  CHECK(trace[7]["reads"] == why);
+  CHECK(trace[7]["rc11"]["missed"] == 3);
+  CHECK(trace[6]["rc11"]["reads_from"] == 4);
+  CHECK(trace[0]["rc11"]["sw"].empty());
+  CHECK(trace[0]["reads"].is_null());
+  const fs::path out = fs::temp_directory_path() / ("tsocheck-rc11-trace-" + std::to_string(::getpid()) + ".sarif");
+  tsocheck("check " + file + " --model rc11 --no-fences --sarif " + quote(out.string()));
+  const std::string sarif = readFile(out);
+  fs::remove(out);
+  CHECK(sarif.find(why) != std::string::npos);
+}
+
 // The order upgrades a check under RC11 gets (JSON "fences" entries with
 // "replaces"), applied to the file's text.
 std::string applyUpgrades(const std::string& text, const json& fences) {

@@ -4,10 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
 
 #include "service/check_options.h"
 #include "service/check_runner.h"
 #include "dap/dap_replay.h"
+#include "dap/dap_session.h"
 #include "service/report_json.h"
 
 using namespace tsocheck;
@@ -112,6 +114,63 @@ TEST_CASE("replay of SB under TSO: buffers, stale read, memory, threads") {
   CHECK(end.memory["r2"] == 0);
   CHECK(end.memory["y"] == 1);
   CHECK(r.violation()["line"] == 33);
+}
+
+TEST_CASE("replay of relaxed message passing under RC11: steps in po ∪ rf order, what each thread may still read") {
+  dap::Session session;
+  session.replay = replayOf("c11_mp_relaxed_buggy.c", Model::RC11);
+  Replay& r = *session.replay;
+  CHECK(r.rc11());
+  const size_t storeData = find(r, 1, "store", "data");
+  const size_t loadFlag = find(r, 2, "load-memory", "flag");
+  const size_t loadData = find(r, 2, "load-memory", "data");
+  // Stepping order: every read after the write it read.
+  CHECK(r.step(loadFlag)["rc11"]["reads_from"] == find(r, 1, "store", "flag") + 1);
+  for (size_t i = 0; i < r.size(); ++i) {
+    const json& f = r.step(i)["rc11"];
+    if (f.is_object() && f["reads_from"].is_number()) CHECK(f["reads_from"].get<size_t>() < r.step(i)["step"].get<size_t>());
+  }
+  // The step payload carries the explanation and no buffers.
+  CHECK(r.step(loadData)["reads"].get<std::string>().find("although T1 stored data = 42") != std::string::npos);
+  // Step to the stale read.
+  while (r.position() < loadData) REQUIRE(r.next());
+  const std::string stored = "42 (T1, step " + std::to_string(storeData + 1) + ")";
+  // The Variables view: a "May read" scope instead of the store buffers.
+  int64_t mayRead = 0, t2ReadsRef = 0;
+  const json scopes = session.scopes();
+  for (const json& sc : scopes["scopes"]) {
+    CHECK(sc["name"] != "Store buffers");
+    if (sc["name"] == "May read") mayRead = sc["variablesReference"];
+    if (sc["name"] == "T2 reads") t2ReadsRef = sc["variablesReference"];
+  }
+  REQUIRE(mayRead != 0);
+  int64_t t2 = 0;
+  const json threads = session.variables(mayRead);
+  for (const json& v : threads["variables"])
+    if (v["name"] == "T2 (reader)") {
+      CHECK(v["value"].get<std::string>().find("data: 0 or 42") != std::string::npos);
+      t2 = v["variablesReference"];
+    }
+  REQUIRE(t2 != 0);
+  std::map<std::string, std::string> t2Reads;
+  const json t2Vars = session.variables(t2);
+  for (const json& v : t2Vars["variables"]) t2Reads[v["name"]] = v["value"];
+  CHECK(t2Reads["data"] == "0 (initial value) or " + stored);
+  CHECK(t2Reads["flag"] == "1 (T1, step " + std::to_string(find(r, 1, "store", "flag") + 1) + ")");
+  // The writer's own store happens before it: it may read nothing older.
+  bool writerSeen = false;
+  for (const ReadableLocation& l : r.mayRead(1))
+    if (l.address == "data") {
+      CHECK(readableText(l) == stored);
+      writerSeen = true;
+    }
+  CHECK(writerSeen);
+  CHECK(session.evaluate("data").find("T2 may read data = 0 (initial value) or " + stored) != std::string::npos);
+  CHECK(r.stateJson()["mayRead"][2].is_array());
+  // Reads are not said to come from memory.
+  REQUIRE(t2ReadsRef != 0);
+  const std::string reads = session.variables(t2ReadsRef)["variables"].dump();
+  CHECK(reads.find("memory") == std::string::npos);
 }
 
 TEST_CASE("replay stepping bounds and stateJson") {

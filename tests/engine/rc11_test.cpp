@@ -449,3 +449,180 @@ TEST_CASE("RC11 counts GenMC v0.11 reports for its synthetic C11 programs", "[rc
     if (row.executions <= 66) CHECK(testing::exploreNaive(p, Model::RC11, -1).traces.size() == row.executions);
   }
 }
+
+namespace {
+
+// The trace's order is a linearisation of po ∪ rf (spawn and join
+// included): each thread's steps in event order, a thread's first step
+// after its spawn, every read after the write it read, every join after the
+// joined thread's steps; and every step carries its facts.
+void checkLinearisation(const std::vector<TraceStep>& trace) {
+  std::vector<int64_t> lastEvent;
+  std::vector<uint32_t> spawnedAt, lastStepOf;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const TraceStep& s = trace[i];
+    CAPTURE(s.step, s.thread, s.event);
+    REQUIRE(s.step == i + 1);
+    if (s.event == TraceStep::kNoEvent) continue;  // (an error step: no event of the graph)
+    REQUIRE(s.rc11);
+    if (s.thread >= lastEvent.size()) {
+      lastEvent.resize(s.thread + 1, -1);
+      spawnedAt.resize(s.thread + 1, 0);
+      lastStepOf.resize(s.thread + 1, 0);
+    }
+    CHECK(int64_t(s.event) > lastEvent[s.thread]);
+    if (lastEvent[s.thread] < 0 && s.thread != 0) CHECK(spawnedAt[s.thread] != 0);
+    lastEvent[s.thread] = s.event;
+    lastStepOf[s.thread] = s.step;
+    if (s.rc11->reads && s.rc11->readsFrom) CHECK(s.rc11->readsFrom < s.step);
+    for (uint32_t src : s.rc11->sw) CHECK(src < s.step);
+    if (s.kind == StepKind::Spawn) {
+      if (s.spawned >= spawnedAt.size()) {
+        lastEvent.resize(s.spawned + 1, -1);
+        spawnedAt.resize(s.spawned + 1, 0);
+        lastStepOf.resize(s.spawned + 1, 0);
+      }
+      spawnedAt[s.spawned] = s.step;
+    }
+  }
+}
+
+// The step of thread t that accesses `address` with `kind` (the first).
+const TraceStep& stepOf(const std::vector<TraceStep>& trace, uint32_t t, StepKind kind, const std::string& address) {
+  for (const TraceStep& s : trace)
+    if (s.thread == t && s.kind == kind && s.addrName == address) return s;
+  FAIL("no step of T" << t << " on " << address);
+  return trace.front();
+}
+
+bool contains(const std::vector<uint32_t>& v, uint32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// MP's violation trace (checked a linearisation) and its four accesses:
+// T1's stores of x and y, T2's loads of y and x.
+struct MpTrace {
+  std::vector<TraceStep> tr;
+  const TraceStep *sx, *sy, *ly, *lx;
+};
+MpTrace mpTrace(const Shape& mp, V v) {
+  const CheckResult r = runRc11(build(mp, v));
+  REQUIRE(r.violation);
+  MpTrace m{r.violation->trace, nullptr, nullptr, nullptr, nullptr};
+  checkLinearisation(m.tr);
+  m.sx = &stepOf(m.tr, 1, StepKind::Store, "x0");
+  m.sy = &stepOf(m.tr, 1, StepKind::Store, "y1");
+  m.ly = &stepOf(m.tr, 2, StepKind::LoadMem, "y1");
+  m.lx = &stepOf(m.tr, 2, StepKind::LoadMem, "x0");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("RC11 traces: steps in po ∪ rf order with their reads-from, coherence and synchronisation facts", "[rc11]") {
+  SECTION("MP relaxed: the payload load reads the initial value, the flag load the flag store, nothing synchronises") {
+    const Shape mp{"MP", 2, {{st(x, 1), st(y, 1)}, {ld(1, y), ld(2, x)}}, {reg(1, 1), reg(2, 0)}};
+    const MpTrace m = mpTrace(mp, V::Rlx);
+    const std::vector<TraceStep>& tr = m.tr;
+    const TraceStep &sx = *m.sx, &sy = *m.sy, &ly = *m.ly, &lx = *m.lx;
+    CHECK(sx.rc11->writeCo == 0);
+    CHECK(sy.rc11->writeCo == 0);
+    CHECK(sy.rc11->order == MemOrder::Relaxed);
+    CHECK(ly.rc11->reads);
+    CHECK(ly.rc11->read == 1);
+    CHECK(ly.rc11->readsFrom == sy.step);
+    CHECK(ly.rc11->readCo == 0);
+    CHECK_FALSE(contains(ly.rc11->sw, sy.step));  // relaxed: no synchronisation with the flag store
+    CHECK(lx.rc11->read == 0);
+    CHECK(lx.rc11->readsFrom == 0);
+    CHECK(lx.rc11->readCo == -1);
+    // T1's store of x does not happen before T2's load of x.
+    CHECK(lx.rc11->hb.at(1) <= sx.event);
+    // Spawn and join synchronise: T2's first step with main's spawn of it.
+    const TraceStep* first2 = nullptr;
+    for (const TraceStep& s : tr)
+      if (!first2 && s.thread == 2) first2 = &s;
+    REQUIRE(first2);
+    REQUIRE(first2->rc11->sw.size() == 1);
+    CHECK(tr.at(first2->rc11->sw[0] - 1).kind == StepKind::Spawn);
+    CHECK(tr.at(first2->rc11->sw[0] - 1).spawned == 2);
+  }
+  SECTION("MP release/acquire: the acquire load synchronises with the release store, whose thread's writes happen before") {
+    // The strong outcome made an assertion failure, to get its trace.
+    const Shape mp{"MP", 2, {{st(x, 1), st(y, 1)}, {ld(1, y), ld(2, x)}}, {reg(1, 1), reg(2, 1)}};
+    const MpTrace m = mpTrace(mp, V::RelAcq);
+    const TraceStep &sx = *m.sx, &sy = *m.sy, &ly = *m.ly, &lx = *m.lx;
+    CHECK(sy.rc11->order == MemOrder::Release);
+    CHECK(ly.rc11->order == MemOrder::Acquire);
+    CHECK(ly.rc11->readsFrom == sy.step);
+    CHECK(contains(ly.rc11->sw, sy.step));
+    CHECK_FALSE(contains(lx.rc11->sw, sy.step));  // synchronisation is the acquire's, not its successors'
+    CHECK(lx.rc11->readsFrom == sx.step);
+    CHECK(lx.rc11->hb.at(1) > sx.event);  // the payload store happens before the payload load
+  }
+  SECTION("MP with relaxed accesses and fences: the acquire fence synchronises with the release fence") {
+    const Shape mpF{"MP+fences", 2, {{st(x, 1), fence(Rel), st(y, 1)}, {ld(1, y), fence(Acq), ld(2, x)}}, {reg(1, 1), reg(2, 1)}};
+    const CheckResult r = runRc11(build(mpF, V::Rlx));
+    REQUIRE(r.violation);
+    const std::vector<TraceStep>& tr = r.violation->trace;
+    checkLinearisation(tr);
+    const TraceStep& ly = stepOf(tr, 2, StepKind::LoadMem, "y1");
+    CHECK_FALSE(contains(ly.rc11->sw, stepOf(tr, 1, StepKind::Store, "y1").step));  // relaxed
+    const TraceStep* relFence = nullptr;
+    const TraceStep* acqFence = nullptr;
+    for (const TraceStep& s : tr) {
+      if (s.kind == StepKind::Fence && s.thread == 1) relFence = &s;
+      if (s.kind == StepKind::Fence && s.thread == 2) acqFence = &s;
+    }
+    REQUIRE(relFence);
+    REQUIRE(acqFence);
+    CHECK(acqFence->rc11->sw == std::vector<uint32_t>{relFence->step});
+  }
+  SECTION("SB relaxed: both loads read the initial value although both stores came first") {
+    const Shape sb{"SB", 2, {{st(x, 1), ld(1, y)}, {st(y, 1), ld(2, x)}}, {reg(1, 0), reg(2, 0)}};
+    const CheckResult r = runRc11(build(sb, V::Rlx));
+    REQUIRE(r.violation);
+    const std::vector<TraceStep>& tr = r.violation->trace;
+    checkLinearisation(tr);
+    for (uint32_t t : {1u, 2u}) {
+      const TraceStep& l = stepOf(tr, t, StepKind::LoadMem, t == 1 ? "y1" : "x0");
+      CHECK(l.rc11->readsFrom == 0);
+      CHECK(l.rc11->readCo == -1);
+      CHECK_FALSE(contains(l.rc11->sw, stepOf(tr, 3 - t, StepKind::Store, t == 1 ? "y1" : "x0").step));
+    }
+  }
+  SECTION("IRIW relaxed: the readers disagree on the order of the two writes") {
+    const Shape iriw{"IRIW", 2,
+                     {{st(x, 1)}, {st(y, 1)}, {ld(1, x), ld(2, y)}, {ld(3, y), ld(4, x)}},
+                     {reg(1, 1), reg(2, 0), reg(3, 1), reg(4, 0)}};
+    const CheckResult r = runRc11(build(iriw, V::Rlx));
+    REQUIRE(r.violation);
+    const std::vector<TraceStep>& tr = r.violation->trace;
+    checkLinearisation(tr);
+    const TraceStep& sx = stepOf(tr, 1, StepKind::Store, "x0");
+    const TraceStep& sy = stepOf(tr, 2, StepKind::Store, "y1");
+    CHECK(stepOf(tr, 3, StepKind::LoadMem, "x0").rc11->readsFrom == sx.step);
+    CHECK(stepOf(tr, 3, StepKind::LoadMem, "y1").rc11->readsFrom == 0);
+    CHECK(stepOf(tr, 4, StepKind::LoadMem, "y1").rc11->readsFrom == sy.step);
+    CHECK(stepOf(tr, 4, StepKind::LoadMem, "x0").rc11->readsFrom == 0);
+  }
+  SECTION("2+2W: each location's stores in coherence order") {
+    const Shape w22{"2+2W", 2, {{st(x, 1), st(y, 2)}, {st(y, 1), st(x, 2)}}, {fin(x, 1), fin(y, 1)}};
+    const CheckResult r = runRc11(build(w22, V::Rlx));
+    REQUIRE(r.violation);
+    const std::vector<TraceStep>& tr = r.violation->trace;
+    checkLinearisation(tr);
+    // x ends 1: T2's x = 2 is co-before T1's x = 1; likewise for y.
+    CHECK(stepOf(tr, 2, StepKind::Store, "x0").rc11->writeCo == 0);
+    CHECK(stepOf(tr, 1, StepKind::Store, "x0").rc11->writeCo == 1);
+    CHECK(stepOf(tr, 1, StepKind::Store, "y1").rc11->writeCo == 0);
+    CHECK(stepOf(tr, 2, StepKind::Store, "y1").rc11->writeCo == 1);
+  }
+}
+
+TEST_CASE("RC11 traces of the other models carry no RC11 facts", "[rc11]") {
+  const Shape sb{"SB", 2, {{st(x, 1), ld(1, y)}, {st(y, 1), ld(2, x)}}, {reg(1, 0), reg(2, 0)}};
+  CheckOptions o;
+  o.model = Model::TSO;
+  const CheckResult r = check(build(sb, V::Rlx), o);
+  REQUIRE(r.violation);
+  for (const TraceStep& s : r.violation->trace) CHECK_FALSE(s.rc11);
+}

@@ -467,6 +467,15 @@ def rc11_order_upgrade(root):
               and m["params"]["uri"] == uri), None)
     errs = [x for x in d["params"]["diagnostics"] if x["severity"] == 1] if d else []
     check(len(errs) == 1 and errs[0]["code"] == "rc11-assertion", "one rc11-assertion error: %s" % errs)
+    # The message explains the weak read; the related steps say what each read read.
+    msg = errs[0]["message"] if errs else ""
+    check("stale read: T2 reads data = 0 (the initial value) although T1 stored data = 42" in msg
+          and "T2's load of flag" in msg and "is relaxed" in msg and "does not synchronise" in msg,
+          "the RC11 diagnostic explains the stale read: %s" % msg)
+    related = [r["message"] for r in errs[0].get("relatedInformation", [])] if errs else []
+    check(any("load data → 0 (relaxed) [reads data = 0 (the initial value) although" in r for r in related)
+          and not any("(memory)" in r or "from memory" in r for r in related),
+          "the related steps carry the RC11 explanation, no memory wording: %s" % related)
     acts = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": whole(text),
                                                  "context": {"diagnostics": errs}})["result"]
     line = line_of(path, "atomic_load_explicit(&flag, memory_order_relaxed)")

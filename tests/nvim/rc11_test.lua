@@ -37,6 +37,9 @@ h.run('rc11: the order-upgrade quick fix makes the flag load acquire', function(
   check(#errs == 1 and errs[1].code == 'rc11-assertion', 'expected one rc11-assertion error: ' .. vim.inspect(errs))
   local d = errs[1]
   check(has(d.message, 'RC11'), 'the message does not name RC11: ' .. d.message)
+  -- The server's explanation of the weak read reaches the diagnostic as it is.
+  check(has(d.message, 'although T1 stored data = 42') and has(d.message, 'does not synchronise'),
+    'the message does not explain the stale read: ' .. d.message)
   note('diagnostic at line ' .. (d.lnum + 1) .. ': ' .. d.message)
 
   -- 2. The order upgrade among the code actions at the diagnostic (the

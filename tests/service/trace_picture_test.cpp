@@ -90,7 +90,7 @@ TEST_CASE("the picture of a store-buffering violation: lanes, steps, buffers, th
   CHECK(text.find("┆ x=1") != std::string::npos);  // T1's pending store shown in its lane
 }
 
-TEST_CASE("under RC11 each read points at the write it takes, an older one too") {
+TEST_CASE("under RC11 each read points at the write it takes, an older one too, and a stale one at what it missed") {
   const CheckReport c = violationOf("c11_mp_relaxed_buggy.c", Model::RC11);
   const json payload = tracePayload(c);
   const json& trace = payload["violation"]["trace"];
@@ -103,10 +103,20 @@ TEST_CASE("under RC11 each read points at the write it takes, an older one too")
   CHECK(trace[reads[0].source - 1]["event"] == "store");
   CHECK(trace[reads[0].source - 1]["address"] == "flag");
   CHECK(reads[1].source == 0);
+  CHECK_FALSE(reads[0].stale);
+  // The payload read missed T1's payload store (the report's rc11.missed).
+  CHECK(reads[1].stale);
+  REQUIRE(reads[1].missed != 0);
+  CHECK(trace[reads[1].missed - 1]["address"] == "data");
+  CHECK(trace[reads[1].missed - 1]["value"] == 42);
   const std::string html = pictureSection(payload);
   CHECK(html.find("No store buffers under RC11") != std::string::npos);
   CHECK(countOf(html, "<rect class=\"buffer") == 0);
-  CHECK(countOf(html, "class=\"arrow\" data-from=") == 2);
+  CHECK(countOf(html, "class=\"arrow\" data-from=") == 1);
+  CHECK(countOf(html, "class=\"arrow stale\" data-from=") == 1);
+  CHECK(countOf(html, "class=\"missed\" data-from=") == 1);
+  // The step's tooltip carries the explanation.
+  CHECK(html.find("although T1 stored data = 42") != std::string::npos);
 }
 
 TEST_CASE("a four-thread violation's page: a section per violating check, no network, every thread a lane") {

@@ -324,6 +324,14 @@ function M.step_lines(s, i, n)
     .. ':' .. value_text(s.line) .. ':' .. value_text(s.column)
   if type(s.note) == 'string' and s.note ~= '' then where = where .. '  ' .. s.note end
   table.insert(lines, where)
+  -- RC11: no buffers or memory; what the read read and why, and what the
+  -- step synchronises with, as the server words them.
+  if type(s.rc11) == 'table' then
+    for _, key in ipairs({ 'reads', 'hb' }) do
+      if type(s[key]) == 'string' and s[key] ~= '' then table.insert(lines, s[key]) end
+    end
+    return lines
+  end
   table.insert(lines, buffers_label(s))
   local mem = {}
   if type(s.memory) == 'table' then
