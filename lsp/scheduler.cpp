@@ -124,7 +124,7 @@ void Scheduler::bringToFront(const std::string& uri) {
 
 bool Scheduler::ending(const Exec& e) const {
   auto r = running_.find(e.uri);
-  return e.cancel->load() || r == running_.end() || r->second.cancel != e.cancel;
+  return e.cancel->load() || r == running_.end() || r->second.cancel != e.cancel || r->second.published->load();
 }
 
 void Scheduler::demote(Exec& e) {

@@ -182,6 +182,8 @@ std::string reachableHash(const Program& p) {
       f.pod(in.imm2);
       f.pod(in.argBegin);
       f.pod(in.argCount);
+      f.pod(in.order);  // C11 memory orders: RC11's answer depends on them
+      f.pod(in.failOrder);
       f.str(at(p.strings, in.name));
       hashLoc(f, p, in.loc);
     }

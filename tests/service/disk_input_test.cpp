@@ -47,6 +47,31 @@ TEST_CASE("the cache key tells a check with spurious wake-ups from one without")
   CHECK(checkKey(with, prog, "", "v") != checkKey(without, prog, "", "v"));
 }
 
+TEST_CASE("the cache key tells programs apart by their memory orders alone") {
+  // Under RC11 an acquire load and a seq_cst one, or two compare-exchanges
+  // that differ in their failure order, can give different answers: a cached
+  // "verified" must never serve the other program.
+  auto build = [](MemOrder load, MemOrder fail) {
+    ProgramBuilder pb("k.c");
+    const uint32_t x = pb.global("x", 4);
+    auto& f = pb.function("check");
+    f.loadGlobal(x);
+    f.setOrder(load);
+    f.casGlobal(x, 0, 1);
+    f.setOrder(MemOrder::SeqCst);
+    f.setFailOrder(fail);
+    f.ret();
+    pb.setEntry(f.index());
+    return pb.build();
+  };
+  CheckReport rep;
+  rep.function = "check";
+  const std::string base = checkKey(rep, build(MemOrder::SeqCst, MemOrder::SeqCst), "", "v");
+  CHECK(base == checkKey(rep, build(MemOrder::SeqCst, MemOrder::SeqCst), "", "v"));
+  CHECK(base != checkKey(rep, build(MemOrder::Acquire, MemOrder::SeqCst), "", "v"));
+  CHECK(base != checkKey(rep, build(MemOrder::SeqCst, MemOrder::Acquire), "", "v"));
+}
+
 TEST_CASE("cache entries of the wrong shape are a miss", "[robustness]") {
   tsocheck::CheckReport rep;
   rep.file = "/w/a.c";
