@@ -606,7 +606,7 @@ namespace {
 // The frontend therefore runs on its own thread with a large stack, inside
 // LLVM's crash recovery, whose signal handlers are made to run on an
 // alternate signal stack so that a stack overflow is recoverable too.
-constexpr unsigned kFrontendStackBytes = 512u << 20;  // reserved, touched only as deep as needed
+// (Its stack: kFrontendStackBytes, frontend/in_process.h.)
 
 void enableCrashRecovery() {
   static std::once_flag once;
@@ -638,7 +638,7 @@ FrontendResult runGuarded(const std::string& path, const MemoryFiles* files, con
         off.ss_flags = SS_DISABLE;
         sigaltstack(&off, nullptr);
       },
-      kFrontendStackBytes);
+      unsigned(kFrontendStackBytes));
   if (!ok) {
     res = FrontendResult();
     res.diagnostics.push_back(fileError(

@@ -13,6 +13,16 @@
 
 namespace tsocheck::frontend {
 
+// The stack of the thread Clang runs on: Clang recurses on the syntax tree,
+// and a 200,000-term expression must not overflow it. Reserved, touched only
+// as deep as needed. AddressSanitizer's frames are several times larger
+// (redzones), so its builds reserve 4x for the same depth.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr unsigned long long kFrontendStackBytes = 2048ull << 20;
+#else
+constexpr unsigned long long kFrontendStackBytes = 512ull << 20;
+#endif
+
 // Lowers (path, contents or the file on disk, further files in memory) here,
 // whatever opts.process says.
 FrontendResult lowerInProcess(const std::string& path, const std::string* contents,

@@ -20,9 +20,9 @@
 namespace tsocheck::frontend {
 namespace {
 
-// Address space the worker needs besides the memory ceiling: the shared
-// libraries, the frontend thread's 512 MiB stack reservation, malloc arenas.
-constexpr uint64_t kWorkerAddressSlack = uint64_t(1) << 30;
+// Address space the worker needs besides the memory ceiling: the frontend
+// thread's stack reservation, and for the shared libraries and malloc arenas.
+constexpr uint64_t kWorkerAddressSlack = kFrontendStackBytes + (uint64_t(512) << 20);
 // How long after the check's deadline a worker ends itself.
 constexpr time_t kWorkerDeadlineSlackSeconds = 1;
 

@@ -1578,7 +1578,7 @@ TEST_CASE("a huge global is refused at its definition, not allocated", "[cli][ro
   CHECK(j["stats"]["peak_rss_kb"].get<long>() < 1024 * 1024);  // no gigabytes
 }
 
-TEST_CASE("a 200000-term expression does not overflow the compiler's stack", "[cli][robustness]") {
+TEST_CASE("a 200000-term expression does not overflow the compiler's stack", "[cli][robustness][frontend-bounds]") {
   fs::path f = fs::temp_directory_path() / ("tsocheck-deep-" + std::to_string(::getpid()) + ".c");
   {
     std::ofstream out(f);
