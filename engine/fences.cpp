@@ -391,10 +391,7 @@ bool sameProgram(const Program& a, const Program& b) {
     const std::vector<Instr> xc = fencesLate(x.code), yc = fencesLate(y.code);
     for (size_t pc = 0; pc < xc.size(); ++pc) {
       const Instr &i = xc[pc], &j = yc[pc];
-      if (i.op != j.op || i.size != j.size || i.sub != j.sub || i.order != j.order || i.failOrder != j.failOrder || i.a != j.a || i.b != j.b ||
-          i.c != j.c || i.d != j.d || i.imm != j.imm || i.imm2 != j.imm2 || i.argBegin != j.argBegin || i.argCount != j.argCount ||
-          str(a, i.name) != str(b, j.name))
-        return false;
+      if (semanticFields(i) != semanticFields(j) || str(a, i.name) != str(b, j.name)) return false;
     }
   }
   for (size_t g = 0; g < a.globals.size(); ++g) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/fp.h"  // FBinOp, FUnOp, FCmpPred, FConvOp
@@ -139,6 +140,15 @@ struct Instr {
   uint32_t name = 0;  // Program::strings index: address name hint, or assert message
   SourceLoc loc;
 };
+
+// What an instruction does, field by field, without its name and location
+// (indices into its Program): what two programs must agree on to be the same
+// program (engine/fences.h sameProgram) and what a result-cache key hashes
+// (service/result_cache.cpp). A field added to Instr belongs here too.
+inline auto semanticFields(const Instr& i) {
+  return std::tie(i.op, i.size, i.sub, i.order, i.failOrder, i.a, i.b, i.c, i.d, i.imm, i.imm2, i.argBegin,
+                  i.argCount);
+}
 
 struct Function {
   std::string name;

@@ -22,6 +22,7 @@
 #include <new>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -171,19 +172,7 @@ std::string reachableHash(const Program& p) {
     f.pod(fn.args.size());
     f.bytes(fn.args.data(), fn.args.size() * sizeof(Reg));
     for (const Instr& in : fn.code) {
-      f.pod(in.op);
-      f.pod(in.size);
-      f.pod(in.sub);
-      f.pod(in.a);
-      f.pod(in.b);
-      f.pod(in.c);
-      f.pod(in.d);
-      f.pod(in.imm);
-      f.pod(in.imm2);
-      f.pod(in.argBegin);
-      f.pod(in.argCount);
-      f.pod(in.order);  // C11 memory orders: RC11's answer depends on them
-      f.pod(in.failOrder);
+      std::apply([&](const auto&... field) { (f.pod(field), ...); }, semanticFields(in));
       f.str(at(p.strings, in.name));
       hashLoc(f, p, in.loc);
     }
