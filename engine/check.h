@@ -177,7 +177,8 @@ struct CheckOptions {
     // graph the preemption bound prunes is pruned by the lower bound from
     // scratch too (PreemptionCounter::lowerBound), and every thread a backward
     // revisit replays from a mark is replayed from its start too, compared
-    // (the explorer then marks after every event).
+    // (the explorer then marks after every event), and every RC11 extension
+    // test (Rc11Checker::consistentExtension) is compared with a check from scratch.
     bool checkOrders = false;
   };
   Testing testing;

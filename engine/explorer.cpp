@@ -891,13 +891,22 @@ bool Explorer::belowView(const Graph& g, EventId e, EventId bound) {
   return me >= 0 && me <= b;
 }
 
-bool Explorer::consistentAccess(Graph& g, EventId e, std::optional<EventId>* viewBound) {
+bool Explorer::consistentAccess(Graph& g, EventId e, AccessScratch* scratch) {
   if (!inTime()) return false;
-  if (rc11On_) return rc11_.consistent(g);
+  if (rc11On_) {
+    const bool ok = rc11_.consistentExtension(g, e, &scratch->rc11);
+    // Self-check (tests): the extension test answers as a check from scratch.
+    if (opts_.testing.checkOrders && ok != rc11_.consistent(g)) {
+      reportEngineError("self-check: RC11's extension test differs from the check from scratch", SourceLoc{});
+      return false;
+    }
+    return ok;
+  }
   if (const int kept = checker_.byKeptOrder(g, e); kept >= 0) return kept == 1;
   // No place in the kept order: most such candidates are stale for e's view.
-  if (!*viewBound) *viewBound = viewCoBound(g, e);
-  if (belowView(g, e, **viewBound)) return checker_.ruledOut(g);
+  std::optional<EventId>& viewBound = scratch->viewBound;
+  if (!viewBound) viewBound = viewCoBound(g, e);
+  if (belowView(g, e, *viewBound)) return checker_.ruledOut(g);
   return checker_.fromScratch(g, e);
 }
 
@@ -938,7 +947,7 @@ bool Explorer::handleRead(State& s, uint32_t t) {
   const int low = coLowerBound(s, t, a.addr);
   EventId id = append(s, t, e);
   std::vector<EventId> ok;
-  std::optional<EventId> viewBound;  // (the same for every candidate: computed once)
+  AccessScratch scratch;  // (the same for every candidate: computed once)
   {
     const ConsistencyChecker::LoadCandidates sameBase(checker_, s.g, id);  // (only rf changes in the loop)
     // Candidates co-before this index are stale: another thread's write
@@ -956,7 +965,7 @@ bool Explorer::handleRead(State& s, uint32_t t) {
         ++res_.staleReads;
         continue;
       }
-      if (consistentAccess(s.g, id, &viewBound)) ok.push_back(w);
+      if (consistentAccess(s.g, id, &scratch)) ok.push_back(w);
     }
   }
   if (opts_.exploreOrder == ExploreOrder::StaleFirst) {
@@ -998,10 +1007,10 @@ bool Explorer::handleWrite(State& s, uint32_t t) {
   // Every coherence position after what the thread saw, newest first
   // (ExploreOrder::StaleFirst: oldest first), and the backward revisits.
   std::vector<int> ok;
-  std::optional<EventId> viewBound;  // (the same for every candidate: computed once)
+  AccessScratch scratch;  // (the same for every candidate: computed once)
   for (int p = int(s.g.findLoc(a.addr)->co.size()); p > low && !stopped_; --p) {
     s.g.findLoc(a.addr)->co.insert(size_t(p), id);
-    if (consistentAccess(s.g, id, &viewBound)) ok.push_back(p);
+    if (consistentAccess(s.g, id, &scratch)) ok.push_back(p);
     s.g.findLoc(a.addr)->co.erase(size_t(p));
   }
   if (opts_.exploreOrder == ExploreOrder::StaleFirst) std::reverse(ok.begin(), ok.end());
@@ -1103,10 +1112,12 @@ Explorer::Taken Explorer::rmwCandidate(State& s, uint32_t t, EventId id, EventId
   ev.result = result;
   // The read part alone must be allowed; the write part may still clash with
   // another RMW that read w — a backward revisit below can resolve that.
-  if (!consistentWith(s.g, id)) return Taken::No;
+  AccessScratch scratch;  // (RC11: the same for both parts, computed once)
+  auto consistentPart = [&] { return rc11On_ ? consistentAccess(s.g, id, &scratch) : consistentWith(s.g, id); };
+  if (!consistentPart()) return Taken::No;
   ev.writes = writes;
   if (writes) loc->co.insert(size_t(Graph::coIndex(*loc, w) + 1), id);
-  const bool allowed = !writes || consistentWith(s.g, id);
+  const bool allowed = !writes || consistentPart();
   const std::string err =
       allowed ? destroyedMutexUse(prog_, mutexOpName(kind), kind == EvKind::Rmw ? 0 : old, a.addr) : "";
   const bool notHolder = allowed && err.empty() && kind == EvKind::Unlock && !unlockMayRead(t, old);

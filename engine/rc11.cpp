@@ -317,6 +317,59 @@ bool Rc11Checker::consistent(const Graph& g, std::vector<OrderNode>* order) {
   return true;
 }
 
+Rc11Checker::Extension Rc11Checker::extension(const Graph& g, EventId e) {
+  Extension x;
+  const Event& ev = g.ev(e);
+  const bool access = ev.kind == EvKind::Load || ev.kind == EvKind::Store || ev.kind == EvKind::Rmw ||
+                      ev.kind == EvKind::Lock || ev.kind == EvKind::TryLock || ev.kind == EvKind::Unlock;
+  if (!access || !isAccess(ev)) return x;
+  const Location* loc = g.locOf(ev);
+  if (!loc) return x;
+  bool scFence = false;
+  for (const ThreadInfo& th : g.threads)
+    th.events.forRange(0, th.events.size(), [&](const Event& y, size_t) { scFence |= isFence(y) && isSC(y); });
+  if (scFence || !orderAndClocks(g)) return x;
+  // e's hb predecessors: those of its po predecessor (with it), or of its
+  // thread's spawn. (Not e's own clock: it holds what e's rf brings in.)
+  const uint32_t* view = nullptr;
+  if (e.index > 0)
+    view = clock_.data() + size_t(node(EventId{e.thread, e.index - 1})) * nThreads_;
+  else if (e.thread != 0)
+    view = clock_.data() + size_t(node(EventId{g.threads[e.thread].parent, g.threads[e.thread].spawnIndex})) * nThreads_;
+  if (view)
+    for (uint32_t u = 0; u < nThreads_; ++u)
+      g.threads[u].events.forRange(0, view[u], [&](const Event& y, size_t i) {
+        if (!isAccess(y) || g.locOf(y) != loc) return;
+        if (y.reads) x.bound = std::max(x.bound, Graph::coIndex(*loc, y.rf));
+        if (y.writes) x.bound = std::max(x.bound, Graph::coIndex(*loc, EventId{u, uint32_t(i)}));
+      });
+  x.usable = true;
+  return x;
+}
+
+bool Rc11Checker::consistentExtension(const Graph& g, EventId e, std::optional<Extension>* ext) {
+  if (!*ext) *ext = extension(g, e);
+  if (!(*ext)->usable) return consistent(g);
+  const Event& ev = g.ev(e);
+  const Location& loc = *g.locOf(ev);
+  const int last = int(loc.co.size()) - 1;
+  int pos = -1;  // e's read part's rf, then e's write part
+  if (ev.reads) {
+    pos = Graph::coIndex(loc, ev.rf);
+    if (pos < (*ext)->bound) return false;
+  }
+  if (ev.writes) {
+    const int wpos = Graph::coIndex(loc, e);
+    if (wpos <= (*ext)->bound || (ev.reads && wpos != pos + 1)) return false;
+    pos = wpos;
+    if (pos < last) {  // the write after e must not be an RMW that read the write before e
+      const Event& next = g.ev(loc.co[size_t(pos) + 1]);
+      if (next.reads && next.writes && Graph::coIndex(loc, next.rf) == pos - 1) return false;
+    }
+  }
+  return !isSC(ev) || pos == last || consistent(g);
+}
+
 bool Rc11Checker::happensBefore(const Graph& g, EventId a, EventId b) {
   if (a.isInit()) return !b.isInit();
   if (b.isInit() || !orderAndClocks(g)) return false;

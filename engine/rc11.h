@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/consistency.h"  // OrderNode
@@ -43,6 +44,32 @@ class Rc11Checker {
   // True when g is RC11-consistent; fills *order (if given) with an order of
   // the graph's events consistent with po ∪ rf (by stamp where free).
   bool consistent(const Graph& g, std::vector<OrderNode>* order = nullptr);
+
+  // One new access, checked without a pass over the whole graph where that
+  // is exact. e is the newest event of its thread, nothing reads it, it is a
+  // load, store, RMW or mutex operation (its rf and co position being the
+  // candidate), and g without e is RC11-consistent. Then e happens before
+  // nothing, so every new cycle passes through e:
+  //  * coherence: e's rf must not be co-before, and e's write part must be
+  //    co-after, what e's hb predecessors wrote or read at e's location;
+  //    what e's own rf brings in through sw cannot be co-after that rf (g
+  //    would not be coherent);
+  //  * atomicity: e's write part follows its rf at once, and it does not come
+  //    between another RMW and the write that RMW read;
+  //  * no thin air: nothing follows e in po ∪ rf;
+  //  * SC, when g has no seq_cst fence: psc edges leave e only when e is
+  //    seq_cst and a write is co-after e's rf or e's write part.
+  // Outside those cases (a seq_cst fence in g, a seq_cst access with a
+  // co-later write) the check runs from scratch.
+  struct Extension {
+    bool usable = false;  // e is an access and g has no seq_cst fence
+    int bound = -1;       // the newest co index e's hb predecessors write or read at e's location (-1: init)
+  };
+  Extension extension(const Graph& g, EventId e);
+  // consistent(g) for e's candidate; *ext is extension(g, e), computed on
+  // first use and kept for e's other candidates (only e's rf or co position
+  // may change between calls).
+  bool consistentExtension(const Graph& g, EventId e, std::optional<Extension>* ext);
   // Whether `first` may be placed before `second`: second does not happen
   // before first (g must be consistent).
   bool canOrderBefore(const Graph& g, EventId first, EventId second);
