@@ -4,8 +4,14 @@
 # named below with -fsanitize=address,undefined (UBSan errors abort), then
 # runs the engine unit tests, the language server's unit tests (asio's
 # allocator included), the CLI corpus (cli_tests: the samples and the
-# inputs under every model) and the fuzzers' short modes.
+# inputs under every model) and the fuzzers' short modes. Any sanitizer
+# report fails the run. CI runs it after scripts/test.sh.
 #   scripts/sanitize.sh
+# The subset: every engine test, but the random-program comparisons with the
+# naive explorer on fewer programs than the normal build runs: the first 100
+# of 1,000 unbounded (TSOCHECK_PROPERTY_SEEDS), of 300 per preemption bound
+# (TSOCHECK_PREEMPTION_SEEDS); the CLI corpus without the tests of limits
+# (below).
 # Not part of scripts/test.sh: an ASan build of the Clang-facing files is
 # slow (about 3x the normal build's CPU time) and its tests run 2-5x slower.
 set -euo pipefail
@@ -19,6 +25,7 @@ cmake --build build-asan -j "$(nproc)" --target tsocheck engine_tests lsp_unit_t
 # Leaks at exit are not errors here (the worker and the CLI end with _exit).
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
+export TSOCHECK_PROPERTY_SEEDS="${TSOCHECK_PROPERTY_SEEDS:-100}" TSOCHECK_PREEMPTION_SEEDS="${TSOCHECK_PREEMPTION_SEEDS:-100}"
 status=0
 run() { echo "sanitize: $*"; "$@" || status=1; }
 run build-asan/tests/engine_tests
