@@ -7,9 +7,11 @@
 # inputs under every model) and the fuzzers' short modes. Any sanitizer
 # report fails the run. CI runs it after scripts/test.sh.
 #   scripts/sanitize.sh
-# The subset: every engine test, but the random-program comparisons with the
-# naive explorer on fewer programs than the normal build runs: the first 100
-# of 1,000 unbounded (TSOCHECK_PROPERTY_SEEDS), of 300 per preemption bound
+# The subset: the engine tests but the six tagged [differential] (the
+# three-way and RC11 comparisons with the naive explorer, which the normal
+# build and the soak run), with the random-program comparisons on fewer
+# programs than the normal build runs: the first 100 of 1,000 unbounded
+# (TSOCHECK_PROPERTY_SEEDS), of 300 per preemption bound
 # (TSOCHECK_PREEMPTION_SEEDS); the CLI corpus without the tests of limits
 # (below).
 # Not part of scripts/test.sh: an ASan build of the Clang-facing files is
@@ -27,8 +29,13 @@ export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 export TSOCHECK_PROPERTY_SEEDS="${TSOCHECK_PROPERTY_SEEDS:-100}" TSOCHECK_PREEMPTION_SEEDS="${TSOCHECK_PREEMPTION_SEEDS:-100}"
 status=0
-run() { echo "sanitize: $*"; "$@" || status=1; }
-run build-asan/tests/engine_tests
+run() {
+  local start=$SECONDS
+  echo "sanitize: $*"
+  "$@" || status=1
+  echo "sanitize: $(($SECONDS - start)) s"
+}
+run build-asan/tests/engine_tests '~[differential]'
 run build-asan/tests/lsp/lsp_unit_tests
 # The CLI corpus; not the tests of time, memory and stack limits (ASan's
 # slowdown, its reserved address space and its larger frames change what
