@@ -912,7 +912,15 @@ bool Explorer::consistentAccess(Graph& g, EventId e, AccessScratch* scratch) {
 
 bool Explorer::consistentRevisit(Graph& g, EventId w, EventId r) {
   if (!inTime()) return false;
-  if (rc11On_) return rc11_.consistent(g);
+  if (rc11On_) {
+    const bool ok = rc11_.consistentRevisit(g, w, r);
+    // Self-check (tests): the two-extension test answers as a check from scratch.
+    if (opts_.testing.checkOrders && ok != rc11_.consistent(g)) {
+      reportEngineError("self-check: RC11's revisit test differs from the check from scratch", SourceLoc{});
+      return false;
+    }
+    return ok;
+  }
   if (const int kept = checker_.revisitByKeptOrder(g, w, r); kept >= 0) return kept == 1;
   // The revisiting write and the revisited read against their views.
   if (belowView(g, w, viewCoBound(g, w))) return checker_.ruledOut(g);

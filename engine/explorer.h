@@ -179,13 +179,14 @@ class Explorer {
   // Whether e's candidate is stale for that bound: a load's rf co-before it,
   // a store (or a write part) not co-after it.
   static bool belowView(const Graph& g, EventId e, EventId bound);
-  // What the candidates of one new load or store share, worked out at the
-  // first candidate and kept for the others.
+  // What the candidates of one new access (load, store, RMW or mutex
+  // operation) share, worked out at the first candidate and kept for the
+  // others.
   struct AccessScratch {
     std::optional<EventId> viewBound;             // SC, TSO, PSO: viewCoBound
     std::optional<Rc11Checker::Extension> rc11;  // RC11: Rc11Checker::extension
   };
-  // A load's or store's candidate (the newest event e of its thread): the
+  // A new access's candidate (the newest event e of its thread): the
   // kept order, then that bound, then a sort (RC11: the checker's extension
   // test, then a check from scratch where it cannot decide).
   bool consistentAccess(Graph& g, EventId e, AccessScratch* scratch);

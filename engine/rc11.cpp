@@ -152,10 +152,12 @@ bool Rc11Checker::orderAndClocks(const Graph& g, std::vector<std::vector<EventId
 }
 
 bool Rc11Checker::coherent(const Graph& g) const {
-  // Per location, its accesses with the co positions of their read and write parts.
+  // Per location, its accesses with the co positions of their read and write
+  // parts, thread by thread in po order (the order they are collected in).
   struct Access {
     EventId id;
     int rpos, wpos;
+    int maxW, maxR;  // the largest wpos / rpos of the thread's accesses here up to this one (kNoPos: none)
   };
   std::vector<std::vector<Access>> byLoc(g.locs.size());
   for (uint32_t t = 0; t < nThreads_; ++t)
@@ -164,21 +166,43 @@ bool Rc11Checker::coherent(const Graph& g) const {
       const Location* loc = g.locOf(e);
       if (!loc) return;
       const EventId id{t, uint32_t(i)};
-      byLoc[size_t(loc - g.locs.data())].push_back(
-          Access{id, e.reads ? Graph::coIndex(*loc, e.rf) : kNoPos, e.writes ? Graph::coIndex(*loc, id) : kNoPos});
+      byLoc[size_t(loc - g.locs.data())].push_back(Access{id, e.reads ? Graph::coIndex(*loc, e.rf) : kNoPos,
+                                                          e.writes ? Graph::coIndex(*loc, id) : kNoPos, kNoPos, kNoPos});
     });
-  for (const std::vector<Access>& as : byLoc) {
-    for (const Access& x : as)
+  std::vector<uint32_t> from(nThreads_ + 1);  // per location: where each thread's accesses start
+  for (std::vector<Access>& as : byLoc) {
+    if (as.empty()) continue;
+    for (size_t k = 0; k < as.size(); ++k) {
+      Access& x = as[k];
       if (x.rpos != kNoPos && x.wpos != kNoPos && x.wpos != x.rpos + 1) return false;  // atomicity
-    for (const Access& x : as)
-      for (const Access& y : as) {
-        if (!hb(x.id, y.id)) continue;
-        // x happens before y: y's parts see nothing co-before x's.
-        if (x.wpos != kNoPos && y.wpos != kNoPos && !(x.wpos < y.wpos)) return false;   // CoWW
-        if (x.wpos != kNoPos && y.rpos != kNoPos && !(x.wpos <= y.rpos)) return false;  // CoWR
-        if (x.rpos != kNoPos && y.wpos != kNoPos && !(x.rpos < y.wpos)) return false;   // CoRW
-        if (x.rpos != kNoPos && y.rpos != kNoPos && !(x.rpos <= y.rpos)) return false;  // CoRR
+      const bool first = k == 0 || as[k - 1].id.thread != x.id.thread;
+      x.maxW = std::max(first ? kNoPos : as[k - 1].maxW, x.wpos);
+      x.maxR = std::max(first ? kNoPos : as[k - 1].maxR, x.rpos);
+    }
+    for (uint32_t u = 0, k = 0; u <= nThreads_; ++u) {
+      while (k < as.size() && as[k].id.thread < u) ++k;
+      from[u] = k;
+    }
+    // y sees nothing co-before what its hb predecessors here wrote or read:
+    // per thread u, the accesses among u's first clock(y)[u] events (y's
+    // own thread: those before y) carry the largest positions.
+    for (const Access& y : as) {
+      int maxW = kNoPos, maxR = kNoPos;
+      const uint32_t* c = clock_.data() + size_t(node(y.id)) * nThreads_;
+      for (uint32_t u = 0; u < nThreads_; ++u) {
+        const uint32_t n = u == y.id.thread ? y.id.index : c[u];
+        if (!n || from[u] == from[u + 1]) continue;
+        const auto b = as.begin() + from[u], e = as.begin() + from[u + 1];
+        const auto it = std::lower_bound(b, e, n, [](const Access& a, uint32_t idx) { return a.id.index < idx; });
+        if (it == b) continue;
+        maxW = std::max(maxW, (it - 1)->maxW);
+        maxR = std::max(maxR, (it - 1)->maxR);
       }
+      if (maxW != kNoPos && y.wpos != kNoPos && !(maxW < y.wpos)) return false;   // CoWW
+      if (maxW != kNoPos && y.rpos != kNoPos && !(maxW <= y.rpos)) return false;  // CoWR
+      if (maxR != kNoPos && y.wpos != kNoPos && !(maxR < y.wpos)) return false;   // CoRW
+      if (maxR != kNoPos && y.rpos != kNoPos && !(maxR <= y.rpos)) return false;  // CoRR
+    }
   }
   return true;
 }
@@ -325,49 +349,143 @@ Rc11Checker::Extension Rc11Checker::extension(const Graph& g, EventId e) {
   if (!access || !isAccess(ev)) return x;
   const Location* loc = g.locOf(ev);
   if (!loc) return x;
+  const uint32_t nt = uint32_t(g.threads.size());
+  // One pass: a seq_cst fence anywhere (then no extension), and each
+  // thread's release fences (for the release sequences the walk follows).
+  relFences_.resize(nt);
   bool scFence = false;
-  for (const ThreadInfo& th : g.threads)
-    th.events.forRange(0, th.events.size(), [&](const Event& y, size_t) { scFence |= isFence(y) && isSC(y); });
-  if (scFence || !orderAndClocks(g)) return x;
-  // e's hb predecessors: those of its po predecessor (with it), or of its
-  // thread's spawn. (Not e's own clock: it holds what e's rf brings in.)
-  const uint32_t* view = nullptr;
-  if (e.index > 0)
-    view = clock_.data() + size_t(node(EventId{e.thread, e.index - 1})) * nThreads_;
-  else if (e.thread != 0)
-    view = clock_.data() + size_t(node(EventId{g.threads[e.thread].parent, g.threads[e.thread].spawnIndex})) * nThreads_;
-  if (view)
-    for (uint32_t u = 0; u < nThreads_; ++u)
-      g.threads[u].events.forRange(0, view[u], [&](const Event& y, size_t i) {
-        if (!isAccess(y) || g.locOf(y) != loc) return;
-        if (y.reads) x.bound = std::max(x.bound, Graph::coIndex(*loc, y.rf));
-        if (y.writes) x.bound = std::max(x.bound, Graph::coIndex(*loc, EventId{u, uint32_t(i)}));
-      });
+  for (uint32_t t = 0; t < nt; ++t) {
+    relFences_[t].clear();
+    g.threads[t].events.forRange(0, g.threads[t].events.size(), [&](const Event& y, size_t i) {
+      if (!isFence(y)) return;
+      scFence |= isSC(y);
+      if (releases(y.order)) relFences_[t].push_back(uint32_t(i));
+    });
+  }
+  if (scFence) return x;
   x.usable = true;
+  // e's hb predecessors: those of its po predecessor (with it), or of its
+  // thread's spawn. (Not e's own: they hold what e's rf brings in.)
+  EventId from = kInit;
+  if (e.index > 0) from = EventId{e.thread, e.index - 1};
+  else if (e.thread != 0) from = EventId{g.threads[e.thread].parent, g.threads[e.thread].spawnIndex};
+  if (from.isInit()) return x;
+  hbPrefix(g, from, loc);
+  // The bound: the co-latest write at e's location that a prefix event is
+  // or reads. (From the newest write down: the first one found is it.)
+  auto before = [](EventId a, EventId b) { return a.thread != b.thread ? a.thread < b.thread : a.index < b.index; };
+  std::sort(rfsAtLoc_.begin(), rfsAtLoc_.end(), before);
+  for (int i = int(loc->co.size()) - 1; i >= 0; --i) {
+    const EventId w = loc->co[size_t(i)];
+    if (w.index < view_[w.thread] || std::binary_search(rfsAtLoc_.begin(), rfsAtLoc_.end(), w, before)) {
+      x.bound = i;
+      break;
+    }
+  }
   return x;
+}
+
+void Rc11Checker::hbPrefix(const Graph& g, EventId from, const Location* loc) {
+  const uint32_t nt = uint32_t(g.threads.size());
+  rfsAtLoc_.clear();
+  view_.assign(nt, 0);
+  scanned_.assign(nt, 0);
+  pending_.resize(nt);
+  for (auto& p : pending_) p.clear();
+  work_.clear();
+  auto raise = [&](EventId h) {
+    if (view_[h.thread] > h.index) return;
+    view_[h.thread] = h.index + 1;
+    work_.push_back(h.thread);
+  };
+  raise(from);
+  while (!work_.empty()) {
+    const uint32_t u = work_.back();
+    work_.pop_back();
+    const ThreadInfo& th = g.threads[u];
+    for (; scanned_[u] < view_[u]; ++scanned_[u]) {
+      const uint32_t i = scanned_[u];
+      const Event& y = th.events[i];
+      if (y.reads && !y.rf.isInit() && isAccess(y) && g.locOf(y) == loc) rfsAtLoc_.push_back(y.rf);
+      if (i == 0 && u != 0) raise(EventId{th.parent, th.spawnIndex});
+      if (y.kind == EvKind::Join && y.aux < nt && !g.threads[y.aux].events.empty())
+        raise(EventId{y.aux, uint32_t(g.threads[y.aux].events.size() - 1)});
+      if (y.reads && isAtomic(y) && !y.rf.isInit()) {
+        // The release heads of the release sequences that contain the write
+        // read (orderAndClocks): an acquire read takes their prefixes now,
+        // an acquire fence later in the thread takes them too.
+        const bool acq = acquires(c11Order(y));
+        for (EventId h = y.rf; !h.isInit();) {
+          const Event& he = g.ev(h);
+          if (!he.writes || !isAtomic(he)) break;
+          EventId head = kInit;
+          if (releases(he.order)) {
+            head = h;
+          } else {
+            const std::vector<uint32_t>& fs = relFences_[h.thread];
+            auto it = std::lower_bound(fs.begin(), fs.end(), h.index);
+            if (it != fs.begin()) head = EventId{h.thread, *(it - 1)};
+          }
+          if (!head.isInit()) {
+            if (acq) raise(head);
+            pending_[u].push_back(head);
+          }
+          if (!he.reads) break;
+          h = he.rf;
+        }
+      }
+      if (isFence(y) && acquires(y.order))
+        for (size_t k = 0; k < pending_[u].size(); ++k) raise(pending_[u][k]);
+    }
+  }
 }
 
 bool Rc11Checker::consistentExtension(const Graph& g, EventId e, std::optional<Extension>* ext) {
   if (!*ext) *ext = extension(g, e);
   if (!(*ext)->usable) return consistent(g);
+  const Verdict v = judgeExtension(g, e, **ext, kInit);
+  return v == Verdict::Unsure ? consistent(g) : v == Verdict::Consistent;
+}
+
+Rc11Checker::Verdict Rc11Checker::judgeExtension(const Graph& g, EventId e, const Extension& ext, EventId after) {
   const Event& ev = g.ev(e);
   const Location& loc = *g.locOf(ev);
-  const int last = int(loc.co.size()) - 1;
+  // (`after`'s write part, right after e, is not there yet: co positions
+  // past e count without it.)
+  const bool skip = !after.isInit() && g.ev(after).writes;
+  const int last = int(loc.co.size()) - 1 - int(skip);
   int pos = -1;  // e's read part's rf, then e's write part
   if (ev.reads) {
     pos = Graph::coIndex(loc, ev.rf);
-    if (pos < (*ext)->bound) return false;
+    if (pos < ext.bound) return Verdict::Inconsistent;
   }
   if (ev.writes) {
     const int wpos = Graph::coIndex(loc, e);
-    if (wpos <= (*ext)->bound || (ev.reads && wpos != pos + 1)) return false;
+    if (wpos <= ext.bound || (ev.reads && wpos != pos + 1)) return Verdict::Inconsistent;
     pos = wpos;
     if (pos < last) {  // the write after e must not be an RMW that read the write before e
-      const Event& next = g.ev(loc.co[size_t(pos) + 1]);
-      if (next.reads && next.writes && Graph::coIndex(loc, next.rf) == pos - 1) return false;
+      const Event& next = g.ev(loc.co[size_t(pos) + 1 + size_t(skip)]);
+      if (next.reads && next.writes && Graph::coIndex(loc, next.rf) == pos - 1) return Verdict::Inconsistent;
     }
   }
-  return !isSC(ev) || pos == last || consistent(g);
+  return !isSC(ev) || pos == last ? Verdict::Consistent : Verdict::Unsure;
+}
+
+bool Rc11Checker::consistentRevisit(const Graph& g, EventId w, EventId r) {
+  auto newest = [&](EventId x) { return g.contains(x) && x.index + 1 == g.threads[x.thread].events.size(); };
+  if (!newest(w) || !newest(r) || !(g.ev(r).rf == w) || g.locOf(g.ev(w)) != g.locOf(g.ev(r))) return consistent(g);
+  // Without r and w the graph is a porf-closed part of a consistent one, so
+  // consistent: w is judged as a new access of that part, then r as one
+  // after it (neither is in the other's hb prefix, nor reads the other's
+  // part: r's write part sits right after w in co).
+  const Extension xw = extension(g, w);
+  if (!xw.usable) return consistent(g);
+  const Verdict vw = judgeExtension(g, w, xw, r);
+  if (vw != Verdict::Consistent) return vw == Verdict::Unsure && consistent(g);
+  const Extension xr = extension(g, r);
+  if (!xr.usable) return consistent(g);
+  const Verdict vr = judgeExtension(g, r, xr, kInit);
+  return vr == Verdict::Unsure ? consistent(g) : vr == Verdict::Consistent;
 }
 
 bool Rc11Checker::happensBefore(const Graph& g, EventId a, EventId b) {

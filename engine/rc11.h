@@ -26,8 +26,10 @@
 // a po prefix), computed in one pass over a topological order of po ∪ rf,
 // which the no-thin-air rule needs anyway; coherence is checked per location
 // on pairs of accesses, the SC condition on bit matrices (only when the
-// graph has at least two seq_cst events). Every check starts from scratch:
-// RC11 has no chronological order to keep (Event::orderKey stays unused).
+// graph has at least two seq_cst events). RC11 has no chronological order
+// to keep (Event::orderKey stays unused): a full check starts from scratch,
+// and a new access is judged by a walk back over its hb prefix alone
+// (extension).
 #pragma once
 
 #include <cstdint>
@@ -70,6 +72,11 @@ class Rc11Checker {
   // first use and kept for e's other candidates (only e's rf or co position
   // may change between calls).
   bool consistentExtension(const Graph& g, EventId e, std::optional<Extension>* ext);
+  // consistent(g) for a backward revisit: w, the newest event of its thread,
+  // has its co position, and r, the newest of its own, reads w (its write
+  // part right after w); g without r and w is a porf-closed part of a
+  // consistent graph. Judged as two extensions, w then r, where those apply.
+  bool consistentRevisit(const Graph& g, EventId w, EventId r);
   // Whether `first` may be placed before `second`: second does not happen
   // before first (g must be consistent).
   bool canOrderBefore(const Graph& g, EventId first, EventId second);
@@ -104,16 +111,31 @@ class Rc11Checker {
   // The topological order of po ∪ rf (false: a cycle) and the hb clocks.
   // With sw (per node), each event's sw sources (HbFacts::sw) too.
   bool orderAndClocks(const Graph& g, std::vector<std::vector<EventId>>* sw = nullptr);
+  // The extension test of e (ext = extension(g, e)), as if `after` (or
+  // kInit), whose write part follows e in co, were not in g yet. Unsure: a
+  // seq_cst e with a co-later write, which needs the check from scratch.
+  enum class Verdict { Inconsistent, Consistent, Unsure };
+  Verdict judgeExtension(const Graph& g, EventId e, const Extension& ext, EventId after);
   bool hb(EventId a, EventId b) const {  // a strictly happens before b
     return !(a == b) && a.index < clock_[size_t(node(b)) * nThreads_ + a.thread];
   }
   bool coherent(const Graph& g) const;
   bool scAcyclic(const Graph& g);
+  // view_: per thread, how many of its events happen before or equal
+  // `from`, by a walk back over po, spawn, join and sw from it (only the
+  // prefix is visited; relFences_ must hold each thread's release fences);
+  // rfsAtLoc_: what the prefix's reads of `loc` read (init left out).
+  void hbPrefix(const Graph& g, EventId from, const Location* loc);
 
   uint32_t nThreads_ = 0, nNodes_ = 0;
   std::vector<uint32_t> base_;
   std::vector<EventId> topo_;
   std::vector<uint32_t> clock_;  // nNodes_ x nThreads_: per event, hb-or-equal prefix lengths
+  // extension / hbPrefix scratch, kept to spare allocations.
+  std::vector<std::vector<uint32_t>> relFences_;  // per thread: indices of its release fences
+  std::vector<uint32_t> view_, scanned_, work_;
+  std::vector<std::vector<EventId>> pending_;     // per thread: release heads its scanned atomic reads met
+  std::vector<EventId> rfsAtLoc_;
 };
 
 }  // namespace tsocheck
