@@ -97,6 +97,11 @@ struct CheckOptions {
   // its stateful DPOR) instead of the graph explorer: ends loops over finite
   // data by itself.
   bool stateful = false;
+  // Programs whose threads use atomic sections (hasAtomicSections, with a
+  // Spawn) go to the explicit-state search unless this is set: the graph
+  // explorer keeps sections whole only on ended executions, so programs with
+  // many accesses inside sections take it far longer (search.cpp).
+  bool sectionsInGraph = false;
   // Preemption bound P (-1 = none): explore every Shasha–Snir class with at
   // most P preemptions (definition in engine/preemption.h), exactly once,
   // plus "slack" executions above P that completeness needs; graphs whose

@@ -59,10 +59,19 @@ class StateSpaceSearch : public Search {
 }  // namespace
 
 std::unique_ptr<Search> chooseSearch(const Program& prog, const CheckOptions& opts, CheckResult* refusal) {
+  // Threads that meet in atomic sections: the explicit-state search, unless
+  // the graph explorer is asked for. The graph explorer treats a section's
+  // events as any others and keeps only the ended executions whose sections
+  // stay whole, so a litmus program with every access inside a section (the
+  // SV-COMP weak-memory tasks) explores far more graphs than it keeps.
+  const bool sectionStates =
+      !opts.stateful && !opts.sectionsInGraph && !opts.memoryModel().usesC11Orders() && hasAtomicSections(prog) &&
+      usesOp(prog, Op::Spawn);
   if (opts.shard.count > 0) {
     // A shard explores its part of the graph explorer's tree (work_sharing.h
     // "Shards"); these searches are not split that way.
     const char* why = opts.stateful ? "the stateful search keeps one table of visited states for the whole search"
+                    : sectionStates ? "programs whose threads use atomic sections are explored by the explicit-state search"
                     : opts.robustness ? "robustness checking keeps one witness for the whole search"
                     : opts.preemptionBound >= 0 ? "a preemption bound's probe and rounds look at the whole search"
                                                 : nullptr;
@@ -98,7 +107,7 @@ std::unique_ptr<Search> chooseSearch(const Program& prog, const CheckOptions& op
                        " does not work with atomic sections (__VERIFIER_atomic_*)";
     return nullptr;
   }
-  if (opts.stateful) return std::make_unique<StateSpaceSearch>(prog, opts);
+  if (opts.stateful || sectionStates) return std::make_unique<StateSpaceSearch>(prog, opts);
   return std::make_unique<GraphSearch>(prog, opts);
 }
 

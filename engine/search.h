@@ -21,7 +21,8 @@ class Search {
 };
 
 // The search for `opts` on `prog`: the explicit-state search (stateful DPOR)
-// with CheckOptions::stateful, else the graph explorer. Options neither
+// with CheckOptions::stateful and for threads that use atomic sections
+// (unless CheckOptions::sectionsInGraph), else the graph explorer. Options neither
 // supports for this program (robustness or a preemption bound with the
 // explicit-state search or with atomic sections): nullptr, with `refusal`
 // the Error result that says why.

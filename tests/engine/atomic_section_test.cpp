@@ -1,7 +1,8 @@
 // Atomic sections (Op::AtomicBegin/AtomicEnd, __VERIFIER_atomic_*): while a
 // thread is inside one no other thread steps, every store buffer still
-// flushes. The graph explorer (which check() runs on them) and both
-// state-space searches are checked against the naive explorer (which
+// flushes. The graph explorer (CheckOptions::sectionsInGraph) and both
+// state-space searches (check() runs the stateful DPOR on threads that use
+// sections) are checked against the naive explorer (which
 // implements the same rule on the operational machine) on hand-written and
 // random programs, and the outcomes a user meets: blocked assumes, deadlocks
 // inside a section, refused strategies.
@@ -38,6 +39,19 @@ SectionRun runStates(const Program& p, Model m, int bound) {
   out.result = r.result;
   out.exhaustive = r.exhaustive;
   return out;
+}
+
+// f(options) for check() with each search threads that use sections can
+// get: the state space (the default) and the graph explorer.
+template <class F>
+void withBothSearches(Model m, F&& f) {
+  for (bool graph : {false, true}) {
+    INFO("graph explorer " << graph);
+    CheckOptions o;
+    o.model = m;
+    o.sectionsInGraph = graph;
+    f(o);
+  }
 }
 
 std::string compare(const Program& p, Model m, int bound) {
@@ -116,11 +130,11 @@ TEST_CASE("an atomic section makes a read-modify-write atomic under SC, its stor
     SectionRun nested = runStates(increments(true, m != Model::SC, true), m, -1);
     CHECK(nested.result.status == Status::Verified);
   }
-  // check() explores section programs with the graph explorer.
-  CheckOptions o;
-  o.model = Model::TSO;
-  CHECK(check(increments(true, true), o).status == Status::Verified);
-  CHECK(check(increments(true, false), o).status == Status::Violation);
+  // check() answers the same with either search.
+  withBothSearches(Model::TSO, [&](const CheckOptions& o) {
+    CHECK(check(increments(true, true), o).status == Status::Verified);
+    CHECK(check(increments(true, false), o).status == Status::Violation);
+  });
 }
 
 TEST_CASE("a failed assume inside an atomic section blocks the execution, a lock there can deadlock",
@@ -156,11 +170,11 @@ TEST_CASE("a failed assume inside an atomic section blocks the execution, a lock
   const Program acquire = pb.build();
   for (Model md : {Model::SC, Model::TSO, Model::PSO}) {
     INFO(modelName(md));
-    CheckOptions o;
-    o.model = md;
-    CheckResult r = check(acquire, o);
-    CHECK(r.status == Status::Verified);
-    CHECK(r.blocked > 0);  // an acquire that found m held
+    withBothSearches(md, [&](const CheckOptions& o) {
+      CheckResult r = check(acquire, o);
+      CHECK(r.status == Status::Verified);
+      CHECK(r.blocked > 0);  // an acquire that found m held
+    });
     CHECK(compare(acquire, md, -1) == "");
   }
 
@@ -186,13 +200,13 @@ TEST_CASE("a failed assume inside an atomic section blocks the execution, a lock
   const Program dead = pd.build();
   for (Model m : {Model::SC, Model::TSO}) {
     INFO(modelName(m));
-    CheckOptions o;
-    o.model = m;
-    CheckResult r = check(dead, o);
-    REQUIRE(r.status == Status::Violation);
-    REQUIRE(r.violation);
-    CHECK(r.violation->kind == ErrorKind::Deadlock);
-    CHECK(r.violation->message.find("inside an atomic section") != std::string::npos);
+    withBothSearches(m, [&](const CheckOptions& o) {
+      CheckResult r = check(dead, o);
+      REQUIRE(r.status == Status::Violation);
+      REQUIRE(r.violation);
+      CHECK(r.violation->kind == ErrorKind::Deadlock);
+      CHECK(r.violation->message.find("inside an atomic section") != std::string::npos);
+    });
     CHECK(compare(dead, m, -1) == "");
   }
 }
@@ -267,7 +281,8 @@ SearchSeen checkAndSee(const Program& p, CheckOptions o) {
 }
 }  // namespace
 
-TEST_CASE("check() explores atomic sections with the graph explorer, --stateful keeps the state space",
+TEST_CASE("check() explores threads that use atomic sections with the state space unless the graph explorer is "
+          "asked for; a single thread's sections stay in the graph explorer",
           "[atomic-section]") {
   // One thread: x = 1; r = x; in a section, then assert r == 1.
   ProgramBuilder pb("one.c");
@@ -290,8 +305,12 @@ TEST_CASE("check() explores atomic sections with the graph explorer, --stateful 
     CHECK(one.result.executions == 1);
     CHECK(one.graph);
     SearchSeen two = checkAndSee(increments(true, false), o);
-    CHECK(two.graph);
+    CHECK_FALSE(two.graph);
     CHECK(two.result.status == (md == Model::SC ? Status::Verified : Status::Violation));
+    o.sectionsInGraph = true;
+    SearchSeen graph = checkAndSee(increments(true, false), o);
+    CHECK(graph.graph);
+    CHECK(graph.result.status == two.result.status);
     o.stateful = true;
     SearchSeen stateful = checkAndSee(increments(true, false), o);
     CHECK_FALSE(stateful.graph);
@@ -334,6 +353,7 @@ TEST_CASE("atomic sections in the graph explorer: each execution once and sectio
   CheckOptions o;
   o.model = Model::SC;
   o.stopAtFirstError = false;
+  o.sectionsInGraph = true;
   const CheckResult sc = check(sb, o);
   CHECK(sc.status == Status::Verified);
   CHECK(sc.executions == 2);

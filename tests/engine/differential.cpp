@@ -54,6 +54,7 @@ CheckOptions graphOptions(const DiffConfig& c, bool stopAtFirstError, ExploreOrd
   opts.limits = c.limits;
   opts.stopAtFirstError = stopAtFirstError;
   opts.exploreOrder = order;
+  opts.sectionsInGraph = true;
   opts.testing.checkOrders = true;
   return opts;
 }
