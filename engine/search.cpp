@@ -58,15 +58,21 @@ class StateSpaceSearch : public Search {
 
 }  // namespace
 
+bool sectionsToStates(const Program& prog, const CheckOptions& opts) {
+  // The graph explorer treats a section's events as any others and keeps
+  // only the ended executions whose sections stay whole, so a litmus program
+  // with every access inside a section (the SV-COMP weak-memory tasks)
+  // explores far more graphs than it keeps.
+  return !opts.stateful && !opts.sectionsInGraph && !opts.memoryModel().usesC11Orders() && hasAtomicSections(prog) &&
+         usesOp(prog, Op::Spawn);
+}
+
+bool exploresStates(const Program& prog, const CheckOptions& opts) {
+  return opts.stateful || sectionsToStates(prog, opts);
+}
+
 std::unique_ptr<Search> chooseSearch(const Program& prog, const CheckOptions& opts, CheckResult* refusal) {
-  // Threads that meet in atomic sections: the explicit-state search, unless
-  // the graph explorer is asked for. The graph explorer treats a section's
-  // events as any others and keeps only the ended executions whose sections
-  // stay whole, so a litmus program with every access inside a section (the
-  // SV-COMP weak-memory tasks) explores far more graphs than it keeps.
-  const bool sectionStates =
-      !opts.stateful && !opts.sectionsInGraph && !opts.memoryModel().usesC11Orders() && hasAtomicSections(prog) &&
-      usesOp(prog, Op::Spawn);
+  const bool sectionStates = sectionsToStates(prog, opts);
   if (opts.shard.count > 0) {
     // A shard explores its part of the graph explorer's tree (work_sharing.h
     // "Shards"); these searches are not split that way.
@@ -107,7 +113,7 @@ std::unique_ptr<Search> chooseSearch(const Program& prog, const CheckOptions& op
                        " does not work with atomic sections (__VERIFIER_atomic_*)";
     return nullptr;
   }
-  if (opts.stateful || sectionStates) return std::make_unique<StateSpaceSearch>(prog, opts);
+  if (exploresStates(prog, opts)) return std::make_unique<StateSpaceSearch>(prog, opts);
   return std::make_unique<GraphSearch>(prog, opts);
 }
 

@@ -27,5 +27,8 @@ class Search {
 // explicit-state search or with atomic sections): nullptr, with `refusal`
 // the Error result that says why.
 std::unique_ptr<Search> chooseSearch(const Program& prog, const CheckOptions& opts, CheckResult* refusal);
+// Whether chooseSearch gives the explicit-state search (when it refuses
+// nothing): CheckOptions::stateful, or threads that use atomic sections.
+bool exploresStates(const Program& prog, const CheckOptions& opts);
 
 }  // namespace tsocheck

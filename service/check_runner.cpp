@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "engine/preemption_rounds.h"
+#include "engine/search.h"
 #include "engine/state_space.h"
 #include "frontend/worker.h"
 #include "service/check_options.h"
@@ -512,9 +513,9 @@ std::optional<CheckReport> runOneCheck(const frontend::CheckFunction& fn, size_t
   // says the process passed it (Limits::memoryFull), whichever comes first;
   // for them the guard's stop is a backstop at 1.5x + 64 MiB.
   const uint64_t limitBytes = plan.memoryLimitMiB << 20;
-  const bool ownEstimate = plan.stateful || plan.deepenFrom;
-  MemoryGuard guard(limitBytes, opts.cancel, ownEstimate ? limitBytes + limitBytes / 2 + (uint64_t(64) << 20) : 0);
   CheckOptions co = engineOptions(opts, plan, rep, start);
+  const bool ownEstimate = plan.deepenFrom || exploresStates(*prog, co);
+  MemoryGuard guard(limitBytes, opts.cancel, ownEstimate ? limitBytes + limitBytes / 2 + (uint64_t(64) << 20) : 0);
   co.cancel = guard.stop();
   co.limits.memoryFull = guard.full();
   if (co.shard.count > 0 && (plan.deepenFrom || plan.preemptionFrom)) {
