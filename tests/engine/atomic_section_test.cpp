@@ -282,7 +282,7 @@ SearchSeen checkAndSee(const Program& p, CheckOptions o) {
 }  // namespace
 
 TEST_CASE("check() explores threads that use atomic sections with the state space unless the graph explorer is "
-          "asked for; a single thread's sections stay in the graph explorer",
+          "asked for, and a single thread's sections in the graph explorer",
           "[atomic-section]") {
   // One thread: x = 1; r = x; in a section, then assert r == 1.
   ProgramBuilder pb("one.c");

@@ -499,7 +499,8 @@ TEST_CASE("stateful checks and deepening report progress like the graph explorer
 // engine/search.h: the one place that picks the search. Its choice shows in
 // the counts: the graph explorer counts graphs and their events, the
 // explicit-state search distinct final states and transitions.
-TEST_CASE("chooseSearch runs the explicit-state search for stateful checks, else the explorer (atomic sections too)",
+TEST_CASE("chooseSearch runs the explicit-state search for stateful checks and threads with atomic sections, else "
+          "the explorer",
           "[state][search]") {
   const Program& sb = litmus::byName("SB").program;
   CheckOptions o = opts(Model::TSO);
@@ -528,7 +529,8 @@ TEST_CASE("chooseSearch runs the explicit-state search for stateful checks, else
   CHECK(r.events == states.events);
   CHECK(check(sb, o).events == states.events);
 
-  // Atomic sections: the graph explorer without --stateful.
+  // Threads that use atomic sections: the explicit-state search, the graph
+  // explorer when asked for.
   ProgramBuilder pb("sec.c");
   auto x = pb.global("x");
   auto& t = pb.function("inc", 1);
@@ -548,16 +550,26 @@ TEST_CASE("chooseSearch runs the explicit-state search for stateful checks, else
   CheckOptions os = opts(Model::SC);
   os.stopAtFirstError = false;
   so.check = os;
-  s = chooseSearch(sec, os, &refused);
-  REQUIRE(s);
-  r = s->run();
   const CheckResult secGraph = Explorer(sec, os).run();
   const CheckResult secStates = exploreStates(sec, so).result;
   REQUIRE(secGraph.events != secStates.events);
+  CHECK(exploresStates(sec, os));
+  s = chooseSearch(sec, os, &refused);
+  REQUIRE(s);
+  r = s->run();
+  CHECK(r.status == secStates.status);
+  CHECK(r.executions == secStates.executions);
+  CHECK(r.events == secStates.events);
+  os.sectionsInGraph = true;
+  CHECK_FALSE(exploresStates(sec, os));
+  s = chooseSearch(sec, os, &refused);
+  REQUIRE(s);
+  r = s->run();
   CHECK(r.status == secGraph.status);
   CHECK(r.executions == secGraph.executions);
   CHECK(r.events == secGraph.events);
   CHECK(r.status == secStates.status);
+  os.sectionsInGraph = false;
 
   // What neither supports: no search, an Error result that says why.
   os.preemptionBound = 1;
